@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The Schedulers library depends on nothing beyond the toolchain. Only the
+// measuring tools (BenchRunner) pull in peers to measure against.
+let package = Package(
+    name: "Schedulers",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Schedulers", targets: ["Schedulers"]),
+        .library(name: "SchedulersTesting", targets: ["SchedulersTesting"]),
+        .executable(name: "BenchRunner", targets: ["BenchRunner"]),
+        .executable(name: "Stress", targets: ["Stress"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // The library: protocols, disposables, builtin schedulers, sequences.
+        .target(name: "Schedulers"),
+        // Virtual time for tests: TestScheduler and recorded events.
+        .target(name: "SchedulersTesting", dependencies: ["Schedulers"]),
+
+        // Reads jemalloc's counters through dlsym, so the build never needs jemalloc.
+        .target(name: "CJemallocShim", linkerSettings: [.linkedLibrary("dl")]),
+        // BenchRunner's testable core: CSV, statistics, comparison, benchmarks.
+        .target(
+            name: "BenchKit",
+            dependencies: [
+                "Schedulers",
+                "CJemallocShim",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "BenchRunner",
+            dependencies: [
+                "BenchKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // The dispose-race harness and its scenarios.
+        .target(name: "StressKit", dependencies: ["Schedulers"]),
+        .executableTarget(name: "Stress", dependencies: ["StressKit"]),
+
+        .testTarget(name: "SchedulersTests", dependencies: ["Schedulers", "SchedulersTesting"]),
+        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit"]),
+        .testTarget(name: "StressKitTests", dependencies: ["StressKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

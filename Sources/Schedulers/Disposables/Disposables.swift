@@ -1,0 +1,97 @@
+import Synchronization
+
+/// Factory functions for the common disposables.
+public enum Disposables {
+    /// A disposable that does nothing when disposed. Shared; allocates nothing.
+    public static func create() -> Disposable {
+        NopDisposable.instance
+    }
+
+    /// A disposable that runs `dispose` exactly once, on the first call to `dispose()`.
+    ///
+    /// - Parameter dispose: The action to run; it runs on the thread that
+    ///   disposes first, and is released right after.
+    public static func create(with dispose: @escaping () -> Void) -> Cancelable {
+        AnonymousDisposable(dispose)
+    }
+
+    /// A disposable that disposes both `disposable1` and `disposable2`, each exactly once.
+    public static func create(_ disposable1: Disposable, _ disposable2: Disposable) -> Cancelable {
+        BinaryDisposable(disposable1, disposable2)
+    }
+
+    /// A disposable that disposes all three disposables, each exactly once.
+    public static func create(
+        _ disposable1: Disposable, _ disposable2: Disposable, _ disposable3: Disposable
+    ) -> Cancelable {
+        CompositeDisposable(disposable1, disposable2, disposable3)
+    }
+
+    /// A disposable that disposes all of `disposables`, each exactly once.
+    public static func create(_ disposables: [Disposable]) -> Cancelable {
+        switch disposables.count {
+        case 2:
+            return BinaryDisposable(disposables[0], disposables[1])
+        default:
+            return CompositeDisposable(disposables: disposables)
+        }
+    }
+}
+
+/// The shared do-nothing disposable behind `Disposables.create()`.
+final class NopDisposable: Disposable, Sendable {
+    static let instance = NopDisposable()
+
+    private init() {}
+
+    func dispose() {}
+}
+
+/// Runs a closure on the first `dispose()`, never again.
+final class AnonymousDisposable: Cancelable, @unchecked Sendable {
+    private let disposed = Atomic<Bool>(false)
+    // Written in init, then read and cleared only by the one caller that wins
+    // the exchange on `disposed`: no lock needed.
+    private var action: (() -> Void)?
+
+    init(_ action: @escaping () -> Void) {
+        self.action = action
+    }
+
+    var isDisposed: Bool {
+        disposed.load(ordering: .acquiring)
+    }
+
+    func dispose() {
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let action = self.action
+        self.action = nil
+        action?()
+    }
+}
+
+/// Disposes two disposables once.
+final class BinaryDisposable: Cancelable, @unchecked Sendable {
+    private let disposed = Atomic<Bool>(false)
+    private var first: Disposable?
+    private var second: Disposable?
+
+    init(_ first: Disposable, _ second: Disposable) {
+        self.first = first
+        self.second = second
+    }
+
+    var isDisposed: Bool {
+        disposed.load(ordering: .acquiring)
+    }
+
+    func dispose() {
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let first = self.first
+        let second = self.second
+        self.first = nil
+        self.second = nil
+        first?.dispose()
+        second?.dispose()
+    }
+}

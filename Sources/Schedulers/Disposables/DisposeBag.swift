@@ -1,0 +1,68 @@
+/// Collects disposables and disposes them all when it is deallocated.
+///
+/// The usual way to tie subscriptions to an owner's lifetime:
+/// `subscription.disposed(by: bag)`. Inserting after the bag has begun its
+/// teardown disposes the new member at once. Each member is disposed exactly
+/// once (DESIGN.md guarantee 7).
+public final class DisposeBag: @unchecked Sendable {
+    private let lock = Lock()
+    private var members: [Disposable] = []
+    private var disposed = false
+
+    /// Creates an empty bag.
+    public init() {}
+
+    /// Creates a bag holding `disposables`.
+    public convenience init(disposing disposables: Disposable...) {
+        self.init()
+        members = disposables
+    }
+
+    /// Creates a bag holding `disposables`.
+    public convenience init(disposing disposables: [Disposable]) {
+        self.init()
+        members = disposables
+    }
+
+    /// Adds a disposable, disposed when the bag is deallocated.
+    public func insert(_ disposable: Disposable) {
+        let disposeNow: Bool = lock.withLock {
+            if disposed {
+                return true
+            }
+            members.append(disposable)
+            return false
+        }
+        if disposeNow {
+            disposable.dispose()
+        }
+    }
+
+    /// Adds several disposables.
+    public func insert(_ disposables: Disposable...) {
+        insert(disposables)
+    }
+
+    /// Adds several disposables.
+    public func insert(_ disposables: [Disposable]) {
+        for disposable in disposables {
+            insert(disposable)
+        }
+    }
+
+    private func disposeAll() {
+        let toDispose: [Disposable] = lock.withLock {
+            disposed = true
+            let all = members
+            members = []
+            return all
+        }
+        for disposable in toDispose {
+            disposable.dispose()
+        }
+    }
+
+    deinit {
+        disposeAll()
+    }
+}

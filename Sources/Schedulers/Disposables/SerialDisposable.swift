@@ -1,0 +1,51 @@
+/// Holds one disposable at a time; assigning a new one disposes the old one.
+///
+/// After `dispose()`, the current disposable is disposed and every later
+/// assignment is disposed at once. Each disposable is disposed exactly once,
+/// outside the lock (DESIGN.md guarantee 7).
+public final class SerialDisposable: Cancelable, @unchecked Sendable {
+    private let lock = Lock()
+    private var current: Disposable?
+    private var disposed = false
+
+    /// Creates an empty serial disposable.
+    public init() {}
+
+    /// Whether `dispose()` has been called.
+    public var isDisposed: Bool {
+        lock.withLock { disposed }
+    }
+
+    /// The current disposable. Setting it disposes the previous one, or the new
+    /// one if `self` is already disposed.
+    public var disposable: Disposable {
+        get {
+            lock.withLock { current ?? Disposables.create() }
+        }
+        set {
+            let toDispose: Disposable? = lock.withLock {
+                if disposed {
+                    return newValue
+                }
+                let old = current
+                current = newValue
+                return old
+            }
+            toDispose?.dispose()
+        }
+    }
+
+    /// Disposes the current disposable and every one assigned after.
+    public func dispose() {
+        let toDispose: Disposable? = lock.withLock {
+            if disposed {
+                return nil
+            }
+            disposed = true
+            let old = current
+            current = nil
+            return old
+        }
+        toDispose?.dispose()
+    }
+}

@@ -1,0 +1,186 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// Runs work on the calling thread, queuing nested work on a per-thread trampoline.
+///
+/// The first `schedule` on a thread runs its action at once and then drains
+/// the thread's queue; a `schedule` made while an action of this scheduler
+/// runs on the same thread is queued and runs after the current action and
+/// everything queued before it (FIFO). Recursive scheduling therefore never
+/// grows the stack. Disposing a queued item before it runs skips it
+/// (DESIGN.md guarantee 5).
+///
+/// Each thread has its own queue, found through a POSIX thread-specific key
+/// (a few nanoseconds), not through Foundation's thread dictionary.
+///
+/// Serial per thread, but not a `SerialScheduler`: two threads can run its
+/// actions at the same time.
+public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
+    /// The shared instance.
+    public static let instance = CurrentThreadScheduler()
+
+    private init() {}
+
+    /// `true` when no action of this scheduler is running on the calling
+    /// thread, so `schedule` would run its action at once.
+    public static var isScheduleRequired: Bool {
+        Trampoline.existing?.isRunning != true
+    }
+
+    /// Runs `action` at once if no trampoline runs on this thread, else queues it.
+    ///
+    /// - Returns: When run at once, what the action returned; when queued, a
+    ///   disposable that skips the action if disposed before it starts, and
+    ///   disposes what the action returned if disposed after.
+    public func schedule<StateType>(
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        let trampoline = Trampoline.current
+        if trampoline.isRunning {
+            let item = TrampolineItem(state: state, action: action)
+            trampoline.enqueue(item)
+            return item
+        }
+        trampoline.isRunning = true
+        defer { trampoline.isRunning = false }
+        let disposable = action(state)
+        trampoline.drain()
+        return disposable
+    }
+}
+
+/// The per-thread queue behind `CurrentThreadScheduler`. Only its own thread
+/// touches it, so it needs no lock.
+final class Trampoline {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            #if canImport(Darwin)
+            Unmanaged<Trampoline>.fromOpaque(pointer).release()
+            #else
+            if let pointer {
+                Unmanaged<Trampoline>.fromOpaque(pointer).release()
+            }
+            #endif
+        }
+        precondition(status == 0, "pthread_key_create failed with \(status)")
+        return key
+    }()
+
+    var isRunning = false
+    private var ring: [TrampolineWork?] = Array(repeating: nil, count: 16)
+    private var head = 0
+    private var count = 0
+
+    /// The calling thread's trampoline, if it has one.
+    static var existing: Trampoline? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// The calling thread's trampoline, created on first use and released when the thread exits.
+    static var current: Trampoline {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let trampoline = Trampoline()
+        pthread_setspecific(key, Unmanaged.passRetained(trampoline).toOpaque())
+        return trampoline
+    }
+
+    func enqueue(_ work: TrampolineWork) {
+        if count == ring.count {
+            grow()
+        }
+        ring[(head + count) & (ring.count - 1)] = work
+        count += 1
+    }
+
+    /// Runs queued work until the queue is empty, including work queued meanwhile.
+    func drain() {
+        while count > 0 {
+            let work = ring[head].unsafelyUnwrapped
+            ring[head] = nil
+            head = (head + 1) & (ring.count - 1)
+            count -= 1
+            work.run()
+        }
+    }
+
+    private func grow() {
+        var larger: [TrampolineWork?] = Array(repeating: nil, count: ring.count * 2)
+        for offset in 0..<count {
+            larger[offset] = ring[(head + offset) & (ring.count - 1)]
+        }
+        ring = larger
+        head = 0
+    }
+}
+
+/// Work queued on a trampoline.
+class TrampolineWork {
+    func run() {}
+}
+
+/// One queued action: also the disposable handed back for it, so queuing
+/// allocates this object and nothing else.
+final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Sendable {
+    private enum Phase: Int {
+        case pending, running, finished, disposed
+    }
+
+    private let phase = Atomic<Int>(Phase.pending.rawValue)
+    private var state: StateType?
+    private var action: ((StateType) -> Disposable)?
+    // Written by the running thread before it publishes `.finished`.
+    private var result: Disposable?
+
+    init(state: StateType, action: @escaping (StateType) -> Disposable) {
+        self.state = state
+        self.action = action
+    }
+
+    var isDisposed: Bool {
+        phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+    }
+
+    override func run() {
+        guard phase.compareExchange(
+            expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged else {
+            state = nil
+            action = nil
+            return
+        }
+        let disposable = action.unsafelyUnwrapped(state.unsafelyUnwrapped)
+        state = nil
+        action = nil
+        result = disposable
+        let published = phase.compareExchange(
+            expected: Phase.running.rawValue, desired: Phase.finished.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged
+        if !published {
+            // Disposed while running: the action finished, now dispose what it returned.
+            result = nil
+            disposable.dispose()
+        }
+    }
+
+    func dispose() {
+        let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
+        if previous == Phase.finished.rawValue {
+            let disposable = result
+            result = nil
+            disposable?.dispose()
+        }
+    }
+}

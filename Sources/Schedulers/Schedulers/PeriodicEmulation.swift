@@ -1,0 +1,1 @@
+// Fixed-rate emulation of periodic scheduling: see the virtual-time work.

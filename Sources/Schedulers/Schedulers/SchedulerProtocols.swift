@@ -1,0 +1,129 @@
+import Dispatch
+import Foundation
+
+/// A span of time, as RxSwift 6 spells it. `.never` means "never".
+public typealias RxTimeInterval = DispatchTimeInterval
+
+/// A point in time, as RxSwift 6 spells it. Schedulers report `now` as a
+/// `Date`, but keep due times and periods on a monotonic clock, so a
+/// wall-clock jump moves nothing that is already scheduled.
+public typealias RxTime = Date
+
+/// A scheduler that runs work as soon as it can: the smallest contract.
+///
+/// The action receives the state, so a caller can keep one action and pass a
+/// changing state without allocating a closure per call.
+public protocol ImmediateScheduler {
+    /// Schedules `action` to run with `state`.
+    ///
+    /// - Returns: A disposable; disposing it before the action starts means the
+    ///   action never runs, disposing it while the action runs lets the action
+    ///   finish and then disposes what the action returned (DESIGN.md guarantee 5).
+    func schedule<StateType>(
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable
+}
+
+/// A scheduler that knows the time and can run work after a delay.
+public protocol Scheduler: ImmediateScheduler {
+    /// The scheduler's notion of the current time.
+    var now: RxTime { get }
+
+    /// Schedules `action` to run with `state` once `dueTime` has passed.
+    ///
+    /// A negative `dueTime` is treated as zero (due at once); `.never` means
+    /// the action never runs. Both are documented behaviour, not errors.
+    func scheduleRelative<StateType>(
+        _ state: StateType,
+        dueTime: RxTimeInterval,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable
+
+    /// Schedules `action` to run first after `startAfter`, then every `period`,
+    /// each run receiving the state the previous one returned.
+    ///
+    /// A scheduler that does not implement this gets the fixed-rate emulation
+    /// of `schedulePeriodicEmulated(_:startAfter:period:policy:action:)`.
+    ///
+    /// - Precondition: `period` is positive and finite; a zero, negative or
+    ///   `.never` period stops the program with a message naming `period`.
+    func schedulePeriodic<StateType>(
+        _ state: StateType,
+        startAfter: RxTimeInterval,
+        period: RxTimeInterval,
+        action: @escaping (StateType) -> StateType
+    ) -> Disposable
+}
+
+/// A scheduler with native periodic scheduling.
+///
+/// Conforming tells callers that `schedulePeriodic` is implemented by the
+/// scheduler itself (for example with a dispatch timer) rather than emulated.
+public protocol PeriodicScheduler: Scheduler {
+    /// Schedules `action` periodically, natively. See `Scheduler.schedulePeriodic`.
+    func schedulePeriodic<StateType>(
+        _ state: StateType,
+        startAfter: RxTimeInterval,
+        period: RxTimeInterval,
+        action: @escaping (StateType) -> StateType
+    ) -> Disposable
+}
+
+/// The proof that a scheduler is serial, which gives it the `observe(on:)` fast path.
+///
+/// Conforming promises that every action scheduled through
+/// `scheduleInOrder(_:action:)` runs after every action scheduled through it
+/// before, one at a time, never concurrently with another, and never inline
+/// inside the call. `CurrentThreadScheduler` does not conform: its queue is
+/// per thread, so two threads can run its actions at once.
+public protocol SerialScheduler: ImmediateScheduler {
+    /// Enqueues `action`: it runs after everything enqueued before it, never
+    /// concurrently with it, and never before this call returns.
+    func scheduleInOrder<StateType>(
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable
+}
+
+/// RxSwift 6's name for `ImmediateScheduler`.
+public typealias ImmediateSchedulerType = ImmediateScheduler
+/// RxSwift 6's name for `Scheduler`.
+public typealias SchedulerType = Scheduler
+/// The `Type`-suffixed name for `PeriodicScheduler`.
+public typealias PeriodicSchedulerType = PeriodicScheduler
+/// The `Type`-suffixed name for `SerialScheduler`.
+public typealias SerialSchedulerType = SerialScheduler
+
+// MARK: - The reference document's spelling
+
+extension ImmediateScheduler {
+    /// The reference document's spelling of `schedule(_:action:)`.
+    public func schedule<StateType>(
+        state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        schedule(state, action: action)
+    }
+}
+
+extension Scheduler {
+    /// The reference document's spelling of `scheduleRelative(_:dueTime:action:)`.
+    public func scheduleRelative<StateType>(
+        state: StateType,
+        dueTime: RxTimeInterval,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        scheduleRelative(state, dueTime: dueTime, action: action)
+    }
+
+    /// The reference document's spelling of `schedulePeriodic(_:startAfter:period:action:)`.
+    public func schedulePeriodic<StateType>(
+        state: StateType,
+        startAfter: RxTimeInterval,
+        period: RxTimeInterval,
+        action: @escaping (StateType) -> StateType
+    ) -> Disposable {
+        schedulePeriodic(state, startAfter: startAfter, period: period, action: action)
+    }
+}

@@ -1,0 +1,47 @@
+import Dispatch
+
+extension DispatchTimeInterval {
+    /// The interval in nanoseconds, saturating; `nil` for `.never`.
+    @usableFromInline
+    var nanosecondsOrNil: Int64? {
+        switch self {
+        case .seconds(let value): return saturatingProduct(value, 1_000_000_000)
+        case .milliseconds(let value): return saturatingProduct(value, 1_000_000)
+        case .microseconds(let value): return saturatingProduct(value, 1_000)
+        case .nanoseconds(let value): return Int64(value)
+        case .never: return nil
+        @unknown default: return nil
+        }
+    }
+
+    /// The interval in seconds as a `Double`; `.infinity` for `.never`.
+    @usableFromInline
+    var secondsValue: Double {
+        guard let nanoseconds = nanosecondsOrNil else { return .infinity }
+        return Double(nanoseconds) / 1e9
+    }
+
+    /// A due time as nanoseconds from now: negative clamps to zero, `.never` is `nil`.
+    @usableFromInline
+    var dueNanoseconds: Int64? {
+        guard let nanoseconds = nanosecondsOrNil else { return nil }
+        return max(0, nanoseconds)
+    }
+
+    /// Validates a period: positive and finite, or stops with a message naming `argument`.
+    @usableFromInline
+    func validatedPeriodNanoseconds(argument: String = "period") -> Int64 {
+        guard let nanoseconds = nanosecondsOrNil else {
+            preconditionFailure("\(argument) must be positive and finite, got .never")
+        }
+        precondition(nanoseconds > 0, "\(argument) must be positive, got \(nanoseconds) ns")
+        return nanoseconds
+    }
+}
+
+@usableFromInline
+func saturatingProduct(_ value: Int, _ factor: Int64) -> Int64 {
+    let (product, overflow) = Int64(value).multipliedReportingOverflow(by: factor)
+    guard overflow else { return product }
+    return value < 0 ? .min : .max
+}

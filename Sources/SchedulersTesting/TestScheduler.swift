@@ -1,0 +1,1 @@
+// VirtualTime test helpers live here.
