@@ -30,6 +30,12 @@ public protocol Scheduler: ImmediateScheduler {
     /// The scheduler's notion of the current time.
     var now: RxTime { get }
 
+    /// Nanoseconds on the monotonic clock this scheduler keeps due times and
+    /// periods on. The default reads `DispatchTime.now()`; a virtual-time
+    /// scheduler returns its virtual clock, so that periodic emulation on it
+    /// is deterministic.
+    var monotonicNanoseconds: UInt64 { get }
+
     /// Schedules `action` to run with `state` once `dueTime` has passed.
     ///
     /// A negative `dueTime` is treated as zero (due at once); `.never` means
@@ -94,6 +100,13 @@ public typealias SchedulerType = Scheduler
 public typealias PeriodicSchedulerType = PeriodicScheduler
 /// The `Type`-suffixed name for `SerialScheduler`.
 public typealias SerialSchedulerType = SerialScheduler
+
+extension Scheduler {
+    /// Reads `DispatchTime.now()`: the uptime clock, which wall-clock changes do not move.
+    public var monotonicNanoseconds: UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+}
 
 // MARK: - The reference document's spelling
 
