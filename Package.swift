@@ -51,7 +51,13 @@ let package = Package(
         .target(name: "StressKit", dependencies: ["Schedulers"]),
         .executableTarget(name: "Stress", dependencies: ["StressKit"]),
 
-        .testTarget(name: "SchedulersTests", dependencies: ["Schedulers", "SchedulersTesting"]),
+        // Counts malloc calls in the test process (wraps glibc's allocator), so
+        // tests can assert exact allocation counts without jemalloc.
+        .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        .testTarget(
+            name: "SchedulersTests",
+            dependencies: ["Schedulers", "SchedulersTesting", "CAllocationCounter"]
+        ),
         .testTarget(name: "BenchKitTests", dependencies: ["BenchKit"]),
         .testTarget(name: "StressKitTests", dependencies: ["StressKit"]),
     ],
