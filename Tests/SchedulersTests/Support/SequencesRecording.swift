@@ -26,7 +26,7 @@ func sequencesRecord<Element: Equatable>(
 ) -> (events: () -> [SequencesRecordedEvent<Element>], subscription: Disposable) {
     let box = SequencesEventBox<Element>()
     let subscription = observable.subscribe { event in
-        box.events.append(SequencesRecordedEvent(event))
+        box.append(SequencesRecordedEvent(event))
     }
     return ({ box.events }, subscription)
 }
@@ -37,7 +37,10 @@ final class SequencesEventBox<Element: Equatable>: @unchecked Sendable {
     private var stored: [SequencesRecordedEvent<Element>] = []
 
     var events: [SequencesRecordedEvent<Element>] {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        lock.withLock { stored }
+    }
+
+    func append(_ event: SequencesRecordedEvent<Element>) {
+        lock.withLock { stored.append(event) }
     }
 }
