@@ -62,12 +62,13 @@ final class SequencesTestSubject<Element>: @unchecked Sendable {
     private(set) var subscriptionCount = 0
     private(set) var disposalCount = 0
 
-    lazy var observable: Observable<Element> = Observable.create { [unowned self] observer in
+    lazy var observable: Observable<Element> = Observable.create { [weak self] observer in
+        guard let self else { return Disposables.create() }
         self.observer = observer
         self.subscriptionCount += 1
-        return Disposables.create { [unowned self] in
-            self.disposalCount += 1
-            self.observer = nil
+        return Disposables.create { [weak self] in
+            self?.disposalCount += 1
+            self?.observer = nil
         }
     }
 
