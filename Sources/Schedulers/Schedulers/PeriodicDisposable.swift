@@ -1,8 +1,12 @@
-/// The disposable of a periodic job: cancels the job and reports how many
-/// ticks it skipped.
+/// The handle of a periodic job: disposing it stops the job.
 ///
-/// A tick is skipped when it came due while the previous tick of the same job
-/// was still running, or when the timer behind the job fired late enough to
-/// merge several ticks into one. Disposing stops the job: no tick starts after
-/// `dispose()` returns (DESIGN.md guarantee 6).
-public protocol PeriodicDisposable: Cancelable { var skippedTicks: Int { get } }
+/// Keeps DESIGN.md guarantee 6: once `dispose()` returns, no tick starts;
+/// a tick already running when `dispose()` is called completes (when
+/// `dispose()` is called from inside the action, the current tick finishes and
+/// no further tick starts). Ticks of one job never overlap.
+public protocol PeriodicDisposable: Cancelable {
+    /// How many ticks were dropped under `MissedTickPolicy.skip` because their
+    /// due time had passed when an earlier tick returned. Always zero under
+    /// `.catchUp` and for native timers that do not count.
+    var skippedTicks: Int { get }
+}
