@@ -224,21 +224,21 @@ final class DispatchPeriodicTests: XCTestCase {
     }
 
     func testZeroPeriodStopsWithMessageNamingPeriod() {
-        DispatchPreconditionProbe.expectPrecondition(message: "period", testCase: self) {
+        assertStops(messageContaining: "period must be positive") {
             let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.periodic.zero")
             _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .seconds(0)) { $0 }
         }
     }
 
     func testNegativePeriodStopsWithMessageNamingPeriod() {
-        DispatchPreconditionProbe.expectPrecondition(message: "period", testCase: self) {
+        assertStops(messageContaining: "period must be positive") {
             let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
             _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .milliseconds(-1)) { $0 }
         }
     }
 
     func testNeverPeriodStopsWithMessageNamingPeriod() {
-        DispatchPreconditionProbe.expectPrecondition(message: "period", testCase: self) {
+        assertStops(messageContaining: "period must be positive") {
             let scheduler = OperationQueueScheduler(operationQueue: OperationQueue())
             _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .never) { $0 }
         }

@@ -184,7 +184,7 @@ final class MainSchedulerTests: XCTestCase {
     }
 
     func testEnsureExecutingOnSchedulerStopsOffTheMainQueueWithTheMessage() {
-        DispatchPreconditionProbe.expectPrecondition(message: "custom message from the test", testCase: self) {
+        assertStops(messageContaining: "custom message from the test") {
             let done = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 MainScheduler.ensureExecutingOnScheduler(errorMessage: "custom message from the test")

@@ -151,7 +151,7 @@ final class OperationQueueSchedulerTests: XCTestCase {
     }
 
     func testZeroMaxConcurrentOperationCountStopsWithMessageNamingIt() {
-        DispatchPreconditionProbe.expectPrecondition(message: "maxConcurrentOperationCount", testCase: self) {
+        assertStops(messageContaining: "maxConcurrentOperationCount") {
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 0
             _ = OperationQueueScheduler(operationQueue: queue)
@@ -159,7 +159,7 @@ final class OperationQueueSchedulerTests: XCTestCase {
     }
 
     func testZeroMaxConcurrentOperationCountSetLaterStopsScheduleWithMessageNamingIt() {
-        DispatchPreconditionProbe.expectPrecondition(message: "maxConcurrentOperationCount", testCase: self) {
+        assertStops(messageContaining: "maxConcurrentOperationCount") {
             let queue = OperationQueue()
             let scheduler = OperationQueueScheduler(operationQueue: queue)
             queue.maxConcurrentOperationCount = 0
