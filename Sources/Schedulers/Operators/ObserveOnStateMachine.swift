@@ -21,6 +21,7 @@ struct ObserveOnStateMachine<Element> {
     }
 
     /// Queues an upstream event.
+    @inline(__always)
     mutating func enqueue(_ event: Event<Element>) -> EnqueueAction {
         switch state {
         case .disposed:
