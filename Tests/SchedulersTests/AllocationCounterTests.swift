@@ -46,7 +46,7 @@ final class AllocationCounterTests: XCTestCase {
             .map { $0 * 2 }
             .filter { $0 % 4 == 0 }
             .subscribe(onNext: { _ in received += 1 })
-        let elements = 4_096
+        let elements = 2_000
         func deliver(_ count: Int) -> UInt64 {
             let before = allocation_counter_read_thread()
             for value in 0..<count {
@@ -77,7 +77,7 @@ final class AllocationCounterTests: XCTestCase {
         let subscription = subject.observable
             .observe(on: scheduler, path: path)
             .subscribe(onNext: { sum &+= $0 })
-        let elements = 10_000
+        let elements = 4_000
         func deliver(_ count: Int) -> UInt64 {
             let before = allocation_counter_read_thread()
             for value in 0..<count {
