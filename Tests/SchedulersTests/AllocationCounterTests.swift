@@ -94,6 +94,7 @@ final class AllocationCounterTests: XCTestCase {
         let single = deliver(elements)
         let double = deliver(2 * elements)
         XCTAssertEqual(scheduler.scheduledCount - schedulesBefore, 3, "one drain per batch", file: file, line: line)
+        print("allocations per batch (\(path)): one \(one), N \(single), 2N \(double)")
         XCTAssertEqual(single, double, "allocations grew with the element count", file: file, line: line)
         XCTAssertEqual(one, single, "a batch of N costs more than a batch of one", file: file, line: line)
         XCTAssertLessThanOrEqual(single, 2, "per-batch allocations: the test scheduler's closure only", file: file, line: line)
