@@ -223,4 +223,21 @@ final class MainSchedulerTests: XCTestCase {
         let periodic: PeriodicSchedulerType = ConcurrentMainScheduler.instance
         XCTAssertLessThan(abs(periodic.now.timeIntervalSinceNow), 60)
     }
+
+    func testTwoMainSchedulerInstancesShareOneFIFOOrder() {
+        drainMainQueue()
+        let other = MainScheduler()
+        let probe = DispatchProbe()
+        _ = other.scheduleInOrder(()) { _ in
+            probe.record("queued by another instance")
+            return Disposables.create()
+        }
+        _ = MainScheduler.instance.schedule(()) { _ in
+            probe.record("scheduled on the shared instance")
+            return Disposables.create()
+        }
+        XCTAssertEqual(probe.events, [], "not inline while the main queue holds MainScheduler work")
+        drainMainQueue()
+        XCTAssertEqual(probe.events, ["queued by another instance", "scheduled on the shared instance"])
+    }
 }
