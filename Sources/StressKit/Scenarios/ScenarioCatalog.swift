@@ -1,0 +1,24 @@
+import Schedulers
+
+/// Every scenario `Stress` runs, in the order it runs them.
+public enum ScenarioCatalog {
+    /// Fresh instances of all scenarios.
+    public static func all() -> [any StressScenario] {
+        var scenarios: [any StressScenario] = [
+            SerialDisposableReplaceVersusDispose(),
+            SingleAssignmentSetVersusDispose<SingleAssignmentDisposable>(),
+            CompositeInsertVersusDispose(),
+            DisposeBagDeinitVersusInsert(),
+            ConcurrentDisposeExactlyOnce(),
+            TrampolineDisposeVersusAction(),
+            TrampolineFromManyThreads(),
+        ]
+        scenarios += schedulerScenarios()
+        return scenarios
+    }
+
+    /// Scenarios that need the dispatch schedulers and sequences.
+    static func schedulerScenarios() -> [any StressScenario] {
+        []
+    }
+}
