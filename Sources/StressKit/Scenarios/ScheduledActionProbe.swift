@@ -2,11 +2,20 @@ import Schedulers
 
 /// The outcomes of a scheduled action racing its disposal (DESIGN.md
 /// guarantees 5 and 7), shared by every scheduler's scenario.
+///
+/// "Started after dispose returned" cannot be judged from inside the action:
+/// a correct scheduler commits to running an action (an atomic step) a few
+/// instructions before the action's first statement, and a `dispose()` that
+/// lands in between returns first. So the scenarios hold the action behind a
+/// gate (the outer trampoline action, or a blocking action queued before it
+/// on a serial queue): the action cannot be dequeued before the gate opens,
+/// and a `dispose()` that returned before the gate opened must stop it.
 public enum ScheduledActionOutcome: String, ScenarioOutcome {
     case disposedBeforeStart = "disposed-before-start"
     case ranThenDisposed = "ran-then-disposed"
     case disposedWhileRunning = "disposed-while-running"
-    case startedAfterDispose = "started-after-dispose-returned"
+    case bodyAfterDisposeReturned = "committed-then-dispose-returned"
+    case ranAfterDisposeReturned = "ran-although-disposed-before-dequeue"
     case ranTwice = "ran-twice"
     case resultNotDisposed = "result-never-disposed"
     case resultDisposedTwice = "result-disposed-twice"
@@ -16,54 +25,75 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
     public var grade: Grade {
         switch self {
         case .disposedBeforeStart, .ranThenDisposed: .acceptable
-        case .disposedWhileRunning: .interesting
-        case .startedAfterDispose, .ranTwice, .resultNotDisposed, .resultDisposedTwice, .hung: .forbidden
+        case .disposedWhileRunning, .bodyAfterDisposeReturned: .interesting
+        case .ranAfterDisposeReturned, .ranTwice, .resultNotDisposed, .resultDisposedTwice, .hung: .forbidden
         }
     }
     public var meaning: String {
         switch self {
         case .disposedBeforeStart: "dispose() won: the action never ran"
         case .ranThenDisposed: "the action ran, then dispose() disposed what it returned"
-        case .disposedWhileRunning: "dispose() came while the action ran: it finished, its result was disposed after"
-        case .startedAfterDispose: "the action started after a dispose() had returned"
+        case .disposedWhileRunning: "dispose() began while the action ran: it finished, its result was disposed after"
+        case .bodyAfterDisposeReturned: "the scheduler committed to the action just before dispose() returned; its body ran after (allowed)"
+        case .ranAfterDisposeReturned: "dispose() returned before the action could be dequeued, yet it ran"
         case .ranTwice: "the action ran more than once"
         case .resultNotDisposed: "the action ran but what it returned was never disposed"
         case .resultDisposedTwice: "what the action returned was disposed more than once"
-        case .hung: "the scheduler did not run or drop the action within the time limit"
+        case .hung: "the scheduler neither ran nor dropped the action within 10 s"
         }
     }
 }
 
-/// The per-iteration state of a scheduled action racing its disposal: what
-/// the action saw when it started, and what it returned.
+/// The per-iteration state of a scheduled action racing its disposal: the
+/// gate, what the action saw when it started, and what it returned.
 public final class ScheduledActionProbe: @unchecked Sendable {
-    /// Set by a disposer just before it calls `dispose()`.
-    public let disposeBegan = Flag()
+    /// Set by a disposer just before its seeded delay and `dispose()`.
+    let disposeBegan = Flag()
     /// Set by a disposer right after its `dispose()` returned.
-    public let disposeReturned = Flag()
+    let disposeReturned = Flag()
+    /// Set by the gate when a `dispose()` had returned before it opened.
+    let returnedBeforeGateOpened = Flag()
     /// How many times the action started.
-    public let starts = Counter()
-    /// Set when the action started after some `dispose()` had returned.
-    public let startedAfterDispose = Flag()
-    /// Set when some `dispose()` had begun by the time the action ended.
-    public let disposeOverlappedRun = Flag()
+    let starts = Counter()
+    /// Set when the action's body began after some `dispose()` had returned.
+    let bodyAfterDispose = Flag()
+    /// Set when some `dispose()` had begun by the time the action's body ran.
+    let disposeOverlappedRun = Flag()
+    /// Set when the arbiter gave up waiting for the scheduler.
+    let hung = Flag()
     /// What the action returns: must be disposed exactly once if it ran.
-    public let result: ProbeDisposable
+    let result: ProbeDisposable
     /// Captured by the action, so a leaked action shows in the live count.
     let token: LiveToken
-    /// The scheduled action's disposable, published by the scheduling actor.
-    public let scheduled = Handoff<Disposable>()
+    /// Holds the scheduled action's disposable: the disposer disposes it
+    /// without waiting for it, as an operator's subscription would.
+    let holder = SingleAssignmentDisposable()
+    /// Seeded busy-wait rounds: before the gate opens, and before dispose().
+    let gateDelay: Int
+    let disposeDelay: Int
 
     /// Creates the state for one iteration.
-    public init(_ live: LiveCounter) {
+    init(_ live: LiveCounter, choices: inout IterationChoices) {
         result = ProbeDisposable(live)
         token = LiveToken(live)
+        gateDelay = choices.pick(1024)
+        disposeDelay = choices.pick(1024)
+    }
+
+    /// The gate's body: lingers a seeded while (counted from the start
+    /// barrier, like the disposer's delay), then notes whether a `dispose()`
+    /// already returned.
+    func holdGate() {
+        spinDelay(gateDelay)
+        if disposeReturned.isSet {
+            returnedBeforeGateOpened.set()
+        }
     }
 
     /// The action body: records what it saw and returns `result`.
-    public func run() -> Disposable {
+    func run() -> Disposable {
         if disposeReturned.isSet {
-            startedAfterDispose.set()
+            bodyAfterDispose.set()
         }
         starts.increment()
         if disposeBegan.isSet {
@@ -72,30 +102,37 @@ public final class ScheduledActionProbe: @unchecked Sendable {
         return result
     }
 
-    /// Disposes `disposable` as a racing actor: flags around the call.
-    public func dispose(_ disposable: Disposable) {
+    /// The racing disposer: a seeded delay, then disposes `holder`, flagged before and after.
+    func disposeRacing() {
+        spinDelay(disposeDelay)
         disposeBegan.set()
-        disposable.dispose()
+        holder.dispose()
         disposeReturned.set()
     }
 
     /// Classifies the iteration. Call once nothing is pending any more.
-    public func classify() -> ScheduledActionOutcome {
-        if startedAfterDispose.isSet {
-            return .startedAfterDispose
+    func classify() -> ScheduledActionOutcome {
+        if hung.isSet {
+            return .hung
         }
-        switch starts.value {
-        case 0:
-            return result.disposeCount == 0 ? .disposedBeforeStart : .resultDisposedTwice
-        case 1:
-            break
-        default:
+        let ran = starts.value
+        if ran > 1 {
             return .ranTwice
+        }
+        if ran == 1 && returnedBeforeGateOpened.isSet {
+            return .ranAfterDisposeReturned
+        }
+        if ran == 0 {
+            return result.disposeCount == 0 ? .disposedBeforeStart : .resultDisposedTwice
         }
         switch result.disposeCount {
         case 0: return .resultNotDisposed
-        case 1: return disposeOverlappedRun.isSet ? .disposedWhileRunning : .ranThenDisposed
+        case 1: break
         default: return .resultDisposedTwice
         }
+        if bodyAfterDispose.isSet {
+            return .bodyAfterDisposeReturned
+        }
+        return disposeOverlappedRun.isSet ? .disposedWhileRunning : .ranThenDisposed
     }
 }
