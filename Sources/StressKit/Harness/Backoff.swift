@@ -20,7 +20,7 @@ struct Backoff {
     mutating func pause() {
         rounds += 1
         if rounds < Self.spinRounds {
-            spinDelay(8)
+            spinDelay(nanoseconds: 50)
         } else if rounds < Self.yieldRounds {
             sched_yield()
         } else {
@@ -29,15 +29,22 @@ struct Backoff {
     }
 }
 
-/// A busy loop of about `rounds` steps that the optimiser cannot remove.
-@inline(never)
-public func spinDelay(_ rounds: Int) {
-    var accumulator = 0
-    for round in 0..<rounds {
-        accumulator = accumulator &* 31 &+ round
-    }
-    spinSink = accumulator
+/// Busy-waits at least `nanoseconds` on the monotonic clock.
+///
+/// Measured in time, not loop rounds: an optimiser removes or vectorises an
+/// idle loop, and ThreadSanitizer slows one down a hundredfold, while a
+/// clock read costs about the same in every build, so a seed replays the
+/// same delays under ThreadSanitizer as without.
+public func spinDelay(nanoseconds: Int) {
+    guard nanoseconds > 0 else { return }
+    let end = monotonicNanoseconds() &+ UInt64(nanoseconds)
+    while monotonicNanoseconds() < end {}
 }
 
-/// Written by `spinDelay` so its loop is not optimised away; never read.
-nonisolated(unsafe) private var spinSink = 0
+/// The monotonic clock, read directly (cheaper than building a `DispatchTime`).
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+}

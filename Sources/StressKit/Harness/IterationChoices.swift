@@ -6,14 +6,14 @@
 /// and the scenario's name). Thread interleavings themselves cannot be
 /// replayed; the choices that steer them can.
 public struct IterationChoices: Sendable, Equatable {
-    /// Busy-wait rounds each actor spins after the start barrier, by actor index.
+    /// Nanoseconds each actor busy-waits after the start barrier, by actor index.
     public internal(set) var delays: [Int]
     /// `order[thread]` is the actor that thread runs in this iteration.
     public internal(set) var order: [Int]
     private var generator: SeededGenerator
 
-    /// The longest start delay, in `spinDelay` rounds.
-    public static let maximumDelay = 256
+    /// The longest start delay, in nanoseconds.
+    public static let maximumDelay = 1_000
 
     init(actorCount: Int, generator: inout SeededGenerator) {
         var delays: [Int] = []

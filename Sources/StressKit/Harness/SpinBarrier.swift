@@ -42,7 +42,7 @@ final class SpinBarrier: @unchecked Sendable {
                 return
             }
             if round < Self.spinRounds {
-                spinDelay(8)
+                spinDelay(nanoseconds: 50)
             } else {
                 sched_yield()
             }

@@ -31,7 +31,7 @@ public struct StressRunner: Sendable {
         let work: @Sendable (Int) -> Void = { thread in
             let actor = slot.choices.order[thread]
             CurrentActor.set(actor)
-            spinDelay(slot.choices.delays[actor])
+            spinDelay(nanoseconds: slot.choices.delays[actor])
             scenario.act(actor, on: slot.state.unsafelyUnwrapped)
             CurrentActor.set(nil)
         }

@@ -68,7 +68,7 @@ public final class ScheduledActionProbe: @unchecked Sendable {
     /// Holds the scheduled action's disposable: the disposer disposes it
     /// without waiting for it, as an operator's subscription would.
     let holder = SingleAssignmentDisposable()
-    /// Seeded busy-wait rounds: before the gate opens, and before dispose().
+    /// Seeded busy-waits in nanoseconds: before the gate opens, and before dispose().
     let gateDelay: Int
     let disposeDelay: Int
 
@@ -76,15 +76,15 @@ public final class ScheduledActionProbe: @unchecked Sendable {
     init(_ live: LiveCounter, choices: inout IterationChoices) {
         result = ProbeDisposable(live)
         token = LiveToken(live)
-        gateDelay = choices.pick(1024)
-        disposeDelay = choices.pick(1024)
+        gateDelay = choices.pick(2_000)
+        disposeDelay = choices.pick(2_000)
     }
 
     /// The gate's body: lingers a seeded while (counted from the start
     /// barrier, like the disposer's delay), then notes whether a `dispose()`
     /// already returned.
     func holdGate() {
-        spinDelay(gateDelay)
+        spinDelay(nanoseconds: gateDelay)
         if disposeReturned.isSet {
             returnedBeforeGateOpened.set()
         }
@@ -104,7 +104,7 @@ public final class ScheduledActionProbe: @unchecked Sendable {
 
     /// The racing disposer: a seeded delay, then disposes `holder`, flagged before and after.
     func disposeRacing() {
-        spinDelay(disposeDelay)
+        spinDelay(nanoseconds: disposeDelay)
         disposeBegan.set()
         holder.dispose()
         disposeReturned.set()
