@@ -74,6 +74,7 @@ public struct StressRunner: Sendable {
                 batch.choices.append(choices)
             }
             gang.runTogether(work)
+            scenario.settle()
             for state in batch.states {
                 counts[scenario.arbitrate(state), default: 0] += 1
             }

@@ -3,7 +3,8 @@
 ///
 /// The runner calls `setUp()` once, then for every iteration `makeState`,
 /// every actor's `act` (each on its own long-lived thread, released together
-/// by a spin barrier), and `arbitrate` once all actors have returned. After
+/// by a spin barrier), then `settle()` and `arbitrate` once all actors have
+/// returned (iterations run in batches; see `StressRunner`). After
 /// the last iteration it calls `tearDown()` and checks that `live` is back to
 /// zero (DESIGN.md guarantee 8).
 public protocol StressScenario: AnyObject, Sendable {
@@ -30,7 +31,10 @@ public protocol StressScenario: AnyObject, Sendable {
     func makeState(_ choices: inout IterationChoices) -> State
     /// Runs actor `actor` (0-based) against `state`.
     func act(_ actor: Int, on state: State)
-    /// Waits until nothing of the iteration is still pending, then says what happened.
+    /// Waits until nothing of the batch just run is still pending (flushes
+    /// the scheduler's queue); called once per batch, before `arbitrate`.
+    func settle()
+    /// Says what happened in one iteration (after `settle()`).
     func arbitrate(_ state: State) -> Outcome
     /// Releases what `setUp()` made and waits until it is quiet.
     func tearDown()
@@ -41,6 +45,8 @@ extension StressScenario {
     public func setUp() {}
     /// Does nothing.
     public func tearDown() {}
+    /// Does nothing: for scenarios whose actors leave nothing pending.
+    public func settle() {}
 
     /// The declared outcomes, in declaration order.
     public var declaredOutcomes: [OutcomeDeclaration] {

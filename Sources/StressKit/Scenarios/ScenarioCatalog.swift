@@ -19,6 +19,10 @@ public enum ScenarioCatalog {
 
     /// Scenarios that need the dispatch schedulers and sequences.
     static func schedulerScenarios() -> [any StressScenario] {
-        []
+        var scenarios: [any StressScenario] = []
+        for kind in SchedulerUnderTest.Kind.allCases {
+            scenarios.append(DispatchDisposeVersusAction(kind))
+        }
+        return scenarios
     }
 }

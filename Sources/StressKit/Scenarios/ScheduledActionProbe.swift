@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Schedulers
 
 /// The outcomes of a scheduled action racing its disposal (DESIGN.md
@@ -47,9 +52,9 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
 /// The per-iteration state of a scheduled action racing its disposal: the
 /// gate, what the action saw when it started, and what it returned.
 public final class ScheduledActionProbe: @unchecked Sendable {
-    /// Set by a disposer just before its seeded delay and `dispose()`.
+    /// Set just before the scheduled action's `dispose()` is called.
     let disposeBegan = Flag()
-    /// Set by a disposer right after its `dispose()` returned.
+    /// Set right after the scheduled action's `dispose()` returned.
     let disposeReturned = Flag()
     /// Set by the gate when a `dispose()` had returned before it opened.
     let returnedBeforeGateOpened = Flag()
@@ -59,6 +64,11 @@ public final class ScheduledActionProbe: @unchecked Sendable {
     let bodyAfterDispose = Flag()
     /// Set when some `dispose()` had begun by the time the action's body ran.
     let disposeOverlappedRun = Flag()
+    /// The gate and the disposer of the dispatch scenarios meet through these.
+    let gateRunning = Flag()
+    let disposerReady = Flag()
+    /// The action's own disposable, kept by actor 0 for a last dispose.
+    private var kept: Disposable?
     /// Set when the arbiter gave up waiting for the scheduler.
     let hung = Flag()
     /// What the action returns: must be disposed exactly once if it ran.
@@ -90,6 +100,46 @@ public final class ScheduledActionProbe: @unchecked Sendable {
         }
     }
 
+    /// The gate's body on a dispatch queue: meets the disposer (bounded),
+    /// lingers a seeded while, then notes whether a `dispose()` already returned.
+    func holdGateAfterMeeting() {
+        gateRunning.set()
+        waitBriefly(for: disposerReady)
+        holdGate()
+    }
+
+    /// The racing disposer of the dispatch scenarios: meets the gate
+    /// (bounded), then disposes as `disposeRacing()` does.
+    func disposeRacingAfterMeeting() {
+        disposerReady.set()
+        waitBriefly(for: gateRunning)
+        disposeRacing()
+    }
+
+    /// Keeps the scheduled action's disposable, to dispose it once more at the end.
+    func keep(_ disposable: Disposable) {
+        kept = disposable
+    }
+
+    /// Disposes the kept disposable again (after everything settled): must change nothing.
+    func disposeKeptAgain() {
+        kept?.dispose()
+        kept = nil
+    }
+
+    /// Waits for `flag`, spinning briefly and then yielding (the thread that
+    /// sets it may need this core), for at most about two milliseconds.
+    private func waitBriefly(for flag: Flag) {
+        let deadline = monotonicNanoseconds() &+ 2_000_000
+        var rounds = 0
+        while !flag.isSet && monotonicNanoseconds() < deadline {
+            rounds += 1
+            if rounds > 64 {
+                sched_yield()
+            }
+        }
+    }
+
     /// The action body: records what it saw and returns `result`.
     func run() -> Disposable {
         if disposeReturned.isSet {
@@ -102,12 +152,21 @@ public final class ScheduledActionProbe: @unchecked Sendable {
         return result
     }
 
-    /// The racing disposer: a seeded delay, then disposes `holder`, flagged before and after.
+    /// The racing disposer: a seeded delay, then disposes `holder`.
     func disposeRacing() {
         spinDelay(nanoseconds: disposeDelay)
-        disposeBegan.set()
         holder.dispose()
-        disposeReturned.set()
+    }
+
+    /// Hands the scheduled action's disposable to `holder`, wrapped so that
+    /// the flags mark its own `dispose()`: whichever thread runs it (the
+    /// disposer, or the assigning actor when the holder was disposed first).
+    func hold(_ scheduled: Disposable) {
+        holder.setDisposable(Disposables.create { [self] in
+            disposeBegan.set()
+            scheduled.dispose()
+            disposeReturned.set()
+        })
     }
 
     /// Classifies the iteration. Call once nothing is pending any more.

@@ -30,7 +30,7 @@ public final class TrampolineDisposeVersusAction: StressScenario, @unchecked Sen
                 let inner = CurrentThreadScheduler.instance.schedule(probe) { probe in
                     probe.run()
                 }
-                probe.holder.setDisposable(inner)
+                probe.hold(inner)
                 probe.holdGate()
                 return inner
             }.dispose()
