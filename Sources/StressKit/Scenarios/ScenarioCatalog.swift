@@ -23,6 +23,12 @@ public enum ScenarioCatalog {
         for kind in SchedulerUnderTest.Kind.allCases {
             scenarios.append(DispatchDisposeVersusAction(kind))
         }
+        for kind in SchedulerUnderTest.Kind.allCases {
+            scenarios.append(ObserveOnDisposeVersusDelivery(kind))
+            if kind.isSerial {
+                scenarios.append(ObserveOnDisposeVersusDelivery(kind, path: .generic))
+            }
+        }
         return scenarios
     }
 }
