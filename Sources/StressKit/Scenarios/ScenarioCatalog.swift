@@ -14,6 +14,14 @@ public enum ScenarioCatalog {
             TrampolineFromManyThreads(),
         ]
         scenarios += schedulerScenarios()
+        for kind in SchedulerUnderTest.Kind.allCases {
+            scenarios.append(SubscribeOnDisposeVersusSubscribe(kind))
+        }
+        for kind in SchedulerUnderTest.Kind.allCases where kind != .mainAsync {
+            scenarios.append(PeriodicDisposeVersusTick(kind))
+        }
+        scenarios.append(PeriodicDisposeVersusTick(.serialDispatch, emulated: true))
+        scenarios.append(PeriodicDisposeVersusTick(.concurrentDispatch, emulated: true))
         return scenarios
     }
 
