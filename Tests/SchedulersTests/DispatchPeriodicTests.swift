@@ -90,12 +90,18 @@ final class DispatchPeriodicTests: XCTestCase {
         for (name, scheduler) in schedulers() {
             let probe = DispatchProbe()
             let holder = SingleAssignmentDisposable()
+            let assigned = DispatchSemaphore(value: 0)
             let disposable = scheduler.schedulePeriodic(0, startAfter: .nanoseconds(0), period: .microseconds(500)) { tick in
                 probe.record("\(tick)")
-                if tick == 2 { holder.dispose() }
+                if tick == 2 {
+                    // However slow this thread, dispose the job itself, not a placeholder.
+                    assigned.wait()
+                    holder.dispose()
+                }
                 return tick + 1
             }
             holder.setDisposable(disposable)
+            assigned.signal()
             XCTAssertTrue(dispatchEventually { probe.events.count >= 3 }, name)
             usleep(10_000)
             XCTAssertEqual(probe.events, ["0", "1", "2"], name)
