@@ -181,6 +181,30 @@ final class DispatchPeriodicTests: XCTestCase {
         XCTAssertGreaterThan((disposable as? PeriodicDisposable)?.skippedTicks ?? 0, 0)
     }
 
+    func testDisposingReleasesATickQueuedOnASuspendedOperationQueueGuarantee8() {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        weak var weakState: DispatchTracked?
+        queue.isSuspended = true
+        var disposable: Disposable?
+        do {
+            let state = DispatchTracked()
+            weakState = state
+            disposable = scheduler.schedulePeriodic(state, startAfter: .nanoseconds(0), period: .milliseconds(1)) { state in
+                probe.record("tick")
+                return state
+            }
+        }
+        XCTAssertTrue(dispatchEventually { queue.operationCount >= 1 })
+        disposable?.dispose()
+        XCTAssertTrue(dispatchEventually { weakState == nil }, "released while the queue is still suspended")
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(probe.events, [])
+    }
+
     func testNeverStartAfterNeverTicks() {
         for (name, scheduler) in schedulers() {
             let probe = DispatchProbe()
