@@ -1,0 +1,80 @@
+import ArgumentParser
+import BenchKit
+import Foundation
+
+/// `BenchRunner compare BASE.csv NEW.csv`: tells a real change from noise
+/// between two result files (DESIGN.md, "BenchRunner compare"). Parsing only;
+/// the comparison is ``CompareTool`` in BenchKit.
+public struct Compare: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare two BenchRunner result CSVs and say which changes are real.",
+        discussion: """
+            Rows are paired by benchmark, variant, params, metric and allocator. For each pair \
+            the report shows the repetitions on each side, the two medians, the change of the \
+            medians in %, a confidence interval of the change (Hodges-Lehmann, in % of the base \
+            median), the p-value of a two-sided Mann-Whitney U test on the repetitions (as Go's \
+            benchstat does) and a verdict: better, worse or ~ (no significant change). \
+            Throughput (*_per_s, depth, plain_recursion_limit) is better higher; times, \
+            latencies, drift and allocations are better lower.
+
+            When even non-overlapping repetitions could not reach --alpha (3 against 3 at 0.05), \
+            the verdict is "too few repetitions" instead of a guess. Allocation metrics \
+            (allocs_*, bytes_*) are exact: any increase is worse, no test is needed. Rows with an \
+            empty value (allocation counting unavailable) are skipped. Series in only one file \
+            are listed as added or removed.
+
+            Exit status: 0 no regression; 1 at least one regression (a gated "worse"); \
+            2 unusable input (missing file, not a CSV, missing columns, a non-numeric value: \
+            the message names the file and line) or an option out of range.
+            """
+    )
+
+    @Argument(help: "The baseline result CSV (e.g. results/baseline-quick.csv).")
+    var base: String
+
+    @Argument(help: "The new result CSV to judge against the baseline.")
+    var new: String
+
+    @Option(
+        help: ArgumentHelp(
+            "Smallest change in % that counts: a significant change smaller than this is ~, not a regression.",
+            valueName: "percent"))
+    var threshold: Double = 5
+
+    @Option(help: "Significance level of the Mann-Whitney U test; the confidence interval is at 1 - alpha.")
+    var alpha: Double = 0.05
+
+    @Option(
+        help: ArgumentHelp(
+            "Which metrics decide the exit status: 'all', or 'exact' for allocation counts only "
+                + "(timing changes are still printed; for CI on a shared machine).",
+            valueName: "all|exact"))
+    var gate: CompareOptions.Gate = .all
+
+    @Option(
+        help: ArgumentHelp(
+            "Output: 'table' (aligned text), 'markdown' (for pull requests) or 'csv' (for scripts; "
+                + "the summary then goes to standard error).",
+            valueName: "table|markdown|csv"))
+    var format: CompareOptions.Format = .table
+
+    public init() {}
+
+    public func run() throws {
+        let options = CompareOptions(threshold: threshold / 100, alpha: alpha, gate: gate, format: format)
+        let outcome = CompareTool.run(basePath: base, newPath: new, options: options)
+        if !outcome.output.isEmpty {
+            print(outcome.output, terminator: "")
+        }
+        if !outcome.diagnostics.isEmpty {
+            FileHandle.standardError.write(Data(outcome.diagnostics.utf8))
+        }
+        if outcome.status != .noRegression {
+            throw ExitCode(outcome.status.rawValue)
+        }
+    }
+}
+
+extension CompareOptions.Gate: @retroactive ExpressibleByArgument {}
+extension CompareOptions.Format: @retroactive ExpressibleByArgument {}
