@@ -76,5 +76,5 @@ public struct Compare: ParsableCommand {
     }
 }
 
-extension CompareOptions.Gate: @retroactive ExpressibleByArgument {}
-extension CompareOptions.Format: @retroactive ExpressibleByArgument {}
+extension CompareOptions.Gate: ExpressibleByArgument {}
+extension CompareOptions.Format: ExpressibleByArgument {}

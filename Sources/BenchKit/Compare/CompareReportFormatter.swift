@@ -174,7 +174,8 @@ public struct CompareReportFormatter: Sendable {
         text += "Exact metrics (allocs_*, bytes_*) are compared without a test: any increase is worse.\n"
         let noValues = report.count(of: .noValues)
         if noValues > 0 {
-            text += "\(noValues) series have values on one side only (empty values: not measured in that run).\n"
+            text += "\(noValues) series have no values on at least one side (empty value: not measured in that run, "
+                + "e.g. allocation counting unavailable).\n"
         }
         switch options.gate {
         case .all:
