@@ -234,7 +234,12 @@ public struct CompareReportFormatter: Sendable {
             let scaled = prefix == "k" ? number / 1e3 : number / scale
             return trimmed(scaled) + prefix
         }
-        return trimmed(number)
+        let text = trimmed(number)
+        // 9999.96 rounds to five digits: show it as 10k like every other value from 10 000 on.
+        if let rounded = Double(text), abs(rounded) >= 1e4 {
+            return trimmed(number / 1e3) + "k"
+        }
+        return text
     }
 
     /// Four significant digits, trailing zeros removed.
