@@ -38,9 +38,11 @@ public struct Compare: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Smallest change in % that counts: a significant change smaller than this is ~, not a regression.",
-            valueName: "percent"))
-    var threshold: Double = 5
+            "Smallest change in % that counts: a significant change smaller than this is ~, not a regression "
+                + "(default: 5). Written 5 or 5%. Allocation counts ignore it: any increase is a regression.",
+            valueName: "percent"),
+        transform: Compare.percentage)
+    var threshold: Double?
 
     @Option(help: "Significance level of the Mann-Whitney U test; the confidence interval is at 1 - alpha.")
     var alpha: Double = 0.05
@@ -62,7 +64,7 @@ public struct Compare: ParsableCommand {
     public init() {}
 
     public func run() throws {
-        let options = CompareOptions(threshold: threshold / 100, alpha: alpha, gate: gate, format: format)
+        let options = CompareOptions(threshold: (threshold ?? 5) / 100, alpha: alpha, gate: gate, format: format)
         let outcome = CompareTool.run(basePath: base, newPath: new, options: options)
         if !outcome.output.isEmpty {
             print(outcome.output, terminator: "")
@@ -73,6 +75,18 @@ public struct Compare: ParsableCommand {
         if outcome.status != .noRegression {
             throw ExitCode(outcome.status.rawValue)
         }
+    }
+
+    /// Reads `5` or `5%` as 5 (per cent).
+    static func percentage(_ argument: String) throws -> Double {
+        var text = argument.trimmingCharacters(in: .whitespaces)
+        if text.hasSuffix("%") {
+            text.removeLast()
+        }
+        guard let value = Double(text) else {
+            throw ValidationError("--threshold expects a percentage such as 5 or 5%, not '\(argument)'")
+        }
+        return value
     }
 }
 

@@ -108,3 +108,21 @@ final class CompareReportFormatTests: XCTestCase {
         XCTAssertEqual(CompareReportFormatter.percentage(0.05), "+5.0%")
     }
 }
+
+extension CompareReportFormatTests {
+    func testSummaryWarnsWhenAllocationSeriesOfTheBaseWentUnchecked() throws {
+        let base = [
+            FixtureSeries(metric: "allocs_per_element", unit: "allocs", allocator: "jemalloc", values: [2, 2]),
+            FixtureSeries(metric: "bytes_per_element", unit: "bytes", allocator: "jemalloc", values: [32, 32]),
+        ]
+        let new = [
+            FixtureSeries(metric: "allocs_per_element", unit: "allocs", allocator: "system", values: [nil, nil]),
+            FixtureSeries(metric: "bytes_per_element", unit: "bytes", allocator: "jemalloc", values: [nil, nil]),
+        ]
+        let outcome = try fixture.compare(base: base, new: new, options: CompareOptions(gate: .exact))
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertTrue(
+            outcome.output.contains("Warning: 2 allocation series of the base have no values in the new file"),
+            outcome.output)
+    }
+}

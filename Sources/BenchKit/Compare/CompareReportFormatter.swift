@@ -177,6 +177,14 @@ public struct CompareReportFormatter: Sendable {
             text += "\(noValues) series have no values on at least one side (empty value: not measured in that run, "
                 + "e.g. allocation counting unavailable).\n"
         }
+        let unchecked = report.comparisons.filter { comparison in
+            comparison.rule.isExact && !(comparison.baseValues ?? []).isEmpty
+                && (comparison.newValues ?? []).isEmpty
+        }
+        if !unchecked.isEmpty {
+            text += "Warning: \(unchecked.count) allocation series of the base have no values in the new file "
+                + "(removed, another allocator, or allocation counting unavailable): nothing checks them.\n"
+        }
         switch options.gate {
         case .all:
             text += "Gate: all metrics.\n"
