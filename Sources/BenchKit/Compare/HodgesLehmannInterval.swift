@@ -37,7 +37,7 @@ public struct HodgesLehmannInterval: Sendable, Equatable {
         let tail = (1 - confidence) / 2
         let k: Int
         if max(m, n) <= RankSumNullDistribution.maximumExactSampleSize {
-            let distribution = RankSumNullDistribution(m: m, n: n)
+            let distribution = RankSumNullDistribution.shared(m: m, n: n)
             var cumulative = 0.0
             var candidate = 0
             // Largest k with P(U ≤ k - 1) ≤ tail.

@@ -43,7 +43,7 @@ public struct MannWhitneyUTest: Sendable, Equatable {
         u = uFirst
         let product = Double(m * n)
         if !ranking.hasTies && max(m, n) <= RankSumNullDistribution.maximumExactSampleSize {
-            let distribution = RankSumNullDistribution(m: m, n: n)
+            let distribution = RankSumNullDistribution.shared(m: m, n: n)
             // U is an integer without ties; the distribution is symmetric about m·n/2.
             let smallerTail = Int(min(uFirst, product - uFirst).rounded())
             pValue = min(1, 2 * distribution.cumulativeProbability(atMost: smallerTail))

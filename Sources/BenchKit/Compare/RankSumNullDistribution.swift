@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The exact null distribution of the Mann-Whitney U statistic for two samples
 /// of sizes `m` and `n` without ties.
 ///
@@ -17,6 +19,27 @@ struct RankSumNullDistribution {
 
     /// `probabilities[u]` is `P(U = u)` for `u` in `0...m·n`.
     let probabilities: [Double]
+
+    private struct Sizes: Hashable {
+        let m: Int
+        let n: Int
+    }
+
+    /// Distributions already computed: a result file has the same repetition
+    /// counts in almost every series, so each size pair is computed once.
+    private static let computed = Mutex<[Sizes: RankSumNullDistribution]>([:])
+
+    /// The distribution for sizes `m` and `n`, computed at most once per process.
+    static func shared(m: Int, n: Int) -> RankSumNullDistribution {
+        let sizes = Sizes(m: m, n: n)
+        if let known = computed.withLock({ $0[sizes] }) {
+            return known
+        }
+        // Computed outside the lock; two threads racing both compute the same value.
+        let distribution = RankSumNullDistribution(m: m, n: n)
+        computed.withLock { $0[sizes] = distribution }
+        return distribution
+    }
 
     init(m: Int, n: Int) {
         precondition(m >= 0 && n >= 0, "sample sizes m and n must not be negative")
