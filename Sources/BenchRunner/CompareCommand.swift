@@ -15,14 +15,15 @@ public struct Compare: ParsableCommand {
             medians in %, a confidence interval of the change (Hodges-Lehmann, in % of the base \
             median), the p-value of a two-sided Mann-Whitney U test on the repetitions (as Go's \
             benchstat does) and a verdict: better, worse or ~ (no significant change). \
-            Throughput (*_per_s, depth, plain_recursion_limit) is better higher; times, \
-            latencies, drift and allocations are better lower.
+            Rates (*_per_s) and the trampoline depth are better higher; times, latencies, \
+            lateness, drift, skipped ticks and allocations are better lower; \
+            plain_recursion_limit describes the machine and is shown but not judged.
 
             When even non-overlapping repetitions could not reach --alpha (3 against 3 at 0.05), \
-            the verdict is "too few repetitions" instead of a guess. Allocation metrics \
-            (allocs_*, bytes_*) are exact: any increase is worse, no test is needed. Rows with an \
-            empty value (allocation counting unavailable) are skipped. Series in only one file \
-            are listed as added or removed.
+            the verdict is "too few repetitions" instead of a guess. Exact counts (allocs_*, \
+            bytes_*, depth) are compared without a test: any change in the bad direction is \
+            worse, whatever the threshold. Rows with an empty value (allocation counting \
+            unavailable) are skipped. Series in only one file are listed as added or removed.
 
             Exit status: 0 no regression; 1 at least one regression (a gated "worse"); \
             2 unusable input (missing file, not a CSV, missing columns, a non-numeric value: \
@@ -49,8 +50,8 @@ public struct Compare: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Which metrics decide the exit status: 'all', or 'exact' for allocation counts only "
-                + "(timing changes are still printed; for CI on a shared machine).",
+            "Which metrics decide the exit status: 'all', or 'exact' for the exact counts only "
+                + "(allocations, depth; timing changes are still printed): for CI on a shared machine.",
             valueName: "all|exact"))
     var gate: CompareOptions.Gate = .all
 

@@ -122,7 +122,7 @@ extension CompareReportFormatTests {
         let outcome = try fixture.compare(base: base, new: new, options: CompareOptions(gate: .exact))
         XCTAssertEqual(outcome.status, .noRegression)
         XCTAssertTrue(
-            outcome.output.contains("Warning: 2 allocation series of the base have no values in the new file"),
+            outcome.output.contains("Warning: 2 exact-count series of the base have no values in the new file"),
             outcome.output)
     }
 }

@@ -96,11 +96,12 @@ final class CompareStatisticsTests: XCTestCase {
     }
 
     func testMetricDirectionRule() {
-        let higher = ["elements_per_s", "depth", "plain_recursion_limit", "ticks_per_s"]
+        let higher = ["elements_per_s", "depth", "ticks_per_s"]
         let lower = [
-            "ns_per_element", "p50_ns", "p99_ns", "p999_ns", "max_ns", "ns_per_schedule", "stack_growth_bytes",
-            "lateness_p50_us", "lateness_p99_us", "lateness_max_us", "final_drift_us", "skipped_ticks",
-            "allocs_per_element", "bytes_per_element", "allocs_per_schedule", "unknown_metric",
+            "ns_per_element", "latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns",
+            "p99_ns", "ns_per_schedule", "stack_growth_bytes", "lateness_p50_us", "lateness_p99_us",
+            "lateness_max_us", "final_drift_us", "skipped_ticks", "allocs_per_element", "bytes_per_element",
+            "allocs_per_schedule", "bytes_per_schedule", "unknown_metric",
         ]
         for metric in higher {
             XCTAssertEqual(MetricComparisonRule(metric: metric).preference, .higherIsBetter, metric)
@@ -108,13 +109,16 @@ final class CompareStatisticsTests: XCTestCase {
         for metric in lower {
             XCTAssertEqual(MetricComparisonRule(metric: metric).preference, .lowerIsBetter, metric)
         }
+        for metric in ["plain_recursion_limit", "lateness_at_tick_us"] {
+            XCTAssertEqual(MetricComparisonRule(metric: metric).preference, .informational, metric)
+        }
     }
 
-    func testOnlyAllocationMetricsAreExact() {
-        for metric in ["allocs_per_element", "bytes_per_element", "allocs_per_schedule"] {
+    func testAllocationCountsAndDepthAreExactButMeasurementsAreNot() {
+        for metric in ["allocs_per_element", "bytes_per_element", "allocs_per_schedule", "allocs_per_tick", "depth"] {
             XCTAssertTrue(MetricComparisonRule(metric: metric).isExact, metric)
         }
-        for metric in ["stack_growth_bytes", "elements_per_s", "skipped_ticks", "depth"] {
+        for metric in ["stack_growth_bytes", "elements_per_s", "skipped_ticks", "ns_per_element"] {
             XCTAssertFalse(MetricComparisonRule(metric: metric).isExact, metric)
         }
     }

@@ -101,12 +101,12 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(reversed.status, .noRegression)
     }
 
-    func testThroughputRiseIsBetterButTimeRiseIsWorseForTheSameShift() throws {
+    func testSameRiseIsBetterForRatesWorseForCostsAndNotJudgedForMachineFacts() throws {
         var generator = SeededGenerator(seed: 6)
         let low = CompareFixture.noisy(around: 100, spread: 0.1, count: 6, using: &generator)
         let high = CompareFixture.noisy(around: 150, spread: 0.1, count: 6, using: &generator)
         for (metric, expected) in [
-            ("elements_per_s", CompareVerdict.better), ("depth", .better), ("plain_recursion_limit", .better),
+            ("elements_per_s", CompareVerdict.better), ("depth", .better), ("plain_recursion_limit", .informational),
             ("ns_per_element", .worse), ("lateness_p99_us", .worse), ("final_drift_us", .worse),
             ("stack_growth_bytes", .worse), ("some_future_rate_per_s", .better),
         ] {
@@ -114,6 +114,25 @@ final class CompareVerdictTests: XCTestCase {
                 base: [FixtureSeries(metric: metric, values: low)], new: [FixtureSeries(metric: metric, values: high)])
             XCTAssertEqual(only(outcome)?.verdict, expected, metric)
         }
+    }
+
+    func testDepthDecreaseIsARegressionWithoutATest() throws {
+        let outcome = try fixture.compare(
+            base: [FixtureSeries(benchmark: "trampoline", metric: "depth", values: [1_000_000])],
+            new: [FixtureSeries(benchmark: "trampoline", metric: "depth", values: [999_999])])
+        XCTAssertEqual(only(outcome)?.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression)
+    }
+
+    func testInformationalMetricIsShownButNeverARegression() throws {
+        let outcome = try fixture.compare(
+            base: [FixtureSeries(metric: "plain_recursion_limit", values: [90_000, 91_000, 90_500, 90_800])],
+            new: [FixtureSeries(metric: "plain_recursion_limit", values: [10_000, 11_000, 10_500, 10_800])])
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.verdict, .informational)
+        XCTAssertNotNil(comparison.change)
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertTrue(outcome.output.contains("not judged"))
     }
 
     func testThreeRepetitionsEachAreTooFewForAVerdictAtAlphaFivePercent() throws {

@@ -171,7 +171,8 @@ public struct CompareReportFormatter: Sendable {
         text += "change: of the medians. A significant change under the threshold of "
         text += "\(Self.plainNumber(options.threshold * 100))% is ~. "
         text += "Too few repetitions: even non-overlapping samples could not reach alpha.\n"
-        text += "Exact metrics (allocs_*, bytes_*) are compared without a test: any increase is worse.\n"
+        text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
+        text += "any change in the bad direction is worse, whatever the threshold.\n"
         let noValues = report.count(of: .noValues)
         if noValues > 0 {
             text += "\(noValues) series have no values on at least one side (empty value: not measured in that run, "
@@ -182,7 +183,7 @@ public struct CompareReportFormatter: Sendable {
                 && (comparison.newValues ?? []).isEmpty
         }
         if !unchecked.isEmpty {
-            text += "Warning: \(unchecked.count) allocation series of the base have no values in the new file "
+            text += "Warning: \(unchecked.count) exact-count series of the base have no values in the new file "
                 + "(removed, another allocator, or allocation counting unavailable): nothing checks them.\n"
         }
         switch options.gate {

@@ -17,4 +17,6 @@ public enum CompareVerdict: String, Sendable, CaseIterable {
     case removed
     /// In both files, but one side has only empty values (not measured in that run).
     case noValues = "no values"
+    /// A metric that describes the machine rather than the code: shown, never judged.
+    case informational = "not judged"
 }

@@ -8,7 +8,9 @@
 ///   `p < alpha` and `|change| ≥ threshold`, in the metric's direction; `~`
 ///   otherwise; `too few repetitions` if no outcome could reach alpha.
 /// - Exact metrics (``MetricComparisonRule/isExact``): medians only, no test;
-///   any increase is `worse`, any decrease `better`, whatever the threshold.
+///   any change in the bad direction is `worse`, in the good one `better`,
+///   whatever the threshold.
+/// - Informational metrics: medians and change only, verdict `not judged`.
 public struct SeriesComparison: Sendable {
     public let key: ResultSeriesKey
     public let unit: String
@@ -66,6 +68,13 @@ public struct SeriesComparison: Sendable {
         let change: Double? =
             if scale > 0 { (newMedian - baseMedian) / scale } else if newMedian == baseMedian { 0 } else { nil }
         self.change = change
+
+        if rule.preference == .informational {
+            interval = nil
+            test = nil
+            verdict = .informational
+            return
+        }
 
         if rule.isExact {
             interval = nil
