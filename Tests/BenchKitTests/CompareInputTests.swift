@@ -113,6 +113,15 @@ final class CompareInputTests: XCTestCase {
         try assertUnusable(text, named: "units.csv", mentions: "units.csv:3: unit \"ops/s\"")
     }
 
+    func testUnitsThatDifferBetweenTheFilesGiveStatusTwo() throws {
+        let basePath = try fixture.writeResults([FixtureSeries(unit: "ns", values: [1, 2])], to: "base.csv")
+        let newPath = try fixture.writeResults([FixtureSeries(unit: "us", values: [1, 2])], to: "new.csv")
+        let outcome = CompareTool.run(basePath: basePath, newPath: newPath, options: CompareOptions())
+        XCTAssertEqual(outcome.status, .unusableInput)
+        XCTAssertTrue(outcome.diagnostics.contains("new.csv:2: unit \"us\""), outcome.diagnostics)
+        XCTAssertTrue(outcome.diagnostics.contains("base.csv line 2"), outcome.diagnostics)
+    }
+
     func testOptionsOutOfRangeGiveStatusTwo() {
         for options in [CompareOptions(threshold: -0.01), CompareOptions(alpha: 0), CompareOptions(alpha: 1)] {
             let outcome = CompareTool.run(basePath: goodPath, newPath: goodPath, options: options)

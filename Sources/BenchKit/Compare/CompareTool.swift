@@ -13,16 +13,15 @@ public enum CompareTool {
             return CompareOutcome(
                 status: .unusableInput, output: "", diagnostics: "error: \(problem)\n", report: nil)
         }
-        let base: ResultFile
-        let new: ResultFile
+        let report: ComparisonReport
         do {
-            base = try ResultFile.load(path: basePath)
-            new = try ResultFile.load(path: newPath)
+            let base = try ResultFile.load(path: basePath)
+            let new = try ResultFile.load(path: newPath)
+            report = try ComparisonReport(base: base, new: new, options: options)
         } catch {
             return CompareOutcome(
                 status: .unusableInput, output: "", diagnostics: "error: \(error)\n", report: nil)
         }
-        let report = ComparisonReport(base: base, new: new, options: options)
         let formatter = CompareReportFormatter(report: report)
         let output: String
         var diagnostics = ""

@@ -7,7 +7,10 @@ public struct ComparisonReport: Sendable {
     /// Series of the base file in its order, then series only in the new file in theirs.
     public let comparisons: [SeriesComparison]
 
-    public init(base: ResultFile, new: ResultFile, options: CompareOptions) {
+    /// Pairs the series of `base` and `new`. Throws when a pair's units
+    /// differ: comparing nanoseconds with microseconds would be a silent wrong
+    /// answer (DESIGN.md guarantee 9).
+    public init(base: ResultFile, new: ResultFile, options: CompareOptions) throws(CompareInputError) {
         basePath = base.path
         newPath = new.path
         self.options = options
@@ -19,6 +22,12 @@ public struct ComparisonReport: Sendable {
         var comparisons: [SeriesComparison] = []
         for series in base.series {
             baseKeys.insert(series.key)
+            if let counterpart = newByKey[series.key], counterpart.unit != series.unit {
+                throw CompareInputError(
+                    file: new.path, line: counterpart.firstLine,
+                    message: "unit \"\(counterpart.unit)\" of \(series.key) differs from \"\(series.unit)\" "
+                        + "in \(base.path) line \(series.firstLine)")
+            }
             comparisons.append(SeriesComparison(base: series, new: newByKey[series.key], options: options))
         }
         for series in new.series where !baseKeys.contains(series.key) {

@@ -10,7 +10,8 @@ import Foundation
 /// exact two-sided U test rejects at `1 - confidence`, and it needs no random
 /// numbers, so the output is deterministic. For more than
 /// ``RankSumNullDistribution/maximumExactSampleSize`` values per side `k`
-/// comes from the normal approximation of U.
+/// comes from the normal approximation of U. With tied values (small integer
+/// counts) the coverage is approximate, as it is for the test.
 public struct HodgesLehmannInterval: Sendable, Equatable {
     /// Lower bound of the shift (second minus first).
     public let lower: Double
