@@ -1,1 +1,75 @@
-// Fixed-rate emulation of periodic scheduling: see the virtual-time work.
+extension Scheduler {
+    /// Runs `action` first after `startAfter`, then every `period`, by
+    /// emulation: the default for every scheduler without a native timer.
+    /// Same as `schedulePeriodicEmulated(_:startAfter:period:missedTicks:action:)`
+    /// with `missedTicks: .skip`; see there for timing and disposal.
+    ///
+    /// - Precondition: `period` is positive and finite; a zero, negative or
+    ///   `.never` period stops the program with a message naming `period`.
+    public func schedulePeriodic<StateType>(
+        _ state: StateType,
+        startAfter: RxTimeInterval,
+        period: RxTimeInterval,
+        action: @escaping (StateType) -> StateType
+    ) -> Disposable {
+        schedulePeriodicEmulated(state, startAfter: startAfter, period: period, action: action)
+    }
+
+    /// Runs `action` periodically by recursive relative scheduling, at a fixed
+    /// rate on this scheduler's monotonic clock, even on a scheduler that has
+    /// a native periodic timer (so the two can be compared).
+    ///
+    /// Timing: tick `k` (from 0) is due at `start + k·period`, where `start`
+    /// is `monotonicNanoseconds` at the call plus `startAfter`. When a tick
+    /// returns, the next one is scheduled with `scheduleRelative` for its due
+    /// time minus the current time, so a late tick never delays the ones after
+    /// it: lateness does not accumulate into drift. When a tick returns after
+    /// later due times have already passed, `missedTicks` decides: `.catchUp`
+    /// runs the missed ticks at once, back to back; `.skip` (the default)
+    /// drops them and counts them in `skippedTicks`. A due time equal to the
+    /// current time is not missed: that tick runs at once, under either policy.
+    ///
+    /// Each run receives the state the previous run returned. Ticks never
+    /// overlap: the next tick is scheduled only after the current one returns.
+    ///
+    /// Disposal (DESIGN.md guarantee 6): once `dispose()` returns, no tick
+    /// starts; a tick running meanwhile completes. Disposing releases the
+    /// action and the state (guarantee 8).
+    ///
+    /// A negative `startAfter` counts as zero; `.never` means no tick ever runs.
+    ///
+    /// - Precondition: `period` is positive and finite; a zero, negative or
+    ///   `.never` period stops the program with a message naming `period`.
+    public func schedulePeriodicEmulated<StateType>(
+        _ state: StateType,
+        startAfter: RxTimeInterval,
+        period: RxTimeInterval,
+        missedTicks: MissedTickPolicy = .skip,
+        action: @escaping (StateType) -> StateType
+    ) -> PeriodicDisposable {
+        let periodNanoseconds = period.validatedPeriodNanoseconds(argument: "period")
+        let startDelay = startAfter.dueNanoseconds
+        let now = Int64(clamping: monotonicNanoseconds)
+        let job = EmulatedPeriodicJob(
+            scheduler: self,
+            state: state,
+            startNanoseconds: now.addingSaturating(startDelay ?? 0),
+            periodNanoseconds: periodNanoseconds,
+            missedTicks: missedTicks,
+            action: action
+        )
+        if let startDelay {
+            job.scheduleTick(0, delayNanoseconds: startDelay)
+        }
+        return job
+    }
+}
+
+extension Int64 {
+    /// `self + other`, clamped to `Int64.max` / `Int64.min` instead of trapping.
+    func addingSaturating(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        guard overflow else { return sum }
+        return other > 0 ? .max : .min
+    }
+}

@@ -1,0 +1,95 @@
+import Dispatch
+import Foundation
+
+/// Runs work on a dispatch queue, concurrently if the queue is concurrent:
+/// suited to background work. A serial queue works too; it just runs one
+/// action at a time.
+///
+/// Not a `SerialScheduler`: `observe(on:)` takes the generic path, which
+/// keeps an observer from being called concurrently with itself.
+///
+/// - `schedule` enqueues with `DispatchQueue.async`, never inline.
+/// - `scheduleRelative` arms a one-shot `DispatchSourceTimer` on the queue; a
+///   negative due time is due at once, `.never` never runs.
+/// - `schedulePeriodic` is native (a repeating `DispatchSourceTimer`), fixed
+///   rate; ticks of one job never overlap even on a concurrent queue, because
+///   a dispatch source runs its handler serially.
+/// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
+///
+/// Guarantees (DESIGN.md): 5 (disposed before it starts, an action never
+/// runs; disposed while running, it finishes and is not run again) and 6 (no
+/// periodic tick starts after `dispose()` returns; ticks never overlap).
+///
+/// Teardown (guarantee 9): the scheduler retains its queue. Work scheduled on
+/// a suspended queue waits until the queue is resumed; disposing it
+/// meanwhile means it never runs.
+///
+/// Leeway: timers get `leeway`, by default zero.
+public class ConcurrentDispatchQueueScheduler: PeriodicScheduler, @unchecked Sendable {
+    let configuration: DispatchQueueConfiguration
+
+    /// The scheduler's notion of now: the wall clock. Due times do not use it.
+    public var now: Date {
+        Date()
+    }
+
+    /// Creates a scheduler running work on `queue`.
+    ///
+    /// - Parameters:
+    ///   - queue: The queue, concurrent or serial, that runs the work.
+    ///   - leeway: Timer leeway, zero by default.
+    public init(queue: DispatchQueue, leeway: DispatchTimeInterval = .nanoseconds(0)) {
+        configuration = DispatchQueueConfiguration(queue: queue, leeway: leeway)
+    }
+
+    /// Creates a scheduler on a new concurrent queue of quality of service `qos`.
+    ///
+    /// - Parameters:
+    ///   - qos: The quality of service of the queue created.
+    ///   - leeway: Timer leeway, zero by default.
+    public convenience init(qos: DispatchQoS, leeway: DispatchTimeInterval = .nanoseconds(0)) {
+        self.init(
+            queue: DispatchQueue(label: "rxswift.queue.\(qos.qosClass)", qos: qos, attributes: [.concurrent]),
+            leeway: leeway
+        )
+    }
+
+    /// Enqueues `action` on the queue with `async`.
+    ///
+    /// - Returns: A disposable; disposing it before the action starts means
+    ///   it never runs (DESIGN.md guarantee 5).
+    public func schedule<StateType>(
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        configuration.schedule(state, action: action)
+    }
+
+    /// Runs `action` on the queue once `dueTime` has passed.
+    ///
+    /// A negative `dueTime` is due at once; `.never` never runs. Disposing
+    /// before the due time cancels the timer and releases the action at once.
+    public func scheduleRelative<StateType>(
+        _ state: StateType,
+        dueTime: RxTimeInterval,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        configuration.scheduleRelative(state, dueTime: dueTime, action: action)
+    }
+
+    /// Runs `action` on the queue first after `startAfter`, then every
+    /// `period`, at a fixed rate, natively on a repeating dispatch timer.
+    ///
+    /// - Returns: A `PeriodicDisposable` (cast to read `skippedTicks`). No tick
+    ///   starts after `dispose()` returns; ticks never overlap (guarantee 6).
+    /// - Precondition: `period` is positive and finite; zero, negative or
+    ///   `.never` stops the program with a message naming `period`.
+    public func schedulePeriodic<StateType>(
+        _ state: StateType,
+        startAfter: RxTimeInterval,
+        period: RxTimeInterval,
+        action: @escaping (StateType) -> StateType
+    ) -> Disposable {
+        configuration.schedulePeriodic(state, startAfter: startAfter, period: period, action: action)
+    }
+}

@@ -1,0 +1,226 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Native periodic work on a repeating `DispatchSourceTimer`: the disposable
+/// returned by the dispatch schedulers' `schedulePeriodic`.
+///
+/// - Fixed rate: libdispatch arms a repeating timer for `start + k * period`,
+///   so a late tick does not push the later ones back.
+/// - Ticks of one job never overlap (DESIGN.md guarantee 6), even on a
+///   concurrent queue: the timer's handler is serial, and a tick handed to an
+///   `OperationQueue` keeps the job in `ticking` until it has finished; a fire
+///   that comes due meanwhile is skipped.
+/// - No tick starts after `dispose()` returns (guarantee 6): each tick checks,
+///   under the lock, that the job is not disposed before it takes the state.
+///   A tick already running when `dispose()` is called completes; its result
+///   is dropped.
+/// - `skippedTicks` counts the ticks that did not run: fires the dispatch
+///   timer merged into one handler call (`data - 1` each time), plus fires
+///   that came while the previous tick was still running.
+final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sendable {
+    /// Where a tick's action runs.
+    enum TickExecution {
+        /// On the timer's own (target) queue, inside the timer's handler.
+        case onTimerQueue
+        /// As an operation on an operation queue, with this priority.
+        case operationQueue(OperationQueue, Operation.QueuePriority)
+    }
+
+    private enum Phase {
+        /// Between ticks: the state the next tick receives.
+        case waiting(StateType)
+        /// A tick has taken the state and is running the action.
+        case ticking
+        /// Disposed: no tick starts any more.
+        case disposed
+    }
+
+    private let lock = Lock()
+    private var phase: Phase
+    private var action: ((StateType) -> StateType)?
+    private var skipped = 0
+    private let timer: DispatchSourceTimer
+
+    /// Creates and starts the job.
+    ///
+    /// - Parameters:
+    ///   - timerQueue: The queue the timer fires on (for `.onTimerQueue`, the queue the action runs on).
+    ///   - startAfter: Nanoseconds to the first tick (already clamped to zero), or `nil` for never.
+    ///   - periodNanoseconds: The validated, positive period.
+    init(
+        state: StateType,
+        timerQueue: DispatchQueue,
+        startAfter: Int64?,
+        periodNanoseconds: Int64,
+        leeway: DispatchTimeInterval,
+        execution: TickExecution,
+        action: @escaping (StateType) -> StateType
+    ) {
+        phase = .waiting(state)
+        self.action = action
+        timer = DispatchSource.makeTimerSource(queue: timerQueue)
+        // TIMER-SLACK: the kernel delays every timed wakeup of a thread by its
+        // timer slack, 50 µs by default on Linux (prctl PR_SET_TIMERSLACK),
+        // on top of `leeway`. Lowering it for the threads that serve these
+        // timers is left for the performance work; it changes lateness only,
+        // never the fixed-rate schedule.
+        let deadline: DispatchTime = startAfter.map { .now() + .nanoseconds(Int($0)) } ?? .distantFuture
+        timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(periodNanoseconds)), leeway: leeway)
+        // The handler holds the job until `dispose()` cancels the timer, which
+        // releases the handler: the cycle lasts exactly as long as the job.
+        switch execution {
+        case .onTimerQueue:
+            timer.setEventHandler { [self] in
+                fireOnTimerQueue()
+            }
+        case .operationQueue(let queue, let priority):
+            timer.setEventHandler { [self] in
+                fireOnOperationQueue(queue, priority: priority)
+            }
+        }
+        timer.activate()
+    }
+
+    var skippedTicks: Int {
+        lock.withLock { skipped }
+    }
+
+    var isDisposed: Bool {
+        lock.withLock {
+            if case .disposed = phase { return true }
+            return false
+        }
+    }
+
+    /// Stops the job: no tick starts after this returns.
+    func dispose() {
+        let released: (StateType?, ((StateType) -> StateType)?)? = lock.withLock {
+            let state: StateType?
+            switch phase {
+            case .disposed:
+                return nil
+            case .waiting(let waiting):
+                state = waiting
+            case .ticking:
+                state = nil
+            }
+            phase = .disposed
+            let action = self.action
+            self.action = nil
+            return (state, action)
+        }
+        guard released != nil else { return }
+        timer.cancel()
+        // `released` drops the state and the action here, outside the lock:
+        // their deinitialisers may call back into this job.
+    }
+
+    // MARK: - Ticks
+
+    private func fireOnTimerQueue() {
+        guard let (state, action) = beginTick(fires: Int(clamping: timer.data)) else { return }
+        finishTick(with: action(state))
+    }
+
+    private func fireOnOperationQueue(_ queue: OperationQueue, priority: Operation.QueuePriority) {
+        guard let (state, action) = beginTick(fires: Int(clamping: timer.data)) else { return }
+        let operation = PeriodicTickOperation(job: self, state: state, action: action)
+        operation.queuePriority = priority
+        queue.addOperation(operation)
+    }
+
+    /// Takes the state for a tick, or says why there is none: disposed, or
+    /// the previous tick still running (then this fire is skipped).
+    private func beginTick(fires: Int) -> (StateType, (StateType) -> StateType)? {
+        lock.withLock {
+            skipped += max(0, fires - 1)
+            switch phase {
+            case .waiting(let state):
+                guard let action else { return nil }
+                phase = .ticking
+                return (state, action)
+            case .ticking:
+                skipped += 1
+                return nil
+            case .disposed:
+                return nil
+            }
+        }
+    }
+
+    /// Whether a tick handed to an operation queue may still start: `false`
+    /// once the job is disposed.
+    fileprivate func tickMayStart() -> Bool {
+        lock.withLock {
+            if case .ticking = phase { return true }
+            return false
+        }
+    }
+
+    /// Stores the state for the next tick; after `dispose()` it is dropped.
+    fileprivate func finishTick(with state: StateType) {
+        let dropped: StateType? = lock.withLock {
+            guard case .ticking = phase else { return state }
+            phase = .waiting(state)
+            return nil
+        }
+        _ = dropped
+    }
+
+    /// A tick that never ran (its operation was cancelled): the state is kept
+    /// for the next tick and the tick counts as skipped.
+    fileprivate func abandonTick(keeping state: StateType) {
+        let dropped: StateType? = lock.withLock {
+            guard case .ticking = phase else { return state }
+            skipped += 1
+            phase = .waiting(state)
+            return nil
+        }
+        _ = dropped
+    }
+}
+
+/// One tick of a periodic job handed to an `OperationQueue`.
+///
+/// Exactly one of `main()` and `cancel()` settles the tick: the action runs
+/// and its result becomes the next state, or (cancelled before it started,
+/// for example by `cancelAllOperations()`) the tick is abandoned and counted
+/// as skipped, the job going on with the same state.
+private final class PeriodicTickOperation<StateType>: Operation, @unchecked Sendable {
+    private let settled = Atomic<Bool>(false)
+    // Read only by whichever of main()/cancel() wins `settled`.
+    private var job: DispatchPeriodicTimer<StateType>?
+    private var state: StateType?
+    private var action: ((StateType) -> StateType)?
+
+    init(job: DispatchPeriodicTimer<StateType>, state: StateType, action: @escaping (StateType) -> StateType) {
+        self.job = job
+        self.state = state
+        self.action = action
+    }
+
+    override func main() {
+        guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let job = self.job.unsafelyUnwrapped
+        let state = self.state.unsafelyUnwrapped
+        let action = self.action.unsafelyUnwrapped
+        self.job = nil
+        self.state = nil
+        self.action = nil
+        // Queued before `dispose()`, started after it: must not start.
+        guard job.tickMayStart() else { return }
+        job.finishTick(with: action(state))
+    }
+
+    override func cancel() {
+        super.cancel()
+        guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let job = self.job.unsafelyUnwrapped
+        let state = self.state.unsafelyUnwrapped
+        self.job = nil
+        self.state = nil
+        self.action = nil
+        job.abandonTick(keeping: state)
+    }
+}

@@ -1,0 +1,80 @@
+import Dispatch
+import Synchronization
+
+/// One action handed to a dispatch queue, and the disposable returned for it.
+///
+/// Keeps DESIGN.md guarantee 5: disposed before it starts, the action never
+/// runs; disposed while it runs, it finishes, is not run again, and what it
+/// returned is disposed as soon as it returns; disposed after it finished,
+/// what it returned is disposed at once.
+///
+/// A relative item owns the one-shot timer that will run it. Disposing the
+/// item before it is due cancels that timer, which releases the timer's
+/// handler and with it the item, its state and its action at once instead of
+/// at the due time (DESIGN.md guarantee 8).
+final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
+    private enum Phase: Int {
+        case pending, running, finished, disposed
+    }
+
+    private let phase = Atomic<Int>(Phase.pending.rawValue)
+    // Read and cleared only by the thread that runs the item (or drops it).
+    private var state: StateType?
+    private var action: ((StateType) -> Disposable)?
+    // Written by the running thread before it publishes `.finished`; read
+    // afterwards only by the single `dispose()` that sees `.finished`.
+    private var result: Disposable?
+    private let timer: DispatchSourceTimer?
+
+    init(state: StateType, action: @escaping (StateType) -> Disposable, timer: DispatchSourceTimer? = nil) {
+        self.state = state
+        self.action = action
+        self.timer = timer
+    }
+
+    var isDisposed: Bool {
+        phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+    }
+
+    /// Runs the action unless the item was disposed. Called once, on the queue.
+    func run() {
+        // A relative item's timer is one-shot: cancelling it releases its
+        // handler, which breaks the timer -> handler -> item -> timer cycle.
+        timer?.cancel()
+        guard phase.compareExchange(
+            expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged else {
+            state = nil
+            action = nil
+            return
+        }
+        let disposable = action.unsafelyUnwrapped(state.unsafelyUnwrapped)
+        state = nil
+        action = nil
+        result = disposable
+        let published = phase.compareExchange(
+            expected: Phase.running.rawValue, desired: Phase.finished.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged
+        if !published {
+            // Disposed while running: the action finished; now dispose what it returned.
+            result = nil
+            disposable.dispose()
+        }
+    }
+
+    func dispose() {
+        let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
+        switch previous {
+        case Phase.pending.rawValue:
+            timer?.cancel()
+        case Phase.finished.rawValue:
+            let disposable = result
+            result = nil
+            disposable?.dispose()
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,188 @@
+/// The state machine behind `schedulePeriodicEmulated`: one fixed-rate
+/// periodic job, run by recursive relative scheduling.
+///
+/// Tick `k` is due at `start + k·period` on the scheduler's monotonic clock.
+/// The lock guards `phase`, the action, the state and the skipped count; the
+/// action runs outside it. Transitions:
+///
+/// - `waiting(k)` → `ticking(k)`: the scheduled tick starts (`beginTick`);
+/// - `ticking(k)` → `waiting(k')`: the tick returned; tick `k'` is scheduled,
+///   or, when it is already due, starts at once through `beginTick` again;
+/// - any → `disposed`: `dispose()`; a running tick completes, none starts.
+final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDisposable,
+    @unchecked Sendable
+{
+    private enum Phase {
+        /// Tick `tick` is due; `pending` is its scheduled action, once
+        /// `scheduleRelative` has returned it.
+        case waiting(tick: Int64, pending: Disposable?)
+        /// Tick `tick` is running.
+        case ticking(tick: Int64)
+        /// Disposed: no tick starts any more.
+        case disposed
+    }
+
+    /// Whether a tick may start, with what it needs to run.
+    private enum TickStart {
+        case run(tick: Int64, action: (State) -> State, state: State)
+        case disposed
+    }
+
+    /// What follows a tick whose action has returned.
+    private enum NextStep {
+        /// Disposed during the tick.
+        case stop
+        /// The next tick is due now (or missed, under `.catchUp`): run it at once.
+        case runNow
+        /// The next tick is due in `delayNanoseconds`.
+        case schedule(tick: Int64, delayNanoseconds: Int64)
+    }
+
+    private let scheduler: SchedulerKind
+    private let startNanoseconds: Int64
+    private let periodNanoseconds: Int64
+    private let missedTicks: MissedTickPolicy
+    private let lock = Lock()
+    // Guarded by `lock`.
+    private var phase = Phase.waiting(tick: 0, pending: nil)
+    private var action: ((State) -> State)?
+    private var state: State?
+    private var skipped = 0
+
+    init(
+        scheduler: SchedulerKind,
+        state: State,
+        startNanoseconds: Int64,
+        periodNanoseconds: Int64,
+        missedTicks: MissedTickPolicy,
+        action: @escaping (State) -> State
+    ) {
+        self.scheduler = scheduler
+        self.state = state
+        self.startNanoseconds = startNanoseconds
+        self.periodNanoseconds = periodNanoseconds
+        self.missedTicks = missedTicks
+        self.action = action
+    }
+
+    var isDisposed: Bool {
+        lock.withLock {
+            if case .disposed = phase { return true }
+            return false
+        }
+    }
+
+    var skippedTicks: Int {
+        lock.withLock { skipped }
+    }
+
+    func dispose() {
+        let released: (pending: Disposable?, action: ((State) -> State)?, state: State?) =
+            lock.withLock {
+                let pending: Disposable?
+                switch phase {
+                case .disposed:
+                    return (nil, nil, nil)
+                case .waiting(_, let scheduled):
+                    pending = scheduled
+                case .ticking:
+                    pending = nil
+                }
+                phase = .disposed
+                let released = (pending, action, state)
+                action = nil
+                state = nil
+                return released
+            }
+        // The action and state die here, outside the lock: their deinit may run arbitrary code.
+        released.pending?.dispose()
+    }
+
+    /// Schedules tick `tick` to run after `delayNanoseconds`. Called while
+    /// `phase` is `waiting(tick, nil)` or, for the first tick, from the start.
+    func scheduleTick(_ tick: Int64, delayNanoseconds: Int64) {
+        let pending = scheduler.scheduleRelative(self, dueTime: .nanoseconds(Int(delayNanoseconds))) { job in
+            job.runTicks()
+            return Disposables.create()
+        }
+        let disposedMeanwhile: Bool = lock.withLock {
+            switch phase {
+            case .waiting(let waitingTick, nil) where waitingTick == tick:
+                phase = .waiting(tick: tick, pending: pending)
+                return false
+            case .disposed:
+                return true
+            case .waiting, .ticking:
+                // The tick already started (on another thread): `pending` is spent.
+                return false
+            }
+        }
+        if disposedMeanwhile {
+            pending.dispose()
+        }
+    }
+
+    /// The scheduled action: runs the due tick, then at once any tick that is
+    /// due now or missed (under `.catchUp`), then schedules the next one.
+    private func runTicks() {
+        while case .run(let tick, let action, let state) = beginTick() {
+            let newState = action(state)
+            switch finishTick(tick, newState: newState) {
+            case .stop:
+                return
+            case .runNow:
+                continue
+            case .schedule(let nextTick, let delayNanoseconds):
+                scheduleTick(nextTick, delayNanoseconds: delayNanoseconds)
+                return
+            }
+        }
+    }
+
+    /// `waiting(k)` → `ticking(k)`, handing out the action and state, or `.disposed`
+    /// once disposed. Checked under the lock at the start of every tick, so no
+    /// tick starts after `dispose()` has returned.
+    private func beginTick() -> TickStart {
+        lock.withLock {
+            guard case .waiting(let tick, _) = phase, let action, let state else { return .disposed }
+            phase = .ticking(tick: tick)
+            return .run(tick: tick, action: action, state: state)
+        }
+    }
+
+    /// After tick `tick` returned `newState`: `ticking(k)` → `waiting(k')`,
+    /// saying whether tick `k'` runs at once or must be scheduled.
+    private func finishTick(_ tick: Int64, newState: State) -> NextStep {
+        let now = Int64(clamping: scheduler.monotonicNanoseconds)
+        var next = tick + 1
+        var missed = 0
+        if dueNanoseconds(of: next) < now, missedTicks == .skip {
+            let firstNotPassed = firstTick(dueAtOrAfter: now)
+            missed = Int(clamping: firstNotPassed - next)
+            next = firstNotPassed
+        }
+        let delay = dueNanoseconds(of: next) - now
+        let stillActive: Bool = lock.withLock {
+            guard case .ticking = phase else { return false }
+            state = newState
+            skipped += missed
+            phase = .waiting(tick: next, pending: nil)
+            return true
+        }
+        guard stillActive else { return .stop }
+        return delay <= 0 ? .runNow : .schedule(tick: next, delayNanoseconds: delay)
+    }
+
+    /// `start + tick·period`, saturating.
+    private func dueNanoseconds(of tick: Int64) -> Int64 {
+        let (offset, overflow) = tick.multipliedReportingOverflow(by: periodNanoseconds)
+        return overflow ? .max : startNanoseconds.addingSaturating(offset)
+    }
+
+    /// The first tick whose due time is not before `time` (`time` ≥ start).
+    private func firstTick(dueAtOrAfter time: Int64) -> Int64 {
+        let elapsed = time - startNanoseconds
+        let (whole, remainder) = elapsed.quotientAndRemainder(dividingBy: periodNanoseconds)
+        return remainder == 0 ? whole : whole + 1
+    }
+}

@@ -1,0 +1,83 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One action of an `OperationQueueScheduler`: the operation added to the
+/// queue and the disposable returned for it.
+///
+/// Keeps DESIGN.md guarantee 5 like `DispatchScheduledItem`: disposed before
+/// it starts, the action never runs (and the operation is cancelled, so the
+/// queue drops it); disposed while running, it finishes, is not run again,
+/// and what it returned is disposed. Cancelled by the queue
+/// (`cancelAllOperations()`) before it started, it counts as disposed.
+final class OperationQueueScheduledAction<StateType>: Operation, Cancelable, @unchecked Sendable {
+    private enum Phase: Int {
+        case pending, running, finished, disposed
+    }
+
+    private let phase = Atomic<Int>(Phase.pending.rawValue)
+    // Read and cleared only by the thread that runs the operation.
+    private var state: StateType?
+    private var action: ((StateType) -> Disposable)?
+    // Written by the running thread before it publishes `.finished`.
+    private var result: Disposable?
+    /// The one-shot timer of a relative action, cancelled on dispose.
+    private let timer: DispatchSourceTimer?
+
+    init(state: StateType, action: @escaping (StateType) -> Disposable, timer: DispatchSourceTimer?) {
+        self.state = state
+        self.action = action
+        self.timer = timer
+    }
+
+    var isDisposed: Bool {
+        phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+    }
+
+    override func main() {
+        guard phase.compareExchange(
+            expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged else {
+            state = nil
+            action = nil
+            return
+        }
+        let disposable = action.unsafelyUnwrapped(state.unsafelyUnwrapped)
+        state = nil
+        action = nil
+        result = disposable
+        let published = phase.compareExchange(
+            expected: Phase.running.rawValue, desired: Phase.finished.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged
+        if !published {
+            result = nil
+            disposable.dispose()
+        }
+    }
+
+    /// Cancelled by the queue or by `dispose()`: counts as disposed.
+    override func cancel() {
+        super.cancel()
+        disposeAction()
+    }
+
+    func dispose() {
+        cancel()
+    }
+
+    private func disposeAction() {
+        let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
+        switch previous {
+        case Phase.pending.rawValue:
+            timer?.cancel()
+        case Phase.finished.rawValue:
+            let disposable = result
+            result = nil
+            disposable?.dispose()
+        default:
+            break
+        }
+    }
+}

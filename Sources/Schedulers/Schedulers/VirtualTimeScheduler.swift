@@ -1,0 +1,244 @@
+import Foundation
+
+/// A scheduler whose clock moves only when told to: deterministic tests of
+/// anything timed, periodic emulation included.
+///
+/// Work is queued by virtual due time and runs when `start()` or
+/// `advanceTo(_:)` drains the queue, on the calling thread, one action at a
+/// time (serial: it conforms to `SerialScheduler`). Before each action runs,
+/// the clock jumps to the action's due time unless it is already later; an
+/// action may move the clock on itself with `sleep(_:)`, which is how a test
+/// simulates work that takes time.
+///
+/// Ordering: earlier due times first; actions due at the same time run in the
+/// order they were scheduled.
+///
+/// Guarantees (DESIGN.md): 5, an action disposed before it starts never runs
+/// (it leaves the queue at once), one disposed while running finishes and is
+/// not run again; 8, an action and its state are released as soon as the
+/// action has run or been disposed. Scheduling and disposing are thread-safe;
+/// running (`start`, `advanceTo`) happens on whichever thread calls it.
+///
+/// `monotonicNanoseconds` is the virtual time elapsed since `initialClock`,
+/// so `schedulePeriodic` (emulated, fixed-rate) runs on virtual time and is
+/// exactly reproducible.
+open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>:
+    Scheduler, SerialScheduler, @unchecked Sendable
+{
+    /// A point in this scheduler's virtual time.
+    public typealias VirtualTime = Converter.VirtualTimeUnit
+    /// A span of this scheduler's virtual time.
+    public typealias VirtualTimeInterval = Converter.VirtualTimeIntervalUnit
+
+    private let converter: Converter
+    private let initialClock: VirtualTime
+    private let lock = Lock()
+    // Guarded by `lock`.
+    private var currentClock: VirtualTime
+    private var running = false
+    private var nextSequence: UInt64 = 0
+    private var queue: VirtualSchedulerQueue<Converter>
+
+    /// Creates a stopped scheduler whose clock reads `initialClock`.
+    public init(initialClock: VirtualTime, converter: Converter) {
+        self.converter = converter
+        self.initialClock = initialClock
+        self.currentClock = initialClock
+        self.queue = VirtualSchedulerQueue(converter: converter)
+    }
+
+    /// The current virtual time.
+    public final var clock: VirtualTime {
+        lock.withLock { currentClock }
+    }
+
+    /// The current virtual time as a `Date`, through the converter.
+    public var now: RxTime {
+        converter.convertFromVirtualTime(clock)
+    }
+
+    /// Virtual nanoseconds elapsed since `initialClock`: the clock periodic
+    /// emulation keeps its due times on, so it runs on virtual time.
+    open var monotonicNanoseconds: UInt64 {
+        let elapsed = converter.convertFromVirtualTime(clock)
+            .timeIntervalSince(converter.convertFromVirtualTime(initialClock))
+        return UInt64(clampingNanoseconds: elapsed * 1e9)
+    }
+
+    /// Schedules `action` at the current virtual time (after what is already
+    /// due now), as adjusted by `adjustScheduledTime(_:)`.
+    public func schedule<StateType>(
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        scheduleRelative(state, dueTime: .nanoseconds(0), action: action)
+    }
+
+    /// Same as `schedule(_:action:)`: everything scheduled at one time runs in
+    /// scheduling order, and nothing runs inside the call.
+    public func scheduleInOrder<StateType>(
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        scheduleRelative(state, dueTime: .nanoseconds(0), action: action)
+    }
+
+    /// Schedules `action` at the current virtual time plus `dueTime`, converted
+    /// to virtual units and adjusted by `adjustScheduledTime(_:)`.
+    ///
+    /// A negative `dueTime` counts as zero (due at the current clock);
+    /// `.never` means the action never runs (nothing is queued).
+    public func scheduleRelative<StateType>(
+        _ state: StateType,
+        dueTime: RxTimeInterval,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        guard let nanoseconds = dueTime.dueNanoseconds else {
+            return Disposables.create()
+        }
+        let offset = converter.convertToVirtualTimeInterval(Double(nanoseconds) / 1e9)
+        let time = converter.offsetVirtualTime(clock, offset: offset)
+        return scheduleAbsoluteVirtual(state, time: adjustScheduledTime(time), action: action)
+    }
+
+    /// Schedules `action` at the current virtual time plus `dueTime` (virtual
+    /// units, not adjusted).
+    public func scheduleRelativeVirtual<StateType>(
+        _ state: StateType,
+        dueTime: VirtualTimeInterval,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        let time = converter.offsetVirtualTime(clock, offset: dueTime)
+        return scheduleAbsoluteVirtual(state, time: time, action: action)
+    }
+
+    /// Schedules `action` at virtual time `time`. A time already past runs at
+    /// the next opportunity; the clock never moves backwards for it.
+    ///
+    /// - Returns: A disposable that removes the action from the queue if it
+    ///   has not started; once it has run, disposing it disposes what the
+    ///   action returned.
+    public func scheduleAbsoluteVirtual<StateType>(
+        _ state: StateType,
+        time: VirtualTime,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        let item = VirtualSchedulerAction(owner: self, time: time, state: state, action: action)
+        lock.withLock {
+            item.sequence = nextSequence
+            nextSequence &+= 1
+            queue.insert(item)
+        }
+        return item
+    }
+
+    /// The time an action scheduled for `time` through `schedule` or
+    /// `scheduleRelative` is queued at. Returns `time` unchanged; subclasses
+    /// override it (`TestScheduler` adds a processing delay).
+    open func adjustScheduledTime(_ time: VirtualTime) -> VirtualTime {
+        time
+    }
+
+    /// Runs queued actions, in order, until the queue is empty or `stop()` is
+    /// called. Returns at once if the scheduler is already running.
+    ///
+    /// A periodic job never empties the queue: stop it with `stop()`, by
+    /// disposing it, or drive it with `advanceTo(_:)` instead.
+    public func start() {
+        let begins: Bool = lock.withLock {
+            guard !running else { return false }
+            running = true
+            return true
+        }
+        guard begins else { return }
+        while let item = lock.withLock({ takeNext(notAfter: nil) }) {
+            item.run()
+        }
+        lock.withLock { running = false }
+    }
+
+    /// Runs every action due at or before `virtualTime`, in order, then sets
+    /// the clock to `virtualTime` (or leaves it later, if an action slept past
+    /// it). If `stop()` is called meanwhile, returns after the running action
+    /// with the clock where that action left it.
+    ///
+    /// - Precondition: not called while the scheduler runs (from inside an
+    ///   action), and `virtualTime` is not before `clock`.
+    public func advanceTo(_ virtualTime: VirtualTime) {
+        lock.withLock {
+            precondition(!running, "advanceTo(_:) was called while the scheduler is running")
+            precondition(
+                !converter.compareVirtualTime(virtualTime, currentClock).lessThan,
+                "advanceTo(_:): virtualTime \(virtualTime) is before the clock \(currentClock)"
+            )
+            running = true
+        }
+        while let item = lock.withLock({ takeNext(notAfter: virtualTime) }) {
+            item.run()
+        }
+        lock.withLock {
+            if running, converter.compareVirtualTime(virtualTime, currentClock).greaterThan {
+                currentClock = virtualTime
+            }
+            running = false
+        }
+    }
+
+    /// Moves the clock forward by `virtualInterval` without running anything:
+    /// called from an action, it simulates an action that takes that long.
+    ///
+    /// - Precondition: `virtualInterval` is not negative.
+    public func sleep(_ virtualInterval: VirtualTimeInterval) {
+        lock.withLock {
+            let sleepTo = converter.offsetVirtualTime(currentClock, offset: virtualInterval)
+            precondition(
+                !converter.compareVirtualTime(sleepTo, currentClock).lessThan,
+                "sleep(_:): virtualInterval \(virtualInterval) is negative"
+            )
+            currentClock = sleepTo
+        }
+    }
+
+    /// Makes `start()` or `advanceTo(_:)` return after the running action.
+    public func stop() {
+        lock.withLock { running = false }
+    }
+
+    /// Takes the next action due at or before `limit` out of the queue and
+    /// moves the clock to its time. Called under `lock`.
+    private func takeNext(notAfter limit: VirtualTime?) -> VirtualSchedulerItem<Converter>? {
+        guard running, let next = queue.first else { return nil }
+        if let limit, converter.compareVirtualTime(next.time, limit).greaterThan {
+            return nil
+        }
+        _ = queue.popFirst()
+        if converter.compareVirtualTime(next.time, currentClock).greaterThan {
+            currentClock = next.time
+        }
+        return next
+    }
+
+    /// Takes a disposed item out of the queue.
+    func removeQueued(_ item: VirtualSchedulerItem<Converter>) {
+        lock.withLock { queue.remove(item) }
+    }
+
+    /// How many actions are queued. For tests of leaks and disposal.
+    var queuedCount: Int {
+        lock.withLock { queue.count }
+    }
+}
+
+extension UInt64 {
+    /// `nanoseconds` rounded, clamped to `0...UInt64.max` (NaN counts as zero).
+    init(clampingNanoseconds nanoseconds: Double) {
+        let rounded = nanoseconds.rounded()
+        if !(rounded > 0) {
+            self = 0
+        } else if rounded >= 18_446_744_073_709_551_615.0 {
+            self = .max
+        } else {
+            self = UInt64(rounded)
+        }
+    }
+}
