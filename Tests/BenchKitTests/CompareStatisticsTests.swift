@@ -123,6 +123,31 @@ final class CompareStatisticsTests: XCTestCase {
         }
     }
 
+    func testEveryMetricBenchRunnerWritesIsJudgedAsItsSchemaDeclares() {
+        for benchmark in CSVSchema.benchmarks {
+            for spec in benchmark.metrics {
+                let rule = MetricComparisonRule(metric: spec.name, benchmark: benchmark.name)
+                XCTAssertEqual(rule.isExact, spec.isExactCount, spec.name)
+                switch spec.direction {
+                case .higherIsBetter: XCTAssertEqual(rule.preference, .higherIsBetter, spec.name)
+                case .lowerIsBetter: XCTAssertEqual(rule.preference, .lowerIsBetter, spec.name)
+                case .informational: XCTAssertEqual(rule.preference, .informational, spec.name)
+                }
+            }
+        }
+    }
+
+    func testNameRuleAgreesWithTheSchemaExceptForItsStatedExceptions() {
+        // The schema is needed only for these; every other metric follows from its name.
+        let exceptions: Set = ["depth", "plain_recursion_limit", "lateness_at_tick_us"]
+        for spec in CSVSchema.benchmarks.flatMap(\.metrics) where !exceptions.contains(spec.name) {
+            let byName = MetricComparisonRule.ruleFromName(spec.name)
+            XCTAssertEqual(byName.preference == .higherIsBetter, spec.direction == .higherIsBetter, spec.name)
+            XCTAssertEqual(byName.preference == .lowerIsBetter, spec.direction == .lowerIsBetter, spec.name)
+            XCTAssertEqual(byName.isExact, spec.isExactCount, spec.name)
+        }
+    }
+
     func testMedian() {
         XCTAssertNil(SeriesComparison.median([]))
         XCTAssertEqual(SeriesComparison.median([3, 1, 2]), 2)

@@ -2,17 +2,21 @@
 /// and whether its values are exact counts or noisy measurements.
 ///
 /// The rule, in this order:
-/// 1. ``explicitRules`` names the metric: its direction and exactness win.
-/// 2. A name ending in `_per_s` is a rate: higher is better.
-/// 3. Everything else (times, latencies, lateness, drift, skipped ticks,
-///    allocations, bytes) is a cost: lower is better.
+/// 1. ``CSVSchema`` (the table of every metric BenchRunner writes) names the
+///    metric, for its benchmark or else for any benchmark: its direction and
+///    `isExactCount` win. So a metric is judged the way the code that writes it
+///    declares, and both sides of the CSV contract read one table.
+/// 2. Otherwise, a name ending in `_per_s` is a rate: higher is better;
+///    everything else (times, latencies, lateness, drift, counts of skipped
+///    ticks, allocations, bytes) is a cost: lower is better. The metric is
+///    exact when its name starts with `allocs_` or `bytes_`.
 ///
-/// Without an explicit entry, a metric is exact when its name starts with
-/// `allocs_` or `bytes_`: allocation counts are deterministic, so any increase
-/// is a regression and no statistical test is needed (DESIGN.md:
-/// "Deterministic figures are compared exactly"; STYLE.md: "Allocation counts
-/// are exact, so they can gate CI"). Informational metrics describe the
-/// machine rather than the code and get no verdict.
+/// Exact counts are deterministic (allocations counted by jemalloc; the depth
+/// the trampoline is driven to), so any change in the bad direction is a
+/// regression and no statistical test is needed (DESIGN.md: "Deterministic
+/// figures are compared exactly"; STYLE.md: "Allocation counts are exact, so
+/// they can gate CI"). Informational metrics describe the machine rather than
+/// the code (the plain recursion limit) and get no verdict.
 public struct MetricComparisonRule: Sendable, Equatable {
     /// Which direction of change is an improvement.
     public enum Preference: String, Sendable {
@@ -26,48 +30,32 @@ public struct MetricComparisonRule: Sendable, Equatable {
     public let metric: String
     /// Which direction is better.
     public let preference: Preference
-    /// Exact counts are compared without a test: any increase is worse.
+    /// Exact counts are compared without a test: any change in the bad direction is worse.
     public let isExact: Bool
 
-    /// Metrics whose treatment is stated rather than derived from the name:
-    /// every metric BenchRunner writes (its CSV schema), so this table
-    /// documents them all. Counts of how far something got are higher-is-better
-    /// although they do not end in `_per_s`.
-    public static let explicitRules: [String: (preference: Preference, isExact: Bool)] = [
-        "elements_per_s": (.higherIsBetter, false),
-        "ns_per_element": (.lowerIsBetter, false),
-        "allocs_per_element": (.lowerIsBetter, true),
-        "bytes_per_element": (.lowerIsBetter, true),
-        "latency_p50_ns": (.lowerIsBetter, false),
-        "latency_p99_ns": (.lowerIsBetter, false),
-        "latency_p999_ns": (.lowerIsBetter, false),
-        "latency_max_ns": (.lowerIsBetter, false),
-        "ns_per_schedule": (.lowerIsBetter, false),
-        "allocs_per_schedule": (.lowerIsBetter, true),
-        "bytes_per_schedule": (.lowerIsBetter, true),
-        // The trampoline runs to a set depth: reaching less is a regression.
-        "depth": (.higherIsBetter, true),
-        "stack_growth_bytes": (.lowerIsBetter, false),
-        // How deep plain recursion goes depends on the thread's stack size, not the code.
-        "plain_recursion_limit": (.informational, false),
-        "lateness_p50_us": (.lowerIsBetter, false),
-        "lateness_p99_us": (.lowerIsBetter, false),
-        "lateness_max_us": (.lowerIsBetter, false),
-        "final_drift_us": (.lowerIsBetter, false),
-        "skipped_ticks": (.lowerIsBetter, false),
-        "lateness_at_tick_us": (.informational, false),
-    ]
-
-    /// The rule for `metric`, following the order documented on the type.
-    public init(metric: String) {
+    /// The rule for `metric` of `benchmark`, following the order documented on the type.
+    public init(metric: String, benchmark: String? = nil) {
         self.metric = metric
-        if let stated = Self.explicitRules[metric] {
-            preference = stated.preference
-            isExact = stated.isExact
+        let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) }
+            ?? CSVSchema.benchmarks.lazy.flatMap(\.metrics).first { $0.name == metric }
+        if let declared {
+            switch declared.direction {
+            case .higherIsBetter: preference = .higherIsBetter
+            case .lowerIsBetter: preference = .lowerIsBetter
+            case .informational: preference = .informational
+            }
+            isExact = declared.isExactCount
             return
         }
-        preference = metric.hasSuffix("_per_s") ? .higherIsBetter : .lowerIsBetter
-        isExact = metric.hasPrefix("allocs_") || metric.hasPrefix("bytes_")
+        (preference, isExact) = Self.ruleFromName(metric)
+    }
+
+    /// Step 2 of the rule: direction and exactness from the name alone.
+    static func ruleFromName(_ metric: String) -> (preference: Preference, isExact: Bool) {
+        (
+            metric.hasSuffix("_per_s") ? .higherIsBetter : .lowerIsBetter,
+            metric.hasPrefix("allocs_") || metric.hasPrefix("bytes_")
+        )
     }
 
     /// Whether going from `base` to `new` moves in the bad direction.

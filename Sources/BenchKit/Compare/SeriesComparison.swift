@@ -41,7 +41,7 @@ public struct SeriesComparison: Sendable {
         }
         key = any.key
         unit = base?.unit ?? any.unit
-        rule = MetricComparisonRule(metric: key.metric)
+        rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark)
         baseValues = base?.values
         newValues = new?.values
         isGated = options.gate == .all || rule.isExact
