@@ -124,7 +124,7 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(outcome.status, .regression)
     }
 
-    func testInformationalMetricIsShownButNeverARegression() throws {
+    func testInformationalMetricIsNeverJudgedAndOnlyListedInCSV() throws {
         let outcome = try fixture.compare(
             base: [FixtureSeries(metric: "plain_recursion_limit", values: [90_000, 91_000, 90_500, 90_800])],
             new: [FixtureSeries(metric: "plain_recursion_limit", values: [10_000, 11_000, 10_500, 10_800])])
@@ -132,7 +132,13 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(comparison.verdict, .informational)
         XCTAssertNotNil(comparison.change)
         XCTAssertEqual(outcome.status, .noRegression)
-        XCTAssertTrue(outcome.output.contains("not judged"))
+        XCTAssertTrue(outcome.output.contains("1 informational series"), outcome.output)
+        XCTAssertFalse(outcome.output.contains("plain_recursion_limit"), "the table leaves it out")
+        let csv = try fixture.compare(
+            base: [FixtureSeries(metric: "plain_recursion_limit", values: [90_000])],
+            new: [FixtureSeries(metric: "plain_recursion_limit", values: [10_000])],
+            options: CompareOptions(format: .csv))
+        XCTAssertTrue(csv.output.contains("plain_recursion_limit"), "CSV lists every series")
     }
 
     func testThreeRepetitionsEachAreTooFewForAVerdictAtAlphaFivePercent() throws {

@@ -20,12 +20,18 @@ public struct CompareReportFormatter: Sendable {
         let cell: @Sendable (SeriesComparison) -> String
     }
 
+    /// Rows of the table and Markdown outputs: informational series (hundreds
+    /// of per-tick latenesses) would drown the verdicts, so only CSV lists them.
+    private var judgedComparisons: [SeriesComparison] {
+        report.comparisons.filter { $0.verdict != .informational }
+    }
+
     private var confidenceLabel: String {
         "\(Self.plainNumber((1 - report.options.alpha) * 100))% CI"
     }
 
     private var columns: [Column] {
-        let comparisons = report.comparisons
+        let comparisons = judgedComparisons
         var columns: [Column] = [
             Column(title: "benchmark", alignment: .left) { $0.key.benchmark },
             Column(title: "variant", alignment: .left) { $0.key.variant },
@@ -78,10 +84,10 @@ public struct CompareReportFormatter: Sendable {
         return columns
     }
 
-    /// An aligned plain-text table, one row per series.
+    /// An aligned plain-text table, one row per judged series.
     public func table() -> String {
         let columns = columns
-        let rows = report.comparisons.map { comparison in columns.map { $0.cell(comparison) } }
+        let rows = judgedComparisons.map { comparison in columns.map { $0.cell(comparison) } }
         let titles = columns.map(\.title)
         var widths = titles.map(\.count)
         for row in rows {
@@ -109,7 +115,7 @@ public struct CompareReportFormatter: Sendable {
         return text
     }
 
-    /// A GitHub-flavoured Markdown table, one row per series.
+    /// A GitHub-flavoured Markdown table, one row per judged series.
     public func markdown() -> String {
         let columns = columns
         func escape(_ cell: String) -> String {
@@ -117,7 +123,7 @@ public struct CompareReportFormatter: Sendable {
         }
         var text = "| " + columns.map { escape($0.title) }.joined(separator: " | ") + " |\n"
         text += "|" + columns.map { $0.alignment == .left ? " --- " : " ---: " }.joined(separator: "|") + "|\n"
-        for comparison in report.comparisons {
+        for comparison in judgedComparisons {
             text += "| " + columns.map { escape($0.cell(comparison)) }.joined(separator: " | ") + " |\n"
         }
         return text
@@ -173,6 +179,11 @@ public struct CompareReportFormatter: Sendable {
         text += "Too few repetitions: even non-overlapping samples could not reach alpha.\n"
         text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
         text += "any change in the bad direction is worse, whatever the threshold.\n"
+        let informational = report.count(of: .informational)
+        if informational > 0 {
+            text += "\(informational) informational series (describing the machine, not the code) are not judged; "
+            text += "only --format csv lists them.\n"
+        }
         let noValues = report.count(of: .noValues)
         if noValues > 0 {
             text += "\(noValues) series have no values on at least one side (empty value: not measured in that run, "
