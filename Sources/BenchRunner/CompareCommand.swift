@@ -62,10 +62,23 @@ public struct Compare: ParsableCommand {
             valueName: "table|markdown|csv"))
     var format: CompareOptions.Format = .table
 
+    @Option(
+        name: .customLong("exact-tolerance"),
+        help: ArgumentHelp(
+            "How far exact counts may move before they count as a change (default: none, any increase "
+                + "is a regression): an amount for every exact metric, or metric=amount and prefix*=amount "
+                + "pairs, comma-separated, e.g. allocs_*=0.5 (one more allocation per element still fails; "
+                + "amortised one-off allocations do not).",
+            valueName: "tolerances"),
+        transform: Compare.exactTolerances)
+    var exactTolerances: [ExactTolerance] = []
+
     public init() {}
 
     public func run() throws {
-        let options = CompareOptions(threshold: (threshold ?? 5) / 100, alpha: alpha, gate: gate, format: format)
+        let options = CompareOptions(
+            threshold: (threshold ?? 5) / 100, alpha: alpha, gate: gate, format: format,
+            exactTolerances: exactTolerances)
         let outcome = CompareTool.run(basePath: base, newPath: new, options: options)
         if !outcome.output.isEmpty {
             print(outcome.output, terminator: "")
@@ -75,6 +88,14 @@ public struct Compare: ParsableCommand {
         }
         if outcome.status != .noRegression {
             throw ExitCode(outcome.status.rawValue)
+        }
+    }
+
+    /// Reads the `--exact-tolerance` list.
+    static func exactTolerances(_ argument: String) throws -> [ExactTolerance] {
+        switch ExactTolerance.parseList(argument) {
+        case .success(let tolerances): return tolerances
+        case .failure(let error): throw ValidationError(error.message)
         }
     }
 

@@ -26,12 +26,18 @@ public struct CompareOptions: Sendable, Equatable {
     public var alpha: Double
     public var gate: Gate
     public var format: Format
+    /// How far exact counts may move before they count as a change; none by default.
+    public var exactTolerances: [ExactTolerance]
 
-    public init(threshold: Double = 0.05, alpha: Double = 0.05, gate: Gate = .all, format: Format = .table) {
+    public init(
+        threshold: Double = 0.05, alpha: Double = 0.05, gate: Gate = .all, format: Format = .table,
+        exactTolerances: [ExactTolerance] = []
+    ) {
         self.threshold = threshold
         self.alpha = alpha
         self.gate = gate
         self.format = format
+        self.exactTolerances = exactTolerances
     }
 
     /// A message saying what is wrong with the options, or nil when they are usable.

@@ -178,7 +178,13 @@ public struct CompareReportFormatter: Sendable {
         text += "\(Self.plainNumber(options.threshold * 100))% is ~. "
         text += "Too few repetitions: even non-overlapping samples could not reach alpha.\n"
         text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
-        text += "any change in the bad direction is worse, whatever the threshold.\n"
+        if options.exactTolerances.isEmpty {
+            text += "any change in the bad direction is worse, whatever the threshold.\n"
+        } else {
+            text += "a change in the bad direction beyond the exact tolerance ("
+            text += options.exactTolerances.map(\.description).joined(separator: ",")
+            text += ") is worse, whatever the threshold.\n"
+        }
         let informational = report.count(of: .informational)
         if informational > 0 {
             text += "\(informational) informational series (describing the machine, not the code) are not judged; "

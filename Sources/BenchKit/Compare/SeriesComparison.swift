@@ -9,7 +9,8 @@
 ///   otherwise; `too few repetitions` if no outcome could reach alpha.
 /// - Exact metrics (``MetricComparisonRule/isExact``): medians only, no test;
 ///   any change in the bad direction is `worse`, in the good one `better`,
-///   whatever the threshold.
+///   whatever the threshold; only a change within the metric's
+///   ``ExactTolerance`` (none by default) is `~`.
 /// - Informational metrics: medians and change only, verdict `not judged`.
 public struct SeriesComparison: Sendable {
     public let key: ResultSeriesKey
@@ -79,8 +80,10 @@ public struct SeriesComparison: Sendable {
         if rule.isExact {
             interval = nil
             test = nil
-            // Tolerate only the rounding of a decimal written to the CSV.
-            let tolerance = 1e-9 * max(scale, abs(newMedian))
+            // The user's tolerance, or at least the rounding of a decimal written to the CSV.
+            let tolerance = max(
+                ExactTolerance.amount(for: key.metric, in: options.exactTolerances),
+                1e-9 * max(scale, abs(newMedian)))
             if abs(newMedian - baseMedian) <= tolerance {
                 verdict = .unchanged
             } else {
