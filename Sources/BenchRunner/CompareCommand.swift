@@ -22,8 +22,12 @@ public struct Compare: ParsableCommand {
             When even non-overlapping repetitions could not reach --alpha (3 against 3 at 0.05), \
             the verdict is "too few repetitions" instead of a guess. Exact counts (allocs_*, \
             bytes_*, depth) are compared without a test: any change in the bad direction is \
-            worse, whatever the threshold. Rows with an empty value (allocation counting \
+            worse, whatever the threshold, unless --exact-tolerance allows it. Rows with an empty value (allocation counting \
             unavailable) are skipped. Series in only one file are listed as added or removed.
+
+            For CI on a shared machine, gate only on the exact counts and print the timings: \
+            `BenchRunner compare --gate exact --exact-tolerance 'allocs_*=0.5' \
+            results/baseline-quick.csv NEW.csv`.
 
             Exit status: 0 no regression; 1 at least one regression (a gated "worse"); \
             2 unusable input (missing file, not a CSV, missing columns, a non-numeric value: \
@@ -40,7 +44,7 @@ public struct Compare: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Smallest change in % that counts: a significant change smaller than this is ~, not a regression "
-                + "(default: 5). Written 5 or 5%. Allocation counts ignore it: any increase is a regression.",
+                + "(default: 5). Written 5 or 5%. Exact counts ignore it (see --exact-tolerance).",
             valueName: "percent"),
         transform: Compare.percentage)
     var threshold: Double?
