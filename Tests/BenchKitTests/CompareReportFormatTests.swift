@@ -63,7 +63,9 @@ final class CompareReportFormatTests: XCTestCase {
         for row in rows {
             XCTAssertEqual(row.replacingOccurrences(of: "\\|", with: "").filter { $0 == "|" }.count, columnCount, row)
         }
-        XCTAssertTrue(outcome.output.contains("2 regressions: exit status 1."))
+        XCTAssertTrue(outcome.output.contains("- 2 regressions: exit status 1."), outcome.output)
+        XCTAssertTrue(outcome.output.contains("(allocs_\\*, bytes_\\*, depth)"), "no accidental emphasis")
+        XCTAssertFalse(outcome.output.contains(" ~ "), "a lone ~ could pair into strikethrough")
     }
 
     func testCSVFormatIsOneParseableRowPerSeriesWithTheSummaryOnStandardError() throws {

@@ -118,15 +118,31 @@ public struct CompareReportFormatter: Sendable {
     /// A GitHub-flavoured Markdown table, one row per judged series.
     public func markdown() -> String {
         let columns = columns
-        func escape(_ cell: String) -> String {
-            cell.replacingOccurrences(of: "|", with: "\\|")
-        }
+        let escape = Self.markdownEscaped
         var text = "| " + columns.map { escape($0.title) }.joined(separator: " | ") + " |\n"
         text += "|" + columns.map { $0.alignment == .left ? " --- " : " ---: " }.joined(separator: "|") + "|\n"
         for comparison in judgedComparisons {
             text += "| " + columns.map { escape($0.cell(comparison)) }.joined(separator: " | ") + " |\n"
         }
         return text
+    }
+
+    /// ``summary()`` as a Markdown list, one item per line.
+    public func markdownSummary() -> String {
+        summary().split(separator: "\n").map { "- " + Self.markdownEscaped(String($0)) + "\n" }.joined()
+    }
+
+    /// Escapes what GitHub Markdown would read as a cell border (`|`),
+    /// strikethrough (`~`: a verdict) or emphasis (`*`: `allocs_*`).
+    static func markdownEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "|" || character == "~" || character == "*" {
+                escaped.append("\\")
+            }
+            escaped.append(character)
+        }
+        return escaped
     }
 
     /// CSV (RFC 4180) with full-precision numbers, changes as fractions and a

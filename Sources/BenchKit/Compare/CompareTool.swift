@@ -29,7 +29,7 @@ public enum CompareTool {
         case .table:
             output = formatter.table() + "\n" + formatter.summary()
         case .markdown:
-            output = formatter.markdown() + "\n" + formatter.summary()
+            output = formatter.markdown() + "\n" + formatter.markdownSummary()
         case .csv:
             output = formatter.csv()
             diagnostics = formatter.summary()
