@@ -44,8 +44,12 @@ public struct PeriodicDriftBenchmark: Benchmark {
     static func record(job: PeriodicJob, periodNanoseconds: UInt64, ticks: Int) throws -> (TickRecorder, Int?) {
         let recorder = TickRecorder(start: MeasureContext.now(), periodNanoseconds: periodNanoseconds, ticks: ticks)
         let running = try job.start(recorder)
-        defer { running.stop() }
-        try recorder.wait(variant: job.name)
+        do {
+            try recorder.wait(variant: job.name)
+        } catch {
+            running.stop()
+            throw error
+        }
         running.stop()
         return (recorder, running.skippedTicks())
     }

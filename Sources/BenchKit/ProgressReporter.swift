@@ -40,13 +40,14 @@ public final class ProgressReporter: @unchecked Sendable {
         return max(0, (totalEstimate - doneEstimate) * speed)
     }
 
-    func willMeasure(_ plan: MeasurementPlan, phase: String, repetition: Int, of repetitions: Int) {
+    func willMeasure(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int, variants: Int) {
         let remaining = Self.format(seconds: remainingSeconds())
         switch style {
         case .silent:
             return
         case .terminal:
-            let text = "[\(plan.benchmark)] \(plan.variant) \(plan.params) \(phase) \(repetition)/\(repetitions)  ~\(remaining) left"
+            let step = repetition == 0 ? "warm-up" : "repetition \(repetition)/\(repetitions)"
+            let text = "[\(plan.benchmark)] \(plan.variant) \(plan.params)  \(step)  ~\(remaining) left"
             let width = 118
             let clipped = text.count > width ? String(text.prefix(width)) : text.padding(toLength: width, withPad: " ", startingAt: 0)
             write("\r" + clipped)
@@ -54,7 +55,7 @@ public final class ProgressReporter: @unchecked Sendable {
         case .lines:
             if plan.benchmark != currentBenchmark {
                 currentBenchmark = plan.benchmark
-                write("[\(plan.benchmark)] running (\(repetitions) repetitions), ~\(remaining) left\n")
+                write("[\(plan.benchmark)] \(variants) variants × \(repetitions) repetitions, ~\(remaining) left in the run\n")
             }
         }
     }

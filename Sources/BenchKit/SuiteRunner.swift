@@ -52,14 +52,15 @@ public struct SuiteRunner: Sendable {
             let group = byBenchmark[benchmark] ?? []
             if configuration.warmUp {
                 for plan in group {
-                    progress.willMeasure(plan, phase: "warm-up", repetition: 1, of: 1)
+                    progress.willMeasure(plan, repetition: 0, of: configuration.repetitions, variants: group.count)
                     try plan.warmUp(context)
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
                 }
             }
             for repetition in 1...max(configuration.repetitions, 1) {
                 for plan in group {
-                    progress.willMeasure(plan, phase: "repetition", repetition: repetition, of: configuration.repetitions)
+                    progress.willMeasure(
+                        plan, repetition: repetition, of: configuration.repetitions, variants: group.count)
                     let values = try plan.measure(context)
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
                     rows += Self.rows(for: plan, repetition: repetition, values: values)

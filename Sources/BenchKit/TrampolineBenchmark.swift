@@ -21,7 +21,7 @@ public struct TrampolineBenchmark: Benchmark {
         return [
             MeasurementPlan(
                 benchmark: Self.name, variant: "current-thread", params: params,
-                estimatedSeconds: Double(depth) * 40e-9 + (probe == nil ? 0 : 0.2),
+                estimatedSeconds: Double(depth) * 400e-9 + (probe == nil ? 0 : 0.2),
                 warmUp: { context in
                     _ = Self.runChain(depth: max(depth / 10, 1), context: context)
                 },

@@ -88,6 +88,7 @@ struct Run: ParsableCommand {
         let runner = SuiteRunner(configuration: configuration, filter: BenchmarkFilter(suite.patterns), counter: counter)
         print("BenchRunner: \(configuration.name) suite, \(configuration.repetitions) repetitions, allocator \(allocatorName), "
             + "\(environment.cores) cores, git \(environment.gitRevision)")
+        fflush(nil)
         let progress = ProgressReporter.automatic()
         let rows = try MainQueueDriver.runWhileDrainingMainQueue { try runner.run(progress: progress) }
         let document = CSVWriter(environment: environment).document(rows)

@@ -32,12 +32,17 @@ enum PeerPeriodicJobs {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let period = TimeAmount.nanoseconds(Int64(recorder.period))
         let initial = TimeAmount.nanoseconds(Int64(recorder.start + recorder.period) - Int64(MeasureContext.now()))
-        let task = group.next().scheduleRepeatedTask(initialDelay: initial, delay: period) { _ in
+        let loop = group.next()
+        let task = loop.scheduleRepeatedTask(initialDelay: initial, delay: period) { _ in
             recorder.tick()
         }
         return RunningJob(
             stop: {
-                task.cancel()
+                // Wait until the task is really cancelled: shutting the loop down
+                // first would let a running tick reschedule onto a dead loop.
+                let cancelled = loop.makePromise(of: Void.self)
+                task.cancel(promise: cancelled)
+                try? cancelled.futureResult.wait()
                 try? group.syncShutdownGracefully()
             },
             skippedTicks: { 0 })
