@@ -1,1 +1,35 @@
+// CJemallocShim: reads jemalloc's statistics through `mallctl`, found with
+// dlsym at run time. Nothing here links to jemalloc: when the process runs on
+// another allocator, `cjs_available()` is 0 and the counters read as zero.
 #pragma once
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Cumulative allocation totals over every arena and every thread.
+typedef struct {
+    /// Allocation calls served (small + large), exact when the thread cache is off.
+    uint64_t allocations;
+    /// Bytes of those allocations, counted by size class (the usable size).
+    uint64_t bytes;
+} cjs_totals;
+
+/// 1 when the process allocator is jemalloc (its `mallctl` is resolvable), else 0.
+int cjs_available(void);
+
+/// 1 when jemalloc's thread cache is enabled (counts would then lag), else 0.
+int cjs_tcache_enabled(void);
+
+/// Refreshes jemalloc's statistics (`epoch`) and reads the cumulative totals.
+/// Returns 0 on success; on failure (no jemalloc, stats disabled) `out` is zeroed.
+int cjs_read_totals(cjs_totals *out);
+
+/// The jemalloc version string, or "" when jemalloc is not the allocator.
+const char *cjs_version(void);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,71 @@
+import CJemallocShim
+
+/// Counts allocations across all threads through jemalloc's `mallctl` statistics.
+///
+/// The counts are exact when jemalloc's thread cache is off (the allocator
+/// launcher sets `MALLOC_CONF=tcache:false`): every allocation then passes
+/// through the arena counters that `snapshot()` reads. Bytes are counted by
+/// size class, that is the usable size jemalloc handed out.
+public struct AllocationCounter: Sendable {
+    /// Cumulative totals at one moment.
+    public struct Snapshot: Sendable, Equatable {
+        public var allocations: UInt64
+        public var bytes: UInt64
+    }
+
+    /// Allocations and bytes between two snapshots.
+    public struct Delta: Sendable, Equatable {
+        public var allocations: UInt64
+        public var bytes: UInt64
+    }
+
+    /// Whether counts can be taken in this process, and if not, why.
+    public enum Availability: Sendable, Equatable {
+        case exact
+        case unavailable(reason: String)
+    }
+
+    public let availability: Availability
+
+    /// Probes the process allocator.
+    public init() {
+        if cjs_available() == 0 {
+            availability = .unavailable(reason: "the process allocator is not jemalloc")
+        } else if cjs_tcache_enabled() != 0 {
+            availability = .unavailable(
+                reason: "jemalloc's thread cache is on, so its counters lag; run with MALLOC_CONF=tcache:false")
+        } else {
+            availability = .exact
+        }
+    }
+
+    /// A counter that never counts (for `--allocator system`).
+    public static let disabled = AllocationCounter(availability: .unavailable(reason: "allocator is system"))
+
+    init(availability: Availability) {
+        self.availability = availability
+    }
+
+    public var isExact: Bool { availability == .exact }
+
+    /// jemalloc's version string, empty when it is not the allocator.
+    public static var jemallocVersion: String {
+        String(cString: cjs_version())
+    }
+
+    /// The cumulative totals now, or `nil` when counts are unavailable.
+    public func snapshot() -> Snapshot? {
+        guard isExact else { return nil }
+        var totals = cjs_totals()
+        guard cjs_read_totals(&totals) == 0 else { return nil }
+        return Snapshot(allocations: totals.allocations, bytes: totals.bytes)
+    }
+
+    /// What happened between `start` and `end`.
+    public static func delta(from start: Snapshot?, to end: Snapshot?) -> Delta? {
+        guard let start, let end, end.allocations >= start.allocations, end.bytes >= start.bytes else {
+            return nil
+        }
+        return Delta(allocations: end.allocations - start.allocations, bytes: end.bytes - start.bytes)
+    }
+}

@@ -1,0 +1,68 @@
+/// A benchmark family: its stable schema and, for a configuration, the
+/// measurements it wants made. It declares workloads and parameters only;
+/// `SuiteRunner` orders, repeats, times and records them.
+public protocol Benchmark: Sendable {
+    /// The names this benchmark writes (see `CSVSchema`).
+    var schema: BenchmarkSchema { get }
+    /// One plan per variant and parameter set, in the order they interleave.
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan]
+}
+
+/// One measured value of a repetition. `extraParams` is appended to the
+/// plan's parameters (used for per-tick samples).
+public struct MetricValue: Sendable, Equatable {
+    public var metric: String
+    public var value: Double?
+    public var extraParams: String?
+
+    public init(_ metric: String, _ value: Double?, extraParams: String? = nil) {
+        self.metric = metric
+        self.value = value
+        self.extraParams = extraParams
+    }
+}
+
+/// What to measure for one variant with one parameter set.
+public struct MeasurementPlan: Sendable {
+    public let benchmark: String
+    public let variant: String
+    public let params: String
+    /// Expected seconds of one repetition, for the progress estimate.
+    public let estimatedSeconds: Double
+    /// Set when the variant cannot run in this build or on this machine; the
+    /// runner says why once and writes no rows for it.
+    public let unavailableReason: String?
+    let warmUp: @Sendable (MeasureContext) throws -> Void
+    let measure: @Sendable (MeasureContext) throws -> [MetricValue]
+
+    public init(
+        benchmark: String, variant: String, params: String, estimatedSeconds: Double,
+        unavailableReason: String? = nil,
+        warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
+        measure: @escaping @Sendable (MeasureContext) throws -> [MetricValue]
+    ) {
+        self.benchmark = benchmark
+        self.variant = variant
+        self.params = params
+        self.estimatedSeconds = estimatedSeconds
+        self.unavailableReason = unavailableReason
+        self.warmUp = warmUp
+        self.measure = measure
+    }
+
+    /// The name a filter matches: `benchmark/variant`.
+    public var identifier: String { "\(benchmark)/\(variant)" }
+
+    /// A plan that cannot run, with the reason.
+    public static func unavailable(benchmark: String, variant: String, params: String, reason: String) -> MeasurementPlan {
+        MeasurementPlan(
+            benchmark: benchmark, variant: variant, params: params, estimatedSeconds: 0,
+            unavailableReason: reason, warmUp: { _ in }, measure: { _ in [] })
+    }
+}
+
+/// A measurement failed in a way that makes its numbers meaningless.
+public struct BenchmarkFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

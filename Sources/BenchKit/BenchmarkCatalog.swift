@@ -1,0 +1,11 @@
+/// Every benchmark, in the order a run executes them (the order of `CSVSchema.benchmarks`).
+public enum BenchmarkCatalog {
+    public static var all: [any Benchmark] {
+        [
+            ObserveOnThroughputBenchmark(),
+            ObserveOnLatencyBenchmark(),
+            TrampolineBenchmark(),
+            PeriodicDriftBenchmark(),
+        ]
+    }
+}

@@ -1,0 +1,48 @@
+/// Selects plans by name. A pattern matches a plan when it equals its
+/// benchmark name or is contained in `benchmark/variant`
+/// (`observeOn`, `observeOn.latency`, `peer.nio`, `observeOn.throughput/fast-path`).
+public struct BenchmarkFilter: Sendable, Equatable {
+    public let patterns: [String]
+
+    public init(_ patterns: [String]) {
+        self.patterns = patterns.filter { !$0.isEmpty }
+    }
+
+    public func matches(_ plan: MeasurementPlan) -> Bool {
+        patterns.isEmpty || patterns.contains { Self.pattern($0, matches: plan.benchmark, variant: plan.variant) }
+    }
+
+    static func pattern(_ pattern: String, matches benchmark: String, variant: String) -> Bool {
+        pattern == benchmark || "\(benchmark)/\(variant)".contains(pattern)
+    }
+
+    /// The plans the filter keeps; throws naming every pattern that matched nothing.
+    public func select(_ plans: [MeasurementPlan]) throws -> [MeasurementPlan] {
+        let unmatched = patterns.filter { pattern in
+            !plans.contains { Self.pattern(pattern, matches: $0.benchmark, variant: $0.variant) }
+        }
+        guard unmatched.isEmpty else {
+            throw BenchmarkFilterError.noMatch(patterns: unmatched, available: Self.names(of: plans))
+        }
+        return plans.filter(matches)
+    }
+
+    static func names(of plans: [MeasurementPlan]) -> [String] {
+        var seen = Set<String>()
+        return plans.map(\.identifier).filter { seen.insert($0).inserted }
+    }
+}
+
+/// A filter pattern matched no benchmark.
+public enum BenchmarkFilterError: Error, CustomStringConvertible, Equatable {
+    case noMatch(patterns: [String], available: [String])
+
+    public var description: String {
+        switch self {
+        case let .noMatch(patterns, available):
+            let quoted = patterns.map { "'\($0)'" }.joined(separator: ", ")
+            return "--filter \(quoted) matches no benchmark. Known names (see `BenchRunner list`):\n  "
+                + available.joined(separator: "\n  ")
+        }
+    }
+}

@@ -1,0 +1,127 @@
+/// The CSV contract between a run and every later reader (`compare`, the plot
+/// script, a spreadsheet). Results are compared across versions, so the column
+/// names, benchmark names, variant names and metric names written here are part
+/// of the interface: add to them, never rename.
+///
+/// The file is long form: one measured value per row.
+public enum CSVSchema {
+    /// The columns, in order, as written in the header row.
+    public static let columns: [String] = [
+        "run_id", "timestamp", "git_rev", "host", "cpu", "cores", "swift_version",
+        "allocator", "benchmark", "variant", "params", "metric", "unit", "repetition", "value",
+    ]
+
+    /// Separates `key=value` pairs in the `params` column, for example `period_ms=1;ticks=2000`.
+    public static let paramsSeparator: Character = ";"
+
+    /// Every benchmark with its metrics, in the order a run executes them.
+    public static let benchmarks: [BenchmarkSchema] = [
+        BenchmarkSchema(
+            name: "observeOn.throughput",
+            variants: [
+                "fast-path", "generic", "concurrent", "operation-queue", "main",
+                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.nio",
+                "reference.batched-handoff",
+            ],
+            metrics: [
+                MetricSpec("elements_per_s", unit: "elements/s", direction: .higherIsBetter),
+                MetricSpec("ns_per_element", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("allocs_per_element", unit: "allocations", direction: .lowerIsBetter, isExactCount: true),
+                MetricSpec("bytes_per_element", unit: "bytes", direction: .lowerIsBetter, isExactCount: true),
+            ]
+        ),
+        BenchmarkSchema(
+            name: "observeOn.latency",
+            variants: [
+                "fast-path", "generic", "concurrent", "operation-queue", "main",
+                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.nio",
+                "reference.batched-handoff",
+            ],
+            metrics: [
+                MetricSpec("latency_p50_ns", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("latency_p99_ns", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("latency_p999_ns", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("latency_max_ns", unit: "ns", direction: .lowerIsBetter),
+            ]
+        ),
+        BenchmarkSchema(
+            name: "trampoline.recursion",
+            variants: ["current-thread"],
+            metrics: [
+                MetricSpec("ns_per_schedule", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("allocs_per_schedule", unit: "allocations", direction: .lowerIsBetter, isExactCount: true),
+                MetricSpec("bytes_per_schedule", unit: "bytes", direction: .lowerIsBetter, isExactCount: true),
+                MetricSpec("depth", unit: "schedules", direction: .higherIsBetter, isExactCount: true),
+                MetricSpec("stack_growth_bytes", unit: "bytes", direction: .lowerIsBetter),
+                MetricSpec("plain_recursion_limit", unit: "frames", direction: .informational),
+            ]
+        ),
+        BenchmarkSchema(
+            name: "periodic.drift",
+            variants: [
+                "serial-dispatch.native", "serial-dispatch.emulated",
+                "concurrent-dispatch.native", "concurrent-dispatch.emulated",
+                "operation-queue.native", "operation-queue.emulated", "main.native", "main.emulated",
+                "peer.dispatch-timer", "peer.nio", "peer.opencombine",
+            ],
+            metrics: [
+                MetricSpec("lateness_p50_us", unit: "us", direction: .lowerIsBetter),
+                MetricSpec("lateness_p99_us", unit: "us", direction: .lowerIsBetter),
+                MetricSpec("lateness_max_us", unit: "us", direction: .lowerIsBetter),
+                MetricSpec("final_drift_us", unit: "us", direction: .lowerIsBetter),
+                MetricSpec("skipped_ticks", unit: "ticks", direction: .lowerIsBetter),
+                // A sample of the per-tick lateness (the tick is in `params`), for the
+                // drift-over-ticks plot; a comparison should skip it.
+                MetricSpec("lateness_at_tick_us", unit: "us", direction: .informational),
+            ]
+        ),
+    ]
+
+    /// The schema of the benchmark named `name`, if there is one.
+    public static func benchmark(named name: String) -> BenchmarkSchema? {
+        benchmarks.first { $0.name == name }
+    }
+
+    /// The specification of `metric` in `benchmark`, if both exist.
+    public static func metric(_ metric: String, in benchmark: String) -> MetricSpec? {
+        self.benchmark(named: benchmark)?.metrics.first { $0.name == metric }
+    }
+}
+
+/// One benchmark's stable name, its variants and the metrics each repetition writes.
+public struct BenchmarkSchema: Sendable, Equatable {
+    public let name: String
+    public let variants: [String]
+    public let metrics: [MetricSpec]
+
+    public init(name: String, variants: [String], metrics: [MetricSpec]) {
+        self.name = name
+        self.variants = variants
+        self.metrics = metrics
+    }
+}
+
+/// Which way a metric improves.
+public enum MetricDirection: String, Sendable {
+    case higherIsBetter = "higher"
+    case lowerIsBetter = "lower"
+    /// Describes the machine or the run rather than the code (no verdict).
+    case informational = "none"
+}
+
+/// One metric: its name, unit and how a comparison should treat it.
+public struct MetricSpec: Sendable, Equatable {
+    public let name: String
+    public let unit: String
+    public let direction: MetricDirection
+    /// `true` for counts that do not vary between runs of the same code
+    /// (allocations counted by jemalloc): compare them exactly, not statistically.
+    public let isExactCount: Bool
+
+    public init(_ name: String, unit: String, direction: MetricDirection, isExactCount: Bool = false) {
+        self.name = name
+        self.unit = unit
+        self.direction = direction
+        self.isExactCount = isExactCount
+    }
+}

@@ -1,0 +1,53 @@
+/// Settings of `BenchRunner compare`.
+public struct CompareOptions: Sendable, Equatable {
+    /// Which verdicts decide the exit status.
+    public enum Gate: String, Sendable, CaseIterable {
+        /// Every metric: a significant timing regression fails like an allocation increase.
+        case all
+        /// Only exact counts (allocations `allocs_*`, `bytes_*`, and `depth`). Timing
+        /// changes are still computed and printed but never fail: for CI on a
+        /// shared machine, where timings cannot be trusted to gate.
+        case exact
+    }
+
+    /// How the report is written.
+    public enum Format: String, Sendable, CaseIterable {
+        /// An aligned text table with a summary, for a terminal.
+        case table
+        /// A GitHub-flavoured Markdown table with a summary, for pull requests.
+        case markdown
+        /// One CSV row per compared series, for scripts; the summary goes to standard error.
+        case csv
+    }
+
+    /// A significant change smaller than this fraction (0.05 = 5 %) is reported as `~`.
+    public var threshold: Double
+    /// Significance level of the Mann-Whitney U test; the confidence interval is at `1 - alpha`.
+    public var alpha: Double
+    public var gate: Gate
+    public var format: Format
+    /// How far exact counts may move before they count as a change; none by default.
+    public var exactTolerances: [ExactTolerance]
+
+    public init(
+        threshold: Double = 0.05, alpha: Double = 0.05, gate: Gate = .all, format: Format = .table,
+        exactTolerances: [ExactTolerance] = []
+    ) {
+        self.threshold = threshold
+        self.alpha = alpha
+        self.gate = gate
+        self.format = format
+        self.exactTolerances = exactTolerances
+    }
+
+    /// A message saying what is wrong with the options, or nil when they are usable.
+    public var problem: String? {
+        if !threshold.isFinite || threshold < 0 {
+            return "--threshold must be a percentage of 0 or more, e.g. --threshold 5"
+        }
+        if !alpha.isFinite || alpha <= 0 || alpha >= 1 {
+            return "--alpha must lie strictly between 0 and 1, e.g. --alpha 0.05"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,39 @@
+/// The core of `BenchRunner compare BASE.csv NEW.csv`: reads both files,
+/// compares every series and formats the report. The command-line type only
+/// parses options and prints what this returns.
+///
+/// Keeps DESIGN.md's compare requirement (medians, change, rank test, verdict,
+/// threshold, exit 1 on a regression and 2 on unusable input; allocation
+/// counts compared exactly) and guarantee 9 (unusable input yields a message
+/// naming the file and line, never a silent answer).
+public enum CompareTool {
+    /// Compares the files at `basePath` and `newPath`.
+    public static func run(basePath: String, newPath: String, options: CompareOptions) -> CompareOutcome {
+        if let problem = options.problem {
+            return CompareOutcome(
+                status: .unusableInput, output: "", diagnostics: "error: \(problem)\n", report: nil)
+        }
+        let report: ComparisonReport
+        do {
+            let base = try ResultFile.load(path: basePath)
+            let new = try ResultFile.load(path: newPath)
+            report = try ComparisonReport(base: base, new: new, options: options)
+        } catch {
+            return CompareOutcome(
+                status: .unusableInput, output: "", diagnostics: "error: \(error)\n", report: nil)
+        }
+        let formatter = CompareReportFormatter(report: report)
+        let output: String
+        var diagnostics = ""
+        switch options.format {
+        case .table:
+            output = formatter.table() + "\n" + formatter.summary()
+        case .markdown:
+            output = formatter.markdown() + "\n" + formatter.markdownSummary()
+        case .csv:
+            output = formatter.csv()
+            diagnostics = formatter.summary()
+        }
+        return CompareOutcome(status: report.exitStatus, output: output, diagnostics: diagnostics, report: report)
+    }
+}

@@ -1,0 +1,112 @@
+/// One CSV record with the physical line it starts on.
+struct CSVRecord: Equatable {
+    /// 1-based line of the record's first character (quoted fields may span lines).
+    let line: Int
+    let fields: [String]
+}
+
+/// Splits CSV text into records following RFC 4180: fields separated by
+/// commas, records by CRLF or LF, a field in double quotes may contain
+/// commas, line breaks and doubled quotes (`""`).
+///
+/// Strict on purpose: a stray quote or an unterminated quoted field is an
+/// error naming the line, because a lenient reading of a broken file would
+/// compare the wrong numbers silently (DESIGN.md guarantee 9). Empty lines are
+/// skipped.
+enum RFC4180Reader {
+    static func records(in text: String, file: String) throws(CompareInputError) -> [CSVRecord] {
+        let bytes = Array(text.utf8)
+        let quote = UInt8(ascii: "\"")
+        let comma = UInt8(ascii: ",")
+        let carriageReturn = UInt8(ascii: "\r")
+        let lineFeed = UInt8(ascii: "\n")
+
+        var records: [CSVRecord] = []
+        var fields: [String] = []
+        var field: [UInt8] = []
+        var line = 1
+        var recordLine = 1
+        var index = 0
+
+        func endRecord() {
+            fields.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+            let isBlank = fields.count == 1 && fields[0].allSatisfy(\.isWhitespace)
+            if !isBlank {
+                records.append(CSVRecord(line: recordLine, fields: fields))
+            }
+            fields.removeAll(keepingCapacity: true)
+        }
+
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == quote && field.isEmpty {
+                // Quoted field: read to the closing quote.
+                let openingLine = line
+                index += 1
+                var closed = false
+                while index < bytes.count {
+                    let inner = bytes[index]
+                    if inner == quote {
+                        if index + 1 < bytes.count && bytes[index + 1] == quote {
+                            field.append(quote)
+                            index += 2
+                            continue
+                        }
+                        closed = true
+                        index += 1
+                        break
+                    }
+                    if inner == lineFeed {
+                        line += 1
+                    }
+                    field.append(inner)
+                    index += 1
+                }
+                guard closed else {
+                    throw CompareInputError(
+                        file: file, line: openingLine,
+                        message: "not a valid CSV file: quoted field is never closed")
+                }
+                if index < bytes.count {
+                    let next = bytes[index]
+                    guard next == comma || next == lineFeed || next == carriageReturn else {
+                        throw CompareInputError(
+                            file: file, line: line,
+                            message: "not a valid CSV file: unexpected character after a closing quote "
+                                + "(a quote inside a field must be doubled)")
+                    }
+                }
+                continue
+            }
+            switch byte {
+            case comma:
+                fields.append(String(decoding: field, as: UTF8.self))
+                field.removeAll(keepingCapacity: true)
+                index += 1
+            case carriageReturn where index + 1 < bytes.count && bytes[index + 1] == lineFeed:
+                endRecord()
+                index += 2
+                line += 1
+                recordLine = line
+            case lineFeed, carriageReturn:
+                endRecord()
+                index += 1
+                line += 1
+                recordLine = line
+            case quote:
+                throw CompareInputError(
+                    file: file, line: line,
+                    message: "not a valid CSV file: a quote inside an unquoted field "
+                        + "(quote the whole field and double the quote)")
+            default:
+                field.append(byte)
+                index += 1
+            }
+        }
+        if !field.isEmpty || !fields.isEmpty {
+            endRecord()
+        }
+        return records
+    }
+}

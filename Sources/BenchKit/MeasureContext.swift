@@ -1,0 +1,59 @@
+import Dispatch
+
+/// Shared measuring code handed to every workload: the monotonic clock and
+/// the allocation counter, read around exactly the region that matters.
+public final class MeasureContext: @unchecked Sendable {
+    public let counter: AllocationCounter
+    public let configuration: SuiteConfiguration
+
+    public init(counter: AllocationCounter, configuration: SuiteConfiguration) {
+        self.counter = counter
+        self.configuration = configuration
+    }
+
+    /// What one measured region cost.
+    public struct Region: Sendable {
+        public var nanoseconds: UInt64
+        /// `nil` when allocation counts are unavailable.
+        public var allocations: UInt64?
+        public var bytes: UInt64?
+
+        /// `allocations / operations`, or `nil` without counts.
+        public func allocationsPer(_ operations: Int) -> Double? {
+            allocations.map { Double($0) / Double(max(operations, 1)) }
+        }
+
+        /// `bytes / operations`, or `nil` without counts.
+        public func bytesPer(_ operations: Int) -> Double? {
+            bytes.map { Double($0) / Double(max(operations, 1)) }
+        }
+
+        /// Nanoseconds per operation.
+        public func nanosecondsPer(_ operations: Int) -> Double {
+            Double(nanoseconds) / Double(max(operations, 1))
+        }
+
+        /// Operations per second.
+        public func operationsPerSecond(_ operations: Int) -> Double {
+            Double(operations) / (Double(max(nanoseconds, 1)) / 1e9)
+        }
+    }
+
+    /// Runs `body` and measures it: wall time on the monotonic clock and the
+    /// allocations made on every thread meanwhile.
+    public func region<T>(_ body: () throws -> T) rethrows -> (T, Region) {
+        let before = counter.snapshot()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try body()
+        let end = DispatchTime.now().uptimeNanoseconds
+        let after = counter.snapshot()
+        let delta = AllocationCounter.delta(from: before, to: after)
+        return (result, Region(nanoseconds: end - start, allocations: delta?.allocations, bytes: delta?.bytes))
+    }
+
+    /// The monotonic clock in nanoseconds.
+    @inline(__always)
+    public static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+}

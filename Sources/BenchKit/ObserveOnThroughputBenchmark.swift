@@ -1,0 +1,64 @@
+/// `observeOn.throughput`: how many elements per second cross from a
+/// producing thread to the scheduler, and what each costs in allocations.
+///
+/// The producer is a tight loop inside `Observable.create` (or the peer's
+/// equivalent), so the hop is what is measured. Each repetition creates a
+/// fresh scheduler or peer outside the measured region; the region ends when
+/// the last element has been consumed.
+public struct ObserveOnThroughputBenchmark: Benchmark {
+    public static let name = "observeOn.throughput"
+    let hops: [HopVariant]
+
+    public init() {
+        hops = HopCatalog.all
+    }
+
+    init(hops: [HopVariant]) {
+        self.hops = hops
+    }
+
+    public var schema: BenchmarkSchema {
+        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
+    }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        let elements = configuration.throughputElements
+        let params = formatParams(["elements": String(elements)])
+        return hops.map { hop -> MeasurementPlan in
+            if let reason = hop.unavailableReason {
+                return .unavailable(benchmark: Self.name, variant: hop.name, params: params, reason: reason)
+            }
+            return MeasurementPlan(
+                benchmark: Self.name, variant: hop.name, params: params,
+                estimatedSeconds: Double(elements) * 1.5e-6 + 0.01,
+                warmUp: { context in
+                    _ = try Self.measureOnce(hop: hop, elements: max(elements / 4, 1), context: context)
+                },
+                measure: { context in
+                    let region = try Self.measureOnce(hop: hop, elements: elements, context: context)
+                    return [
+                        MetricValue("elements_per_s", region.operationsPerSecond(elements)),
+                        MetricValue("ns_per_element", region.nanosecondsPer(elements)),
+                        MetricValue("allocs_per_element", region.allocationsPer(elements)),
+                        MetricValue("bytes_per_element", region.bytesPer(elements)),
+                    ]
+                })
+        }
+    }
+
+    static func measureOnce(hop: HopVariant, elements: Int, context: MeasureContext) throws -> MeasureContext.Region {
+        let session = try hop.makeSession()
+        defer { session.close() }
+        let (_, region) = try context.region {
+            try hop.deliver(
+                session: session, count: elements,
+                produce: { send in
+                    for index in 0..<elements {
+                        send(UInt64(truncatingIfNeeded: index))
+                    }
+                },
+                consume: { _ in })
+        }
+        return region
+    }
+}

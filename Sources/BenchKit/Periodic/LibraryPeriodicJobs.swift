@@ -1,0 +1,55 @@
+import Foundation
+import Schedulers
+
+/// This library's periodic scheduling per builtin scheduler: `native` is
+/// `schedulePeriodic` as the scheduler implements it (a dispatch timer),
+/// `emulated` forces `schedulePeriodicEmulated` (recursive relative
+/// scheduling at a fixed rate, skipping missed ticks) on the same scheduler.
+enum LibraryPeriodicJobs {
+    static var all: [PeriodicJob] {
+        [
+            job("serial-dispatch.native", emulated: false) { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.drift.serial") },
+            job("serial-dispatch.emulated", emulated: true) { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.drift.serial") },
+            job("concurrent-dispatch.native", emulated: false) { ConcurrentDispatchQueueScheduler(qos: .default) },
+            job("concurrent-dispatch.emulated", emulated: true) { ConcurrentDispatchQueueScheduler(qos: .default) },
+            job("operation-queue.native", emulated: false) { OperationQueueScheduler(operationQueue: OperationQueue()) },
+            job("operation-queue.emulated", emulated: true) { OperationQueueScheduler(operationQueue: OperationQueue()) },
+            job("main.native", emulated: false) { MainScheduler.instance },
+            job("main.emulated", emulated: true) { MainScheduler.instance },
+        ]
+    }
+
+    static func job(_ name: String, emulated: Bool, scheduler: @escaping @Sendable () -> any SchedulerType) -> PeriodicJob {
+        PeriodicJob(name: name) { recorder in
+            let scheduler = scheduler()
+            let period = RxTimeInterval.nanoseconds(Int(recorder.period))
+            let disposable: Disposable
+            if emulated {
+                disposable = scheduler.schedulePeriodicEmulated(0, startAfter: period, period: period) { state in
+                    recorder.tick()
+                    return state
+                }
+            } else {
+                disposable = scheduler.schedulePeriodic(0, startAfter: period, period: period) { state in
+                    recorder.tick()
+                    return state
+                }
+            }
+            let periodic = disposable as? PeriodicDisposable
+            if let periodic {
+                let box = UnsafeSendableBox(periodic)
+                recorder.skippedSource = { box.value.skippedTicks }
+            }
+            return RunningJob(
+                stop: { disposable.dispose() },
+                skippedTicks: { periodic?.skippedTicks })
+        }
+    }
+}
+
+/// Hands a non-Sendable reference to a tick; the library's periodic
+/// disposables are thread-safe (`@unchecked Sendable` classes).
+struct UnsafeSendableBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,80 @@
+/// `periodic.drift`: how late each tick of a periodic job runs against
+/// `start + k·period` on the monotonic clock, for this library's schedulers
+/// (native and forced emulation) and for the timers a user would pick instead.
+///
+/// A fixed-rate job keeps its lateness bounded; a fixed-delay one (each tick
+/// scheduled after the previous ran) accumulates it: `final_drift_us` shows which.
+public struct PeriodicDriftBenchmark: Benchmark {
+    public static let name = "periodic.drift"
+    let jobs: [PeriodicJob]
+
+    public init() {
+        jobs = LibraryPeriodicJobs.all + [
+            PeerPeriodicJobs.dispatchTimer, PeerPeriodicJobs.nio, PeerPeriodicJobs.openCombine,
+        ]
+    }
+
+    public var schema: BenchmarkSchema {
+        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
+    }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        let traceSamples = configuration.driftTraceSamples
+        return configuration.driftPeriods.flatMap { period in
+            let params = formatParams(["period_ms": String(period.periodMilliseconds), "ticks": String(period.ticks)])
+            let periodNanoseconds = UInt64(period.periodMilliseconds) * 1_000_000
+            return jobs.map { job -> MeasurementPlan in
+                if let reason = job.unavailableReason {
+                    return .unavailable(benchmark: Self.name, variant: job.name, params: params, reason: reason)
+                }
+                return MeasurementPlan(
+                    benchmark: Self.name, variant: job.name, params: params,
+                    estimatedSeconds: Double(period.ticks * period.periodMilliseconds) / 1000 + 0.02,
+                    warmUp: { _ in
+                        _ = try Self.record(job: job, periodNanoseconds: periodNanoseconds, ticks: min(period.ticks, 10))
+                    },
+                    measure: { _ in
+                        let (recorder, skipped) = try Self.record(job: job, periodNanoseconds: periodNanoseconds, ticks: period.ticks)
+                        return Self.metrics(recorder: recorder, skipped: skipped, traceSamples: traceSamples)
+                    })
+            }
+        }
+    }
+
+    static func record(job: PeriodicJob, periodNanoseconds: UInt64, ticks: Int) throws -> (TickRecorder, Int?) {
+        let recorder = TickRecorder(start: MeasureContext.now(), periodNanoseconds: periodNanoseconds, ticks: ticks)
+        let running = try job.start(recorder)
+        do {
+            try recorder.wait(variant: job.name)
+        } catch {
+            running.stop()
+            throw error
+        }
+        running.stop()
+        return (recorder, running.skippedTicks())
+    }
+
+    static func metrics(recorder: TickRecorder, skipped: Int?, traceSamples: Int) -> [MetricValue] {
+        let lateness = recorder.lateness.map { Double($0.nanoseconds) / 1000 }
+        let sorted = lateness.sorted()
+        var values = [
+            MetricValue("lateness_p50_us", Statistics.percentile(sorted: sorted, 50)),
+            MetricValue("lateness_p99_us", Statistics.percentile(sorted: sorted, 99)),
+            MetricValue("lateness_max_us", sorted.last),
+            MetricValue("final_drift_us", lateness.last),
+            MetricValue("skipped_ticks", skipped.map(Double.init)),
+        ]
+        let samples = recorder.lateness
+        if traceSamples > 0, !samples.isEmpty {
+            var seen = Set<Int>()
+            for step in 1...traceSamples {
+                let position = min(samples.count - 1, max(0, step * samples.count / traceSamples - 1))
+                guard seen.insert(position).inserted else { continue }
+                let sample = samples[position]
+                values.append(
+                    MetricValue("lateness_at_tick_us", Double(sample.nanoseconds) / 1000, extraParams: "tick=\(sample.tick)"))
+            }
+        }
+        return values
+    }
+}

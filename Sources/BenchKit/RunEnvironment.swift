@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a run records about itself in every CSV row: identity, machine, toolchain, allocator.
+public struct RunEnvironment: Sendable, Equatable {
+    /// `<UTC time>-<git revision>`, also the result file's name.
+    public var runID: String
+    /// ISO 8601, UTC.
+    public var timestamp: String
+    /// Short revision of the checkout, `-dirty` when it has uncommitted changes, `unknown` outside git.
+    public var gitRevision: String
+    public var host: String
+    public var cpu: String
+    public var cores: Int
+    public var swiftVersion: String
+    /// `system` or `jemalloc`.
+    public var allocator: String
+
+    public init(
+        runID: String, timestamp: String, gitRevision: String, host: String, cpu: String,
+        cores: Int, swiftVersion: String, allocator: String
+    ) {
+        self.runID = runID
+        self.timestamp = timestamp
+        self.gitRevision = gitRevision
+        self.host = host
+        self.cpu = cpu
+        self.cores = cores
+        self.swiftVersion = swiftVersion
+        self.allocator = allocator
+    }
+
+    /// Reads the environment of the current process and working directory.
+    public static func current(allocator: String, date: Date = Date()) -> RunEnvironment {
+        let revision = gitRevision()
+        let compact = DateFormatter()
+        compact.locale = Locale(identifier: "en_US_POSIX")
+        compact.timeZone = TimeZone(identifier: "UTC")
+        compact.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let iso = ISO8601DateFormatter()
+        iso.timeZone = TimeZone(identifier: "UTC")
+        return RunEnvironment(
+            runID: "\(compact.string(from: date))-\(revision)",
+            timestamp: iso.string(from: date),
+            gitRevision: revision,
+            host: ProcessInfo.processInfo.hostName,
+            cpu: cpuModel(),
+            cores: ProcessInfo.processInfo.activeProcessorCount,
+            swiftVersion: swiftVersion(),
+            allocator: allocator
+        )
+    }
+
+    static func gitRevision() -> String {
+        guard let revision = runTool("git", ["rev-parse", "--short=12", "HEAD"]), !revision.isEmpty else {
+            return "unknown"
+        }
+        let status = runTool("git", ["status", "--porcelain", "--untracked-files=no"]) ?? ""
+        return status.isEmpty ? revision : revision + "-dirty"
+    }
+
+    static func cpuModel() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else {
+            return "unknown"
+        }
+        for line in text.split(separator: "\n") where line.hasPrefix("model name") {
+            if let colon = line.firstIndex(of: ":") {
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return "unknown"
+    }
+
+    /// The toolchain that built this binary: `swift --version` when it is on
+    /// the path, else the compiler version known at build time.
+    static func swiftVersion() -> String {
+        if let output = runTool("swift", ["--version"]),
+            let range = output.range(of: #"Swift version [0-9.]+"#, options: .regularExpression)
+        {
+            return String(output[range].dropFirst("Swift version ".count))
+        }
+        #if compiler(>=6.4)
+        return "6.4+"
+        #elseif compiler(>=6.3)
+        return "6.3"
+        #elseif compiler(>=6.2)
+        return "6.2"
+        #elseif compiler(>=6.1)
+        return "6.1"
+        #else
+        return "6.0"
+        #endif
+    }
+
+    /// Runs a tool found on `PATH` and returns its trimmed standard output, or
+    /// `nil` when it cannot run or fails.
+    static func runTool(_ tool: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return nil
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

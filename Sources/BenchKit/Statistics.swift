@@ -1,0 +1,35 @@
+/// Order statistics over measured samples.
+public enum Statistics {
+    /// The `percentile` (0...100) of `values`, interpolating linearly between
+    /// the two nearest ranks (the method spreadsheets and NumPy use by default).
+    ///
+    /// Returns `nil` for an empty input.
+    public static func percentile(_ values: [Double], _ percentile: Double) -> Double? {
+        precondition((0...100).contains(percentile), "percentile must be within 0...100, got \(percentile)")
+        guard !values.isEmpty else { return nil }
+        return Statistics.percentile(sorted: values.sorted(), percentile)
+    }
+
+    /// `percentile(_:_:)` for input already sorted ascending.
+    public static func percentile(sorted values: [Double], _ percentile: Double) -> Double? {
+        precondition((0...100).contains(percentile), "percentile must be within 0...100, got \(percentile)")
+        guard let first = values.first else { return nil }
+        guard values.count > 1 else { return first }
+        let rank = percentile / 100 * Double(values.count - 1)
+        let lower = Int(rank.rounded(.down))
+        let upper = min(lower + 1, values.count - 1)
+        let fraction = rank - Double(lower)
+        return values[lower] + (values[upper] - values[lower]) * fraction
+    }
+
+    /// The median of `values`, or `nil` when empty.
+    public static func median(_ values: [Double]) -> Double? {
+        percentile(values, 50)
+    }
+
+    /// The arithmetic mean of `values`, or `nil` when empty.
+    public static func mean(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        return values.reduce(0, +) / Double(values.count)
+    }
+}

@@ -1,0 +1,81 @@
+/// Sizes of a suite run. `standard` fits about five minutes on two cores,
+/// `quick` about one minute (a CI smoke run), `tiny` a fraction of a second
+/// (tests).
+public struct SuiteConfiguration: Sendable {
+    /// Drift is measured at each period for this many ticks.
+    public struct DriftPeriod: Sendable, Equatable {
+        public var periodMilliseconds: Int
+        public var ticks: Int
+        public init(periodMilliseconds: Int, ticks: Int) {
+            self.periodMilliseconds = periodMilliseconds
+            self.ticks = ticks
+        }
+    }
+
+    public var name: String
+    public var repetitions: Int
+    /// Run every plan once, unrecorded, before the first repetition.
+    public var warmUp: Bool
+    public var throughputElements: Int
+    public var latencySamples: Int
+    public var latencyRatePerSecond: Int
+    public var trampolineDepth: Int
+    public var driftPeriods: [DriftPeriod]
+    /// How many per-tick lateness samples a drift repetition writes for the plot.
+    public var driftTraceSamples: Int
+    /// How to start the child process that measures plain recursion; `nil`
+    /// leaves `plain_recursion_limit` empty.
+    public var recursionProbe: PlainRecursionProbe?
+
+    public init(
+        name: String, repetitions: Int, warmUp: Bool, throughputElements: Int, latencySamples: Int,
+        latencyRatePerSecond: Int, trampolineDepth: Int, driftPeriods: [DriftPeriod],
+        driftTraceSamples: Int, recursionProbe: PlainRecursionProbe?
+    ) {
+        self.name = name
+        self.repetitions = repetitions
+        self.warmUp = warmUp
+        self.throughputElements = throughputElements
+        self.latencySamples = latencySamples
+        self.latencyRatePerSecond = latencyRatePerSecond
+        self.trampolineDepth = trampolineDepth
+        self.driftPeriods = driftPeriods
+        self.driftTraceSamples = driftTraceSamples
+        self.recursionProbe = recursionProbe
+    }
+
+    /// The default suite: at most about five minutes on two cores.
+    public static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+        SuiteConfiguration(
+            name: "standard", repetitions: 5, warmUp: true, throughputElements: 500_000,
+            latencySamples: 10_000, latencyRatePerSecond: 20_000, trampolineDepth: 10_000_000,
+            driftPeriods: [
+                DriftPeriod(periodMilliseconds: 1, ticks: 500),
+                DriftPeriod(periodMilliseconds: 10, ticks: 100),
+            ],
+            driftTraceSamples: 20, recursionProbe: recursionProbe)
+    }
+
+    /// The reduced suite: about a minute, every benchmark and variant present.
+    public static func quick(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+        SuiteConfiguration(
+            name: "quick", repetitions: 3, warmUp: true, throughputElements: 100_000,
+            latencySamples: 2_000, latencyRatePerSecond: 20_000, trampolineDepth: 10_000_000,
+            driftPeriods: [
+                DriftPeriod(periodMilliseconds: 1, ticks: 150),
+                DriftPeriod(periodMilliseconds: 10, ticks: 25),
+            ],
+            driftTraceSamples: 10, recursionProbe: recursionProbe)
+    }
+
+    /// A sub-second configuration for tests: every benchmark, tiny sizes.
+    public static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+        SuiteConfiguration(
+            name: "tiny", repetitions: 2, warmUp: false, throughputElements: 500,
+            latencySamples: 50, latencyRatePerSecond: 50_000, trampolineDepth: 10_000,
+            driftPeriods: [
+                DriftPeriod(periodMilliseconds: 1, ticks: 4),
+            ],
+            driftTraceSamples: 2, recursionProbe: recursionProbe)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// The table printed at the end of a run: per benchmark, the median of each
+/// metric over the repetitions, then the ratios a reader looks for first
+/// (fast path against generic path, this library against each peer).
+public enum SummaryTable {
+    /// The variant every ratio of a benchmark is taken against, and the metric used.
+    struct RatioRule {
+        let benchmark: String
+        let base: String
+        let metric: String
+        let meaning: String
+    }
+
+    static let ratioRules = [
+        RatioRule(
+            benchmark: "observeOn.throughput", base: "fast-path", metric: "elements_per_s",
+            meaning: "elements/s of fast-path ÷ other; above 1 means the fast path is faster"),
+        RatioRule(
+            benchmark: "observeOn.latency", base: "fast-path", metric: "latency_p50_ns",
+            meaning: "p50 latency of fast-path ÷ other; below 1 means the fast path is quicker"),
+    ]
+
+    /// Renders `rows` (rows with per-tick samples are left out).
+    public static func render(_ rows: [CSVRow]) -> String {
+        var medians: [Key: Double] = [:]
+        var samples: [Key: [Double]] = [:]
+        var seriesOrder: [String: [Series]] = [:]
+        var benchmarkOrder: [String] = []
+        for row in rows where !row.params.contains("tick=") {
+            let key = Key(series: Series(variant: row.variant, params: row.params), benchmark: row.benchmark, metric: row.metric)
+            if let value = row.value { samples[key, default: []].append(value) } else { samples[key, default: []] += [] }
+            if !benchmarkOrder.contains(row.benchmark) { benchmarkOrder.append(row.benchmark) }
+            if !(seriesOrder[row.benchmark] ?? []).contains(key.series) {
+                seriesOrder[row.benchmark, default: []].append(key.series)
+            }
+        }
+        for (key, values) in samples {
+            if let median = Statistics.median(values) { medians[key] = median }
+        }
+        var out = ""
+        for benchmark in benchmarkOrder {
+            let metrics = (CSVSchema.benchmark(named: benchmark)?.metrics ?? [])
+                .filter { $0.name != "lateness_at_tick_us" }
+                .filter { metric in samples.keys.contains { $0.benchmark == benchmark && $0.metric == metric.name } }
+            let series = seriesOrder[benchmark] ?? []
+            let repetitions = rows.filter { $0.benchmark == benchmark }.map(\.repetition).max() ?? 0
+            out += "\n\(benchmark) (median of \(repetitions) repetitions)\n"
+            let labels = series.map { $0.params.isEmpty ? $0.variant : "\($0.variant) [\($0.params)]" }
+            let labelWidth = max(labels.map(\.count).max() ?? 0, 8) + 2
+            let columnWidth = max(metrics.map(\.name.count).max() ?? 0, 10) + 2
+            out += "  " + "variant".padding(toLength: labelWidth, withPad: " ", startingAt: 0)
+                + metrics.map { leftPad($0.name, columnWidth) }.joined() + "\n"
+            for (index, entry) in series.enumerated() {
+                var line = "  " + labels[index].padding(toLength: labelWidth, withPad: " ", startingAt: 0)
+                for metric in metrics {
+                    let key = Key(series: entry, benchmark: benchmark, metric: metric.name)
+                    line += leftPad(medians[key].map(compact) ?? "-", columnWidth)
+                }
+                out += line + "\n"
+            }
+            for rule in ratioRules where rule.benchmark == benchmark {
+                let bases = series.filter { $0.variant == rule.base }
+                guard let base = bases.first,
+                    let baseValue = medians[Key(series: base, benchmark: benchmark, metric: rule.metric)], baseValue > 0
+                else { continue }
+                out += "  ratios (\(rule.meaning)):\n"
+                for other in series where other.variant != rule.base {
+                    guard let value = medians[Key(series: other, benchmark: benchmark, metric: rule.metric)], value > 0 else {
+                        continue
+                    }
+                    let ratio = baseValue / value
+                    out += "    \(rule.base) / \(other.variant)".padding(toLength: labelWidth + 18, withPad: " ", startingAt: 0)
+                        + String(format: "%.2fx", ratio) + "\n"
+                }
+            }
+        }
+        return out
+    }
+
+    struct Series: Hashable {
+        let variant: String
+        let params: String
+    }
+
+    struct Key: Hashable {
+        let series: Series
+        let benchmark: String
+        let metric: String
+    }
+
+    static func leftPad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    /// 1234567 → "1.23M", 0.5 → "0.50", 42 → "42".
+    static func compact(_ value: Double) -> String {
+        let magnitude = abs(value)
+        if magnitude >= 1e9 { return String(format: "%.2fG", value / 1e9) }
+        if magnitude >= 1e6 { return String(format: "%.2fM", value / 1e6) }
+        if magnitude >= 1e4 { return String(format: "%.1fk", value / 1e3) }
+        if value == value.rounded() { return String(format: "%.0f", value) }
+        return magnitude >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+    }
+}

@@ -1,0 +1,75 @@
+import Schedulers
+
+/// `trampoline.recursion`: a chain of recursive schedules on
+/// `CurrentThreadScheduler` (each action schedules the next), proving that
+/// the trampoline runs millions of levels without growing the stack, and
+/// what each level costs. For contrast, the depth at which plain recursion
+/// of a small closure runs out of an 8 MiB stack, measured in a child process.
+public struct TrampolineBenchmark: Benchmark {
+    public static let name = "trampoline.recursion"
+
+    public init() {}
+
+    public var schema: BenchmarkSchema {
+        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
+    }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        let depth = configuration.trampolineDepth
+        let probe = configuration.recursionProbe
+        let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
+        return [
+            MeasurementPlan(
+                benchmark: Self.name, variant: "current-thread", params: params,
+                estimatedSeconds: Double(depth) * 400e-9 + (probe == nil ? 0 : 0.2),
+                warmUp: { context in
+                    _ = Self.runChain(depth: max(depth / 10, 1), context: context)
+                },
+                measure: { context in
+                    let (chain, region) = Self.runChain(depth: depth, context: context)
+                    let limit = try probe.map { try $0.measure() }
+                    return [
+                        MetricValue("ns_per_schedule", region.nanosecondsPer(chain.count)),
+                        MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
+                        MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
+                        MetricValue("depth", Double(chain.count)),
+                        MetricValue("stack_growth_bytes", Double(chain.highestAddress - chain.lowestAddress)),
+                        MetricValue("plain_recursion_limit", limit.map(Double.init)),
+                    ]
+                })
+        ]
+    }
+
+    /// The chain's state, passed to every level as the scheduled state.
+    final class Chain {
+        let target: Int
+        var count = 0
+        var lowestAddress = UInt.max
+        var highestAddress: UInt = 0
+
+        init(target: Int) {
+            self.target = target
+        }
+    }
+
+    static func runChain(depth: Int, context: MeasureContext) -> (Chain, MeasureContext.Region) {
+        let chain = Chain(target: depth)
+        let (_, region) = context.region {
+            _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
+        }
+        return (chain, region)
+    }
+
+    /// One level: notes where its frame is, then schedules the next level.
+    static func level(_ chain: Chain) -> Disposable {
+        var marker: UInt8 = 0
+        let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        if address < chain.lowestAddress { chain.lowestAddress = address }
+        if address > chain.highestAddress { chain.highestAddress = address }
+        chain.count += 1
+        if chain.count < chain.target {
+            _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
+        }
+        return Disposables.create()
+    }
+}

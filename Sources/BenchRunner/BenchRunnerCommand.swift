@@ -1,0 +1,21 @@
+import ArgumentParser
+
+/// The root command. `BenchRunner` alone is `BenchRunner run`.
+struct BenchRunnerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "BenchRunner",
+        abstract: "Measures the Schedulers library against its peers and writes one CSV per run.",
+        discussion: """
+            `swift run -c release BenchRunner` runs the default suite (a few minutes on two cores), \
+            shows progress, prints a summary with the ratios that matter and writes \
+            results/<UTC time>-<git revision>.csv. Exit status: 0 success, 2 bad input.
+            """,
+        subcommands: [
+            Run.self,
+            List.self,
+            // Compare.self,  // ← INTEGRATOR: uncomment once the `compare` branch (CompareCommand.swift) is merged.
+            ProbeRecursion.self,
+        ],
+        defaultSubcommand: Run.self
+    )
+}

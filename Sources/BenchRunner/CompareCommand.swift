@@ -1,0 +1,120 @@
+import ArgumentParser
+import BenchKit
+import Foundation
+
+/// `BenchRunner compare BASE.csv NEW.csv`: tells a real change from noise
+/// between two result files (DESIGN.md, "BenchRunner compare"). Parsing only;
+/// the comparison is ``CompareTool`` in BenchKit.
+public struct Compare: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare two BenchRunner result CSVs and say which changes are real.",
+        discussion: """
+            Rows are paired by benchmark, variant, params, metric and allocator. For each pair \
+            the report shows the repetitions on each side, the two medians, the change of the \
+            medians in %, a confidence interval of the change (Hodges-Lehmann, in % of the base \
+            median), the p-value of a two-sided Mann-Whitney U test on the repetitions (as Go's \
+            benchstat does) and a verdict: better, worse or ~ (no significant change). \
+            Rates (*_per_s) and the trampoline depth are better higher; times, latencies, \
+            lateness, drift, skipped ticks and allocations are better lower; \
+            plain_recursion_limit describes the machine and is shown but not judged.
+
+            When even non-overlapping repetitions could not reach --alpha (3 against 3 at 0.05), \
+            the verdict is "too few repetitions" instead of a guess. Exact counts (allocs_*, \
+            bytes_*, depth) are compared without a test: any change in the bad direction is \
+            worse, whatever the threshold, unless --exact-tolerance allows it. Rows with an empty value (allocation counting \
+            unavailable) are skipped. Series in only one file are listed as added or removed.
+
+            For CI on a shared machine, gate only on the exact counts and print the timings: \
+            `BenchRunner compare --gate exact --exact-tolerance 'allocs_*=0.5' \
+            results/baseline-quick.csv NEW.csv`.
+
+            Exit status: 0 no regression; 1 at least one regression (a gated "worse"); \
+            2 unusable input (missing file, not a CSV, missing columns, a non-numeric value: \
+            the message names the file and line) or an option out of range.
+            """
+    )
+
+    @Argument(help: "The baseline result CSV (e.g. results/baseline-quick.csv).")
+    var base: String
+
+    @Argument(help: "The new result CSV to judge against the baseline.")
+    var new: String
+
+    @Option(
+        help: ArgumentHelp(
+            "Smallest change in % that counts: a significant change smaller than this is ~, not a regression "
+                + "(default: 5). Written 5 or 5%. Exact counts ignore it (see --exact-tolerance).",
+            valueName: "percent"),
+        transform: Compare.percentage)
+    var threshold: Double?
+
+    @Option(help: "Significance level of the Mann-Whitney U test; the confidence interval is at 1 - alpha.")
+    var alpha: Double = 0.05
+
+    @Option(
+        help: ArgumentHelp(
+            "Which metrics decide the exit status: 'all', or 'exact' for the exact counts only "
+                + "(allocations, depth; timing changes are still printed): for CI on a shared machine.",
+            valueName: "all|exact"))
+    var gate: CompareOptions.Gate = .all
+
+    @Option(
+        help: ArgumentHelp(
+            "Output: 'table' (aligned text), 'markdown' (for pull requests) or 'csv' (for scripts; "
+                + "the summary then goes to standard error).",
+            valueName: "table|markdown|csv"))
+    var format: CompareOptions.Format = .table
+
+    @Option(
+        name: .customLong("exact-tolerance"),
+        help: ArgumentHelp(
+            "How far exact counts may move before they count as a change (default: none, any increase "
+                + "is a regression): an amount for every exact metric, or metric=amount and prefix*=amount "
+                + "pairs, comma-separated, e.g. allocs_*=0.5 (one more allocation per element still fails; "
+                + "amortised one-off allocations do not).",
+            valueName: "tolerances"),
+        transform: Compare.exactTolerances)
+    var exactTolerances: [ExactTolerance] = []
+
+    public init() {}
+
+    public func run() throws {
+        let options = CompareOptions(
+            threshold: (threshold ?? 5) / 100, alpha: alpha, gate: gate, format: format,
+            exactTolerances: exactTolerances)
+        let outcome = CompareTool.run(basePath: base, newPath: new, options: options)
+        if !outcome.output.isEmpty {
+            print(outcome.output, terminator: "")
+        }
+        if !outcome.diagnostics.isEmpty {
+            FileHandle.standardError.write(Data(outcome.diagnostics.utf8))
+        }
+        if outcome.status != .noRegression {
+            throw ExitCode(outcome.status.rawValue)
+        }
+    }
+
+    /// Reads the `--exact-tolerance` list.
+    static func exactTolerances(_ argument: String) throws -> [ExactTolerance] {
+        switch ExactTolerance.parseList(argument) {
+        case .success(let tolerances): return tolerances
+        case .failure(let error): throw ValidationError(error.message)
+        }
+    }
+
+    /// Reads `5` or `5%` as 5 (per cent).
+    static func percentage(_ argument: String) throws -> Double {
+        var text = argument.trimmingCharacters(in: .whitespaces)
+        if text.hasSuffix("%") {
+            text.removeLast()
+        }
+        guard let value = Double(text) else {
+            throw ValidationError("--threshold expects a percentage such as 5 or 5%, not '\(argument)'")
+        }
+        return value
+    }
+}
+
+extension CompareOptions.Gate: ExpressibleByArgument {}
+extension CompareOptions.Format: ExpressibleByArgument {}

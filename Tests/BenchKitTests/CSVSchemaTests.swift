@@ -1,0 +1,66 @@
+@testable import BenchKit
+import XCTest
+
+final class CSVSchemaTests: XCTestCase {
+    func testBenchmarkNamesAreTheStableInterface() {
+        XCTAssertEqual(
+            CSVSchema.benchmarks.map(\.name),
+            ["observeOn.throughput", "observeOn.latency", "trampoline.recursion", "periodic.drift"])
+    }
+
+    func testThroughputHasEveryVariantAndMetricOfTheIssue() throws {
+        let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.throughput"))
+        XCTAssertEqual(
+            Set(schema.variants),
+            [
+                "fast-path", "generic", "concurrent", "operation-queue", "main", "peer.dispatch-async",
+                "peer.opencombine", "peer.asyncstream", "peer.nio", "reference.batched-handoff",
+            ])
+        XCTAssertEqual(
+            schema.metrics.map(\.name), ["elements_per_s", "ns_per_element", "allocs_per_element", "bytes_per_element"])
+    }
+
+    func testAllocationMetricsAreExactCountsAndLowerIsBetter() {
+        for benchmark in CSVSchema.benchmarks {
+            for metric in benchmark.metrics where metric.name.hasPrefix("allocs_") || metric.name.hasPrefix("bytes_per") {
+                XCTAssertTrue(metric.isExactCount, "\(benchmark.name).\(metric.name)")
+                XCTAssertEqual(metric.direction, .lowerIsBetter)
+            }
+        }
+        XCTAssertEqual(CSVSchema.metric("elements_per_s", in: "observeOn.throughput")?.direction, .higherIsBetter)
+        XCTAssertEqual(CSVSchema.metric("elements_per_s", in: "observeOn.throughput")?.isExactCount, false)
+    }
+
+    func testDriftAndLatencyAndTrampolineMetricsAreNamedAsTheIssueSays() {
+        let drift = CSVSchema.benchmark(named: "periodic.drift")?.metrics.map(\.name) ?? []
+        for name in ["lateness_p50_us", "lateness_p99_us", "lateness_max_us", "final_drift_us", "skipped_ticks"] {
+            XCTAssertTrue(drift.contains(name), name)
+        }
+        let trampoline = CSVSchema.benchmark(named: "trampoline.recursion")?.metrics.map(\.name) ?? []
+        for name in ["ns_per_schedule", "allocs_per_schedule", "depth", "stack_growth_bytes", "plain_recursion_limit"] {
+            XCTAssertTrue(trampoline.contains(name), name)
+        }
+        let latency = CSVSchema.benchmark(named: "observeOn.latency")?.metrics.map(\.name) ?? []
+        XCTAssertEqual(latency, ["latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns"])
+    }
+
+    func testEveryPlanUsesAVariantAndMetricsDeclaredInTheSchema() {
+        let configuration = SuiteConfiguration.tiny(recursionProbe: nil)
+        for benchmark in BenchmarkCatalog.all {
+            let schema = benchmark.schema
+            XCTAssertNotNil(CSVSchema.benchmark(named: schema.name))
+            for plan in benchmark.plans(for: configuration) {
+                XCTAssertEqual(plan.benchmark, schema.name)
+                XCTAssertTrue(schema.variants.contains(plan.variant), "\(plan.identifier) missing from the schema")
+            }
+        }
+    }
+
+    func testEveryMetricHasAUnit() {
+        for benchmark in CSVSchema.benchmarks {
+            for metric in benchmark.metrics {
+                XCTAssertFalse(metric.unit.isEmpty, "\(benchmark.name).\(metric.name)")
+            }
+        }
+    }
+}

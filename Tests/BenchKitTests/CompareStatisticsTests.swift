@@ -1,0 +1,164 @@
+@testable import BenchKit
+import XCTest
+
+/// The statistics behind `BenchRunner compare`, against values from R / SciPy.
+final class CompareStatisticsTests: XCTestCase {
+    func testExactUTestMatchesReferenceForInterleavedSamples() {
+        // R: wilcox.test(c(1,3,5,7), c(2,4,6,8)) gives W = 6, p = 0.6857.
+        let test = MannWhitneyUTest([1, 3, 5, 7], [2, 4, 6, 8])
+        XCTAssertEqual(test.u, 6)
+        XCTAssertEqual(test.method, .exact)
+        XCTAssertEqual(test.pValue, 48.0 / 70.0, accuracy: 1e-12)
+    }
+
+    func testExactUTestOfSeparatedSamplesReachesTheMinimumPValue() {
+        let test = MannWhitneyUTest([1, 2, 3, 4], [5, 6, 7, 8])
+        XCTAssertEqual(test.u, 0)
+        XCTAssertEqual(test.pValue, 2.0 / 70.0, accuracy: 1e-12)
+        XCTAssertEqual(MannWhitneyUTest([5, 6, 7, 8], [1, 2, 3, 4]).pValue, 2.0 / 70.0, accuracy: 1e-12)
+    }
+
+    func testTiedSamplesUseNormalApproximationWithTieCorrection() {
+        // SciPy: mannwhitneyu([1,2,2,3,5], [2,3,3,4,5,6], method='asymptotic') gives U = 7.5, p = 0.19190.
+        let test = MannWhitneyUTest([1, 2, 2, 3, 5], [2, 3, 3, 4, 5, 6])
+        XCTAssertEqual(test.u, 7.5)
+        XCTAssertEqual(test.method, .normalApproximation)
+        XCTAssertEqual(test.pValue, 0.19189590332395567, accuracy: 1e-9)
+    }
+
+    func testLargeSamplesUseNormalApproximation() {
+        // SciPy: x = 1...60, y = x + 15.5 gives U = 990, p = 2.1494e-05.
+        let first = (1...60).map(Double.init)
+        let test = MannWhitneyUTest(first, first.map { $0 + 15.5 })
+        XCTAssertEqual(test.u, 990)
+        XCTAssertEqual(test.method, .normalApproximation)
+        XCTAssertEqual(test.pValue, 2.149444765493723e-05, accuracy: 1e-9)
+    }
+
+    func testAllValuesEqualGivePValueOne() {
+        XCTAssertEqual(MannWhitneyUTest([3, 3, 3, 3], [3, 3, 3, 3]).pValue, 1)
+    }
+
+    func testExactNullDistributionSumsToOneAndIsSymmetric() {
+        let distribution = RankSumNullDistribution(m: 7, n: 5)
+        XCTAssertEqual(distribution.probabilities.count, 36)
+        XCTAssertEqual(distribution.probabilities.reduce(0, +), 1, accuracy: 1e-12)
+        for u in 0...35 {
+            XCTAssertEqual(distribution.probabilities[u], distribution.probabilities[35 - u], accuracy: 1e-15)
+        }
+        XCTAssertEqual(distribution.probabilities[0], 1.0 / 792.0, accuracy: 1e-15)  // 1 / C(12, 5)
+    }
+
+    func testMinimumAchievablePValueDecidesTooFewRepetitions() {
+        XCTAssertEqual(MannWhitneyUTest.minimumAchievablePValue(m: 3, n: 3), 0.1, accuracy: 1e-12)
+        XCTAssertEqual(MannWhitneyUTest.minimumAchievablePValue(m: 3, n: 4), 2.0 / 35.0, accuracy: 1e-12)
+        XCTAssertEqual(MannWhitneyUTest.minimumAchievablePValue(m: 4, n: 4), 2.0 / 70.0, accuracy: 1e-12)
+        XCTAssertEqual(MannWhitneyUTest.minimumAchievablePValue(m: 3, n: 5), 2.0 / 56.0, accuracy: 1e-12)
+        XCTAssertEqual(MannWhitneyUTest.minimumAchievablePValue(m: 1, n: 1), 1)
+        XCTAssertEqual(MannWhitneyUTest.minimumAchievablePValue(m: 0, n: 9), 1)
+    }
+
+    func testHodgesLehmannIntervalOfSmallSamples() throws {
+        // 4 against 4 at 95 %: k = 1, so the interval spans all 16 differences (1 ... 7).
+        let interval = try XCTUnwrap(HodgesLehmannInterval([1, 2, 3, 4], [5, 6, 7, 8], confidence: 0.95))
+        XCTAssertEqual(interval.lower, 1)
+        XCTAssertEqual(interval.upper, 7)
+        XCTAssertEqual(interval.estimate, 4)
+    }
+
+    func testHodgesLehmannIntervalNeedsEnoughValues() {
+        XCTAssertNil(HodgesLehmannInterval([1, 2, 3], [4, 5, 6], confidence: 0.95))
+    }
+
+    func testHodgesLehmannIntervalExcludesZeroExactlyWhenTheTestRejects() throws {
+        var generator = SeededGenerator(seed: 11)
+        for shift in stride(from: 0.0, through: 0.5, by: 0.05) {
+            let first = (0..<9).map { _ in 1 + Double.random(in: -0.3...0.3, using: &generator) }
+            let second = (0..<8).map { _ in 1 + shift + Double.random(in: -0.3...0.3, using: &generator) }
+            let interval = try XCTUnwrap(HodgesLehmannInterval(first, second, confidence: 0.95))
+            let rejects = MannWhitneyUTest(first, second).pValue < 0.05
+            XCTAssertEqual(interval.lower > 0 || interval.upper < 0, rejects, "shift \(shift)")
+        }
+    }
+
+    func testHodgesLehmannIntervalOfLargeSamplesCoversTheShift() throws {
+        let first = (1...80).map(Double.init)
+        let interval = try XCTUnwrap(HodgesLehmannInterval(first, first.map { $0 + 10 }, confidence: 0.95))
+        XCTAssertEqual(interval.estimate, 10)
+        XCTAssertLessThan(interval.lower, 10)
+        XCTAssertGreaterThan(interval.upper, 10)
+        XCTAssertGreaterThan(interval.lower, -5)
+    }
+
+    func testStandardNormalQuantile() {
+        XCTAssertEqual(HodgesLehmannInterval.standardNormalQuantile(0.975), 1.959964, accuracy: 1e-6)
+        XCTAssertEqual(HodgesLehmannInterval.standardNormalQuantile(0.5), 0, accuracy: 1e-9)
+    }
+
+    func testMetricDirectionRule() {
+        let higher = ["elements_per_s", "depth", "ticks_per_s"]
+        let lower = [
+            "ns_per_element", "latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns",
+            "p99_ns", "ns_per_schedule", "stack_growth_bytes", "lateness_p50_us", "lateness_p99_us",
+            "lateness_max_us", "final_drift_us", "skipped_ticks", "allocs_per_element", "bytes_per_element",
+            "allocs_per_schedule", "bytes_per_schedule", "unknown_metric",
+        ]
+        for metric in higher {
+            XCTAssertEqual(MetricComparisonRule(metric: metric).preference, .higherIsBetter, metric)
+        }
+        for metric in lower {
+            XCTAssertEqual(MetricComparisonRule(metric: metric).preference, .lowerIsBetter, metric)
+        }
+        for metric in ["plain_recursion_limit", "lateness_at_tick_us"] {
+            XCTAssertEqual(MetricComparisonRule(metric: metric).preference, .informational, metric)
+        }
+    }
+
+    func testAllocationCountsAndDepthAreExactButMeasurementsAreNot() {
+        for metric in ["allocs_per_element", "bytes_per_element", "allocs_per_schedule", "allocs_per_tick", "depth"] {
+            XCTAssertTrue(MetricComparisonRule(metric: metric).isExact, metric)
+        }
+        for metric in ["stack_growth_bytes", "elements_per_s", "skipped_ticks", "ns_per_element"] {
+            XCTAssertFalse(MetricComparisonRule(metric: metric).isExact, metric)
+        }
+    }
+
+    func testEveryMetricBenchRunnerWritesIsJudgedAsItsSchemaDeclares() {
+        for benchmark in CSVSchema.benchmarks {
+            for spec in benchmark.metrics {
+                let rule = MetricComparisonRule(metric: spec.name, benchmark: benchmark.name)
+                XCTAssertEqual(rule.isExact, spec.isExactCount, spec.name)
+                switch spec.direction {
+                case .higherIsBetter: XCTAssertEqual(rule.preference, .higherIsBetter, spec.name)
+                case .lowerIsBetter: XCTAssertEqual(rule.preference, .lowerIsBetter, spec.name)
+                case .informational: XCTAssertEqual(rule.preference, .informational, spec.name)
+                }
+            }
+        }
+    }
+
+    func testNameRuleAgreesWithTheSchemaExceptForItsStatedExceptions() {
+        // The schema is needed only for these; every other metric follows from its name.
+        let exceptions: Set = ["depth", "plain_recursion_limit", "lateness_at_tick_us"]
+        for spec in CSVSchema.benchmarks.flatMap(\.metrics) where !exceptions.contains(spec.name) {
+            let byName = MetricComparisonRule.ruleFromName(spec.name)
+            XCTAssertEqual(byName.preference == .higherIsBetter, spec.direction == .higherIsBetter, spec.name)
+            XCTAssertEqual(byName.preference == .lowerIsBetter, spec.direction == .lowerIsBetter, spec.name)
+            XCTAssertEqual(byName.isExact, spec.isExactCount, spec.name)
+        }
+    }
+
+    func testMedian() {
+        XCTAssertNil(SeriesComparison.median([]))
+        XCTAssertEqual(SeriesComparison.median([3, 1, 2]), 2)
+        XCTAssertEqual(SeriesComparison.median([4, 1, 3, 2]), 2.5)
+    }
+
+    func testCSVReaderHandlesQuotesCommasAndLineBreaks() throws {
+        let records = try RFC4180Reader.records(in: "a,\"b,c\",\"d\"\"e\"\n\"x\ny\",,\"\"\n", file: "t.csv")
+        XCTAssertEqual(records, [
+            CSVRecord(line: 1, fields: ["a", "b,c", "d\"e"]),
+            CSVRecord(line: 2, fields: ["x\ny", "", ""]),
+        ])
+    }
+}

@@ -1,0 +1,323 @@
+import BenchKit
+import XCTest
+
+/// Verdicts and exit statuses of `BenchRunner compare` on generated result files.
+final class CompareVerdictTests: XCTestCase {
+    private var fixture: CompareFixture!
+
+    override func setUpWithError() throws {
+        fixture = try CompareFixture()
+    }
+
+    override func tearDown() {
+        fixture = nil
+    }
+
+    private func only(_ outcome: CompareOutcome, file: StaticString = #filePath, line: UInt = #line) -> SeriesComparison? {
+        guard let report = outcome.report else {
+            XCTFail("no report: \(outcome.diagnostics)", file: file, line: line)
+            return nil
+        }
+        XCTAssertEqual(report.comparisons.count, 1, file: file, line: line)
+        return report.comparisons.first
+    }
+
+    // MARK: - Noisy metrics
+
+    func testClearThroughputDropUnderThirtyPercentNoiseIsWorseAndExitsOne() throws {
+        var generator = SeededGenerator(seed: 1)
+        let base = FixtureSeries(values: CompareFixture.noisy(around: 1e7, spread: 0.3, count: 10, using: &generator))
+        let new = FixtureSeries(values: CompareFixture.noisy(around: 6e6, spread: 0.3, count: 10, using: &generator))
+        let outcome = try fixture.compare(base: [base], new: [new])
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression)
+        XCTAssertLessThan(try XCTUnwrap(comparison.test).pValue, 0.05)
+        XCTAssertLessThan(try XCTUnwrap(comparison.change), -0.2)
+        let interval = try XCTUnwrap(comparison.interval)
+        XCTAssertLessThan(interval.upperBound, 0, "the interval of a clear drop excludes zero")
+        XCTAssertTrue(outcome.output.contains("worse"))
+        XCTAssertTrue(outcome.output.contains("exit status 1"))
+    }
+
+    func testClearThroughputGainIsBetterAndExitsZero() throws {
+        var generator = SeededGenerator(seed: 2)
+        let base = FixtureSeries(values: CompareFixture.noisy(around: 6e6, spread: 0.3, count: 10, using: &generator))
+        let new = FixtureSeries(values: CompareFixture.noisy(around: 1e7, spread: 0.3, count: 10, using: &generator))
+        let outcome = try fixture.compare(base: [base], new: [new])
+        XCTAssertEqual(only(outcome)?.verdict, .better)
+        XCTAssertEqual(outcome.status, .noRegression)
+    }
+
+    func testPureNoiseOfTenToThirtyPercentIsNotReportedAsAChange() throws {
+        // 60 pairs drawn from the same distribution: at alpha 0.05 about 5 % of
+        // pairs are significant by chance, and the threshold removes some more.
+        var generator = SeededGenerator(seed: 3)
+        var base: [FixtureSeries] = []
+        var new: [FixtureSeries] = []
+        for index in 0..<60 {
+            let spread = [0.1, 0.2, 0.3][index % 3]
+            let center = 1e6 * Double(index + 1)
+            let variant = "v\(index)"
+            base.append(FixtureSeries(
+                variant: variant,
+                values: CompareFixture.noisy(around: center, spread: spread, count: 10, using: &generator)))
+            new.append(FixtureSeries(
+                variant: variant,
+                values: CompareFixture.noisy(around: center, spread: spread, count: 10, using: &generator)))
+        }
+        let report = try XCTUnwrap(fixture.compare(base: base, new: new).report)
+        let changed = report.comparisons.filter { $0.verdict != .unchanged }
+        XCTAssertLessThanOrEqual(changed.count, 6, "noise flagged as change: \(changed.map(\.key))")
+        XCTAssertGreaterThanOrEqual(report.count(of: .unchanged), 54)
+        // And a naive percentage difference would have flagged many of them.
+        let naive = report.comparisons.filter { abs($0.change ?? 0) >= 0.05 }
+        XCTAssertGreaterThan(naive.count, 15)
+    }
+
+    func testFirstNoisePairOfTheFixtureIsUnchanged() throws {
+        var generator = SeededGenerator(seed: 4)
+        let base = FixtureSeries(values: CompareFixture.noisy(around: 1e6, spread: 0.3, count: 10, using: &generator))
+        let new = FixtureSeries(values: CompareFixture.noisy(around: 1e6, spread: 0.3, count: 10, using: &generator))
+        let outcome = try fixture.compare(base: [base], new: [new])
+        XCTAssertEqual(only(outcome)?.verdict, .unchanged)
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertTrue(outcome.output.contains("~"))
+    }
+
+    func testLatencyIncreaseIsWorseBecauseLowerIsBetter() throws {
+        var generator = SeededGenerator(seed: 5)
+        let base = FixtureSeries(
+            metric: "p99_ns", unit: "ns",
+            values: CompareFixture.noisy(around: 1000, spread: 0.2, count: 8, using: &generator))
+        let new = FixtureSeries(
+            metric: "p99_ns", unit: "ns",
+            values: CompareFixture.noisy(around: 2000, spread: 0.2, count: 8, using: &generator))
+        let outcome = try fixture.compare(base: [base], new: [new])
+        XCTAssertEqual(only(outcome)?.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression)
+        let reversed = try fixture.compare(base: [new], new: [base])
+        XCTAssertEqual(only(reversed)?.verdict, .better)
+        XCTAssertEqual(reversed.status, .noRegression)
+    }
+
+    func testSameRiseIsBetterForRatesWorseForCostsAndNotJudgedForMachineFacts() throws {
+        var generator = SeededGenerator(seed: 6)
+        let low = CompareFixture.noisy(around: 100, spread: 0.1, count: 6, using: &generator)
+        let high = CompareFixture.noisy(around: 150, spread: 0.1, count: 6, using: &generator)
+        for (metric, expected) in [
+            ("elements_per_s", CompareVerdict.better), ("depth", .better), ("plain_recursion_limit", .informational),
+            ("ns_per_element", .worse), ("lateness_p99_us", .worse), ("final_drift_us", .worse),
+            ("stack_growth_bytes", .worse), ("some_future_rate_per_s", .better),
+        ] {
+            let outcome = try fixture.compare(
+                base: [FixtureSeries(metric: metric, values: low)], new: [FixtureSeries(metric: metric, values: high)])
+            XCTAssertEqual(only(outcome)?.verdict, expected, metric)
+        }
+    }
+
+    func testDepthDecreaseIsARegressionWithoutATest() throws {
+        let outcome = try fixture.compare(
+            base: [FixtureSeries(benchmark: "trampoline", metric: "depth", values: [1_000_000])],
+            new: [FixtureSeries(benchmark: "trampoline", metric: "depth", values: [999_999])])
+        XCTAssertEqual(only(outcome)?.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression)
+    }
+
+    func testInformationalMetricIsNeverJudgedAndOnlyListedInCSV() throws {
+        let outcome = try fixture.compare(
+            base: [FixtureSeries(metric: "plain_recursion_limit", values: [90_000, 91_000, 90_500, 90_800])],
+            new: [FixtureSeries(metric: "plain_recursion_limit", values: [10_000, 11_000, 10_500, 10_800])])
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.verdict, .informational)
+        XCTAssertNotNil(comparison.change)
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertTrue(outcome.output.contains("1 informational series"), outcome.output)
+        XCTAssertFalse(outcome.output.contains("plain_recursion_limit"), "the table leaves it out")
+        let csv = try fixture.compare(
+            base: [FixtureSeries(metric: "plain_recursion_limit", values: [90_000])],
+            new: [FixtureSeries(metric: "plain_recursion_limit", values: [10_000])],
+            options: CompareOptions(format: .csv))
+        XCTAssertTrue(csv.output.contains("plain_recursion_limit"), "CSV lists every series")
+    }
+
+    func testThreeRepetitionsEachAreTooFewForAVerdictAtAlphaFivePercent() throws {
+        let outcome = try fixture.compare(
+            base: [FixtureSeries(values: [100, 101, 102])], new: [FixtureSeries(values: [10, 11, 12])])
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.verdict, .tooFewRepetitions)
+        XCTAssertNil(comparison.test, "no test is reported when it cannot reach alpha")
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertTrue(outcome.output.contains("too few repetitions"))
+    }
+
+    func testFourRepetitionsEachCanReachAlphaFivePercent() throws {
+        let outcome = try fixture.compare(
+            base: [FixtureSeries(values: [100, 101, 102, 103])], new: [FixtureSeries(values: [10, 11, 12, 13])])
+        XCTAssertEqual(only(outcome)?.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression)
+    }
+
+    func testStricterAlphaNeedsMoreRepetitions() throws {
+        // 4 against 4 reaches p = 2/70 ≈ 0.029 at best: enough for 0.05, not for 0.01.
+        let outcome = try fixture.compare(
+            base: [FixtureSeries(values: [100, 101, 102, 103])], new: [FixtureSeries(values: [10, 11, 12, 13])],
+            options: CompareOptions(alpha: 0.01))
+        XCTAssertEqual(only(outcome)?.verdict, .tooFewRepetitions)
+    }
+
+    func testSignificantChangeBelowThresholdIsNotARegression() throws {
+        var generator = SeededGenerator(seed: 8)
+        let base = FixtureSeries(values: CompareFixture.noisy(around: 1000, spread: 0.002, count: 10, using: &generator))
+        let new = FixtureSeries(values: CompareFixture.noisy(around: 970, spread: 0.002, count: 10, using: &generator))
+        let outcome = try fixture.compare(base: [base], new: [new])
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertLessThan(try XCTUnwrap(comparison.test).pValue, 0.05, "the 3 % drop is significant")
+        XCTAssertEqual(comparison.verdict, .unchanged, "but smaller than the default 5 % threshold")
+        XCTAssertEqual(outcome.status, .noRegression)
+
+        let strict = try fixture.compare(base: [base], new: [new], options: CompareOptions(threshold: 0.01))
+        XCTAssertEqual(only(strict)?.verdict, .worse)
+        XCTAssertEqual(strict.status, .regression)
+    }
+
+    func testLargeChangeThatIsNotSignificantIsUnchanged() throws {
+        // Medians differ by 10 % but the samples overlap completely.
+        let outcome = try fixture.compare(
+            base: [FixtureSeries(values: [100, 60, 140, 90, 110, 70, 130])],
+            new: [FixtureSeries(values: [90, 55, 150, 80, 100, 65, 135])])
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.verdict, .unchanged)
+        XCTAssertGreaterThan(try XCTUnwrap(comparison.test).pValue, 0.05)
+    }
+
+    // MARK: - Exact metrics
+
+    func testAllocationIncreaseOfOnePerElementIsARegression() throws {
+        let base = FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [2, 2, 2, 2, 2])
+        let new = FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [3, 3, 3, 3, 3])
+        let outcome = try fixture.compare(base: [base], new: [new])
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.verdict, .worse)
+        XCTAssertNil(comparison.test, "exact metrics need no test")
+        XCTAssertEqual(outcome.status, .regression)
+        XCTAssertTrue(outcome.output.contains("Regression: observeOn/serial elements=100000 allocs_per_element"))
+    }
+
+    func testAllocationIncreaseIsARegressionWithOneRepetitionAndAHugeThreshold() throws {
+        let base = FixtureSeries(metric: "allocs_per_schedule", unit: "allocs", values: [4])
+        let new = FixtureSeries(metric: "allocs_per_schedule", unit: "allocs", values: [4.01])
+        let outcome = try fixture.compare(base: [base], new: [new], options: CompareOptions(threshold: 10))
+        XCTAssertEqual(only(outcome)?.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression)
+    }
+
+    func testAllocationGrowthFromZeroIsARegression() throws {
+        let base = FixtureSeries(metric: "bytes_per_element", unit: "bytes", values: [0, 0, 0])
+        let new = FixtureSeries(metric: "bytes_per_element", unit: "bytes", values: [48, 48, 48])
+        let outcome = try fixture.compare(base: [base], new: [new])
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.verdict, .worse)
+        XCTAssertNil(comparison.change, "a change from zero has no percentage")
+        XCTAssertTrue(outcome.output.contains("from 0"))
+        XCTAssertEqual(outcome.status, .regression)
+    }
+
+    func testAllocationDecreaseIsBetterAndEqualCountsAreUnchanged() throws {
+        let three = FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [3, 3, 3])
+        let two = FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [2, 2, 2])
+        let decrease = try fixture.compare(base: [three], new: [two])
+        XCTAssertEqual(only(decrease)?.verdict, .better)
+        XCTAssertEqual(decrease.status, .noRegression)
+        let same = try fixture.compare(base: [two], new: [two])
+        XCTAssertEqual(only(same)?.verdict, .unchanged)
+        XCTAssertEqual(same.status, .noRegression)
+    }
+
+    // MARK: - Gate
+
+    func testGateExactPrintsTimingRegressionsButDoesNotFailOnThem() throws {
+        var generator = SeededGenerator(seed: 9)
+        let base = FixtureSeries(values: CompareFixture.noisy(around: 1e7, spread: 0.1, count: 10, using: &generator))
+        let new = FixtureSeries(values: CompareFixture.noisy(around: 5e6, spread: 0.1, count: 10, using: &generator))
+        let outcome = try fixture.compare(base: [base], new: [new], options: CompareOptions(gate: .exact))
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.verdict, .worse)
+        XCTAssertFalse(comparison.isGated)
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertTrue(outcome.output.contains("worse (not gated)"))
+    }
+
+    func testGateExactFailsOnAnAllocationIncrease() throws {
+        var generator = SeededGenerator(seed: 10)
+        let timing = FixtureSeries(values: CompareFixture.noisy(around: 1e7, spread: 0.3, count: 10, using: &generator))
+        let base = [timing, FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [1, 1, 1])]
+        let new = [timing, FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [2, 2, 2])]
+        let outcome = try fixture.compare(base: base, new: new, options: CompareOptions(gate: .exact))
+        XCTAssertEqual(outcome.status, .regression)
+        XCTAssertEqual(outcome.report?.regressions.map(\.key.metric), ["allocs_per_element"])
+    }
+
+    // MARK: - Pairing
+
+    func testSeriesOnOneSideOnlyAreListedAsAddedOrRemoved() throws {
+        let kept = FixtureSeries(variant: "kept", values: [1, 2, 3, 4])
+        let gone = FixtureSeries(variant: "gone", values: [1, 2, 3, 4])
+        let fresh = FixtureSeries(variant: "fresh", values: [1, 2, 3, 4])
+        let outcome = try fixture.compare(base: [kept, gone], new: [kept, fresh])
+        let report = try XCTUnwrap(outcome.report)
+        XCTAssertEqual(report.comparisons.map(\.key.variant), ["kept", "gone", "fresh"])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.unchanged, .removed, .added])
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertTrue(outcome.output.contains("removed"))
+        XCTAssertTrue(outcome.output.contains("added"))
+    }
+
+    func testAllocatorAndParamsArePartOfThePairing() throws {
+        let system = FixtureSeries(metric: "allocs_per_element", unit: "allocs", allocator: "system", values: [1])
+        let jemalloc = FixtureSeries(metric: "allocs_per_element", unit: "allocs", allocator: "jemalloc", values: [5])
+        let otherParams = FixtureSeries(
+            params: "elements=1000", metric: "allocs_per_element", unit: "allocs", allocator: "system", values: [9])
+        let outcome = try fixture.compare(base: [system, jemalloc, otherParams], new: [jemalloc, system, otherParams])
+        let report = try XCTUnwrap(outcome.report)
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.unchanged, .unchanged, .unchanged])
+        XCTAssertEqual(outcome.status, .noRegression)
+    }
+
+    func testEmptyValuesAreSkippedNotErrors() throws {
+        let base = [
+            FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [nil, nil, nil]),
+            FixtureSeries(metric: "bytes_per_element", unit: "bytes", values: [nil, 16, nil, 16]),
+        ]
+        let new = [
+            FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [nil, nil, nil]),
+            FixtureSeries(metric: "bytes_per_element", unit: "bytes", values: [16, nil]),
+        ]
+        let outcome = try fixture.compare(base: base, new: new)
+        let report = try XCTUnwrap(outcome.report)
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.noValues, .unchanged])
+        XCTAssertEqual(report.comparisons[1].baseValues, [16, 16])
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertTrue(outcome.output.contains("no values"))
+    }
+
+    func testColumnOrderExtraColumnsAndQuotedCommasDoNotMatter() throws {
+        let columns = CompareFixture.standardColumns.reversed() + ["comment"]
+        let base = FixtureSeries(params: "elements=100000,batch=\"8\"", metric: "allocs_per_element", values: [2, 2])
+        let new = FixtureSeries(params: "elements=100000,batch=\"8\"", metric: "allocs_per_element", values: [3, 3])
+        let basePath = try fixture.writeResults([base], to: "base.csv", columns: Array(columns))
+        let newPath = try fixture.writeResults([new], to: "new.csv")
+        let outcome = CompareTool.run(basePath: basePath, newPath: newPath, options: CompareOptions())
+        let comparison = try XCTUnwrap(only(outcome))
+        XCTAssertEqual(comparison.key.params, "elements=100000,batch=\"8\"")
+        XCTAssertEqual(comparison.verdict, .worse)
+    }
+
+    func testRepetitionsFromSeveralRunsInOneFileArePooled() throws {
+        let text = CompareFixture.csv([FixtureSeries(values: [1, 2])]) + CompareFixture.csv([FixtureSeries(values: [3])])
+            .split(separator: "\n").dropFirst().joined(separator: "\n") + "\n"
+        let file = try ResultFile.parse(text: text, path: "pooled.csv")
+        XCTAssertEqual(file.series.count, 1)
+        XCTAssertEqual(file.series.first?.values, [1, 2, 3])
+    }
+}

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Plots a BenchRunner CSV (long form, one value per row) into PNG files.
+
+  plot.py [CSV] [OUTPUT_DIR]
+
+Writes <stem>-throughput.png, <stem>-latency.png, <stem>-drift.png and
+<stem>-drift-summary.png. Each bar is the median over repetitions; the
+error bars span the smallest to the largest repetition.
+"""
+import csv
+import glob
+import os
+import statistics
+import sys
+from collections import OrderedDict, defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(path):
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["value"] = float(row["value"]) if row["value"] != "" else None
+    return rows
+
+
+def params_dict(text):
+    return dict(pair.split("=", 1) for pair in text.split(";") if "=" in pair)
+
+
+def series(rows, benchmark, metric):
+    """(allocator, variant, params) -> [values], keeping first-seen order."""
+    out = OrderedDict()
+    for row in rows:
+        if row["benchmark"] == benchmark and row["metric"] == metric and row["value"] is not None:
+            out.setdefault((row["allocator"], row["variant"], row["params"]), []).append(row["value"])
+    return out
+
+
+def label(allocator, variant, allocators):
+    return variant if len(allocators) == 1 else f"{variant}\n({allocator})"
+
+
+def bars(ax, data, allocators, scale=1.0):
+    labels, medians, lows, highs = [], [], [], []
+    for (allocator, variant, _params), values in data.items():
+        median = statistics.median(values) * scale
+        labels.append(label(allocator, variant, allocators))
+        medians.append(median)
+        lows.append(median - min(values) * scale)
+        highs.append(max(values) * scale - median)
+    positions = range(len(labels))
+    colors = ["tab:blue" if not l.startswith(("peer.", "reference.")) else
+              ("tab:gray" if l.startswith("reference.") else "tab:orange") for l in labels]
+    ax.bar(positions, medians, yerr=[lows, highs], color=colors, capsize=3)
+    ax.set_xticks(list(positions))
+    ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=8)
+    return medians
+
+
+def title_suffix(rows):
+    first = rows[0]
+    return f"{first['git_rev']} · {first['cpu']} · {first['cores']} cores · Swift {first['swift_version']}"
+
+
+def plot_throughput(rows, allocators, out):
+    data = series(rows, "observeOn.throughput", "elements_per_s")
+    if not data:
+        return None
+    fig, ax = plt.subplots(figsize=(11, 5))
+    bars(ax, data, allocators, scale=1e-6)
+    ax.set_ylabel("million elements / s (median, min–max)")
+    ax.set_title("observeOn throughput: this library (blue), peers (orange), batched limit (gray)\n" + title_suffix(rows), fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def plot_latency(rows, allocators, out):
+    metrics = [("latency_p50_ns", "p50"), ("latency_p99_ns", "p99"), ("latency_p999_ns", "p99.9"), ("latency_max_ns", "max")]
+    per_metric = [series(rows, "observeOn.latency", m) for m, _ in metrics]
+    if not per_metric[0]:
+        return None
+    keys = list(per_metric[0].keys())
+    fig, ax = plt.subplots(figsize=(12, 5))
+    width = 0.2
+    for index, ((_, name), data) in enumerate(zip(metrics, per_metric)):
+        medians = [statistics.median(data[k]) / 1000 if k in data else 0 for k in keys]
+        ax.bar([p + (index - 1.5) * width for p in range(len(keys))], medians, width, label=name)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([label(a, v, allocators) for a, v, _ in keys], rotation=35, ha="right", fontsize=8)
+    ax.set_ylabel("hop latency, µs (median over repetitions, log scale)")
+    params = params_dict(keys[0][2])
+    ax.set_title(f"observeOn hop latency at {params.get('rate_per_s', '?')} elements/s\n" + title_suffix(rows), fontsize=10)
+    ax.legend()
+    ax.grid(axis="y", alpha=0.3, which="both")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def plot_drift(rows, allocators, out):
+    trace = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row["benchmark"] == "periodic.drift" and row["metric"] == "lateness_at_tick_us" and row["value"] is not None:
+            params = params_dict(row["params"])
+            key = (params.get("period_ms", "?"), label(row["allocator"], row["variant"], allocators))
+            trace[key][int(params.get("tick", 0))].append(row["value"])
+    if not trace:
+        return None
+    periods = sorted({period for period, _ in trace}, key=lambda p: float(p))
+    fig, axes = plt.subplots(1, len(periods), figsize=(7 * len(periods), 5), squeeze=False)
+    for ax, period in zip(axes[0], periods):
+        for (p, name), ticks in sorted(trace.items()):
+            if p != period:
+                continue
+            xs = sorted(ticks)
+            ys = [statistics.median(ticks[x]) for x in xs]
+            style = "--" if name.startswith("peer.") else "-"
+            ax.plot(xs, ys, style, marker="o", markersize=3, label=name)
+        ax.set_title(f"period {period} ms: lateness of tick k vs start + k·period")
+        ax.set_xlabel("tick k")
+        ax.set_ylabel("lateness, µs (median over repetitions)")
+        ax.set_yscale("symlog", linthresh=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("periodic drift · " + title_suffix(rows), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def plot_drift_summary(rows, allocators, out):
+    data = series(rows, "periodic.drift", "lateness_p99_us")
+    if not data:
+        return None
+    fig, ax = plt.subplots(figsize=(12, 5))
+    relabeled = OrderedDict()
+    for (allocator, variant, params), values in data.items():
+        relabeled[(allocator, f"{variant} [{params_dict(params).get('period_ms', '?')} ms]", params)] = values
+    bars(ax, relabeled, allocators)
+    ax.set_yscale("symlog", linthresh=10)
+    ax.set_ylabel("p99 tick lateness, µs (median, min–max)")
+    ax.set_title("periodic drift: p99 lateness per scheduler and period\n" + title_suffix(rows), fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def main(argv):
+    if len(argv) > 1:
+        path = argv[1]
+    else:
+        candidates = sorted(glob.glob("results/*.csv"))
+        if not candidates:
+            sys.exit("plot: no CSV given and none in results/")
+        path = candidates[-1]
+    out_dir = argv[2] if len(argv) > 2 else os.path.dirname(path) or "."
+    os.makedirs(out_dir, exist_ok=True)
+    rows = load(path)
+    if not rows:
+        sys.exit(f"plot: {path} has no rows")
+    allocators = sorted({row["allocator"] for row in rows})
+    stem = os.path.join(out_dir, os.path.splitext(os.path.basename(path))[0])
+    made = [
+        plot_throughput(rows, allocators, f"{stem}-throughput.png"),
+        plot_latency(rows, allocators, f"{stem}-latency.png"),
+        plot_drift(rows, allocators, f"{stem}-drift.png"),
+        plot_drift_summary(rows, allocators, f"{stem}-drift-summary.png"),
+    ]
+    for item in made:
+        if item:
+            print(f"wrote {item}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
