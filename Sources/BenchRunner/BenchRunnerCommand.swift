@@ -13,7 +13,7 @@ struct BenchRunnerCommand: ParsableCommand {
         subcommands: [
             Run.self,
             List.self,
-            // Compare.self,  // ← INTEGRATOR: uncomment once the `compare` branch (CompareCommand.swift) is merged.
+            Compare.self,
             ProbeRecursion.self,
         ],
         defaultSubcommand: Run.self

@@ -1,27 +1,52 @@
-import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// A lock stored inline in its owner (no allocation of its own), built on
-/// `Synchronization.Mutex`.
+/// A non-recursive lock over `pthread_mutex_t`, owned by one object.
 ///
-/// Why a wrapper: `Mutex.withLock` takes its value `inout sending` and returns a
-/// `sending` result, which rejects the non-`Sendable` payloads this library
-/// must carry to stay source compatible with RxSwift 6 (caller-supplied
-/// actions, states and disposables). The owners keep their state in their own
-/// stored properties, touch it only inside `withLock`, and mark themselves
-/// `@unchecked Sendable`.
+/// Why not `Synchronization.Mutex`:
+/// - Its `withLock` takes its value `inout sending` and returns a `sending`
+///   result, which rejects the non-`Sendable` payloads this library must carry
+///   to stay source compatible with RxSwift 6 (caller-supplied actions, states
+///   and disposables).
+/// - On Linux its lock word is manipulated inside the standard library, which
+///   ThreadSanitizer does not instrument, so TSan sees no ordering between two
+///   critical sections and reports every guarded access as a race. TSan
+///   intercepts `pthread_mutex_lock`, so with this lock its reports are real.
+///
+/// On glibc an uncontended `pthread_mutex_lock` is one compare-and-swap, as
+/// Mutex's is. The mutex lives in its own allocation because a
+/// `pthread_mutex_t` must not move; that is one allocation per lock owner
+/// (a subscription, a disposable), never per element or per schedule on the
+/// hot paths.
 @usableFromInline
 struct Lock: ~Copyable, @unchecked Sendable {
     @usableFromInline
-    let mutex = Mutex(())
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     @inlinable
-    init() {}
+    init() {
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init failed with status \(status)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
 
     @inlinable
-    func withLock<Result>(_ body: () -> Result) -> Result {
-        nonisolated(unsafe) var result: Result? = nil
-        mutex.withLock { _ in result = body() }
-        return result.unsafelyUnwrapped
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
     }
 }
 
