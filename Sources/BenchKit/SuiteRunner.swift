@@ -28,7 +28,7 @@ public struct SuiteRunner: Sendable {
     public func run(progress: ProgressReporter) throws -> [CSVRow] {
         let plans = try selectedPlans()
         if case let .unavailable(reason) = counter.availability {
-            progress.note("note: allocation counts are empty in this run (\(reason)).")
+            progress.note("note: allocation counts are left empty: \(reason)")
         }
         let runnable = plans.filter { plan in
             if let reason = plan.unavailableReason {

@@ -60,6 +60,7 @@ struct Run: ParsableCommand {
         }
         let chosen = requested == .both ? AllocatorChoice.jemalloc : requested
         var allocatorName = chosen.rawValue
+        var missingJemalloc = false
         switch AllocatorLauncher.decide(
             allocator: chosen, environment: ProcessInfo.processInfo.environment,
             jemallocLoaded: AllocatorLauncher.jemallocIsLoaded, tcacheEnabled: AllocationCounter().availability != .exact,
@@ -68,8 +69,8 @@ struct Run: ParsableCommand {
         case .proceed:
             break
         case .proceedWithoutJemalloc:
-            FileHandle.standardError.write(Data((AllocatorLauncher.howToEnable + "\n").utf8))
             allocatorName = AllocatorChoice.system.rawValue
+            missingJemalloc = true
         case .reexecute(let environment):
             let failure = AllocatorLauncher.reexecute(
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: environment)
@@ -80,7 +81,9 @@ struct Run: ParsableCommand {
             allocatorName = "system"
         }
 
-        let counter = allocatorName == "jemalloc" ? AllocationCounter() : .disabled
+        let counter: AllocationCounter =
+            allocatorName == "jemalloc"
+            ? AllocationCounter() : missingJemalloc ? .unavailable(reason: AllocatorLauncher.howToEnable) : .disabled
         var environment = RunEnvironment.current(allocator: allocatorName)
         if let runID { environment.runID = runID }
         let probe = PlainRecursionProbe(executable: Self.executablePath, arguments: ["probe-recursion"])
