@@ -53,6 +53,56 @@ final class ObserveOnTests: XCTestCase {
         subscription.dispose()
     }
 
+    // MARK: The usage example quoted in the README
+
+    func testUsageExampleObserveOnAndSubscribeOn() {
+        func whereAmI() -> String {
+            Thread.isMainThread ? "main thread" : "background thread"
+        }
+        let lines = SequencesEventBox<String>()
+        func say(_ line: String) {
+            print(line)
+            lines.append(.next(line))
+        }
+
+        // --- example begins ---
+        let background = ConcurrentDispatchQueueScheduler(qos: .userInitiated)
+        var finished = false
+
+        let numbers = Observable<Int>.create { observer in
+            say("subscribe closure runs on the \(whereAmI())")
+            for n in 1...3 {
+                observer.onNext(n)
+            }
+            observer.onCompleted()
+            return Disposables.create()
+        }
+
+        let subscription = numbers
+            .subscribeOn(background)                  // subscription work off the main thread
+            .map { n in n * 10 }                      // still on the background thread
+            .observeOn(MainScheduler.instance)        // hop to the main thread (serial fast path)
+            .subscribe(
+                onNext: { value in say("got \(value) on the \(whereAmI())") },
+                onCompleted: {
+                    say("completed on the \(whereAmI())")
+                    finished = true
+                }
+            )
+
+        MainScheduler.runMainQueue(until: Date().addingTimeInterval(10), while: { !finished })
+        subscription.dispose()
+        // --- example ends ---
+
+        XCTAssertEqual(lines.events, [
+            .next("subscribe closure runs on the background thread"),
+            .next("got 10 on the main thread"),
+            .next("got 20 on the main thread"),
+            .next("got 30 on the main thread"),
+            .next("completed on the main thread"),
+        ])
+    }
+
     // MARK: Path selection
 
     func testAnySerialSchedulerGetsTheFastPath() {

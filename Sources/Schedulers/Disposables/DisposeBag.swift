@@ -50,7 +50,10 @@ public final class DisposeBag: @unchecked Sendable {
         }
     }
 
-    private func disposeAll() {
+    /// Tears the bag down: disposes every member, and from then on every new
+    /// member at once. `deinit` calls it; internal so tests can reach the
+    /// torn-down state while still holding the bag.
+    func disposeAll() {
         let toDispose: [Disposable] = lock.withLock {
             disposed = true
             let all = members

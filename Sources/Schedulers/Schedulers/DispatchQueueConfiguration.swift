@@ -39,6 +39,7 @@ struct DispatchQueueConfiguration: @unchecked Sendable {
         guard nanoseconds > 0 else {
             return schedule(state, action: action)
         }
+        // TIMER-SLACK: see DispatchPeriodicTimer; the same kernel slack delays this wakeup.
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let item = DispatchScheduledItem(state: state, action: action, timer: timer)
         timer.setEventHandler {

@@ -18,7 +18,8 @@ final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
     }
 
     private let phase = Atomic<Int>(Phase.pending.rawValue)
-    // Read and cleared only by the thread that runs the item (or drops it).
+    // Read and cleared by whichever thread moves the phase out of `.pending`:
+    // the runner (to `.running`) or the disposer (to `.disposed`).
     private var state: StateType?
     private var action: ((StateType) -> Disposable)?
     // Written by the running thread before it publishes `.finished`; read
@@ -45,8 +46,7 @@ final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
             expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
             ordering: .acquiringAndReleasing
         ).exchanged else {
-            state = nil
-            action = nil
+            // Disposed first: the disposer owns (and has released) state and action.
             return
         }
         let disposable = action.unsafelyUnwrapped(state.unsafelyUnwrapped)
@@ -68,7 +68,11 @@ final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
         let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
         switch previous {
         case Phase.pending.rawValue:
+            // Won against the runner, which will not touch these any more:
+            // release the state and action now, not when the item is dropped.
             timer?.cancel()
+            state = nil
+            action = nil
         case Phase.finished.rawValue:
             let disposable = result
             result = nil

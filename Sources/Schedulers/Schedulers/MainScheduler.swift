@@ -31,6 +31,17 @@ import Synchronization
 ///   the main queue there, so every action runs **on the main thread**. This
 ///   is the way to use when the main thread matters. XCTest's
 ///   `wait(for:timeout:)` runs the same loop, so tests see main-queue work.
+///
+///   ```swift
+///   // main.swift of a command-line tool
+///   var finished = false
+///   let subscription = Observable<Int>.interval(.milliseconds(100), scheduler: MainScheduler.instance)
+///       .take(5)
+///       .subscribe(onNext: { print($0) }, onCompleted: { finished = true })
+///   MainScheduler.runMainQueue(until: .distantFuture, while: { !finished })
+///   subscription.dispose()
+///   ```
+///
 /// - `dispatchMain()` hands the main thread over for good and never returns.
 ///   On Linux libdispatch then exits the main thread and lets its worker
 ///   threads drain the main queue: actions still run one at a time, in

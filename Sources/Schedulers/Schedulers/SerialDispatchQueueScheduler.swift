@@ -50,16 +50,21 @@ public class SerialDispatchQueueScheduler: SerialScheduler, PeriodicScheduler, @
     ///
     /// - Parameters:
     ///   - internalSerialQueueName: The label of the queue created.
-    ///   - serialQueueConfiguration: Called with the new queue before any
-    ///     work is scheduled on it, for example to set a target queue.
+    ///   - serialQueueConfiguration: Called with the new queue while it is
+    ///     still inactive, before any work is scheduled on it: the place to
+    ///     set a target queue or queue-specific values. The queue is
+    ///     activated right after; do not activate or suspend it here.
     ///   - leeway: Timer leeway, zero by default.
     public convenience init(
         internalSerialQueueName: String,
         serialQueueConfiguration: ((DispatchQueue) -> Void)? = nil,
         leeway: DispatchTimeInterval = .nanoseconds(0)
     ) {
-        let queue = DispatchQueue(label: internalSerialQueueName, attributes: [])
+        // Inactive until configured: libdispatch on Linux refuses to retarget
+        // an active queue, and retargeting is what configurations usually do.
+        let queue = DispatchQueue(label: internalSerialQueueName, attributes: [.initiallyInactive])
         serialQueueConfiguration?(queue)
+        queue.activate()
         self.init(serialQueue: queue, leeway: leeway)
     }
 

@@ -1,0 +1,284 @@
+import Foundation
+import XCTest
+
+@testable import Schedulers
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The trampoline: runs at once when idle, queues FIFO when nested, one
+/// queue per thread, constant stack for recursion (guarantee 5 for disposal).
+final class CurrentThreadSchedulerTests: XCTestCase {
+    private let scheduler = CurrentThreadScheduler.instance
+
+    func testInstanceIsShared() {
+        XCTAssertTrue(CurrentThreadScheduler.instance === CurrentThreadScheduler.instance)
+    }
+
+    func testIsScheduleRequiredIsTrueOutsideAndFalseInsideAnAction() {
+        XCTAssertTrue(CurrentThreadScheduler.isScheduleRequired)
+        var insideOuter: Bool?
+        var insideNested: Bool?
+        _ = scheduler.schedule(()) { _ in
+            insideOuter = CurrentThreadScheduler.isScheduleRequired
+            _ = self.scheduler.schedule(()) { _ in
+                insideNested = CurrentThreadScheduler.isScheduleRequired
+                return Disposables.create()
+            }
+            return Disposables.create()
+        }
+        XCTAssertEqual(insideOuter, false)
+        XCTAssertEqual(insideNested, false)
+        XCTAssertTrue(CurrentThreadScheduler.isScheduleRequired, "true again once the trampoline has drained")
+    }
+
+    func testFirstScheduleRunsAtOnceAndReturnsWhatTheActionReturned() {
+        let returned = CountingDisposable()
+        var ranWith: Int?
+        let disposable = scheduler.schedule(42) { value in
+            ranWith = value
+            return returned
+        }
+        XCTAssertEqual(ranWith, 42, "ran before schedule returned")
+        XCTAssertTrue(disposable as AnyObject === returned)
+    }
+
+    func testNestedSchedulesRunAfterTheCurrentActionReturnsInFIFOOrder() {
+        var log: [String] = []
+        _ = scheduler.schedule(()) { _ in
+            log.append("outer begins")
+            for name in ["first", "second", "third"] {
+                _ = self.scheduler.schedule(name) { name in
+                    log.append(name)
+                    if name == "first" {
+                        _ = self.scheduler.schedule("nested in first") { name in
+                            log.append(name)
+                            return Disposables.create()
+                        }
+                    }
+                    return Disposables.create()
+                }
+            }
+            log.append("outer ends")
+            return Disposables.create()
+        }
+        XCTAssertEqual(log, ["outer begins", "outer ends", "first", "second", "third", "nested in first"])
+    }
+
+    func testReferenceSpellingScheduleStateActionRunsToo() {
+        var ran = false
+        _ = scheduler.schedule(state: ()) { _ in
+            ran = true
+            return Disposables.create()
+        }
+        XCTAssertTrue(ran)
+    }
+
+    func testDisposingQueuedItemSkipsIt() {
+        var log: [String] = []
+        _ = scheduler.schedule(()) { _ in
+            let skipped = self.scheduler.schedule(()) { _ in
+                log.append("skipped ran")
+                return Disposables.create()
+            }
+            _ = self.scheduler.schedule(()) { _ in
+                log.append("kept ran")
+                return Disposables.create()
+            }
+            XCTAssertFalse((skipped as? Cancelable)?.isDisposed ?? true)
+            skipped.dispose()
+            XCTAssertTrue((skipped as? Cancelable)?.isDisposed ?? false)
+            return Disposables.create()
+        }
+        XCTAssertEqual(log, ["kept ran"])
+    }
+
+    func testDisposingQueuedItemAfterItRanDisposesWhatItReturned() {
+        let returned = CountingDisposable()
+        var queued: Disposable?
+        _ = scheduler.schedule(()) { _ in
+            queued = self.scheduler.schedule(()) { _ in returned }
+            return Disposables.create()
+        }
+        XCTAssertEqual(returned.disposeCount, 0)
+        queued?.dispose()
+        queued?.dispose()
+        XCTAssertEqual(returned.disposeCount, 1)
+    }
+
+    func testDisposingQueuedItemWhileItRunsDisposesWhatItReturnsAfterItFinishes() {
+        let returned = CountingDisposable()
+        var handle: Disposable?
+        var disposedBeforeReturn: Int?
+        _ = scheduler.schedule(()) { _ in
+            handle = self.scheduler.schedule(()) { _ in
+                handle?.dispose()
+                disposedBeforeReturn = returned.disposeCount
+                return returned
+            }
+            return Disposables.create()
+        }
+        XCTAssertEqual(disposedBeforeReturn, 0, "the running action finishes first")
+        XCTAssertEqual(returned.disposeCount, 1)
+        handle?.dispose()
+        XCTAssertEqual(returned.disposeCount, 1)
+    }
+
+    func testDisposingQueuedItemFromAnotherThreadSkipsIt() {
+        var ran = false
+        _ = scheduler.schedule(()) { _ in
+            let queued = self.scheduler.schedule(()) { _ in
+                ran = true
+                return Disposables.create()
+            }
+            let other = UncheckedBox(queued)
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                other.value.dispose()
+                done.signal()
+            }
+            done.wait()
+            return Disposables.create()
+        }
+        XCTAssertFalse(ran)
+    }
+
+    func testQueuedItemFreesItsStateAfterRunningOrBeingSkipped() {
+        weak var weakRan: LifetimeToken?
+        weak var weakSkipped: LifetimeToken?
+        _ = scheduler.schedule(()) { _ in
+            let ranToken = LifetimeToken()
+            let skippedToken = LifetimeToken()
+            weakRan = ranToken
+            weakSkipped = skippedToken
+            _ = self.scheduler.schedule(ranToken) { _ in Disposables.create() }
+            self.scheduler.schedule(skippedToken) { _ in Disposables.create() }.dispose()
+            return Disposables.create()
+        }
+        XCTAssertNil(weakRan)
+        XCTAssertNil(weakSkipped)
+    }
+
+    func testRecursionOfAHundredThousandLevelsNeverGrowsTheStack() {
+        let levels = 100_000
+        var lowest = UInt.max
+        var highest = UInt.min
+        var deepest = 0
+        let disposable = scheduler.scheduleRecursive(0) { level, recurse in
+            var marker = level
+            let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+            lowest = min(lowest, address)
+            highest = max(highest, address)
+            deepest = level
+            if level < levels {
+                recurse(level + 1)
+            }
+        }
+        disposable.dispose()
+        XCTAssertEqual(deepest, levels)
+        // Plain recursion would use hundreds of bytes a level: tens of megabytes here.
+        XCTAssertLessThan(highest - lowest, 4_096, "every level runs at the same stack depth")
+    }
+
+    func testQueueGrowingBeyondSixteenItemsKeepsFIFOOrder() {
+        // Items are numbered as they are queued; FIFO means they run in number
+        // order. Items queue more items while the queue is draining, so the
+        // ring wraps around before it grows.
+        var nextNumber = 0
+        var ran: [Int] = []
+        func enqueue(children: Int) {
+            let number = nextNumber
+            nextNumber += 1
+            _ = scheduler.schedule(number) { number in
+                ran.append(number)
+                if nextNumber < 500 {
+                    for _ in 0..<children {
+                        enqueue(children: number.isMultiple(of: 7) ? 40 : 1)
+                    }
+                }
+                return Disposables.create()
+            }
+        }
+        _ = scheduler.schedule(()) { _ in
+            for _ in 0..<10 {
+                enqueue(children: 2)
+            }
+            return Disposables.create()
+        }
+        XCTAssertGreaterThanOrEqual(ran.count, 500)
+        XCTAssertEqual(ran, Array(0..<ran.count))
+    }
+
+    func testEachThreadHasItsOwnQueue() {
+        final class ThreadRun: @unchecked Sendable {
+            let inside = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
+            var requiredBeforeScheduling = false
+            var log: [String] = []
+            var nestedRanOnThisThread = false
+        }
+        let first = ThreadRun()
+        let second = ThreadRun()
+
+        func start(_ run: ThreadRun, other: ThreadRun, name: String) {
+            let thread = Thread {
+                let scheduler = CurrentThreadScheduler.instance
+                run.requiredBeforeScheduling = CurrentThreadScheduler.isScheduleRequired
+                _ = scheduler.schedule(()) { _ in
+                    run.log.append("\(name) outer")
+                    run.inside.signal()
+                    // Both threads are now inside an action at the same time.
+                    other.inside.wait()
+                    other.inside.signal()
+                    let thisThread = Thread.current
+                    _ = scheduler.schedule(()) { _ in
+                        run.nestedRanOnThisThread = Thread.current == thisThread
+                        run.log.append("\(name) nested")
+                        return Disposables.create()
+                    }
+                    run.log.append("\(name) outer ends")
+                    return Disposables.create()
+                }
+                run.finished.signal()
+            }
+            thread.start()
+        }
+        start(first, other: second, name: "A")
+        start(second, other: first, name: "B")
+        XCTAssertEqual(first.finished.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(second.finished.wait(timeout: .now() + 10), .success)
+
+        for (run, name) in [(first, "A"), (second, "B")] {
+            XCTAssertTrue(run.requiredBeforeScheduling)
+            XCTAssertEqual(run.log, ["\(name) outer", "\(name) outer ends", "\(name) nested"])
+            XCTAssertTrue(run.nestedRanOnThisThread)
+        }
+    }
+
+    func testTrampolineIsFreedWhenItsThreadExits() throws {
+        final class Probe: @unchecked Sendable {
+            weak var trampoline: Trampoline?
+        }
+        let probe = Probe()
+        let context = Unmanaged.passRetained(probe).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { context in
+            #if canImport(Darwin)
+            let probe = Unmanaged<Probe>.fromOpaque(context).takeRetainedValue()
+            #else
+            let probe = Unmanaged<Probe>.fromOpaque(context!).takeRetainedValue()
+            #endif
+            _ = CurrentThreadScheduler.instance.schedule(()) { _ in Disposables.create() }
+            probe.trampoline = Trampoline.existing
+            return nil
+        }, context)
+        XCTAssertEqual(status, 0)
+        pthread_join(thread, nil)
+        XCTAssertNil(probe.trampoline, "the thread's queue is freed when the thread exits")
+    }
+}

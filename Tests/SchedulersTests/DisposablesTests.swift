@@ -1,0 +1,454 @@
+import Dispatch
+import XCTest
+
+@testable import Schedulers
+
+/// Guarantee 7 (each underlying resource disposed exactly once, from any
+/// thread, in any order) and guarantee 8 (nothing leaks) for every disposable.
+final class DisposablesTests: XCTestCase {
+    /// Rounds of a two-sided race; each round is a fresh object.
+    private let raceRounds = 2_000
+    /// Threads hammering one object at once (more than cores, on purpose).
+    private let racingCalls = 16
+
+    // MARK: - Disposables.create
+
+    func testCreateWithoutArgumentsDisposesHarmlesslyAnyNumberOfTimes() {
+        let disposable = Disposables.create()
+        runConcurrently(iterations: racingCalls) { _ in
+            disposable.dispose()
+        }
+        XCTAssertTrue(Disposables.create() as AnyObject === disposable as AnyObject, "the no-op disposable is shared")
+    }
+
+    func testCreateWithActionRunsActionExactlyOnceFromManyThreads() {
+        for _ in 0..<raceRounds / 10 {
+            let runs = Counter()
+            let disposable = Disposables.create { runs.increment() }
+            XCTAssertFalse(disposable.isDisposed)
+            runConcurrently(iterations: racingCalls) { _ in
+                disposable.dispose()
+            }
+            XCTAssertTrue(disposable.isDisposed)
+            XCTAssertEqual(runs.count, 1)
+        }
+    }
+
+    func testCreateWithActionReleasesActionAfterDisposal() {
+        weak var weakToken: LifetimeToken?
+        let disposable: Cancelable
+        do {
+            let token = LifetimeToken()
+            weakToken = token
+            disposable = Disposables.create { _ = token }
+        }
+        XCTAssertNotNil(weakToken)
+        disposable.dispose()
+        XCTAssertNil(weakToken, "the dispose action and what it captured must be freed once it ran")
+    }
+
+    func testCreateWithTwoDisposesEachExactlyOnceFromManyThreads() {
+        for _ in 0..<raceRounds / 10 {
+            let first = CountingDisposable()
+            let second = CountingDisposable()
+            let both = Disposables.create(first, second)
+            runConcurrently(iterations: racingCalls) { _ in
+                both.dispose()
+            }
+            XCTAssertTrue(both.isDisposed)
+            XCTAssertEqual(first.disposeCount, 1)
+            XCTAssertEqual(second.disposeCount, 1)
+        }
+    }
+
+    func testCreateWithThreeDisposesEachExactlyOnceFromManyThreads() {
+        for _ in 0..<raceRounds / 10 {
+            let members = (0..<3).map { _ in CountingDisposable() }
+            let all = Disposables.create(members[0], members[1], members[2])
+            runConcurrently(iterations: racingCalls) { _ in
+                all.dispose()
+            }
+            XCTAssertTrue(all.isDisposed)
+            XCTAssertEqual(members.map(\.disposeCount), [1, 1, 1])
+        }
+    }
+
+    func testCreateWithArrayDisposesEachExactlyOnceForEveryCount() {
+        for count in [0, 1, 2, 3, 5, 40] {
+            let members = (0..<count).map { _ in CountingDisposable() }
+            let all = Disposables.create(members)
+            XCTAssertFalse(all.isDisposed)
+            runConcurrently(iterations: racingCalls) { _ in
+                all.dispose()
+            }
+            XCTAssertTrue(all.isDisposed)
+            XCTAssertEqual(members.map(\.disposeCount), Array(repeating: 1, count: count), "count \(count)")
+        }
+    }
+
+    func testCreateWithTwoReleasesMembersAfterDisposal() {
+        weak var weakMember: CountingDisposable?
+        let both: Cancelable
+        do {
+            let member = CountingDisposable()
+            weakMember = member
+            both = Disposables.create(member, Disposables.create())
+        }
+        both.dispose()
+        XCTAssertNil(weakMember)
+    }
+
+    // MARK: - BooleanDisposable
+
+    func testBooleanDisposableRemembersDisposal() {
+        let disposable = BooleanDisposable()
+        XCTAssertFalse(disposable.isDisposed)
+        runConcurrently(iterations: racingCalls) { _ in
+            disposable.dispose()
+        }
+        XCTAssertTrue(disposable.isDisposed)
+        XCTAssertTrue(BooleanDisposable(isDisposed: true).isDisposed)
+        XCTAssertFalse(BooleanDisposable(isDisposed: false).isDisposed)
+        XCTAssertTrue(BooleanDisposable.disposed.isDisposed)
+    }
+
+    // MARK: - SingleAssignmentDisposable
+
+    func testSingleAssignmentSetThenDisposeDisposesOnce() {
+        let single = SingleAssignmentDisposable()
+        let inner = CountingDisposable()
+        single.setDisposable(inner)
+        XCTAssertFalse(single.isDisposed)
+        XCTAssertEqual(inner.disposeCount, 0)
+        single.dispose()
+        single.dispose()
+        XCTAssertTrue(single.isDisposed)
+        XCTAssertEqual(inner.disposeCount, 1)
+    }
+
+    func testSingleAssignmentDisposeThenSetDisposesAtOnce() {
+        let single = SingleAssignmentDisposable()
+        single.dispose()
+        XCTAssertTrue(single.isDisposed)
+        let inner = CountingDisposable()
+        single.setDisposable(inner)
+        XCTAssertEqual(inner.disposeCount, 1, "a disposable set after dispose() is disposed at once")
+        single.dispose()
+        XCTAssertEqual(inner.disposeCount, 1)
+    }
+
+    func testSingleAssignmentRacingSetAndDisposeDisposesExactlyOnce() {
+        for _ in 0..<raceRounds {
+            let single = SingleAssignmentDisposable()
+            let inner = CountingDisposable()
+            runConcurrently(iterations: 3) { index in
+                if index == 0 {
+                    single.setDisposable(inner)
+                } else {
+                    single.dispose()
+                }
+            }
+            XCTAssertEqual(inner.disposeCount, 1)
+            XCTAssertTrue(single.isDisposed)
+        }
+    }
+
+    func testSingleAssignmentDisposedFromManyThreadsDisposesExactlyOnce() {
+        for _ in 0..<raceRounds / 10 {
+            let single = SingleAssignmentDisposable()
+            let inner = CountingDisposable()
+            single.setDisposable(inner)
+            runConcurrently(iterations: racingCalls) { _ in
+                single.dispose()
+            }
+            XCTAssertEqual(inner.disposeCount, 1)
+        }
+    }
+
+    func testSingleAssignmentReleasesDisposableAfterDisposal() {
+        let single = SingleAssignmentDisposable()
+        weak var weakInner: CountingDisposable?
+        do {
+            let inner = CountingDisposable()
+            weakInner = inner
+            single.setDisposable(inner)
+        }
+        XCTAssertNotNil(weakInner)
+        single.dispose()
+        XCTAssertNil(weakInner)
+    }
+
+    func testSingleAssignmentSetTwiceStopsWithMessage() {
+        let single = SingleAssignmentDisposable()
+        single.setDisposable(Disposables.create())
+        assertStops(messageContaining: "setDisposable(_:) was called twice") {
+            single.setDisposable(Disposables.create())
+        }
+    }
+
+    // MARK: - SerialDisposable
+
+    func testSerialReplacementDisposesPreviousDisposable() {
+        let serial = SerialDisposable()
+        let first = CountingDisposable()
+        let second = CountingDisposable()
+        serial.disposable = first
+        XCTAssertTrue(serial.disposable as AnyObject === first)
+        serial.disposable = second
+        XCTAssertEqual(first.disposeCount, 1)
+        XCTAssertEqual(second.disposeCount, 0)
+        XCTAssertTrue(serial.disposable as AnyObject === second)
+        serial.dispose()
+        XCTAssertTrue(serial.isDisposed)
+        XCTAssertEqual(first.disposeCount, 1)
+        XCTAssertEqual(second.disposeCount, 1)
+    }
+
+    func testSerialAssignmentAfterDisposeDisposesAtOnce() {
+        let serial = SerialDisposable()
+        serial.dispose()
+        let late = CountingDisposable()
+        serial.disposable = late
+        XCTAssertEqual(late.disposeCount, 1)
+        serial.dispose()
+        XCTAssertEqual(late.disposeCount, 1)
+    }
+
+    func testSerialRacingAssignmentsAndDisposeDisposeEachExactlyOnce() {
+        for _ in 0..<raceRounds / 10 {
+            let serial = SerialDisposable()
+            let members = (0..<racingCalls).map { _ in CountingDisposable() }
+            runConcurrently(iterations: racingCalls + 1) { index in
+                if index == racingCalls / 2 {
+                    serial.dispose()
+                } else {
+                    serial.disposable = members[index < racingCalls / 2 ? index : index - 1]
+                }
+            }
+            // Every member was either replaced, current at dispose(), or late: all disposed once.
+            XCTAssertEqual(members.map(\.disposeCount), Array(repeating: 1, count: racingCalls))
+        }
+    }
+
+    func testSerialReleasesDisposableAfterDisposal() {
+        let serial = SerialDisposable()
+        weak var weakInner: CountingDisposable?
+        do {
+            let inner = CountingDisposable()
+            weakInner = inner
+            serial.disposable = inner
+        }
+        serial.dispose()
+        XCTAssertNil(weakInner)
+    }
+
+    // MARK: - CompositeDisposable
+
+    func testCompositeInsertRemoveAndCount() throws {
+        let composite = CompositeDisposable()
+        let first = CountingDisposable()
+        let second = CountingDisposable()
+        XCTAssertEqual(composite.count, 0)
+        let firstKey = try XCTUnwrap(composite.insert(first))
+        let secondKey = try XCTUnwrap(composite.insert(second))
+        XCTAssertNotEqual(firstKey, secondKey)
+        XCTAssertEqual(composite.count, 2)
+
+        composite.remove(for: firstKey)
+        XCTAssertEqual(first.disposeCount, 1, "remove(for:) disposes the member")
+        XCTAssertEqual(composite.count, 1)
+        composite.remove(for: firstKey)
+        XCTAssertEqual(first.disposeCount, 1, "removing a key twice disposes once")
+
+        composite.dispose()
+        XCTAssertTrue(composite.isDisposed)
+        XCTAssertEqual(composite.count, 0)
+        XCTAssertEqual(second.disposeCount, 1)
+        composite.remove(for: secondKey)
+        composite.dispose()
+        XCTAssertEqual(second.disposeCount, 1)
+    }
+
+    func testCompositeInitialisersHoldTheirMembers() {
+        let members = (0..<6).map { _ in CountingDisposable() }
+        let pair = CompositeDisposable(members[0], members[1])
+        let triple = CompositeDisposable(members[2], members[3], members[4])
+        let array = CompositeDisposable(disposables: [members[5]])
+        XCTAssertEqual([pair.count, triple.count, array.count], [2, 3, 1])
+        // Keys of later inserts must not collide with the initial members'.
+        let extra = CountingDisposable()
+        if let key = pair.insert(extra) {
+            pair.remove(for: key)
+        }
+        XCTAssertEqual(members[0].disposeCount + members[1].disposeCount, 0)
+        XCTAssertEqual(extra.disposeCount, 1)
+        for composite in [pair, triple, array] {
+            composite.dispose()
+        }
+        XCTAssertEqual(members.map(\.disposeCount), Array(repeating: 1, count: 6))
+    }
+
+    func testCompositeInsertAfterDisposeDisposesAtOnceAndReturnsNil() {
+        let composite = CompositeDisposable()
+        composite.dispose()
+        let late = CountingDisposable()
+        XCTAssertNil(composite.insert(late))
+        XCTAssertEqual(late.disposeCount, 1)
+        XCTAssertEqual(composite.count, 0)
+    }
+
+    func testCompositeRacingInsertsRemovesAndDisposeDisposeEachExactlyOnce() {
+        for _ in 0..<raceRounds / 10 {
+            let composite = CompositeDisposable()
+            let members = (0..<racingCalls).map { _ in CountingDisposable() }
+            runConcurrently(iterations: racingCalls + 1) { index in
+                if index == racingCalls {
+                    composite.dispose()
+                } else if let key = composite.insert(members[index]), index.isMultiple(of: 2) {
+                    composite.remove(for: key)
+                }
+            }
+            XCTAssertEqual(members.map(\.disposeCount), Array(repeating: 1, count: racingCalls))
+        }
+    }
+
+    func testCompositeReleasesMembersAfterDisposal() {
+        let composite = CompositeDisposable()
+        weak var weakMember: CountingDisposable?
+        do {
+            let member = CountingDisposable()
+            weakMember = member
+            composite.insert(member)
+        }
+        composite.dispose()
+        XCTAssertNil(weakMember)
+    }
+
+    // MARK: - ScheduledDisposable
+
+    func testScheduledDisposableDisposesOnTheScheduler() {
+        let scheduler = ManualScheduler()
+        let inner = CountingDisposable()
+        var disposedOnScheduler = false
+        let scheduled = ScheduledDisposable(
+            scheduler: scheduler,
+            disposable: Disposables.create {
+                disposedOnScheduler = scheduler.isRunningAction
+                inner.dispose()
+            })
+        XCTAssertTrue(scheduled.scheduler as AnyObject === scheduler)
+        scheduled.dispose()
+        XCTAssertTrue(scheduled.isDisposed, "isDisposed is true as soon as dispose() returns")
+        XCTAssertEqual(inner.disposeCount, 0, "disposal waits for the scheduler")
+        scheduler.runDue()
+        XCTAssertEqual(inner.disposeCount, 1)
+        XCTAssertTrue(disposedOnScheduler)
+    }
+
+    func testScheduledDisposableDisposedFromManyThreadsDisposesOnceOnTheScheduler() {
+        let scheduler = QueueTestScheduler()
+        for _ in 0..<raceRounds / 20 {
+            let inner = CountingDisposable()
+            let onScheduler = Counter()
+            let scheduled = ScheduledDisposable(
+                scheduler: scheduler,
+                disposable: Disposables.create {
+                    if scheduler.isCurrent {
+                        onScheduler.increment()
+                    }
+                    inner.dispose()
+                })
+            runConcurrently(iterations: racingCalls) { _ in
+                scheduled.dispose()
+            }
+            scheduler.waitUntilIdle()
+            XCTAssertEqual(inner.disposeCount, 1)
+            XCTAssertEqual(onScheduler.count, 1)
+        }
+    }
+
+    func testScheduledDisposableReleasesDisposableAfterDisposal() {
+        let scheduler = ManualScheduler()
+        weak var weakInner: CountingDisposable?
+        let scheduled: ScheduledDisposable
+        do {
+            let inner = CountingDisposable()
+            weakInner = inner
+            scheduled = ScheduledDisposable(scheduler: scheduler, disposable: inner)
+        }
+        scheduled.dispose()
+        scheduler.runDue()
+        XCTAssertNil(weakInner)
+    }
+
+    // MARK: - DisposeBag
+
+    func testDisposeBagDeinitDisposesEveryMemberOnce() {
+        let members = (0..<5).map { _ in CountingDisposable() }
+        do {
+            let bag = DisposeBag()
+            members[0].disposed(by: bag)
+            bag.insert(members[1])
+            bag.insert(members[2], members[3])
+            bag.insert([members[4]])
+            XCTAssertEqual(members.map(\.disposeCount), [0, 0, 0, 0, 0])
+        }
+        XCTAssertEqual(members.map(\.disposeCount), [1, 1, 1, 1, 1])
+    }
+
+    func testDisposeBagInitialisersHoldTheirMembers() {
+        let members = (0..<3).map { _ in CountingDisposable() }
+        do {
+            _ = DisposeBag(disposing: members[0], members[1])
+            _ = DisposeBag(disposing: [members[2]])
+        }
+        XCTAssertEqual(members.map(\.disposeCount), [1, 1, 1])
+    }
+
+    func testDisposeBagInsertAfterTeardownDisposesAtOnce() {
+        let bag = DisposeBag()
+        let member = CountingDisposable()
+        bag.insert(member)
+        bag.disposeAll()
+        XCTAssertEqual(member.disposeCount, 1)
+        let late = CountingDisposable()
+        bag.insert(late)
+        XCTAssertEqual(late.disposeCount, 1, "a bag that was torn down disposes new members at once")
+    }
+
+    func testDisposeBagInsertDuringTeardownDisposesAtOnce() {
+        // A member whose disposal inserts into the bag that is tearing it down.
+        let late = CountingDisposable()
+        let bag = DisposeBag()
+        bag.insert(Disposables.create { bag.insert(late) })
+        bag.disposeAll()
+        XCTAssertEqual(late.disposeCount, 1)
+    }
+
+    func testDisposeBagRacingInsertsDisposeEachExactlyOnce() {
+        for _ in 0..<raceRounds / 20 {
+            let members = (0..<racingCalls).map { _ in CountingDisposable() }
+            do {
+                let bag = DisposeBag()
+                runConcurrently(iterations: racingCalls) { index in
+                    bag.insert(members[index])
+                }
+            }
+            XCTAssertEqual(members.map(\.disposeCount), Array(repeating: 1, count: racingCalls))
+        }
+    }
+
+    func testDisposeBagReleasesMembersWhenFreed() {
+        weak var weakMember: CountingDisposable?
+        weak var weakBag: DisposeBag?
+        do {
+            let bag = DisposeBag()
+            weakBag = bag
+            let member = CountingDisposable()
+            weakMember = member
+            member.disposed(by: bag)
+        }
+        XCTAssertNil(weakBag)
+        XCTAssertNil(weakMember)
+    }
+}

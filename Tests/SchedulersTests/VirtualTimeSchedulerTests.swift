@@ -1,0 +1,451 @@
+import Foundation
+import XCTest
+
+@testable import Schedulers
+import SchedulersTesting
+
+/// A bare `VirtualTimeScheduler` on integer ticks of one second, as a user
+/// would build one from the public API.
+private func makeScheduler(initialClock: Int = 0) -> VirtualTimeScheduler<TestSchedulerVirtualTimeConverter> {
+    VirtualTimeScheduler(
+        initialClock: initialClock,
+        converter: TestSchedulerVirtualTimeConverter(resolution: 1.0)
+    )
+}
+
+final class VirtualTimeSchedulerTests: XCTestCase {
+    func testActionsRunInDueTimeOrderWithClockAtEachDueTime() {
+        let scheduler = makeScheduler()
+        var log: [String] = []
+        _ = scheduler.scheduleRelativeVirtual("c", dueTime: 30) { name in
+            log.append("\(name)@\(scheduler.clock)")
+            return Disposables.create()
+        }
+        _ = scheduler.scheduleRelativeVirtual("a", dueTime: 10) { name in
+            log.append("\(name)@\(scheduler.clock)")
+            return Disposables.create()
+        }
+        _ = scheduler.scheduleAbsoluteVirtual("b", time: 20) { name in
+            log.append("\(name)@\(scheduler.clock)")
+            return Disposables.create()
+        }
+        scheduler.start()
+        XCTAssertEqual(log, ["a@10", "b@20", "c@30"])
+        XCTAssertEqual(scheduler.clock, 30)
+    }
+
+    func testActionsDueAtTheSameTimeRunInSchedulingOrder() {
+        let scheduler = makeScheduler()
+        var order: [Int] = []
+        // Interleave two due times so the heap has to reorder, and check
+        // that ties keep scheduling order.
+        for index in 0..<200 {
+            _ = scheduler.scheduleAbsoluteVirtual(index, time: index.isMultiple(of: 2) ? 50 : 10) { value in
+                order.append(value)
+                return Disposables.create()
+            }
+        }
+        scheduler.start()
+        let odd = (0..<200).filter { !$0.isMultiple(of: 2) }
+        let even = (0..<200).filter { $0.isMultiple(of: 2) }
+        XCTAssertEqual(order, odd + even)
+    }
+
+    func testRandomScheduleAndDisposeRunsSurvivorsInStableTimeOrder() {
+        var generator = SplitMix64(seed: 42)
+        let scheduler = makeScheduler()
+        var expected: [(time: Int, index: Int)] = []
+        var ran: [Int] = []
+        var disposables: [Disposable] = []
+        for index in 0..<2_000 {
+            let time = Int(generator.next() % 100)
+            disposables.append(scheduler.scheduleAbsoluteVirtual(index, time: time) { value in
+                ran.append(value)
+                return Disposables.create()
+            })
+            expected.append((time, index))
+        }
+        var disposed = Set<Int>()
+        for index in 0..<2_000 where generator.next() % 3 == 0 {
+            disposables[index].dispose()
+            disposed.insert(index)
+        }
+        XCTAssertEqual(scheduler.queuedCount, 2_000 - disposed.count)
+        scheduler.start()
+        let survivors = expected
+            .filter { !disposed.contains($0.index) }
+            .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
+            .map(\.index)
+        XCTAssertEqual(ran, survivors)
+    }
+
+    func testAdvanceToRunsActionsDueUpToAndIncludingTargetThenSetsClock() {
+        let scheduler = makeScheduler()
+        var ran: [Int] = []
+        for time in [5, 10, 15] {
+            _ = scheduler.scheduleAbsoluteVirtual(time, time: time) { value in
+                ran.append(value)
+                return Disposables.create()
+            }
+        }
+        scheduler.advanceTo(10)
+        XCTAssertEqual(ran, [5, 10])
+        XCTAssertEqual(scheduler.clock, 10)
+        scheduler.advanceTo(12)
+        XCTAssertEqual(ran, [5, 10])
+        XCTAssertEqual(scheduler.clock, 12)
+        scheduler.advanceTo(100)
+        XCTAssertEqual(ran, [5, 10, 15])
+        XCTAssertEqual(scheduler.clock, 100)
+    }
+
+    func testAdvanceToTheCurrentClockRunsWorkDueNow() {
+        let scheduler = makeScheduler(initialClock: 7)
+        var ran = false
+        _ = scheduler.schedule(()) { _ in
+            ran = true
+            return Disposables.create()
+        }
+        scheduler.advanceTo(7)
+        XCTAssertTrue(ran)
+        XCTAssertEqual(scheduler.clock, 7)
+    }
+
+    func testAdvanceToAPastTimeStopsWithAMessageNamingVirtualTime() {
+        let scheduler = makeScheduler(initialClock: 50)
+        assertStops(messageContaining: "virtualTime 10 is before the clock 50") {
+            scheduler.advanceTo(10)
+        }
+    }
+
+    func testAdvanceToFromARunningActionStopsWithAMessage() {
+        let scheduler = makeScheduler()
+        _ = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in
+            scheduler.advanceTo(5)
+            return Disposables.create()
+        }
+        assertStops(messageContaining: "advanceTo(_:) was called while the scheduler is running") {
+            scheduler.start()
+        }
+    }
+
+    func testNegativeSleepStopsWithAMessageNamingVirtualInterval() {
+        let scheduler = makeScheduler()
+        assertStops(messageContaining: "virtualInterval -3 is negative") {
+            scheduler.sleep(-3)
+        }
+    }
+
+    func testStopMakesStartReturnAfterTheRunningActionAndStartResumes() {
+        let scheduler = makeScheduler()
+        var ran: [Int] = []
+        for time in 1...4 {
+            _ = scheduler.scheduleAbsoluteVirtual(time, time: time) { value in
+                ran.append(value)
+                if value == 2 {
+                    scheduler.stop()
+                }
+                return Disposables.create()
+            }
+        }
+        scheduler.start()
+        XCTAssertEqual(ran, [1, 2])
+        XCTAssertEqual(scheduler.clock, 2)
+        scheduler.start()
+        XCTAssertEqual(ran, [1, 2, 3, 4])
+    }
+
+    func testStopDuringAdvanceToLeavesClockAtTheStoppingAction() {
+        let scheduler = makeScheduler()
+        var ran: [Int] = []
+        for time in [3, 6, 9] {
+            _ = scheduler.scheduleAbsoluteVirtual(time, time: time) { value in
+                ran.append(value)
+                if value == 6 {
+                    scheduler.stop()
+                }
+                return Disposables.create()
+            }
+        }
+        scheduler.advanceTo(50)
+        XCTAssertEqual(ran, [3, 6])
+        XCTAssertEqual(scheduler.clock, 6)
+    }
+
+    func testStartCalledFromARunningActionReturnsAtOnce() {
+        let scheduler = makeScheduler()
+        var ran: [Int] = []
+        _ = scheduler.scheduleAbsoluteVirtual(1, time: 1) { value in
+            scheduler.start()
+            ran.append(value)
+            return Disposables.create()
+        }
+        _ = scheduler.scheduleAbsoluteVirtual(2, time: 2) { value in
+            ran.append(value)
+            return Disposables.create()
+        }
+        scheduler.start()
+        XCTAssertEqual(ran, [1, 2])
+    }
+
+    func testSleepMovesTheClockAndLaterWorkRunsLateWithoutMovingTheClockBack() {
+        let scheduler = makeScheduler()
+        var log: [String] = []
+        _ = scheduler.scheduleAbsoluteVirtual("sleeper", time: 10) { name in
+            scheduler.sleep(15)
+            log.append("\(name)@\(scheduler.clock)")
+            return Disposables.create()
+        }
+        _ = scheduler.scheduleAbsoluteVirtual("late", time: 20) { name in
+            log.append("\(name)@\(scheduler.clock)")
+            return Disposables.create()
+        }
+        _ = scheduler.scheduleAbsoluteVirtual("onTime", time: 30) { name in
+            log.append("\(name)@\(scheduler.clock)")
+            return Disposables.create()
+        }
+        scheduler.start()
+        XCTAssertEqual(log, ["sleeper@25", "late@25", "onTime@30"])
+    }
+
+    func testNegativeDueTimeRunsAtCurrentClock() {
+        let scheduler = makeScheduler(initialClock: 40)
+        var ranAt: Int?
+        _ = scheduler.scheduleRelative((), dueTime: .seconds(-5)) { _ in
+            ranAt = scheduler.clock
+            return Disposables.create()
+        }
+        scheduler.start()
+        XCTAssertEqual(ranAt, 40)
+    }
+
+    func testRelativeDueTimeIsConvertedToVirtualUnits() {
+        let scheduler = makeScheduler(initialClock: 40)
+        var ranAt: Int?
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(3_000)) { _ in
+            ranAt = scheduler.clock
+            return Disposables.create()
+        }
+        scheduler.start()
+        XCTAssertEqual(ranAt, 43)
+    }
+
+    func testNeverDueTimeQueuesNothing() {
+        let scheduler = makeScheduler()
+        var ran = false
+        _ = scheduler.scheduleRelative((), dueTime: .never) { _ in
+            ran = true
+            return Disposables.create()
+        }
+        XCTAssertEqual(scheduler.queuedCount, 0)
+        scheduler.advanceTo(1_000_000)
+        XCTAssertFalse(ran)
+    }
+
+    func testDisposingQueuedItemSkipsItAndRemovesItFromTheQueue() {
+        let scheduler = makeScheduler()
+        var ran: [Int] = []
+        let first = scheduler.scheduleAbsoluteVirtual(1, time: 5) { value in
+            ran.append(value)
+            return Disposables.create()
+        }
+        _ = scheduler.scheduleAbsoluteVirtual(2, time: 5) { value in
+            ran.append(value)
+            return Disposables.create()
+        }
+        XCTAssertEqual(scheduler.queuedCount, 2)
+        first.dispose()
+        XCTAssertEqual(scheduler.queuedCount, 1)
+        XCTAssertTrue((first as? Cancelable)?.isDisposed ?? false)
+        scheduler.start()
+        XCTAssertEqual(ran, [2])
+    }
+
+    func testDisposingAnItemFromAnEarlierActionSkipsIt() {
+        let scheduler = makeScheduler()
+        var ran: [String] = []
+        var later: Disposable?
+        _ = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in
+            ran.append("first")
+            later?.dispose()
+            return Disposables.create()
+        }
+        later = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in
+            ran.append("second")
+            return Disposables.create()
+        }
+        scheduler.start()
+        XCTAssertEqual(ran, ["first"])
+    }
+
+    func testDisposingRunningItemLetsItFinishThenDisposesWhatItReturned() {
+        let scheduler = makeScheduler()
+        let returned = CountingDisposable()
+        var finished = false
+        var item: Disposable?
+        item = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in
+            item?.dispose()
+            XCTAssertEqual(returned.disposeCount, 0)
+            finished = true
+            return returned
+        }
+        scheduler.start()
+        XCTAssertTrue(finished)
+        XCTAssertEqual(returned.disposeCount, 1)
+        item?.dispose()
+        XCTAssertEqual(returned.disposeCount, 1)
+    }
+
+    func testDisposingFinishedItemDisposesWhatTheActionReturnedOnce() {
+        let scheduler = makeScheduler()
+        let returned = CountingDisposable()
+        let item = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in returned }
+        scheduler.start()
+        XCTAssertEqual(returned.disposeCount, 0)
+        item.dispose()
+        item.dispose()
+        XCTAssertEqual(returned.disposeCount, 1)
+    }
+
+    func testScheduledItemIsReleasedAfterItRuns() {
+        let scheduler = makeScheduler()
+        weak var weakToken: LifetimeToken?
+        var disposable: Disposable?
+        do {
+            let token = LifetimeToken()
+            weakToken = token
+            disposable = scheduler.scheduleAbsoluteVirtual(token, time: 1) { _ in Disposables.create() }
+        }
+        XCTAssertNotNil(weakToken)
+        scheduler.start()
+        XCTAssertNil(weakToken, "state must be released once the action ran")
+        XCTAssertEqual(scheduler.queuedCount, 0)
+        XCTAssertNotNil(disposable)
+    }
+
+    func testScheduledItemIsReleasedAtOnceWhenDisposed() {
+        let scheduler = makeScheduler()
+        weak var weakState: LifetimeToken?
+        weak var weakCaptured: LifetimeToken?
+        var disposable: Disposable?
+        do {
+            let state = LifetimeToken()
+            let captured = LifetimeToken()
+            weakState = state
+            weakCaptured = captured
+            disposable = scheduler.scheduleAbsoluteVirtual(state, time: 1_000) { _ in
+                _ = captured
+                return Disposables.create()
+            }
+        }
+        XCTAssertNotNil(weakState)
+        XCTAssertNotNil(weakCaptured)
+        disposable?.dispose()
+        XCTAssertNil(weakState, "state must be released at dispose, not when its time comes")
+        XCTAssertNil(weakCaptured, "action must be released at dispose")
+        XCTAssertEqual(scheduler.queuedCount, 0)
+    }
+
+    func testSchedulerWithQueuedItemsIsReleased() {
+        weak var weakScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeConverter>?
+        weak var weakState: LifetimeToken?
+        var disposable: Disposable?
+        do {
+            let scheduler = makeScheduler()
+            let state = LifetimeToken()
+            weakScheduler = scheduler
+            weakState = state
+            disposable = scheduler.scheduleAbsoluteVirtual(state, time: 5) { _ in Disposables.create() }
+        }
+        XCTAssertNil(weakScheduler, "queued items must not keep the scheduler alive")
+        disposable?.dispose()
+        XCTAssertNil(weakState)
+    }
+
+    func testScheduleInOrderRunsFirstInFirstOutAndNeverInline() {
+        let scheduler = makeScheduler()
+        var order: [Int] = []
+        for index in 0..<10 {
+            _ = scheduler.scheduleInOrder(index) { value in
+                order.append(value)
+                if value == 0 {
+                    _ = scheduler.scheduleInOrder(100) { nested in
+                        order.append(nested)
+                        return Disposables.create()
+                    }
+                }
+                return Disposables.create()
+            }
+        }
+        XCTAssertEqual(order, [], "scheduleInOrder must not run inline")
+        scheduler.start()
+        XCTAssertEqual(order, Array(0..<10) + [100])
+    }
+
+    func testVirtualTimeSchedulerIsASerialScheduler() {
+        let scheduler: any SerialScheduler = makeScheduler()
+        XCTAssertTrue(scheduler is any Scheduler)
+    }
+
+    func testNowIsTheClockThroughTheConverter() {
+        let scheduler = makeScheduler(initialClock: 100)
+        XCTAssertEqual(scheduler.now, Date(timeIntervalSince1970: 100))
+        scheduler.advanceTo(250)
+        XCTAssertEqual(scheduler.now, Date(timeIntervalSince1970: 250))
+    }
+
+    func testMonotonicNanosecondsIsVirtualTimeElapsedSinceTheInitialClock() {
+        let scheduler = makeScheduler(initialClock: 100)
+        XCTAssertEqual(scheduler.monotonicNanoseconds, 0)
+        scheduler.advanceTo(103)
+        XCTAssertEqual(scheduler.monotonicNanoseconds, 3_000_000_000)
+        scheduler.advanceTo(1_000_103)
+        XCTAssertEqual(scheduler.monotonicNanoseconds, 1_000_003_000_000_000)
+    }
+
+    func testRecursiveRelativeSchedulingRunsOnVirtualTime() {
+        let scheduler = makeScheduler()
+        var times: [Int] = []
+        _ = scheduler.scheduleRecursive(0, dueTime: .seconds(2)) { count, recursive in
+            times.append(scheduler.clock)
+            if count < 3 {
+                recursive.schedule(count + 1, dueTime: .seconds(2))
+            }
+        }
+        scheduler.start()
+        XCTAssertEqual(times, [2, 4, 6, 8])
+    }
+
+    func testSchedulingFromManyThreadsQueuesEveryAction() {
+        let scheduler = makeScheduler()
+        let counter = Counter()
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<250 {
+                _ = scheduler.scheduleAbsoluteVirtual(index, time: thread * 1_000 + index) { _ in
+                    counter.increment()
+                    return Disposables.create()
+                }
+            }
+        }
+        scheduler.start()
+        XCTAssertEqual(counter.count, 2_000)
+        XCTAssertEqual(scheduler.queuedCount, 0)
+    }
+}
+
+/// A small deterministic random number generator, so randomized tests repeat exactly.
+private struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
