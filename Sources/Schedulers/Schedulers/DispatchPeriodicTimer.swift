@@ -15,6 +15,9 @@ import Synchronization
 ///   under the lock, that the job is not disposed before it takes the state.
 ///   A tick already running when `dispose()` is called completes; its result
 ///   is dropped.
+/// - The job runs until disposed: dropping the disposable does not stop it
+///   (the armed timer keeps it alive, as in RxSwift). Disposing releases the
+///   state and the action (DESIGN.md guarantee 8).
 /// - `skippedTicks` counts the ticks that did not run: fires the dispatch
 ///   timer merged into one handler call (`data - 1` each time), plus fires
 ///   that came while the previous tick was still running.
