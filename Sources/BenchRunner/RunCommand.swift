@@ -20,8 +20,9 @@ struct Run: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Process allocator to measure under: system, jemalloc or both (default: jemalloc when installed, else system).",
-            discussion: "jemalloc gives exact allocation counts (it is preloaded by re-executing BenchRunner); "
-                + "both runs the suite once per allocator into one CSV.",
+            discussion: "jemalloc gives exact allocation counts: BenchRunner re-executes itself with jemalloc preloaded "
+                + "and its thread cache off (MALLOC_CONF=tcache:false), so every allocation reaches the counters; "
+                + "compare times within one allocator. both runs the suite once per allocator into one CSV.",
             valueName: "system|jemalloc|both"))
     var allocator: AllocatorChoice?
 
