@@ -119,6 +119,7 @@ def plot_drift(rows, allocators, out):
     periods = sorted({period for period, _ in trace}, key=lambda p: float(p))
     fig, axes = plt.subplots(1, len(periods), figsize=(7 * len(periods), 5), squeeze=False)
     for ax, period in zip(axes[0], periods):
+        ax.set_prop_cycle(color=plt.cm.tab20.colors)
         for (p, name), ticks in sorted(trace.items()):
             if p != period:
                 continue

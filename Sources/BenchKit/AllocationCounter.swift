@@ -40,7 +40,12 @@ public struct AllocationCounter: Sendable {
     }
 
     /// A counter that never counts (for `--allocator system`).
-    public static let disabled = AllocationCounter(availability: .unavailable(reason: "allocator is system"))
+    public static let disabled = AllocationCounter(availability: .unavailable(reason: "the allocator is system"))
+
+    /// A counter that never counts, for the reason given (shown once by the run).
+    public static func unavailable(reason: String) -> AllocationCounter {
+        AllocationCounter(availability: .unavailable(reason: reason))
+    }
 
     init(availability: Availability) {
         self.availability = availability

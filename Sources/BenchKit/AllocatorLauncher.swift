@@ -18,8 +18,7 @@ public enum AllocatorLauncher {
 
     /// The message shown once when jemalloc is missing.
     public static let howToEnable =
-        "note: allocation counts need jemalloc; install it with `apt-get install libjemalloc-dev` "
-        + "(or libjemalloc2) and run again. Allocation columns are left empty."
+        "jemalloc is not installed; to count allocations install it (`sudo apt-get install libjemalloc-dev`) and run again."
 
     /// Where jemalloc's shared library is, if installed.
     public static func jemallocLibraryPath() -> String? {

@@ -32,12 +32,15 @@ public struct MeasurementPlan: Sendable {
     /// Set when the variant cannot run in this build or on this machine; the
     /// runner says why once and writes no rows for it.
     public let unavailableReason: String?
+    /// The workload delivers to the main thread: the main queue must be
+    /// serviced while it runs (see `MainQueueDriver`).
+    public let needsMainQueue: Bool
     let warmUp: @Sendable (MeasureContext) throws -> Void
     let measure: @Sendable (MeasureContext) throws -> [MetricValue]
 
     public init(
         benchmark: String, variant: String, params: String, estimatedSeconds: Double,
-        unavailableReason: String? = nil,
+        unavailableReason: String? = nil, needsMainQueue: Bool = false,
         warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
         measure: @escaping @Sendable (MeasureContext) throws -> [MetricValue]
     ) {
@@ -46,6 +49,7 @@ public struct MeasurementPlan: Sendable {
         self.params = params
         self.estimatedSeconds = estimatedSeconds
         self.unavailableReason = unavailableReason
+        self.needsMainQueue = needsMainQueue
         self.warmUp = warmUp
         self.measure = measure
     }

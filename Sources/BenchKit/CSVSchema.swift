@@ -3,7 +3,11 @@
 /// names, benchmark names, variant names and metric names written here are part
 /// of the interface: add to them, never rename.
 ///
-/// The file is long form: one measured value per row.
+/// The file is long form: one measured value per row. An empty `value` means
+/// "not measured in this run" (allocation counts without jemalloc, skipped
+/// ticks a timer cannot report). Allocation counts (`allocs_*`) and bytes
+/// (`bytes_*`, jemalloc size classes, so the usable size handed out) cover
+/// every thread of the process during the measured region.
 public enum CSVSchema {
     /// The columns, in order, as written in the header row.
     public static let columns: [String] = [

@@ -1,22 +1,34 @@
 import Foundation
 import Schedulers
+import Synchronization
 
-/// Keeps the main thread running the main queue while a suite runs elsewhere.
+/// Keeps the main thread running the main queue while a suite runs elsewhere,
+/// but only while a measurement needs it.
 ///
 /// On Linux nothing drains the main dispatch queue unless the main thread
 /// runs the main run loop (`dispatchMain()` would end the main thread and let
 /// worker threads drain the queue, which proves nothing about main-thread
-/// delivery). Benchmarks that hop to `MainScheduler` therefore run the suite
-/// on a worker thread while the main thread spins `RunLoop.main`.
+/// delivery). The suite therefore runs on a worker thread while the main
+/// thread waits. A plan that hops to `MainScheduler` asks for the main queue
+/// (`MainQueueDriver.servicingMainQueue`); only then does the main thread run
+/// the main run loop (`MainScheduler.runMainQueue`). Idle, it sleeps, so its
+/// run loop neither competes for a core nor allocates inside other plans'
+/// measured regions (allocation counts cover every thread).
 public enum MainQueueDriver {
+    /// How many measurements currently need the main queue serviced.
+    static let demand = Atomic<Int>(0)
+    static let wakeUp = DispatchSemaphore(value: 0)
+
     /// Runs `work` on a new thread while the calling thread (the main thread)
-    /// runs the main run loop, and returns what `work` returned or rethrows.
+    /// services the main queue whenever `work` asks for it; returns what
+    /// `work` returned or rethrows.
     public static func runWhileDrainingMainQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) throws -> T {
         let outcome = WorkOutcome<T>()
         let worker = Thread {
             let result = Result { try work() }
             outcome.lock.withLock { outcome.result = result }
-            // Wake the run loop so the main thread notices at once.
+            wakeUp.signal()
+            // Wake the run loop too, in case the main thread is in it.
             DispatchQueue.main.async {}
         }
         worker.name = "bench.suite"
@@ -26,10 +38,23 @@ public enum MainQueueDriver {
             if let result = outcome.lock.withLock({ outcome.result }) {
                 return try result.get()
             }
-            MainScheduler.runMainQueue(until: Date(timeIntervalSinceNow: 1)) {
-                outcome.lock.withLock { outcome.result == nil }
+            if demand.load(ordering: .acquiring) > 0 {
+                MainScheduler.runMainQueue(until: Date(timeIntervalSinceNow: 1)) {
+                    demand.load(ordering: .acquiring) > 0 && outcome.lock.withLock { outcome.result == nil }
+                }
+            } else {
+                _ = wakeUp.wait(timeout: .now() + .milliseconds(100))
             }
         }
+    }
+
+    /// Runs `body` with the main thread servicing the main queue (when the
+    /// suite runs under `runWhileDrainingMainQueue`).
+    public static func servicingMainQueue<T>(_ body: () throws -> T) rethrows -> T {
+        demand.add(1, ordering: .acquiringAndReleasing)
+        wakeUp.signal()
+        defer { demand.subtract(1, ordering: .acquiringAndReleasing) }
+        return try body()
     }
 
     /// `true` on the process's main thread.

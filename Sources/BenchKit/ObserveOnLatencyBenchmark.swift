@@ -30,7 +30,7 @@ public struct ObserveOnLatencyBenchmark: Benchmark {
             }
             return MeasurementPlan(
                 benchmark: Self.name, variant: hop.name, params: params,
-                estimatedSeconds: Double(samples) / Double(rate) + 0.01,
+                estimatedSeconds: Double(samples) / Double(rate) + 0.01, needsMainQueue: hop.needsMainQueue,
                 warmUp: { _ in
                     _ = try Self.record(hop: hop, samples: max(samples / 4, 1), rate: rate)
                 },

@@ -30,7 +30,7 @@ public struct ObserveOnThroughputBenchmark: Benchmark {
             }
             return MeasurementPlan(
                 benchmark: Self.name, variant: hop.name, params: params,
-                estimatedSeconds: Double(elements) * 1.5e-6 + 0.01,
+                estimatedSeconds: Double(elements) * 1.5e-6 + 0.01, needsMainQueue: hop.needsMainQueue,
                 warmUp: { context in
                     _ = try Self.measureOnce(hop: hop, elements: max(elements / 4, 1), context: context)
                 },

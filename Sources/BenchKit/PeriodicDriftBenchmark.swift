@@ -30,6 +30,7 @@ public struct PeriodicDriftBenchmark: Benchmark {
                 return MeasurementPlan(
                     benchmark: Self.name, variant: job.name, params: params,
                     estimatedSeconds: Double(period.ticks * period.periodMilliseconds) / 1000 + 0.02,
+                    needsMainQueue: job.needsMainQueue,
                     warmUp: { _ in
                         _ = try Self.record(job: job, periodNanoseconds: periodNanoseconds, ticks: min(period.ticks, 10))
                     },

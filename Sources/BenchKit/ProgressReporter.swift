@@ -55,7 +55,8 @@ public final class ProgressReporter: @unchecked Sendable {
         case .lines:
             if plan.benchmark != currentBenchmark {
                 currentBenchmark = plan.benchmark
-                write("[\(plan.benchmark)] \(variants) variants × \(repetitions) repetitions, ~\(remaining) left in the run\n")
+                let sets = variants == 1 ? "1 variant" : "\(variants) variant/parameter sets"
+                write("[\(plan.benchmark)] \(sets) × \(repetitions) repetitions, ~\(remaining) left in the run\n")
             }
         }
     }

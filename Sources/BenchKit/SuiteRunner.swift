@@ -28,7 +28,7 @@ public struct SuiteRunner: Sendable {
     public func run(progress: ProgressReporter) throws -> [CSVRow] {
         let plans = try selectedPlans()
         if case let .unavailable(reason) = counter.availability {
-            progress.note("note: allocation counts are empty in this run (\(reason)).")
+            progress.note("note: allocation counts are left empty: \(reason)")
         }
         let runnable = plans.filter { plan in
             if let reason = plan.unavailableReason {
@@ -53,7 +53,7 @@ public struct SuiteRunner: Sendable {
             if configuration.warmUp {
                 for plan in group {
                     progress.willMeasure(plan, repetition: 0, of: configuration.repetitions, variants: group.count)
-                    try plan.warmUp(context)
+                    try Self.serviced(plan) { try plan.warmUp(context) }
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
                 }
             }
@@ -61,7 +61,7 @@ public struct SuiteRunner: Sendable {
                 for plan in group {
                     progress.willMeasure(
                         plan, repetition: repetition, of: configuration.repetitions, variants: group.count)
-                    let values = try plan.measure(context)
+                    let values = try Self.serviced(plan) { try plan.measure(context) }
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
                     rows += Self.rows(for: plan, repetition: repetition, values: values)
                 }
@@ -69,6 +69,10 @@ public struct SuiteRunner: Sendable {
         }
         progress.finish()
         return rows
+    }
+
+    static func serviced<T>(_ plan: MeasurementPlan, _ body: () throws -> T) rethrows -> T {
+        plan.needsMainQueue ? try MainQueueDriver.servicingMainQueue(body) : try body()
     }
 
     static func rows(for plan: MeasurementPlan, repetition: Int, values: [MetricValue]) -> [CSVRow] {

@@ -20,8 +20,9 @@ struct Run: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Process allocator to measure under: system, jemalloc or both (default: jemalloc when installed, else system).",
-            discussion: "jemalloc gives exact allocation counts (it is preloaded by re-executing BenchRunner); "
-                + "both runs the suite once per allocator into one CSV.",
+            discussion: "jemalloc gives exact allocation counts: BenchRunner re-executes itself with jemalloc preloaded "
+                + "and its thread cache off (MALLOC_CONF=tcache:false), so every allocation reaches the counters; "
+                + "compare times within one allocator. both runs the suite once per allocator into one CSV.",
             valueName: "system|jemalloc|both"))
     var allocator: AllocatorChoice?
 
@@ -60,6 +61,7 @@ struct Run: ParsableCommand {
         }
         let chosen = requested == .both ? AllocatorChoice.jemalloc : requested
         var allocatorName = chosen.rawValue
+        var missingJemalloc = false
         switch AllocatorLauncher.decide(
             allocator: chosen, environment: ProcessInfo.processInfo.environment,
             jemallocLoaded: AllocatorLauncher.jemallocIsLoaded, tcacheEnabled: AllocationCounter().availability != .exact,
@@ -68,8 +70,8 @@ struct Run: ParsableCommand {
         case .proceed:
             break
         case .proceedWithoutJemalloc:
-            FileHandle.standardError.write(Data((AllocatorLauncher.howToEnable + "\n").utf8))
             allocatorName = AllocatorChoice.system.rawValue
+            missingJemalloc = true
         case .reexecute(let environment):
             let failure = AllocatorLauncher.reexecute(
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: environment)
@@ -80,7 +82,9 @@ struct Run: ParsableCommand {
             allocatorName = "system"
         }
 
-        let counter = allocatorName == "jemalloc" ? AllocationCounter() : .disabled
+        let counter: AllocationCounter =
+            allocatorName == "jemalloc"
+            ? AllocationCounter() : missingJemalloc ? .unavailable(reason: AllocatorLauncher.howToEnable) : .disabled
         var environment = RunEnvironment.current(allocator: allocatorName)
         if let runID { environment.runID = runID }
         let probe = PlainRecursionProbe(executable: Self.executablePath, arguments: ["probe-recursion"])

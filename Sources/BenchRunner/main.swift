@@ -33,9 +33,6 @@ do {
         BenchRunnerCommand.exit(withError: error)
     }
     let message = BenchRunnerCommand.fullMessage(for: error)
-    FileHandle.standardError.write(Data("BenchRunner: \(message)\n".utf8))
-    if error is ValidationError || BenchRunnerCommand.exitCode(for: error) == .validationFailure {
-        FileHandle.standardError.write(Data("Run `BenchRunner --help` (or `BenchRunner help run`) for the options.\n".utf8))
-    }
+    FileHandle.standardError.write(Data("\(message)\n".utf8))
     exit(2)
 }

@@ -24,11 +24,17 @@ public struct HopVariant: Sendable {
     public let name: String
     /// Set when this build or machine cannot run the variant.
     public let unavailableReason: String?
+    /// Delivers on the main thread, so the main queue must be serviced.
+    public let needsMainQueue: Bool
     public let makeSession: @Sendable () throws -> any HopSession
 
-    public init(name: String, unavailableReason: String? = nil, makeSession: @escaping @Sendable () throws -> any HopSession) {
+    public init(
+        name: String, unavailableReason: String? = nil, needsMainQueue: Bool = false,
+        makeSession: @escaping @Sendable () throws -> any HopSession
+    ) {
         self.name = name
         self.unavailableReason = unavailableReason
+        self.needsMainQueue = needsMainQueue
         self.makeSession = makeSession
     }
 

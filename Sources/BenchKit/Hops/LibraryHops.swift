@@ -22,7 +22,7 @@ enum LibraryHops {
             HopVariant(name: "operation-queue") {
                 ObservableHop(scheduler: OperationQueueScheduler(operationQueue: OperationQueue()), path: .automatic)
             },
-            HopVariant(name: "main") {
+            HopVariant(name: "main", needsMainQueue: true) {
                 ObservableHop(scheduler: MainScheduler.instance, path: .automatic, requireMainThread: true)
             },
         ]

@@ -14,13 +14,16 @@ enum LibraryPeriodicJobs {
             job("concurrent-dispatch.emulated", emulated: true) { ConcurrentDispatchQueueScheduler(qos: .default) },
             job("operation-queue.native", emulated: false) { OperationQueueScheduler(operationQueue: OperationQueue()) },
             job("operation-queue.emulated", emulated: true) { OperationQueueScheduler(operationQueue: OperationQueue()) },
-            job("main.native", emulated: false) { MainScheduler.instance },
-            job("main.emulated", emulated: true) { MainScheduler.instance },
+            job("main.native", emulated: false, needsMainQueue: true) { MainScheduler.instance },
+            job("main.emulated", emulated: true, needsMainQueue: true) { MainScheduler.instance },
         ]
     }
 
-    static func job(_ name: String, emulated: Bool, scheduler: @escaping @Sendable () -> any SchedulerType) -> PeriodicJob {
-        PeriodicJob(name: name) { recorder in
+    static func job(
+        _ name: String, emulated: Bool, needsMainQueue: Bool = false,
+        scheduler: @escaping @Sendable () -> any SchedulerType
+    ) -> PeriodicJob {
+        PeriodicJob(name: name, needsMainQueue: needsMainQueue) { recorder in
             let scheduler = scheduler()
             let period = RxTimeInterval.nanoseconds(Int(recorder.period))
             let disposable: Disposable

@@ -3,12 +3,18 @@
 public struct PeriodicJob: Sendable {
     public let name: String
     public let unavailableReason: String?
+    /// Ticks on the main thread, so the main queue must be serviced.
+    public let needsMainQueue: Bool
     /// Starts the job; the returned value stops it and reports skipped ticks.
     let start: @Sendable (_ recorder: TickRecorder) throws -> RunningJob
 
-    init(name: String, unavailableReason: String? = nil, start: @escaping @Sendable (TickRecorder) throws -> RunningJob) {
+    init(
+        name: String, unavailableReason: String? = nil, needsMainQueue: Bool = false,
+        start: @escaping @Sendable (TickRecorder) throws -> RunningJob
+    ) {
         self.name = name
         self.unavailableReason = unavailableReason
+        self.needsMainQueue = needsMainQueue
         self.start = start
     }
 

@@ -1,0 +1,37 @@
+@testable import BenchKit
+import XCTest
+
+final class SummaryTableTests: XCTestCase {
+    func testSummaryShowsTheMedianOfTheRepetitions() {
+        let rows = [1.0, 9.0, 5.0].enumerated().map { index, value in
+            CSVRow(
+                benchmark: "observeOn.throughput", variant: "peer.nio", params: "elements=10", metric: "ns_per_element",
+                unit: "ns", repetition: index + 1, value: value)
+        }
+        let text = SummaryTable.render(rows)
+        XCTAssertTrue(text.contains("median of 3 repetitions"), text)
+        XCTAssertTrue(text.contains(" 5\n") || text.contains(" 5 "), text)
+    }
+
+    func testLatencyRatioIsFastPathOverPeer() {
+        let rows = [
+            CSVRow(benchmark: "observeOn.latency", variant: "fast-path", params: "", metric: "latency_p50_ns", unit: "ns", repetition: 1, value: 1000),
+            CSVRow(benchmark: "observeOn.latency", variant: "peer.nio", params: "", metric: "latency_p50_ns", unit: "ns", repetition: 1, value: 4000),
+        ]
+        XCTAssertTrue(SummaryTable.render(rows).contains("0.25x"))
+    }
+
+    func testPerTickSamplesStayOutOfTheTable() {
+        let rows = [
+            CSVRow(benchmark: "periodic.drift", variant: "peer.nio", params: "period_ms=1;ticks=4;tick=2", metric: "lateness_at_tick_us", unit: "us", repetition: 1, value: 3)
+        ]
+        XCTAssertFalse(SummaryTable.render(rows).contains("tick=2"))
+    }
+
+    func testCompactNumbers() {
+        XCTAssertEqual(SummaryTable.compact(1_234_567), "1.23M")
+        XCTAssertEqual(SummaryTable.compact(42), "42")
+        XCTAssertEqual(SummaryTable.compact(0.5), "0.50")
+        XCTAssertEqual(SummaryTable.compact(25_000), "25.0k")
+    }
+}
