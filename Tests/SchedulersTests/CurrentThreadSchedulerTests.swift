@@ -38,7 +38,7 @@ final class CurrentThreadSchedulerTests: XCTestCase {
     }
 
     func testFirstScheduleRunsAtOnceAndReturnsWhatTheActionReturned() {
-        let returned = CountingDisposable()
+        let returned = DisposalCounter()
         var ranWith: Int?
         let disposable = scheduler.schedule(42) { value in
             ranWith = value
@@ -99,7 +99,7 @@ final class CurrentThreadSchedulerTests: XCTestCase {
     }
 
     func testDisposingQueuedItemAfterItRanDisposesWhatItReturned() {
-        let returned = CountingDisposable()
+        let returned = DisposalCounter()
         var queued: Disposable?
         _ = scheduler.schedule(()) { _ in
             queued = self.scheduler.schedule(()) { _ in returned }
@@ -112,7 +112,7 @@ final class CurrentThreadSchedulerTests: XCTestCase {
     }
 
     func testDisposingQueuedItemWhileItRunsDisposesWhatItReturnsAfterItFinishes() {
-        let returned = CountingDisposable()
+        let returned = DisposalCounter()
         var handle: Disposable?
         var disposedBeforeReturn: Int?
         _ = scheduler.schedule(()) { _ in

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// The count is the underlying resource's release count: guarantee 7 says it
 /// must end at exactly 1.
-final class CountingDisposable: Cancelable, Sendable {
+final class DisposalCounter: Cancelable, Sendable {
     private let disposals = Atomic<Int>(0)
 
     init() {}
@@ -25,7 +25,7 @@ final class CountingDisposable: Cancelable, Sendable {
 }
 
 /// A thread-safe counter for actions run from several threads.
-final class Counter: Sendable {
+final class ConcurrentCounter: Sendable {
     private let value = Atomic<Int>(0)
 
     init() {}
