@@ -71,9 +71,11 @@ final class RecursiveSchedulingTests: XCTestCase {
         disposable.dispose()
     }
 
-    func testImmediateRecursionFanningOutOnAConcurrentSchedulerRunsEveryBranch() {
-        // Two recursions per run, from many threads at once: the recursion's
-        // bookkeeping must hold up under concurrent runs of the same action.
+    func testConcurrentRunsOfOneRecursionDoNotRaceCreatingTheirRecurseFunction() {
+        // Two recursions per run, from many threads at once. The `recurse`
+        // function used to be a lazy property created by whichever run asked
+        // first, unsynchronised (a data race ThreadSanitizer reports); now each
+        // run gets a stack closure, and all bookkeeping is under the lock.
         let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
         let depth = 9
         let expectedRuns = (1 << (depth + 1)) - 1
@@ -241,6 +243,29 @@ final class RecursiveSchedulingTests: XCTestCase {
     }
 
     // MARK: - Lifetime
+
+    func testRecursionPendingOnAnIdleVirtualSchedulerIsFreedByDispose() {
+        // A pending run keeps its recursion and its scheduler alive (as in
+        // RxSwift: `_ = scheduler.scheduleRecursive(...)` must keep running
+        // even on a scheduler nobody else holds). The scheduler's queued item
+        // holds the run and the recursion holds the item to cancel it: dispose
+        // must break that cycle, so everything is freed.
+        weak var weakRecursion: AnyObject?
+        weak var weakCaptured: LifetimeToken?
+        weak var weakScheduler: TestScheduler?
+        do {
+            let scheduler = TestScheduler(initialClock: 0)
+            weakScheduler = scheduler
+            let captured = LifetimeToken()
+            weakCaptured = captured
+            let disposable = scheduler.scheduleRecursive(0, dueTime: .seconds(5)) { _, _ in _ = captured }
+            weakRecursion = disposable as AnyObject
+            disposable.dispose()
+        }
+        XCTAssertNil(weakScheduler)
+        XCTAssertNil(weakRecursion)
+        XCTAssertNil(weakCaptured)
+    }
 
     func testRecursionIsFreedAfterItsLastRun() {
         let scheduler = ManualScheduler()

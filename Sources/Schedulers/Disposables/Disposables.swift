@@ -52,6 +52,7 @@ final class AnonymousDisposable: Cancelable, @unchecked Sendable {
     private let disposed = Atomic<Bool>(false)
     // Written in init, then read and cleared only by the one caller that wins
     // the exchange on `disposed`: no lock needed.
+    @exclusivity(unchecked)
     private var action: (() -> Void)?
 
     init(_ action: @escaping () -> Void) {
@@ -73,7 +74,10 @@ final class AnonymousDisposable: Cancelable, @unchecked Sendable {
 /// Disposes two disposables once.
 final class BinaryDisposable: Cancelable, @unchecked Sendable {
     private let disposed = Atomic<Bool>(false)
+    // Read and cleared only by the single winner of the exchange on `disposed`.
+    @exclusivity(unchecked)
     private var first: Disposable?
+    @exclusivity(unchecked)
     private var second: Disposable?
 
     init(_ first: Disposable, _ second: Disposable) {
