@@ -187,8 +187,8 @@ final class CurrentThreadSchedulerTests: XCTestCase {
 
     func testQueueGrowingBeyondSixteenItemsKeepsFIFOOrder() {
         // Items are numbered as they are queued; FIFO means they run in number
-        // order. Items queue more items while the queue is draining, so the
-        // ring wraps around before it grows.
+        // order. Items queue more items while the queue is draining, in bursts
+        // of 40, so the queue empties, refills and holds far more than 16.
         var nextNumber = 0
         var ran: [Int] = []
         func enqueue(children: Int) {

@@ -23,25 +23,3 @@ final class DisposalCounter: Cancelable, Sendable {
         disposals.add(1, ordering: .acquiringAndReleasing)
     }
 }
-
-/// A thread-safe counter for actions run from several threads.
-final class ConcurrentCounter: Sendable {
-    private let value = Atomic<Int>(0)
-
-    init() {}
-
-    var count: Int {
-        value.load(ordering: .acquiring)
-    }
-
-    @discardableResult
-    func increment() -> Int {
-        value.add(1, ordering: .acquiringAndReleasing).newValue
-    }
-}
-
-/// An object to watch through a `weak` reference: it must be freed once
-/// whatever held it is disposed (DESIGN.md guarantee 8).
-final class LifetimeToken: Sendable {
-    init() {}
-}
