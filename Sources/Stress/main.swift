@@ -1,1 +1,28 @@
+// Stress: the dispose-race harness. See StressOptions.usage, or run --help.
+//
+// The scenarios run on a background thread while the main thread parks in
+// dispatchMain(), so MainScheduler's work (the main queue) is drained as it
+// is in an application; the background thread exits the process when done.
+import Dispatch
+import Foundation
+import Schedulers
 import StressKit
+
+let command = StressCommand(
+    scenarios: ScenarioCatalog.all(),
+    selfCheck: SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable>(
+        name: "self-check.broken-single-assignment"
+    ),
+    output: { text in
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+)
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+let harness = Thread {
+    exit(command.main(arguments))
+}
+harness.name = "stress.harness"
+harness.stackSize = 8 << 20
+harness.start()
+dispatchMain()

@@ -49,9 +49,6 @@ private struct FixedRateModel {
     }
 }
 
-/// A class to hold weakly, proving something was released.
-private final class Token: @unchecked Sendable {}
-
 final class PeriodicEmulationTests: XCTestCase {
     /// Runs a job with the late-running pattern until `runs` ticks ran.
     private func runLateJob(
@@ -192,12 +189,12 @@ final class PeriodicEmulationTests: XCTestCase {
     func testDisposeStopsFurtherTicksAndReleasesTheJob() {
         let scheduler = TestScheduler(initialClock: 0)
         var times: [Int] = []
-        weak var weakState: Token?
-        weak var weakCaptured: Token?
+        weak var weakState: LifetimeToken?
+        weak var weakCaptured: LifetimeToken?
         var job: PeriodicDisposable?
         do {
-            let state = Token()
-            let captured = Token()
+            let state = LifetimeToken()
+            let captured = LifetimeToken()
             weakState = state
             weakCaptured = captured
             job = scheduler.schedulePeriodicEmulated(state, startAfter: .seconds(10), period: .seconds(10)) { state in
@@ -312,6 +309,27 @@ final class PeriodicEmulationTests: XCTestCase {
         scheduler.advanceTo(3 + 7 * 999)
         XCTAssertEqual(times, (0..<1_000).map { 3 + 7 * $0 })
         job.dispose()
+    }
+
+    func testZeroPeriodStopsWithAMessageNamingPeriod() {
+        let scheduler = TestScheduler(initialClock: 0)
+        assertStops(messageContaining: "period must be positive") {
+            _ = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(1), period: .seconds(0)) { _ in }
+        }
+    }
+
+    func testNegativePeriodStopsWithAMessageNamingPeriod() {
+        let scheduler = TestScheduler(initialClock: 0)
+        assertStops(messageContaining: "period must be positive") {
+            _ = scheduler.schedulePeriodic((), startAfter: .seconds(1), period: .milliseconds(-10)) { _ in }
+        }
+    }
+
+    func testNeverPeriodStopsWithAMessageNamingPeriod() {
+        let scheduler = TestScheduler(initialClock: 0)
+        assertStops(messageContaining: "period must be positive and finite") {
+            _ = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(1), period: .never) { _ in }
+        }
     }
 
     func testTicksOnAConcurrentSchedulerNeverOverlapAndNoneStartsAfterDispose() {

@@ -13,27 +13,6 @@ private func makeScheduler(initialClock: Int = 0) -> VirtualTimeScheduler<TestSc
     )
 }
 
-/// A class to hold weakly, proving something was released.
-private final class Token: @unchecked Sendable {}
-
-/// Counts its disposals.
-private final class CountingDisposable: Disposable, @unchecked Sendable {
-    private let lock = NSLock()
-    private var disposals = 0
-
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return disposals
-    }
-
-    func dispose() {
-        lock.lock()
-        disposals += 1
-        lock.unlock()
-    }
-}
-
 final class VirtualTimeSchedulerTests: XCTestCase {
     func testActionsRunInDueTimeOrderWithClockAtEachDueTime() {
         let scheduler = makeScheduler()
@@ -130,6 +109,31 @@ final class VirtualTimeSchedulerTests: XCTestCase {
         scheduler.advanceTo(7)
         XCTAssertTrue(ran)
         XCTAssertEqual(scheduler.clock, 7)
+    }
+
+    func testAdvanceToAPastTimeStopsWithAMessageNamingVirtualTime() {
+        let scheduler = makeScheduler(initialClock: 50)
+        assertStops(messageContaining: "virtualTime 10 is before the clock 50") {
+            scheduler.advanceTo(10)
+        }
+    }
+
+    func testAdvanceToFromARunningActionStopsWithAMessage() {
+        let scheduler = makeScheduler()
+        _ = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in
+            scheduler.advanceTo(5)
+            return Disposables.create()
+        }
+        assertStops(messageContaining: "advanceTo(_:) was called while the scheduler is running") {
+            scheduler.start()
+        }
+    }
+
+    func testNegativeSleepStopsWithAMessageNamingVirtualInterval() {
+        let scheduler = makeScheduler()
+        assertStops(messageContaining: "virtualInterval -3 is negative") {
+            scheduler.sleep(-3)
+        }
     }
 
     func testStopMakesStartReturnAfterTheRunningActionAndStartResumes() {
@@ -281,15 +285,15 @@ final class VirtualTimeSchedulerTests: XCTestCase {
         var item: Disposable?
         item = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in
             item?.dispose()
-            XCTAssertEqual(returned.count, 0)
+            XCTAssertEqual(returned.disposeCount, 0)
             finished = true
             return returned
         }
         scheduler.start()
         XCTAssertTrue(finished)
-        XCTAssertEqual(returned.count, 1)
+        XCTAssertEqual(returned.disposeCount, 1)
         item?.dispose()
-        XCTAssertEqual(returned.count, 1)
+        XCTAssertEqual(returned.disposeCount, 1)
     }
 
     func testDisposingFinishedItemDisposesWhatTheActionReturnedOnce() {
@@ -297,18 +301,18 @@ final class VirtualTimeSchedulerTests: XCTestCase {
         let returned = CountingDisposable()
         let item = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in returned }
         scheduler.start()
-        XCTAssertEqual(returned.count, 0)
+        XCTAssertEqual(returned.disposeCount, 0)
         item.dispose()
         item.dispose()
-        XCTAssertEqual(returned.count, 1)
+        XCTAssertEqual(returned.disposeCount, 1)
     }
 
     func testScheduledItemIsReleasedAfterItRuns() {
         let scheduler = makeScheduler()
-        weak var weakToken: Token?
+        weak var weakToken: LifetimeToken?
         var disposable: Disposable?
         do {
-            let token = Token()
+            let token = LifetimeToken()
             weakToken = token
             disposable = scheduler.scheduleAbsoluteVirtual(token, time: 1) { _ in Disposables.create() }
         }
@@ -321,12 +325,12 @@ final class VirtualTimeSchedulerTests: XCTestCase {
 
     func testScheduledItemIsReleasedAtOnceWhenDisposed() {
         let scheduler = makeScheduler()
-        weak var weakState: Token?
-        weak var weakCaptured: Token?
+        weak var weakState: LifetimeToken?
+        weak var weakCaptured: LifetimeToken?
         var disposable: Disposable?
         do {
-            let state = Token()
-            let captured = Token()
+            let state = LifetimeToken()
+            let captured = LifetimeToken()
             weakState = state
             weakCaptured = captured
             disposable = scheduler.scheduleAbsoluteVirtual(state, time: 1_000) { _ in
@@ -344,11 +348,11 @@ final class VirtualTimeSchedulerTests: XCTestCase {
 
     func testSchedulerWithQueuedItemsIsReleased() {
         weak var weakScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeConverter>?
-        weak var weakState: Token?
+        weak var weakState: LifetimeToken?
         var disposable: Disposable?
         do {
             let scheduler = makeScheduler()
-            let state = Token()
+            let state = LifetimeToken()
             weakScheduler = scheduler
             weakState = state
             disposable = scheduler.scheduleAbsoluteVirtual(state, time: 5) { _ in Disposables.create() }
@@ -424,26 +428,8 @@ final class VirtualTimeSchedulerTests: XCTestCase {
             }
         }
         scheduler.start()
-        XCTAssertEqual(counter.value, 2_000)
+        XCTAssertEqual(counter.count, 2_000)
         XCTAssertEqual(scheduler.queuedCount, 0)
-    }
-}
-
-/// A thread-safe counter.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
-
-    func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
     }
 }
 

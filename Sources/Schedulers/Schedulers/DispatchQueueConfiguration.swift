@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Due times and periods are on `DispatchTime`, the monotonic uptime clock:
 /// a wall-clock jump moves nothing already scheduled.
-struct DispatchQueueConfiguration: @unchecked Sendable {
+struct DispatchQueueConfiguration: Sendable {
     /// The queue every action runs on.
     let queue: DispatchQueue
     /// How late libdispatch may fire a timer to coalesce wakeups.
@@ -39,6 +39,7 @@ struct DispatchQueueConfiguration: @unchecked Sendable {
         guard nanoseconds > 0 else {
             return schedule(state, action: action)
         }
+        // TIMER-SLACK: see DispatchPeriodicTimer; the same kernel slack delays this wakeup.
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let item = DispatchScheduledItem(state: state, action: action, timer: timer)
         timer.setEventHandler {

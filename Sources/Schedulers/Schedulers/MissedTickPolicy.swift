@@ -12,7 +12,10 @@ public enum MissedTickPolicy: Sendable {
     /// Runs every missed tick, back to back, as soon as the late tick returns;
     /// then continues at the next due time still in the future. No tick is
     /// lost, so the number of runs equals the number of due times passed, but
-    /// the caught-up ticks run late and close together.
+    /// the caught-up ticks run late and close together. The catch-up runs
+    /// inside the late tick's scheduled action, so an action that always takes
+    /// longer than a period keeps that action going and never yields the
+    /// scheduler; prefer `.skip` when that can happen.
     case catchUp
 
     /// Drops every tick whose due time already passed when the late tick

@@ -34,7 +34,8 @@ extension Scheduler {
     ///
     /// Disposal (DESIGN.md guarantee 6): once `dispose()` returns, no tick
     /// starts; a tick running meanwhile completes. Disposing releases the
-    /// action and the state (guarantee 8).
+    /// action and the state (guarantee 8). Until then the job keeps the
+    /// scheduler alive, as any pending timer does: dispose it, or it runs on.
     ///
     /// A negative `startAfter` counts as zero; `.never` means no tick ever runs.
     ///

@@ -1,1 +1,27 @@
 #pragma once
+// Allocation counting for tests: the test executable's malloc, calloc,
+// realloc, free, memalign, aligned_alloc and posix_memalign are wrappers that
+// count and forward to glibc. Tests read the counters around a workload.
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Allocations (malloc, calloc, realloc, memalign, aligned_alloc,
+/// posix_memalign calls) made by the whole process since the last reset.
+uint64_t allocation_counter_read(void);
+
+/// Allocations made by the calling thread since its last reset.
+uint64_t allocation_counter_read_thread(void);
+
+/// Non-null frees made by the whole process since the last reset.
+uint64_t allocation_counter_frees(void);
+
+/// Zeroes the process counters and the calling thread's counter.
+void allocation_counter_reset(void);
+
+#ifdef __cplusplus
+}
+#endif

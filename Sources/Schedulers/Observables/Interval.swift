@@ -1,0 +1,17 @@
+extension ObservableType where Element: RxAbstractInteger {
+    /// Counts 0, 1, 2, … one element every `period`, the first after one
+    /// `period`; never completes.
+    ///
+    /// Runs on `scheduler.schedulePeriodic`: natively where the scheduler has
+    /// periodic scheduling (dispatch timers), emulated at a fixed rate
+    /// elsewhere, so ticks do not drift however late each one runs. Ticks
+    /// never overlap and none starts after `dispose()` returns (DESIGN.md
+    /// guarantee 6); the count wraps around at `Element.max`.
+    ///
+    /// - Precondition: `period` is positive and finite; otherwise the program
+    ///   stops with a message naming `period`.
+    public static func interval(_ period: RxTimeInterval, scheduler: SchedulerType) -> Observable<Element> {
+        _ = period.validatedPeriodNanoseconds(argument: "period")
+        return TimerObservable(dueTime: period, period: period, scheduler: scheduler)
+    }
+}

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// The per-subscription half of an operator: receives upstream events and
+/// forwards them to the observer.
+///
+/// Once disposed it forwards nothing more, so an operator that disposes itself
+/// after forwarding a terminal event keeps the grammar (DESIGN.md guarantee 1).
+/// `cancel` disposes the whole subscription (the sink's upstream included).
+class Sink<Observer: ObserverType>: Disposable, @unchecked Sendable {
+    final let observer: Observer
+    final let cancel: Cancelable
+    private let disposed = Atomic<Bool>(false)
+
+    init(observer: Observer, cancel: Cancelable) {
+        self.observer = observer
+        self.cancel = cancel
+        LiveInstances.sinkCreated()
+    }
+
+    /// Forwards `event` unless the sink has been disposed.
+    @inline(__always)
+    final func forwardOn(_ event: Event<Observer.Element>) {
+        if disposed.load(ordering: .acquiring) {
+            return
+        }
+        observer.on(event)
+    }
+
+    /// Whether `dispose()` has been called.
+    final var isDisposed: Bool {
+        disposed.load(ordering: .acquiring)
+    }
+
+    /// Stops forwarding and disposes the subscription.
+    func dispose() {
+        disposed.store(true, ordering: .releasing)
+        cancel.dispose()
+    }
+
+    deinit {
+        LiveInstances.sinkFreed()
+    }
+}

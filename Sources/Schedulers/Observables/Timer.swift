@@ -1,0 +1,70 @@
+extension ObservableType where Element: RxAbstractInteger {
+    /// Sends 0 after `dueTime`; then, with a `period`, 1, 2, … every `period`
+    /// (never completing), without one, completes.
+    ///
+    /// A negative `dueTime` counts as zero; `.never` means nothing is ever
+    /// sent. The periodic form uses `scheduler.schedulePeriodic` (native or
+    /// fixed-rate emulated, see `interval(_:scheduler:)`) and keeps DESIGN.md
+    /// guarantee 6: ticks never overlap and none starts after `dispose()` returns.
+    ///
+    /// - Precondition: `period`, when given, is positive and finite; otherwise
+    ///   the program stops with a message naming `period`.
+    public static func timer(
+        _ dueTime: RxTimeInterval,
+        period: RxTimeInterval? = nil,
+        scheduler: SchedulerType
+    ) -> Observable<Element> {
+        if let period {
+            _ = period.validatedPeriodNanoseconds(argument: "period")
+        }
+        return TimerObservable(dueTime: dueTime, period: period, scheduler: scheduler)
+    }
+}
+
+final class TimerObservable<Element: RxAbstractInteger>: Producer<Element>, @unchecked Sendable {
+    let dueTime: RxTimeInterval
+    let period: RxTimeInterval?
+    let scheduler: SchedulerType
+
+    init(dueTime: RxTimeInterval, period: RxTimeInterval?, scheduler: SchedulerType) {
+        self.dueTime = dueTime
+        self.period = period
+        self.scheduler = scheduler
+    }
+
+    override func run<Observer: ObserverType>(
+        _ observer: Observer, cancel: Cancelable
+    ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
+        let sink = TimerSink(observer: observer, cancel: cancel)
+        let subscription: Disposable
+        if let period {
+            subscription = scheduler.schedulePeriodic(Element.zero, startAfter: dueTime, period: period) { count in
+                sink.tick(count)
+            }
+        } else {
+            subscription = scheduler.scheduleRelative(sink, dueTime: dueTime) { sink in
+                sink.fireOnce()
+                return Disposables.create()
+            }
+        }
+        return (sink, subscription)
+    }
+}
+
+final class TimerSink<Observer: ObserverType>: Sink<Observer>, @unchecked Sendable
+where Observer.Element: RxAbstractInteger {
+    typealias Element = Observer.Element
+
+    /// One periodic tick: sends `count`, returns the next count.
+    func tick(_ count: Element) -> Element {
+        forwardOn(.next(count))
+        return count &+ 1
+    }
+
+    /// The one-shot timer: sends 0 and completes.
+    func fireOnce() {
+        forwardOn(.next(Element.zero))
+        forwardOn(.completed)
+        dispose()
+    }
+}

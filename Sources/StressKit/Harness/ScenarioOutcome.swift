@@ -1,0 +1,35 @@
+/// The outcomes one scenario can classify a run into.
+///
+/// A scenario declares them as an enum, so that every outcome it can report
+/// is listed (and graded) before the first run: the table shows the ones never
+/// seen, too.
+public protocol ScenarioOutcome: Hashable, CaseIterable, Sendable {
+    /// A short, stable identifier: the table's and the CSV's outcome column.
+    var id: String { get }
+    /// Whether the outcome is allowed, interesting or forbidden.
+    var grade: Grade { get }
+    /// One sentence saying what happened.
+    var meaning: String { get }
+}
+
+/// One declared outcome, with the scenario's type erased (for tables and CSV).
+public struct OutcomeDeclaration: Hashable, Sendable {
+    /// See `ScenarioOutcome.id`.
+    public let id: String
+    /// See `ScenarioOutcome.grade`.
+    public let grade: Grade
+    /// See `ScenarioOutcome.meaning`.
+    public let meaning: String
+
+    /// Creates a declaration.
+    public init(id: String, grade: Grade, meaning: String) {
+        self.id = id
+        self.grade = grade
+        self.meaning = meaning
+    }
+
+    /// The declaration of `outcome`.
+    public init<Outcome: ScenarioOutcome>(_ outcome: Outcome) {
+        self.init(id: outcome.id, grade: outcome.grade, meaning: outcome.meaning)
+    }
+}

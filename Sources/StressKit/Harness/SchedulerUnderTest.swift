@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import Schedulers
+
+/// A builtin scheduler set up for a stress scenario, with what the harness
+/// needs beside it: a way to put a gate in front of the next action, a way to
+/// wait until everything enqueued so far has run, and a way to tell whether
+/// the calling thread is running on it.
+public final class SchedulerUnderTest: @unchecked Sendable {
+    /// The kinds the scenarios run on.
+    public enum Kind: String, CaseIterable, Sendable {
+        case serialDispatch = "serial-dispatch"
+        case concurrentDispatch = "concurrent-dispatch"
+        case operationQueue = "operation-queue"
+        case main = "main"
+        case mainAsync = "main-async"
+        case concurrentMain = "concurrent-main"
+
+        /// Whether the scheduler is a `SerialScheduler` (guarantee 3 applies to it).
+        public var isSerial: Bool {
+            switch self {
+            case .serialDispatch, .main, .mainAsync: true
+            case .concurrentDispatch, .operationQueue, .concurrentMain: false
+            }
+        }
+    }
+
+    /// Which scheduler this is.
+    public let kind: Kind
+    /// The scheduler.
+    public let scheduler: any Scheduler
+    private let queue: DispatchQueue?
+    private let operationQueue: OperationQueue?
+    private static let marker = DispatchSpecificKey<UInt8>()
+
+    /// Creates the scheduler of `kind` on queues of its own (the main queue for the main schedulers).
+    public init(_ kind: Kind) {
+        self.kind = kind
+        switch kind {
+        case .serialDispatch:
+            let target = DispatchQueue(label: "stress.serial.target", attributes: [.concurrent])
+            target.setSpecific(key: Self.marker, value: 1)
+            queue = nil
+            operationQueue = nil
+            scheduler = SerialDispatchQueueScheduler(queue: target, internalSerialQueueName: "stress.serial")
+        case .concurrentDispatch:
+            let concurrent = DispatchQueue(label: "stress.concurrent", attributes: [.concurrent])
+            concurrent.setSpecific(key: Self.marker, value: 1)
+            queue = concurrent
+            operationQueue = nil
+            scheduler = ConcurrentDispatchQueueScheduler(queue: concurrent)
+        case .operationQueue:
+            let operations = OperationQueue()
+            operations.name = "stress.operations"
+            // One at a time: the gate must stay in front of the action (FIFO).
+            operations.maxConcurrentOperationCount = 1
+            queue = nil
+            operationQueue = operations
+            scheduler = OperationQueueScheduler(operationQueue: operations)
+        case .main, .mainAsync, .concurrentMain:
+            DispatchQueue.main.setSpecific(key: Self.marker, value: 1)
+            queue = DispatchQueue.main
+            operationQueue = nil
+            scheduler = switch kind {
+            case .main: MainScheduler.instance
+            case .mainAsync: MainScheduler.asyncInstance
+            default: ConcurrentMainScheduler.instance
+            }
+        }
+    }
+
+    /// Whether the calling thread runs work of this scheduler.
+    public var isCurrent: Bool {
+        if let operationQueue {
+            return OperationQueue.current === operationQueue
+        }
+        return DispatchQueue.getSpecific(key: Self.marker) == 1
+    }
+
+    /// Enqueues `gate` so that the next action scheduled on this scheduler
+    /// from the calling thread cannot start before `gate` returns.
+    public func enqueueGate(_ gate: @escaping @Sendable () -> Void) {
+        if let operationQueue {
+            operationQueue.addOperation(gate)
+        } else if let queue, kind == .concurrentDispatch {
+            queue.async(flags: .barrier, execute: gate)
+        } else if let queue {
+            queue.async(execute: gate)
+        } else {
+            _ = scheduler.schedule(()) { _ in
+                gate()
+                return Disposables.create()
+            }
+        }
+    }
+
+    /// Waits until everything enqueued before the call has run or been
+    /// dropped. Returns `false` if that took longer than `seconds`.
+    public func settle(seconds: Double = 10) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        enqueueGate { done.signal() }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+}

@@ -1,0 +1,149 @@
+import Dispatch
+import Synchronization
+
+/// Runs scenarios: the iterations, the barrier, the counting and the leak check.
+public struct StressRunner: Sendable {
+    /// How long each scenario runs.
+    public let limit: RunLimit
+    /// The run seed; see `IterationChoices`.
+    public let seed: UInt64
+    /// How long to wait, after tear-down, for tracked instances to be freed.
+    public let leakGraceSeconds: Double
+    /// Iterations the actors run per crossing of the start barrier.
+    public let batchSize: Int
+
+    /// Creates a runner.
+    ///
+    /// - Parameter batchSize: Iterations per start barrier (as jcstress's
+    ///   stride). Parking and waking a thread costs far more than a race, so
+    ///   the actors run a batch of fresh states back to back, meeting at each
+    ///   one (spinning briefly, never parking) so they stay in step.
+    public init(limit: RunLimit, seed: UInt64, leakGraceSeconds: Double = 5, batchSize: Int = 64) {
+        precondition(batchSize > 0, "StressRunner(batchSize:) must be positive")
+        self.limit = limit
+        self.seed = seed
+        self.leakGraceSeconds = leakGraceSeconds
+        self.batchSize = batchSize
+    }
+
+    /// Runs `scenario` to the limit and returns its counts and verdict.
+    public func run<Scenario: StressScenario>(_ scenario: Scenario) -> ScenarioResult {
+        let actorCount = scenario.actorCount
+        precondition((1...8).contains(actorCount), "\(scenario.name): actorCount must be 1 to 8")
+        var generator = SeededGenerator(seed: seed, scenario: scenario.name)
+        let declared = Scenario.Outcome.allCases.map { $0 }
+        var counts = [Scenario.Outcome: Int]()
+
+        scenario.setUp()
+        let gang = ActorGang(parties: actorCount, name: scenario.name)
+        let batch = IterationBatch<Scenario.State>(actorCount: actorCount)
+        let work: @Sendable (Int) -> Void = { thread in
+            var patience = IterationBatch<Scenario.State>.fullPatience
+            for index in 0..<batch.states.count {
+                let choices = batch.choices[index]
+                let actor = choices.order[thread]
+                // After a missed meeting, the late thread is probably not
+                // running at all: wait only briefly until it shows up again.
+                patience = batch.meet(at: index, patience: patience)
+                    ? IterationBatch<Scenario.State>.fullPatience : IterationBatch<Scenario.State>.shortPatience
+                CurrentActor.set(actor)
+                spinDelay(nanoseconds: choices.delays[actor])
+                scenario.act(actor, on: batch.states[index])
+                CurrentActor.set(nil)
+            }
+        }
+
+        let started = monotonicNanoseconds()
+        let deadline: UInt64? = switch limit {
+        case .iterations: nil
+        case .duration(let seconds): started + UInt64(max(seconds, 0) * 1e9)
+        }
+        var iterations = 0
+        while true {
+            var size = batchSize
+            if case .iterations(let total) = limit {
+                size = min(size, total - iterations)
+            }
+            if size <= 0 { break }
+            if let deadline, iterations > 0, monotonicNanoseconds() >= deadline { break }
+
+            batch.reset()
+            for _ in 0..<size {
+                var choices = IterationChoices(actorCount: actorCount, generator: &generator)
+                batch.states.append(scenario.makeState(&choices))
+                batch.choices.append(choices)
+            }
+            gang.runTogether(work)
+            scenario.settle()
+            for state in batch.states {
+                counts[scenario.arbitrate(state), default: 0] += 1
+            }
+            iterations += size
+            batch.reset()
+        }
+        let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        gang.stop()
+        scenario.tearDown()
+
+        let leaked = Self.waitForZero(scenario.live, seconds: leakGraceSeconds)
+        let rows = declared.map { ScenarioResult.Row(outcome: OutcomeDeclaration($0), count: counts[$0] ?? 0) }
+        return ScenarioResult(
+            name: scenario.name, guarantees: scenario.guarantees, summary: scenario.summary,
+            seed: seed, iterations: iterations, seconds: seconds, rows: rows, leaked: leaked
+        )
+    }
+
+    /// Waits up to `seconds` for `live` to reach zero (work still draining
+    /// on a queue may hold the last references); returns what is left.
+    static func waitForZero(_ live: LiveCounter, seconds: Double) -> Int {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        var backoff = Backoff()
+        while live.value != 0 && DispatchTime.now().uptimeNanoseconds < deadline {
+            backoff.pause()
+        }
+        return live.value
+    }
+}
+
+/// Where the runner hands a batch of states and choices to the actors.
+/// Written before the start barrier, read after it: the barrier orders it.
+final class IterationBatch<State>: @unchecked Sendable {
+    var states: [State] = []
+    var choices: [IterationChoices] = []
+    private let actorCount: Int
+    private let arrivals = Atomic<Int>(0)
+
+    /// How long an actor waits for the others at a state before going on alone.
+    static var fullPatience: UInt64 { 20_000 }
+    /// The wait after a missed meeting.
+    static var shortPatience: UInt64 { 1_000 }
+
+    init(actorCount: Int) {
+        self.actorCount = actorCount
+    }
+
+    func reset() {
+        states.removeAll(keepingCapacity: true)
+        choices.removeAll(keepingCapacity: true)
+        arrivals.store(0, ordering: .relaxed)
+    }
+
+    /// Waits (spinning, bounded) until every actor reached state `index`, so
+    /// the actors race on the same state. A thread that is not running cannot
+    /// come; after `patience` nanoseconds the others go on without it.
+    ///
+    /// - Returns: Whether all actors met.
+    func meet(at index: Int, patience: UInt64) -> Bool {
+        let target = (index + 1) * actorCount
+        if arrivals.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue >= target {
+            return true
+        }
+        let deadline = monotonicNanoseconds() &+ patience
+        while monotonicNanoseconds() < deadline {
+            if arrivals.load(ordering: .acquiring) >= target {
+                return true
+            }
+        }
+        return false
+    }
+}

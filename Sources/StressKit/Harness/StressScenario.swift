@@ -1,0 +1,55 @@
+/// A race to hammer: two or three actors run concurrently against fresh
+/// state, then an arbiter classifies what happened.
+///
+/// The runner calls `setUp()` once, then for every iteration `makeState`,
+/// every actor's `act` (each on its own long-lived thread, released together
+/// by a spin barrier), then `settle()` and `arbitrate` once all actors have
+/// returned (iterations run in batches; see `StressRunner`). After
+/// the last iteration it calls `tearDown()` and checks that `live` is back to
+/// zero (DESIGN.md guarantee 8).
+public protocol StressScenario: AnyObject, Sendable {
+    /// The per-iteration state the actors race on.
+    associatedtype State: AnyObject
+    /// The outcomes the arbiter can report.
+    associatedtype Outcome: ScenarioOutcome
+
+    /// A stable name, `family.variant` (used by `--filter` and in the CSV).
+    var name: String { get }
+    /// The DESIGN.md guarantees the scenario hammers, such as "5, 7".
+    var guarantees: String { get }
+    /// One sentence saying which race it is.
+    var summary: String { get }
+    /// How many actors race: 2 or 3.
+    var actorCount: Int { get }
+    /// Counts the scenario's live probes, states and captured tokens.
+    var live: LiveCounter { get }
+
+    /// Creates what the scenario needs for all its iterations (schedulers).
+    func setUp()
+    /// Creates fresh state for one iteration. `choices` is the seeded source
+    /// of any choice the scenario makes (which scheduler, which variant).
+    func makeState(_ choices: inout IterationChoices) -> State
+    /// Runs actor `actor` (0-based) against `state`.
+    func act(_ actor: Int, on state: State)
+    /// Waits until nothing of the batch just run is still pending (flushes
+    /// the scheduler's queue); called once per batch, before `arbitrate`.
+    func settle()
+    /// Says what happened in one iteration (after `settle()`).
+    func arbitrate(_ state: State) -> Outcome
+    /// Releases what `setUp()` made and waits until it is quiet.
+    func tearDown()
+}
+
+extension StressScenario {
+    /// Does nothing.
+    public func setUp() {}
+    /// Does nothing.
+    public func tearDown() {}
+    /// Does nothing: for scenarios whose actors leave nothing pending.
+    public func settle() {}
+
+    /// The declared outcomes, in declaration order.
+    public var declaredOutcomes: [OutcomeDeclaration] {
+        Outcome.allCases.map(OutcomeDeclaration.init)
+    }
+}

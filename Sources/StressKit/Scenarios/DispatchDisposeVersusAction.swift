@@ -1,0 +1,72 @@
+import Schedulers
+
+/// A dispatch-based scheduler: a scheduled action races its `dispose()` from
+/// another thread (DESIGN.md guarantees 5 and 7), one scenario per builtin
+/// scheduler.
+///
+/// Actor 0 enqueues a gate, then schedules the action behind it (FIFO) and
+/// hands its disposable to the probe's holder. The gate, once running, and
+/// actor 1, the disposer, meet, then each waits a seeded while: the gate
+/// opens and the disposer disposes within a couple of microseconds of each
+/// other, in either order. A `dispose()` that returned before the gate opened
+/// must keep the action from ever running. The arbiter disposes once more:
+/// the result is still disposed exactly once.
+public final class DispatchDisposeVersusAction: StressScenario, @unchecked Sendable {
+    public typealias Outcome = ScheduledActionOutcome
+    public typealias State = ScheduledActionProbe
+
+    public let name: String
+    public let guarantees = "5, 7"
+    public let summary: String
+    public let actorCount = 2
+    public let live = LiveCounter()
+    private let kind: SchedulerUnderTest.Kind
+    private var target: SchedulerUnderTest?
+    private var settledInTime = true
+
+    /// Creates the scenario for the scheduler of `kind`.
+    public init(_ kind: SchedulerUnderTest.Kind) {
+        self.kind = kind
+        name = "dispose-vs-action.\(kind.rawValue)"
+        summary = "\(kind.rawValue): dispose() from another thread races the start of a scheduled action"
+    }
+
+    public func setUp() {
+        target = SchedulerUnderTest(kind)
+    }
+
+    public func tearDown() {
+        _ = target?.settle()
+        target = nil
+    }
+
+    public func makeState(_ choices: inout IterationChoices) -> State {
+        ScheduledActionProbe(live, choices: &choices)
+    }
+
+    public func act(_ actor: Int, on probe: State) {
+        guard let target else { return }
+        if actor == 0 {
+            target.enqueueGate { probe.holdGateAfterMeeting() }
+            let scheduled = target.scheduler.schedule(probe) { probe in
+                probe.run()
+            }
+            probe.keep(scheduled)
+            probe.hold(scheduled)
+        } else {
+            probe.disposeRacingAfterMeeting()
+        }
+    }
+
+    public func settle() {
+        settledInTime = target?.settle() ?? true
+    }
+
+    public func arbitrate(_ probe: State) -> Outcome {
+        if !settledInTime {
+            probe.hung.set()
+        }
+        probe.disposeKeptAgain()
+        return probe.classify()
+    }
+}

@@ -1,0 +1,188 @@
+import Schedulers
+import Synchronization
+
+/// `observe(on:)`: a source emits from one thread while another thread
+/// disposes the subscription from an action on the scheduler (DESIGN.md
+/// guarantees 2, 3, 7 and 8).
+///
+/// On a serial scheduler, once that `dispose()` has returned on the
+/// scheduler, no further event reaches the observer. On every scheduler the
+/// observer sees the elements in order, never twice, never two calls at
+/// once, and the source's own disposable is disposed exactly once.
+public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Sendable {
+    public enum Outcome: String, ScenarioOutcome {
+        case noneDelivered = "disposed-before-any-delivery"
+        case someDelivered = "some-delivered-then-disposed"
+        case allDelivered = "all-delivered-then-disposed"
+        case eventAfterDisposeOnConcurrent = "event-after-dispose-concurrent-scheduler"
+        case eventAfterDispose = "event-after-dispose-returned"
+        case wrongOrder = "out-of-order-or-duplicate"
+        case overlappingCalls = "observer-called-concurrently"
+        case sourceNotDisposedOnce = "source-not-disposed-exactly-once"
+        case hung = "never-settled"
+
+        public var id: String { rawValue }
+        public var grade: Grade {
+            switch self {
+            case .noneDelivered, .someDelivered, .allDelivered: .acceptable
+            case .eventAfterDisposeOnConcurrent: .interesting
+            case .eventAfterDispose, .wrongOrder, .overlappingCalls, .sourceNotDisposedOnce, .hung: .forbidden
+            }
+        }
+        public var meaning: String {
+            switch self {
+            case .noneDelivered: "the dispose action ran before any element was delivered"
+            case .someDelivered: "some elements were delivered, then dispose cut the rest off"
+            case .allDelivered: "every element was delivered before the dispose action ran"
+            case .eventAfterDisposeOnConcurrent: "an element reached the observer after dispose returned (allowed: concurrent scheduler)"
+            case .eventAfterDispose: "an element reached the observer after dispose() returned on the serial scheduler"
+            case .wrongOrder: "elements arrived out of order or twice"
+            case .overlappingCalls: "the observer was called concurrently with itself"
+            case .sourceNotDisposedOnce: "the source's disposable was disposed 0 or 2+ times"
+            case .hung: "the scheduler did not drain within 10 s"
+            }
+        }
+    }
+
+    /// How many elements the source emits.
+    static let elementCount = 3
+
+    /// What the observer saw. Written by the observer (on the scheduler) and
+    /// the dispose action; read by the arbiter after the scheduler settled.
+    final class DeliveryLog: @unchecked Sendable {
+        private let lock = Mutex<[Int]>([])
+        let disposeReturned = Flag()
+        let afterDispose = Flag()
+        let overlapped = Flag()
+        let inFlight = Counter()
+        let token: LiveToken
+
+        init(_ live: LiveCounter) {
+            token = LiveToken(live)
+        }
+
+        func deliver(_ value: Int) {
+            if inFlight.increment() > 1 {
+                overlapped.set()
+            }
+            if disposeReturned.isSet {
+                afterDispose.set()
+            }
+            lock.withLock { $0.append(value) }
+            inFlight.decrement()
+        }
+
+        var values: [Int] {
+            lock.withLock { $0 }
+        }
+    }
+
+    /// The source's side: the observer it was given, for the emitting actor.
+    final class Emitter: @unchecked Sendable {
+        let observer = Handoff<AnyObserver<Int>>()
+        let sourceDisposable: ProbeDisposable
+        let token: LiveToken
+
+        init(_ live: LiveCounter) {
+            sourceDisposable = ProbeDisposable(live)
+            token = LiveToken(live)
+        }
+    }
+
+    public final class State: @unchecked Sendable {
+        let log: DeliveryLog
+        let emitter: Emitter
+        let subscription: Disposable
+        let emitGaps: [Int]
+        let disposeDelay: Int
+
+        init(_ live: LiveCounter, scheduler: ImmediateScheduler, path: ObserveOnPath, choices: inout IterationChoices) {
+            let log = DeliveryLog(live)
+            let emitter = Emitter(live)
+            self.log = log
+            self.emitter = emitter
+            emitGaps = (0..<ObserveOnDisposeVersusDelivery.elementCount).map { _ in choices.pick(1_500) }
+            disposeDelay = choices.pick(6_000)
+            subscription = Observable<Int>.create { observer in
+                emitter.observer.publish(observer)
+                return emitter.sourceDisposable
+            }
+            .observe(on: scheduler, path: path)
+            .subscribe(onNext: { value in log.deliver(value) })
+        }
+    }
+
+    public let name: String
+    public let guarantees = "2, 3, 7, 8"
+    public let summary: String
+    public let actorCount = 2
+    public let live = LiveCounter()
+    private let kind: SchedulerUnderTest.Kind
+    private let path: ObserveOnPath
+    private var target: SchedulerUnderTest?
+    private var settledInTime = true
+
+    /// Creates the scenario for the scheduler of `kind`, on `path`.
+    public init(_ kind: SchedulerUnderTest.Kind, path: ObserveOnPath = .automatic) {
+        self.kind = kind
+        self.path = path
+        let pathName = path == .generic ? "-generic-path" : ""
+        name = "dispose-vs-observeOn.\(kind.rawValue)\(pathName)"
+        summary = "\(kind.rawValue)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "
+            + "while an action on the scheduler disposes the observeOn subscription"
+    }
+
+    public func setUp() {
+        target = SchedulerUnderTest(kind)
+    }
+
+    public func tearDown() {
+        _ = target?.settle()
+        target = nil
+    }
+
+    public func makeState(_ choices: inout IterationChoices) -> State {
+        State(live, scheduler: target.unsafelyUnwrapped.scheduler, path: path, choices: &choices)
+    }
+
+    public func act(_ actor: Int, on state: State) {
+        if actor == 0 {
+            let observer = state.emitter.observer.wait()
+            for (value, gap) in state.emitGaps.enumerated() {
+                spinDelay(nanoseconds: gap)
+                observer.onNext(value)
+            }
+        } else {
+            spinDelay(nanoseconds: state.disposeDelay)
+            let subscription = state.subscription
+            let log = state.log
+            _ = target.unsafelyUnwrapped.scheduler.schedule(()) { _ in
+                subscription.dispose()
+                log.disposeReturned.set()
+                return Disposables.create()
+            }
+        }
+    }
+
+    public func settle() {
+        settledInTime = target?.settle() ?? true
+    }
+
+    public func arbitrate(_ state: State) -> Outcome {
+        guard settledInTime, state.log.disposeReturned.isSet else { return .hung }
+        if state.log.overlapped.isSet {
+            return .overlappingCalls
+        }
+        let values = state.log.values
+        guard values == Array(0..<values.count) else { return .wrongOrder }
+        guard state.emitter.sourceDisposable.disposeCount == 1 else { return .sourceNotDisposedOnce }
+        if state.log.afterDispose.isSet {
+            return kind.isSerial ? .eventAfterDispose : .eventAfterDisposeOnConcurrent
+        }
+        switch values.count {
+        case 0: return .noneDelivered
+        case Self.elementCount: return .allDelivered
+        default: return .someDelivered
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Schedulers
+
+/// SerialDisposable: two threads replace the held disposable while a third
+/// disposes it (DESIGN.md guarantee 7).
+///
+/// Whatever the order, each of the three disposables (the initial one and the
+/// two replacements) is disposed exactly once; the disposer disposes exactly
+/// the one that was current when it ran; the others are disposed by the
+/// replacing thread (the replaced one, or the new one when the serial
+/// disposable was already disposed).
+public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchecked Sendable {
+    public enum Outcome: String, ScenarioOutcome {
+        case disposerTookInitial = "dispose-took-initial"
+        case disposerTookFirst = "dispose-took-replacement-a"
+        case disposerTookSecond = "dispose-took-replacement-b"
+        case notExactlyOnce = "not-disposed-exactly-once"
+        case disposerTookNoneOrSeveral = "dispose-took-none-or-several"
+        case notMarkedDisposed = "isDisposed-false-after-dispose"
+
+        public var id: String { rawValue }
+        public var grade: Grade {
+            switch self {
+            case .disposerTookInitial, .disposerTookFirst, .disposerTookSecond: .acceptable
+            case .notExactlyOnce, .disposerTookNoneOrSeveral, .notMarkedDisposed: .forbidden
+            }
+        }
+        public var meaning: String {
+            switch self {
+            case .disposerTookInitial: "dispose ran first; both replacements were disposed on assignment"
+            case .disposerTookFirst: "dispose disposed replacement a, the current one"
+            case .disposerTookSecond: "dispose disposed replacement b, the current one"
+            case .notExactlyOnce: "some disposable was disposed 0 or 2+ times"
+            case .disposerTookNoneOrSeveral: "the disposing thread disposed no disposable, or several"
+            case .notMarkedDisposed: "isDisposed was false right after dispose() returned"
+            }
+        }
+    }
+
+    public final class State: @unchecked Sendable {
+        let serial = SerialDisposable()
+        let initial: ProbeDisposable
+        let first: ProbeDisposable
+        let second: ProbeDisposable
+        let markedDisposed = Flag()
+
+        init(_ live: LiveCounter) {
+            initial = ProbeDisposable(live)
+            first = ProbeDisposable(live)
+            second = ProbeDisposable(live)
+            serial.disposable = initial
+        }
+    }
+
+    public let name = "serial-disposable.replace-vs-dispose"
+    public let guarantees = "7"
+    public let summary = "SerialDisposable: two replacements race dispose(); each disposable is disposed exactly once"
+    public let actorCount = 3
+    public let live = LiveCounter()
+
+    public init() {}
+
+    public func makeState(_ choices: inout IterationChoices) -> State {
+        State(live)
+    }
+
+    public func act(_ actor: Int, on state: State) {
+        switch actor {
+        case 0: state.serial.disposable = state.first
+        case 1: state.serial.disposable = state.second
+        default:
+            state.serial.dispose()
+            if state.serial.isDisposed {
+                state.markedDisposed.set()
+            }
+        }
+    }
+
+    public func arbitrate(_ state: State) -> Outcome {
+        let probes = [state.initial, state.first, state.second]
+        guard probes.allSatisfy({ $0.disposeCount == 1 }) else { return .notExactlyOnce }
+        guard state.markedDisposed.isSet else { return .notMarkedDisposed }
+        let takenByDisposer = probes.indices.filter { probes[$0].disposedBy == 2 }
+        guard takenByDisposer.count == 1 else { return .disposerTookNoneOrSeveral }
+        return [Outcome.disposerTookInitial, .disposerTookFirst, .disposerTookSecond][takenByDisposer[0]]
+    }
+}

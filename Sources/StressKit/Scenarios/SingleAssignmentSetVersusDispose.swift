@@ -1,0 +1,93 @@
+import Schedulers
+
+/// What the single-assignment scenario needs of the disposable under test, so
+/// the self-check can run the same scenario against a broken one.
+public protocol AssignOnceDisposable: Cancelable, AnyObject {
+    /// Creates an empty disposable.
+    init()
+    /// Assigns the disposable (once).
+    func setDisposable(_ disposable: Disposable)
+}
+
+extension SingleAssignmentDisposable: AssignOnceDisposable {}
+
+/// SingleAssignmentDisposable: one thread assigns while two others dispose
+/// (DESIGN.md guarantee 7).
+///
+/// The assigned disposable is disposed exactly once: by a disposer if the
+/// assignment came first, by the assigning thread otherwise.
+public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposable>: StressScenario, @unchecked Sendable {
+    public enum Outcome: String, ScenarioOutcome {
+        case setThenDisposed = "set-then-disposed"
+        case disposedThenSet = "disposed-then-set"
+        case neverDisposed = "assigned-never-disposed"
+        case disposedTwice = "assigned-disposed-twice"
+        case notMarkedDisposed = "isDisposed-false-after-dispose"
+
+        public var id: String { rawValue }
+        public var grade: Grade {
+            switch self {
+            case .setThenDisposed, .disposedThenSet: .acceptable
+            case .neverDisposed, .disposedTwice, .notMarkedDisposed: .forbidden
+            }
+        }
+        public var meaning: String {
+            switch self {
+            case .setThenDisposed: "assigned first; a disposer disposed it"
+            case .disposedThenSet: "disposed first; the assignment disposed it at once"
+            case .neverDisposed: "the assigned disposable was never disposed"
+            case .disposedTwice: "the assigned disposable was disposed more than once"
+            case .notMarkedDisposed: "isDisposed was false right after dispose() returned"
+            }
+        }
+    }
+
+    public final class State: @unchecked Sendable {
+        let subject = Subject()
+        let assigned: ProbeDisposable
+        let notMarked = Flag()
+
+        init(_ live: LiveCounter) {
+            assigned = ProbeDisposable(live)
+        }
+    }
+
+    public let name: String
+    public let guarantees = "7"
+    public let summary: String
+    public let actorCount = 3
+    public let live = LiveCounter()
+
+    /// Creates the scenario; `name` distinguishes the self-check's broken subject.
+    public init(name: String = "single-assignment.set-vs-dispose") {
+        self.name = name
+        summary = "\(Subject.self): setDisposable races two dispose() calls; the assigned one is disposed exactly once"
+    }
+
+    public func makeState(_ choices: inout IterationChoices) -> State {
+        State(live)
+    }
+
+    public func act(_ actor: Int, on state: State) {
+        if actor == 0 {
+            state.subject.setDisposable(state.assigned)
+        } else {
+            state.subject.dispose()
+            if !state.subject.isDisposed {
+                state.notMarked.set()
+            }
+        }
+    }
+
+    public func arbitrate(_ state: State) -> Outcome {
+        switch state.assigned.disposeCount {
+        case 0: return .neverDisposed
+        case 1: break
+        default: return .disposedTwice
+        }
+        if state.notMarked.isSet {
+            return .notMarkedDisposed
+        }
+        return state.assigned.disposedBy == 0 ? .disposedThenSet : .setThenDisposed
+    }
+}

@@ -1,0 +1,145 @@
+import Schedulers
+
+/// `subscribe(on:)`: a `dispose()` from another thread races the pending
+/// subscription (DESIGN.md guarantees 4, 7 and 8).
+///
+/// Actor 0 enqueues a gate, then subscribes through `subscribe(on:)`, whose
+/// subscription action queues behind the gate; the gate and actor 1, the
+/// disposer, meet and race as in the dispose-vs-action scenarios. A dispose
+/// that returned before the gate opened means the source is never
+/// subscribed; otherwise the subscription and its disposal both run on the
+/// scheduler, and the source's resource is disposed exactly once.
+public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked Sendable {
+    public enum Outcome: String, ScenarioOutcome {
+        case disposedBeforeSubscribe = "disposed-before-subscribe"
+        case subscribedThenDisposed = "subscribed-then-disposed-on-scheduler"
+        case disposedWhileSubscribing = "dispose-came-while-subscribing"
+        case subscribedAfterDispose = "subscribed-although-disposed-before-dequeue"
+        case subscribedOffScheduler = "subscribed-off-scheduler"
+        case disposedOffScheduler = "disposed-off-scheduler"
+        case notDisposedOnce = "resource-not-disposed-exactly-once"
+        case subscribedTwice = "subscribed-twice"
+        case hung = "never-settled"
+
+        public var id: String { rawValue }
+        public var grade: Grade {
+            switch self {
+            case .disposedBeforeSubscribe, .subscribedThenDisposed: .acceptable
+            case .disposedWhileSubscribing: .interesting
+            case .subscribedAfterDispose, .subscribedOffScheduler, .disposedOffScheduler, .notDisposedOnce,
+                .subscribedTwice, .hung:
+                .forbidden
+            }
+        }
+        public var meaning: String {
+            switch self {
+            case .disposedBeforeSubscribe: "dispose() won: the source was never subscribed"
+            case .subscribedThenDisposed: "subscribed on the scheduler, later disposed on the scheduler"
+            case .disposedWhileSubscribing: "dispose() began while the subscription ran; disposed on the scheduler after"
+            case .subscribedAfterDispose: "dispose() returned before the subscription could be dequeued, yet it ran"
+            case .subscribedOffScheduler: "the source was subscribed on a thread not of the scheduler"
+            case .disposedOffScheduler: "the source's resource was disposed on a thread not of the scheduler"
+            case .notDisposedOnce: "the source's resource was disposed 0 or 2+ times"
+            case .subscribedTwice: "the source was subscribed more than once"
+            case .hung: "the scheduler did not drain within 10 s"
+            }
+        }
+    }
+
+    public final class State: @unchecked Sendable {
+        let probe: ScheduledActionProbe
+        let subscribedOff = Flag()
+        let disposedOff = Flag()
+
+        init(_ live: LiveCounter, choices: inout IterationChoices) {
+            probe = ScheduledActionProbe(live, choices: &choices)
+        }
+    }
+
+    public let name: String
+    public let guarantees = "4, 7, 8"
+    public let summary: String
+    public let actorCount = 2
+    public let live = LiveCounter()
+    private let kind: SchedulerUnderTest.Kind
+    private var target: SchedulerUnderTest?
+    private var settledInTime = true
+
+    /// Creates the scenario for the scheduler of `kind`.
+    public init(_ kind: SchedulerUnderTest.Kind) {
+        self.kind = kind
+        name = "dispose-vs-subscribeOn.\(kind.rawValue)"
+        summary = "\(kind.rawValue): dispose() from another thread races a pending subscribe(on:) subscription"
+    }
+
+    public func setUp() {
+        target = SchedulerUnderTest(kind)
+    }
+
+    public func tearDown() {
+        _ = target?.settle()
+        target = nil
+    }
+
+    public func makeState(_ choices: inout IterationChoices) -> State {
+        State(live, choices: &choices)
+    }
+
+    public func act(_ actor: Int, on state: State) {
+        let probe = state.probe
+        guard let target else { return }
+        if actor == 0 {
+            target.enqueueGate { probe.holdGateAfterMeeting() }
+            let subscription = Observable<Int>.create { _ in
+                if !target.isCurrent {
+                    state.subscribedOff.set()
+                }
+                let resource = probe.run()
+                return Disposables.create {
+                    if !target.isCurrent {
+                        state.disposedOff.set()
+                    }
+                    resource.dispose()
+                }
+            }
+            .subscribe(on: target.scheduler)
+            .subscribe()
+            probe.keep(subscription)
+            probe.hold(subscription)
+        } else {
+            probe.disposeRacingAfterMeeting()
+        }
+    }
+
+    public func settle() {
+        settledInTime = target?.settle() ?? true
+        // Disposal after a running subscription is itself scheduled: settle twice.
+        settledInTime = settledInTime && (target?.settle() ?? true)
+    }
+
+    public func arbitrate(_ state: State) -> Outcome {
+        let probe = state.probe
+        if !settledInTime {
+            return .hung
+        }
+        probe.disposeKeptAgain()
+        let subscriptions = probe.starts.value
+        if subscriptions > 1 {
+            return .subscribedTwice
+        }
+        if subscriptions == 1 && probe.returnedBeforeGateOpened.isSet {
+            return .subscribedAfterDispose
+        }
+        if state.subscribedOff.isSet {
+            return .subscribedOffScheduler
+        }
+        if subscriptions == 0 {
+            return probe.result.disposeCount == 0 ? .disposedBeforeSubscribe : .notDisposedOnce
+        }
+        guard probe.result.disposeCount == 1 else { return .notDisposedOnce }
+        if state.disposedOff.isSet {
+            return .disposedOffScheduler
+        }
+        return probe.disposeOverlappedRun.isSet ? .disposedWhileSubscribing : .subscribedThenDisposed
+    }
+}

@@ -1,0 +1,181 @@
+import Dispatch
+import Foundation
+import Schedulers
+import XCTest
+
+final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
+    private func requirePeriodic<S: PeriodicScheduler>(_ scheduler: S) {}
+
+    func testConformsToPeriodicSchedulerButNotSerialScheduler() {
+        let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
+        requirePeriodic(scheduler)
+        let asImmediate: ImmediateSchedulerType = scheduler
+        XCTAssertNil(asImmediate as? SerialScheduler)
+    }
+
+    func testRunsActionsConcurrentlyOnAConcurrentQueue() {
+        let queue = DispatchQueue(label: "test.concurrent", attributes: .concurrent)
+        let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
+        // Two actions that each wait for the other: they finish only if they run at once.
+        let first = DispatchSemaphore(value: 0)
+        let second = DispatchSemaphore(value: 0)
+        let both = expectation(description: "both met")
+        both.expectedFulfillmentCount = 2
+        _ = scheduler.schedule(()) { _ in
+            first.signal()
+            if second.wait(timeout: .now() + 10) == .success { both.fulfill() }
+            return Disposables.create()
+        }
+        _ = scheduler.schedule(()) { _ in
+            second.signal()
+            if first.wait(timeout: .now() + 10) == .success { both.fulfill() }
+            return Disposables.create()
+        }
+        wait(for: [both], timeout: 15)
+    }
+
+    func testSerialQueuePassedInRunsOneActionAtATime() {
+        let scheduler = ConcurrentDispatchQueueScheduler(queue: DispatchQueue(label: "test.serial.passed"))
+        let probe = DispatchProbe()
+        let done = expectation(description: "all ran")
+        done.expectedFulfillmentCount = 100
+        for _ in 0..<100 {
+            _ = scheduler.schedule(()) { _ in
+                probe.enter()
+                probe.leave()
+                done.fulfill()
+                return Disposables.create()
+            }
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(probe.maxRunning, 1)
+    }
+
+    func testDisposingBeforeStartSkipsActionGuarantee5() {
+        let queue = DispatchQueue(label: "test.concurrent.dispose", attributes: .concurrent)
+        let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
+        let probe = DispatchProbe()
+        queue.suspend()
+        let disposable = scheduler.schedule(()) { _ in
+            probe.record("ran")
+            return Disposables.create()
+        }
+        disposable.dispose()
+        queue.resume()
+        queue.sync(flags: .barrier) {}
+        XCTAssertEqual(probe.events, [])
+    }
+
+    func testDisposingWhileRunningFinishesAndDisposesResultGuarantee5() {
+        let scheduler = ConcurrentDispatchQueueScheduler(qos: .userInitiated)
+        let started = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let result = DispatchCountingDisposable()
+        let probe = DispatchProbe()
+        let disposable = scheduler.schedule(()) { _ in
+            probe.enter()
+            started.signal()
+            proceed.wait()
+            finished.signal()
+            return result
+        }
+        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
+        disposable.dispose()
+        proceed.signal()
+        XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
+        XCTAssertTrue(dispatchEventually { result.disposeCount == 1 })
+        disposable.dispose()
+        XCTAssertEqual(result.disposeCount, 1)
+        XCTAssertEqual(probe.count, 1)
+    }
+
+    func testScheduleRelativeRunsOnTheQueue() {
+        let queue = DispatchQueue(label: "test.concurrent.relative", attributes: .concurrent)
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
+        let ran = expectation(description: "ran on the queue")
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(3)) { _ in
+            if DispatchQueue.getSpecific(key: key) == true { ran.fulfill() }
+            return Disposables.create()
+        }
+        wait(for: [ran], timeout: 5)
+    }
+
+    func testNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns() {
+        let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
+        let probe = DispatchProbe()
+        let never = scheduler.scheduleRelative((), dueTime: .never) { _ in
+            probe.record("never")
+            return Disposables.create()
+        }
+        let ran = expectation(description: "negative ran")
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(-5)) { _ in
+            ran.fulfill()
+            return Disposables.create()
+        }
+        wait(for: [ran], timeout: 5)
+        let later = expectation(description: "later ran")
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(10)) { _ in
+            later.fulfill()
+            return Disposables.create()
+        }
+        wait(for: [later], timeout: 5)
+        XCTAssertEqual(probe.events, [])
+        never.dispose()
+    }
+
+    func testDisposingRelativeBeforeDueReleasesStateGuarantee8() {
+        let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
+        weak var weakState: DispatchTracked?
+        var disposable: Disposable?
+        do {
+            let state = DispatchTracked()
+            weakState = state
+            disposable = scheduler.scheduleRelative(state, dueTime: .seconds(60)) { _ in Disposables.create() }
+        }
+        XCTAssertNotNil(weakState)
+        disposable?.dispose()
+        XCTAssertTrue(dispatchEventually { weakState == nil })
+    }
+
+    func testSuspendedQueueHoldsWorkUntilResumedGuarantee9() {
+        let queue = DispatchQueue(label: "test.concurrent.suspended", attributes: .concurrent)
+        let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
+        let probe = DispatchProbe()
+        queue.suspend()
+        _ = scheduler.schedule(()) { _ in
+            probe.record("ran")
+            return Disposables.create()
+        }
+        usleep(5_000)
+        XCTAssertEqual(probe.events, [])
+        queue.resume()
+        XCTAssertTrue(dispatchEventually { probe.events == ["ran"] })
+    }
+
+    func testDisposeRacingTheRunEitherSkipsTheActionOrDisposesItsResultOnceGuarantee5() {
+        let queue = DispatchQueue(label: "test.concurrent.race", attributes: .concurrent)
+        let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
+        let rounds = 2_000
+        let ran = DispatchProbe()
+        var results: [DispatchCountingDisposable] = []
+        for round in 0..<rounds {
+            let result = DispatchCountingDisposable()
+            results.append(result)
+            let disposable = scheduler.schedule(round) { round in
+                ran.record("\(round)")
+                return result
+            }
+            if round % 3 != 0 { usleep(UInt32(round % 5)) }
+            disposable.dispose()
+        }
+        queue.sync(flags: .barrier) {}
+        let ranRounds = Set(ran.events.compactMap(Int.init))
+        XCTAssertEqual(ranRounds.count, ran.events.count, "no action ran twice")
+        for (round, result) in results.enumerated() {
+            XCTAssertEqual(result.disposeCount, ranRounds.contains(round) ? 1 : 0, "round \(round)")
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Dispatch
+import Foundation
+import Schedulers
+import XCTest
+
+final class OperationQueueSchedulerTests: XCTestCase {
+    private func requirePeriodic<S: PeriodicScheduler>(_ scheduler: S) {}
+
+    private func makeQueue(maxConcurrent: Int) -> OperationQueue {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = maxConcurrent
+        return queue
+    }
+
+    func testConformsToPeriodicSchedulerButNotSerialScheduler() {
+        let scheduler = OperationQueueScheduler(operationQueue: makeQueue(maxConcurrent: 1))
+        requirePeriodic(scheduler)
+        let asImmediate: ImmediateSchedulerType = scheduler
+        XCTAssertNil(asImmediate as? SerialScheduler)
+        XCTAssertEqual(scheduler.queuePriority, .normal)
+    }
+
+    func testMaxConcurrentOperationCountHoldsUnderLoad() {
+        for limit in [1, 3] {
+            let queue = makeQueue(maxConcurrent: limit)
+            let scheduler = OperationQueueScheduler(operationQueue: queue)
+            let probe = DispatchProbe()
+            let total = 150
+            for _ in 0..<total {
+                _ = scheduler.schedule(()) { _ in
+                    probe.enter()
+                    usleep(200)
+                    probe.leave()
+                    return Disposables.create()
+                }
+            }
+            queue.waitUntilAllOperationsAreFinished()
+            XCTAssertEqual(probe.count, total)
+            XCTAssertLessThanOrEqual(probe.maxRunning, limit, "limit \(limit)")
+            XCTAssertGreaterThanOrEqual(probe.maxRunning, 1)
+        }
+    }
+
+    func testQueuePriorityOrdersReadyOperations() {
+        let queue = makeQueue(maxConcurrent: 1)
+        let low = OperationQueueScheduler(operationQueue: queue, queuePriority: .veryLow)
+        let high = OperationQueueScheduler(operationQueue: queue, queuePriority: .veryHigh)
+        let probe = DispatchProbe()
+        queue.isSuspended = true
+        for index in 0..<3 {
+            _ = low.schedule(index) { index in
+                probe.record("low \(index)")
+                return Disposables.create()
+            }
+        }
+        for index in 0..<3 {
+            _ = high.schedule(index) { index in
+                probe.record("high \(index)")
+                return Disposables.create()
+            }
+        }
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(probe.events, ["high 0", "high 1", "high 2", "low 0", "low 1", "low 2"])
+    }
+
+    func testDisposingBeforeStartSkipsActionGuarantee5() {
+        let queue = makeQueue(maxConcurrent: 1)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        queue.isSuspended = true
+        let disposable = scheduler.schedule(()) { _ in
+            probe.record("ran")
+            return Disposables.create()
+        }
+        disposable.dispose()
+        XCTAssertTrue((disposable as? Cancelable)?.isDisposed == true)
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(probe.events, [])
+    }
+
+    func testDisposingWhileRunningFinishesAndDisposesResultGuarantee5() {
+        let queue = makeQueue(maxConcurrent: 2)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let started = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let result = DispatchCountingDisposable()
+        let probe = DispatchProbe()
+        let disposable = scheduler.schedule(()) { _ in
+            probe.enter()
+            started.signal()
+            proceed.wait()
+            return result
+        }
+        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
+        disposable.dispose()
+        XCTAssertEqual(result.disposeCount, 0)
+        proceed.signal()
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(result.disposeCount, 1)
+        disposable.dispose()
+        XCTAssertEqual(result.disposeCount, 1)
+        XCTAssertEqual(probe.count, 1)
+    }
+
+    func testCancelAllOperationsDisposesQueuedWorkGuarantee9() {
+        let queue = makeQueue(maxConcurrent: 1)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        weak var weakState: DispatchTracked?
+        queue.isSuspended = true
+        var disposable: Disposable?
+        do {
+            let state = DispatchTracked()
+            weakState = state
+            disposable = scheduler.schedule(state) { _ in
+                probe.record("cancelled work ran")
+                return Disposables.create()
+            }
+        }
+        queue.cancelAllOperations()
+        XCTAssertTrue((disposable as? Cancelable)?.isDisposed == true)
+        XCTAssertNil(weakState, "state released when the queue cancels the work")
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(probe.events, [])
+        // The scheduler still works for work scheduled afterwards.
+        _ = scheduler.schedule(()) { _ in
+            probe.record("later work ran")
+            return Disposables.create()
+        }
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(probe.events, ["later work ran"])
+    }
+
+    func testSuspendedQueueHoldsWorkUntilResumedGuarantee9() {
+        let queue = makeQueue(maxConcurrent: 2)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        queue.isSuspended = true
+        _ = scheduler.schedule(()) { _ in
+            probe.record("ran")
+            return Disposables.create()
+        }
+        usleep(5_000)
+        XCTAssertEqual(probe.events, [])
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(probe.events, ["ran"])
+    }
+
+    func testZeroMaxConcurrentOperationCountStopsWithMessageNamingIt() {
+        assertStops(messageContaining: "maxConcurrentOperationCount") {
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 0
+            _ = OperationQueueScheduler(operationQueue: queue)
+        }
+    }
+
+    func testZeroMaxConcurrentOperationCountSetLaterStopsScheduleWithMessageNamingIt() {
+        assertStops(messageContaining: "maxConcurrentOperationCount") {
+            let queue = OperationQueue()
+            let scheduler = OperationQueueScheduler(operationQueue: queue)
+            queue.maxConcurrentOperationCount = 0
+            _ = scheduler.schedule(()) { _ in Disposables.create() }
+        }
+    }
+
+    func testScheduleRelativeRunsAsAnOperationOnTheQueue() {
+        let queue = makeQueue(maxConcurrent: 2)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let ran = expectation(description: "ran on the operation queue")
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(3)) { _ in
+            if OperationQueue.current === queue { ran.fulfill() }
+            return Disposables.create()
+        }
+        wait(for: [ran], timeout: 5)
+    }
+
+    func testNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns() {
+        let queue = makeQueue(maxConcurrent: 2)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        let never = scheduler.scheduleRelative((), dueTime: .never) { _ in
+            probe.record("never")
+            return Disposables.create()
+        }
+        let ran = expectation(description: "negative ran")
+        _ = scheduler.scheduleRelative((), dueTime: .seconds(-1)) { _ in
+            ran.fulfill()
+            return Disposables.create()
+        }
+        wait(for: [ran], timeout: 5)
+        let later = expectation(description: "later ran")
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(10)) { _ in
+            later.fulfill()
+            return Disposables.create()
+        }
+        wait(for: [later], timeout: 5)
+        XCTAssertEqual(probe.events, [])
+        never.dispose()
+    }
+
+    func testDisposingRelativeBeforeDueNeverRunsAndReleasesState() {
+        let queue = makeQueue(maxConcurrent: 2)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        weak var weakState: DispatchTracked?
+        var disposable: Disposable?
+        do {
+            let state = DispatchTracked()
+            weakState = state
+            disposable = scheduler.scheduleRelative(state, dueTime: .seconds(60)) { _ in
+                probe.record("ran")
+                return Disposables.create()
+            }
+        }
+        disposable?.dispose()
+        XCTAssertTrue(dispatchEventually { weakState == nil })
+        XCTAssertEqual(probe.events, [])
+    }
+}
