@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Dispatch
 import Foundation
 import Schedulers
@@ -93,6 +94,25 @@ final class RecursiveSchedulingTests: XCTestCase {
         XCTAssertEqual(allRan.wait(timeout: .now() + 20), .success)
         XCTAssertEqual(runs.count, expectedRuns)
         disposable.dispose()
+    }
+
+    func testRecursionStepAllocatesOnlyTheTrampolinesQueuedItem() throws {
+        // Each step used to allocate three objects: the queued item plus two
+        // reabstraction thunks for the action passed through generic code.
+        try XCTSkipUnless(allocation_counter_is_active() != 0, "allocation counting is off under sanitizers")
+        func allocations(forSteps steps: Int) -> UInt64 {
+            let before = allocation_counter_read_thread()
+            _ = CurrentThreadScheduler.instance.scheduleRecursive(0) { level, recurse in
+                if level < steps {
+                    recurse(level + 1)
+                }
+            }
+            return allocation_counter_read_thread() - before
+        }
+        _ = allocations(forSteps: 100)
+        let single = allocations(forSteps: 1_000)
+        let double = allocations(forSteps: 2_000)
+        XCTAssertEqual(double - single, 1_000, "one allocation per step")
     }
 
     // MARK: - Relative

@@ -34,22 +34,22 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     @inlinable
     func withLock<Result>(_ body: () -> Result) -> Result {
-        nonisolated(unsafe) var result: Result? = nil
+        // The result crosses `Mutex.withLock`'s `sending` boundary in an
+        // `@unchecked Sendable` box: no captured variable, which an
+        // unoptimised build would allocate on the heap at every call.
         guard let sanitizer = threadSanitizerHooks else {
-            mutex.withLock { _ in result = body() }
-            return result.unsafelyUnwrapped
+            return mutex.withLock { _ in UnsafeTransfer(body()) }.value
         }
         // The mutex's own address names it to ThreadSanitizer; reading it
         // through a borrow is not a Swift access the sanitizer checks.
-        withUnsafePointer(to: mutex) { address in
+        return withUnsafePointer(to: mutex) { address in
             let name = UnsafeMutableRawPointer(mutating: address)
-            mutex.withLock { _ in
+            return mutex.withLock { _ in
                 sanitizer.acquire(name)
-                result = body()
-                sanitizer.release(name)
-            }
+                defer { sanitizer.release(name) }
+                return UnsafeTransfer(body())
+            }.value
         }
-        return result.unsafelyUnwrapped
     }
 }
 

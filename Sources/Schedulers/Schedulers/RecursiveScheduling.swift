@@ -162,7 +162,7 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
             disposable = scheduler.schedule(run, action: executeRun.body)
         }
         let stillPending: Bool = lock.withLock {
-            guard let index = pending.firstIndex(where: { $0.id == id }) else { return false }
+            guard let index = pendingIndex(of: id) else { return false }
             pending[index].disposable = disposable
             return true
         }
@@ -170,6 +170,20 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
             // Disposed between the two locks: `dispose()` could not see this disposable.
             disposable.dispose()
         }
+    }
+
+    /// Where the pending run `id` is; call with `lock` held. A plain loop, not
+    /// `firstIndex(where:)`: unspecialised generic code (a debug build) reads
+    /// collections through a coroutine whose frame is allocated per call.
+    private func pendingIndex(of id: UInt64) -> Int? {
+        var index = 0
+        while index < pending.count {
+            if pending[index].id == id {
+                return index
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// The one scheduled action of every run.
@@ -180,7 +194,7 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
 
     private func execute(id: UInt64, state: State) {
         let action: Action? = lock.withLock {
-            guard let index = pending.firstIndex(where: { $0.id == id }) else { return nil }
+            guard let index = pendingIndex(of: id) else { return nil }
             pending.remove(at: index)
             return disposed ? nil : self.action
         }
