@@ -154,4 +154,28 @@ final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
         queue.resume()
         XCTAssertTrue(dispatchEventually { probe.events == ["ran"] })
     }
+
+    func testDisposeRacingTheRunEitherSkipsTheActionOrDisposesItsResultOnceGuarantee5() {
+        let queue = DispatchQueue(label: "test.concurrent.race", attributes: .concurrent)
+        let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
+        let rounds = 2_000
+        let ran = DispatchProbe()
+        var results: [DispatchCountingDisposable] = []
+        for round in 0..<rounds {
+            let result = DispatchCountingDisposable()
+            results.append(result)
+            let disposable = scheduler.schedule(round) { round in
+                ran.record("\(round)")
+                return result
+            }
+            if round % 3 != 0 { usleep(UInt32(round % 5)) }
+            disposable.dispose()
+        }
+        queue.sync(flags: .barrier) {}
+        let ranRounds = Set(ran.events.compactMap(Int.init))
+        XCTAssertEqual(ranRounds.count, ran.events.count, "no action ran twice")
+        for (round, result) in results.enumerated() {
+            XCTAssertEqual(result.disposeCount, ranRounds.contains(round) ? 1 : 0, "round \(round)")
+        }
+    }
 }

@@ -90,12 +90,18 @@ final class DispatchPeriodicTests: XCTestCase {
         for (name, scheduler) in schedulers() {
             let probe = DispatchProbe()
             let holder = SingleAssignmentDisposable()
+            let assigned = DispatchSemaphore(value: 0)
             let disposable = scheduler.schedulePeriodic(0, startAfter: .nanoseconds(0), period: .microseconds(500)) { tick in
                 probe.record("\(tick)")
-                if tick == 2 { holder.dispose() }
+                if tick == 2 {
+                    // However slow this thread, dispose the job itself, not a placeholder.
+                    assigned.wait()
+                    holder.dispose()
+                }
                 return tick + 1
             }
             holder.setDisposable(disposable)
+            assigned.signal()
             XCTAssertTrue(dispatchEventually { probe.events.count >= 3 }, name)
             usleep(10_000)
             XCTAssertEqual(probe.events, ["0", "1", "2"], name)
@@ -173,6 +179,30 @@ final class DispatchPeriodicTests: XCTestCase {
         disposable.dispose()
         XCTAssertEqual(Array(probe.events.prefix(2)), ["0", "1"], "the cancelled tick kept its state for the next one")
         XCTAssertGreaterThan((disposable as? PeriodicDisposable)?.skippedTicks ?? 0, 0)
+    }
+
+    func testDisposingReleasesATickQueuedOnASuspendedOperationQueueGuarantee8() {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        weak var weakState: DispatchTracked?
+        queue.isSuspended = true
+        var disposable: Disposable?
+        do {
+            let state = DispatchTracked()
+            weakState = state
+            disposable = scheduler.schedulePeriodic(state, startAfter: .nanoseconds(0), period: .milliseconds(1)) { state in
+                probe.record("tick")
+                return state
+            }
+        }
+        XCTAssertTrue(dispatchEventually { queue.operationCount >= 1 })
+        disposable?.dispose()
+        XCTAssertTrue(dispatchEventually { weakState == nil }, "released while the queue is still suspended")
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(probe.events, [])
     }
 
     func testNeverStartAfterNeverTicks() {

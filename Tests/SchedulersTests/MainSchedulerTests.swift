@@ -223,4 +223,53 @@ final class MainSchedulerTests: XCTestCase {
         let periodic: PeriodicSchedulerType = ConcurrentMainScheduler.instance
         XCTAssertLessThan(abs(periodic.now.timeIntervalSinceNow), 60)
     }
+
+    func testTwoMainSchedulerInstancesShareOneFIFOOrder() {
+        drainMainQueue()
+        let other = MainScheduler()
+        let probe = DispatchProbe()
+        _ = other.scheduleInOrder(()) { _ in
+            probe.record("queued by another instance")
+            return Disposables.create()
+        }
+        _ = MainScheduler.instance.schedule(()) { _ in
+            probe.record("scheduled on the shared instance")
+            return Disposables.create()
+        }
+        XCTAssertEqual(probe.events, [], "not inline while the main queue holds MainScheduler work")
+        drainMainQueue()
+        XCTAssertEqual(probe.events, ["queued by another instance", "scheduled on the shared instance"])
+    }
+
+    /// Documents why `runMainQueue(until:)` is the way to get main-thread
+    /// delivery on Linux: after `dispatchMain()`, libdispatch exits the main
+    /// thread and its workers drain the main queue. Runs in a child process,
+    /// since `dispatchMain()` never returns.
+    func testAfterDispatchMainTheMainQueueRunsOffTheMainThreadOnLinux() throws {
+        let site = "dispatchMain-child"
+        if ProcessInfo.processInfo.environment[crashTestSiteVariable] == site {
+            _ = MainScheduler.instance.scheduleInOrder(()) { _ in
+                let report = "main queue: \(DispatchQueue.getSpecific(key: Self.childMainKey) == true), kernel main thread: \(Self.isKernelMainThread())\n"
+                FileHandle.standardError.write(Data(report.utf8))
+                exit(EXIT_SUCCESS)
+            }
+            DispatchQueue.main.setSpecific(key: Self.childMainKey, value: true)
+            dispatchMain()
+        }
+        guard let filter = CrashTest.filterArgument(for: self) else {
+            return XCTFail("cannot name the current test")
+        }
+        let outcome = try CrashTest.runChild(filter: filter, site: site, timeout: 60)
+        guard case .exited(0) = outcome.termination else {
+            return XCTFail("child did not exit cleanly: \(outcome.termination); stderr:\n\(outcome.standardError)")
+        }
+        #if os(Linux)
+        XCTAssertTrue(
+            outcome.standardError.contains("main queue: true, kernel main thread: false"),
+            outcome.standardError
+        )
+        #endif
+    }
+
+    private static let childMainKey = DispatchSpecificKey<Bool>()
 }

@@ -20,18 +20,9 @@ extension ObservableType {
         } else {
             disposeCallback = Disposables.create()
         }
-        let observer = AnonymousObserver<Element> { event in
-            switch event {
-            case .next(let value):
-                onNext?(value)
-            case .error(let error):
-                onError?(error)
-                disposeCallback.dispose()
-            case .completed:
-                onCompleted?()
-                disposeCallback.dispose()
-            }
-        }
+        let observer = ClosureObserver<Element>(
+            onNext: onNext, onError: onError, onCompleted: onCompleted, onTerminated: disposeCallback
+        )
         return Disposables.create(asObservable().subscribe(observer), disposeCallback)
     }
 
@@ -61,6 +52,48 @@ final class AnonymousObserver<Element>: ObserverType, @unchecked Sendable {
         case .error, .completed:
             if !stopped.exchange(true, ordering: .acquiringAndReleasing) {
                 handler(event)
+            }
+        }
+    }
+}
+
+/// The observer behind `subscribe(onNext:onError:onCompleted:onDisposed:)`:
+/// one switch per event straight into the user's closures (no intermediate
+/// event closure), ignoring everything after a terminal event (guarantee 1).
+final class ClosureObserver<Element>: ObserverType, @unchecked Sendable {
+    private let onNext: ((Element) -> Void)?
+    private let onError: ((Swift.Error) -> Void)?
+    private let onCompleted: (() -> Void)?
+    private let onTerminated: Disposable
+    private let stopped = Atomic<Bool>(false)
+
+    init(
+        onNext: ((Element) -> Void)?,
+        onError: ((Swift.Error) -> Void)?,
+        onCompleted: (() -> Void)?,
+        onTerminated: Disposable
+    ) {
+        self.onNext = onNext
+        self.onError = onError
+        self.onCompleted = onCompleted
+        self.onTerminated = onTerminated
+    }
+
+    func on(_ event: Event<Element>) {
+        switch event {
+        case .next(let value):
+            if !stopped.load(ordering: .acquiring) {
+                onNext?(value)
+            }
+        case .error(let error):
+            if !stopped.exchange(true, ordering: .acquiringAndReleasing) {
+                onError?(error)
+                onTerminated.dispose()
+            }
+        case .completed:
+            if !stopped.exchange(true, ordering: .acquiringAndReleasing) {
+                onCompleted?()
+                onTerminated.dispose()
             }
         }
     }

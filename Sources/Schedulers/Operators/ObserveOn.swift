@@ -22,7 +22,9 @@ extension ObservableType {
     /// everything queued, looping while more arrives. There is one scheduled
     /// action per batch, not per element, and in steady state neither path
     /// allocates per element (a ring buffer that keeps its capacity, no
-    /// closure per element, elements stored unboxed).
+    /// closure per element, elements stored unboxed). The price: each
+    /// subscription keeps queue space for the largest backlog it has seen,
+    /// until it ends.
     ///
     /// - Serial fast path (`.automatic` on a `SerialScheduler`): drains are
     ///   enqueued with `scheduleInOrder`, never inline.

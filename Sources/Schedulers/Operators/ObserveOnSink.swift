@@ -43,15 +43,18 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @unch
     /// Delivers every queued event, including those queued meanwhile.
     final func drain() {
         while lock.withLock({ machine.takeBatch(into: &batch) }) {
-            while let event = batch.popFirst() {
+            while batch.count > 0 {
                 if isDisposed {
                     batch.removeAll()
                     break
                 }
-                observer.on(event)
-                if event.isStopEvent {
-                    batch.removeAll()
+                let event = batch.removeFirst()
+                if batch.count == 0, event.isStopEvent {
+                    // A terminal event is always the last one queued.
+                    observer.on(event)
                     dispose()
+                } else {
+                    observer.on(event)
                 }
             }
         }

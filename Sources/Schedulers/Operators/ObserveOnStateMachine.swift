@@ -3,23 +3,13 @@
 ///
 /// Guarded by the sink's lock; every transition returns what the caller must
 /// do next, and the caller does it outside the lock.
+///
+/// The state and action types live outside the generic struct on purpose:
+/// nested in it they would be generic types too, and unspecialised code would
+/// look their metadata up at run time on every element.
 struct ObserveOnStateMachine<Element> {
-    private enum State {
-        /// No drain is scheduled or running, and the queue is empty.
-        case idle
-        /// A drain is scheduled or running; it takes the queue before it stops.
-        case drainScheduled
-        /// Disposed: nothing is queued, scheduled or delivered any more.
-        case disposed
-    }
-
-    /// What `enqueue` asks of the caller.
-    enum EnqueueAction {
-        /// The queue just went from idle to non-empty: schedule one drain.
-        case scheduleDrain
-        /// A drain is already on its way, or the event was dropped.
-        case none
-    }
+    private typealias State = ObserveOnState
+    typealias EnqueueAction = ObserveOnEnqueueAction
 
     private var state = State.idle
     /// Set once a terminal event has been queued: later events are dropped (guarantee 1).
@@ -31,6 +21,7 @@ struct ObserveOnStateMachine<Element> {
     }
 
     /// Queues an upstream event.
+    @inline(__always)
     mutating func enqueue(_ event: Event<Element>) -> EnqueueAction {
         switch state {
         case .disposed:
@@ -78,4 +69,22 @@ struct ObserveOnStateMachine<Element> {
         state = .disposed
         pending.removeAll()
     }
+}
+
+/// The states of `ObserveOnStateMachine`.
+enum ObserveOnState {
+    /// No drain is scheduled or running, and the queue is empty.
+    case idle
+    /// A drain is scheduled or running; it takes the queue before it stops.
+    case drainScheduled
+    /// Disposed: nothing is queued, scheduled or delivered any more.
+    case disposed
+}
+
+/// What `ObserveOnStateMachine.enqueue(_:)` asks of the caller.
+enum ObserveOnEnqueueAction {
+    /// The queue just went from idle to non-empty: schedule one drain.
+    case scheduleDrain
+    /// A drain is already on its way, or the event was dropped.
+    case none
 }

@@ -15,6 +15,9 @@ import Synchronization
 ///   under the lock, that the job is not disposed before it takes the state.
 ///   A tick already running when `dispose()` is called completes; its result
 ///   is dropped.
+/// - The job runs until disposed: dropping the disposable does not stop it
+///   (the armed timer keeps it alive, as in RxSwift). Disposing releases the
+///   state and the action (DESIGN.md guarantee 8).
 /// - `skippedTicks` counts the ticks that did not run: fires the dispatch
 ///   timer merged into one handler call (`data - 1` each time), plus fires
 ///   that came while the previous tick was still running.
@@ -40,6 +43,10 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     private var phase: Phase
     private var action: ((StateType) -> StateType)?
     private var skipped = 0
+    /// The operation of the current tick, when ticks go to an operation
+    /// queue: `dispose()` cancels it, so a queued tick releases its state at
+    /// once even if the queue is suspended.
+    private var tickOperation: Operation?
     private let timer: DispatchSourceTimer
 
     /// Creates and starts the job.
@@ -95,7 +102,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
 
     /// Stops the job: no tick starts after this returns.
     func dispose() {
-        let released: (StateType?, ((StateType) -> StateType)?)? = lock.withLock {
+        let released: (StateType?, ((StateType) -> StateType)?, Operation?)? = lock.withLock {
             let state: StateType?
             switch phase {
             case .disposed:
@@ -108,10 +115,14 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
             phase = .disposed
             let action = self.action
             self.action = nil
-            return (state, action)
+            let operation = tickOperation
+            tickOperation = nil
+            return (state, action, operation)
         }
-        guard released != nil else { return }
+        guard let released else { return }
         timer.cancel()
+        // A queued tick that has not started never will: let the queue drop it.
+        released.2?.cancel()
         // `released` drops the state and the action here, outside the lock:
         // their deinitialisers may call back into this job.
     }
@@ -127,6 +138,13 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         guard let (state, action) = beginTick(fires: Int(clamping: timer.data)) else { return }
         let operation = PeriodicTickOperation(job: self, state: state, action: action)
         operation.queuePriority = priority
+        let submit: Bool = lock.withLock {
+            guard case .ticking = phase else { return false }
+            tickOperation = operation
+            return true
+        }
+        // Disposed since the tick began: the operation, and the state in it, are dropped.
+        guard submit else { return }
         queue.addOperation(operation)
     }
 
@@ -160,10 +178,12 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
 
     /// Stores the state for the next tick; after `dispose()` it is dropped.
     fileprivate func finishTick(with state: StateType) {
-        let dropped: StateType? = lock.withLock {
-            guard case .ticking = phase else { return state }
+        let dropped: (StateType?, Operation?) = lock.withLock {
+            let operation = tickOperation
+            tickOperation = nil
+            guard case .ticking = phase else { return (state, operation) }
             phase = .waiting(state)
-            return nil
+            return (nil, operation)
         }
         _ = dropped
     }
@@ -171,11 +191,13 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     /// A tick that never ran (its operation was cancelled): the state is kept
     /// for the next tick and the tick counts as skipped.
     fileprivate func abandonTick(keeping state: StateType) {
-        let dropped: StateType? = lock.withLock {
-            guard case .ticking = phase else { return state }
+        let dropped: (StateType?, Operation?) = lock.withLock {
+            let operation = tickOperation
+            tickOperation = nil
+            guard case .ticking = phase else { return (state, operation) }
             skipped += 1
             phase = .waiting(state)
-            return nil
+            return (nil, operation)
         }
         _ = dropped
     }

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Due times and periods are on `DispatchTime`, the monotonic uptime clock:
 /// a wall-clock jump moves nothing already scheduled.
-struct DispatchQueueConfiguration: @unchecked Sendable {
+struct DispatchQueueConfiguration: Sendable {
     /// The queue every action runs on.
     let queue: DispatchQueue
     /// How late libdispatch may fire a timer to coalesce wakeups.

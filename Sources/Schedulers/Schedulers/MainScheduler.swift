@@ -10,8 +10,8 @@ import Synchronization
 ///
 /// - `schedule` called on the main queue (the main thread, or a block the
 ///   main queue is running) runs the action at once, without scheduling, but
-///   only while nothing this scheduler enqueued is still pending on the main
-///   queue; otherwise it enqueues, so actions keep their FIFO order.
+///   only while nothing a `MainScheduler` enqueued is still pending on the
+///   main queue; otherwise it enqueues, so actions keep their FIFO order.
 /// - `scheduleInOrder` always enqueues with `DispatchQueue.main.async`.
 /// - `asyncInstance` never runs inline: every `schedule` enqueues.
 /// - `scheduleRelative` and `schedulePeriodic` use dispatch timers on the
@@ -54,8 +54,11 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
     /// A scheduler on the main queue that always enqueues (never runs inline).
     public static let asyncInstance = SerialDispatchQueueScheduler(serialQueue: DispatchQueue.main)
 
-    /// Actions enqueued on the main queue that have not finished running.
-    private let pendingCount = Atomic<Int>(0)
+    /// Actions any `MainScheduler` enqueued on the main queue that have not
+    /// finished running. Shared by all instances, as the main queue is; being
+    /// static, the block that decrements it captures only its item (no
+    /// closure context to allocate).
+    private static let pendingCount = Atomic<Int>(0)
 
     /// Creates a scheduler on the main queue. Prefer `instance`.
     public init() {
@@ -68,10 +71,10 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
-        let previouslyPending = pendingCount.add(1, ordering: .acquiringAndReleasing).oldValue
+        let previouslyPending = Self.pendingCount.add(1, ordering: .acquiringAndReleasing).oldValue
         if previouslyPending == 0 && MainQueueMarker.isOnMainQueue {
             let disposable = action(state)
-            pendingCount.subtract(1, ordering: .acquiringAndReleasing)
+            Self.pendingCount.subtract(1, ordering: .acquiringAndReleasing)
             return disposable
         }
         return enqueueCounted(state, action: action)
@@ -82,7 +85,7 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
-        pendingCount.add(1, ordering: .acquiringAndReleasing)
+        Self.pendingCount.add(1, ordering: .acquiringAndReleasing)
         return enqueueCounted(state, action: action)
     }
 
@@ -92,9 +95,9 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         let item = DispatchScheduledItem(state: state, action: action)
-        DispatchQueue.main.async { [self] in
+        DispatchQueue.main.async {
             item.run()
-            pendingCount.subtract(1, ordering: .acquiringAndReleasing)
+            MainScheduler.pendingCount.subtract(1, ordering: .acquiringAndReleasing)
         }
         return item
     }

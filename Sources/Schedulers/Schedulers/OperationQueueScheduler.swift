@@ -14,7 +14,8 @@ import Foundation
 /// - `schedulePeriodic` fires a repeating dispatch timer at a fixed rate and
 ///   adds one operation per tick. Ticks of one job never overlap: a tick that
 ///   comes due while the previous tick's operation is still queued or running
-///   is skipped and counted in `skippedTicks`.
+///   is skipped and counted in `skippedTicks`. Disposing cancels a tick
+///   still queued, so its state is released even on a suspended queue.
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
 /// Guarantees (DESIGN.md): 5 (disposed before it starts, an action never

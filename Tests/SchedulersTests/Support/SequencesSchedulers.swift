@@ -1,3 +1,4 @@
+import Foundation
 import Schedulers
 
 /// A serial scheduler whose actions run only when the test calls `runQueued()`,
@@ -56,27 +57,44 @@ final class InlineScheduler: ImmediateScheduler, @unchecked Sendable {
 }
 
 /// A hot source for tests: `send` pushes events to the current subscriber.
-/// Single-threaded unless the test synchronises.
+///
+/// The subscriber is kept under a lock, so a producer thread may send while
+/// another thread disposes; sends from several threads at once would break
+/// the Rx contract and are not made by the tests.
 final class SequencesTestSubject<Element>: @unchecked Sendable {
-    private(set) var observer: AnyObserver<Element>?
-    private(set) var subscriptionCount = 0
-    private(set) var disposalCount = 0
+    private let lock = NSLock()
+    private var currentObserver: AnyObserver<Element>?
+    private var subscriptions = 0
+    private var disposals = 0
+
+    var subscriptionCount: Int {
+        lock.withLock { subscriptions }
+    }
+
+    var disposalCount: Int {
+        lock.withLock { disposals }
+    }
 
     lazy var observable: Observable<Element> = Observable.create { [weak self] observer in
         guard let self else { return Disposables.create() }
-        self.observer = observer
-        self.subscriptionCount += 1
+        self.lock.withLock {
+            self.currentObserver = observer
+            self.subscriptions += 1
+        }
         return Disposables.create { [weak self] in
-            self?.disposalCount += 1
-            self?.observer = nil
+            guard let self else { return }
+            self.lock.withLock {
+                self.disposals += 1
+                self.currentObserver = nil
+            }
         }
     }
 
     func send(_ element: Element) {
-        observer?.on(.next(element))
+        lock.withLock { currentObserver }?.on(.next(element))
     }
 
     func send(_ event: Event<Element>) {
-        observer?.on(event)
+        lock.withLock { currentObserver }?.on(event)
     }
 }
