@@ -83,6 +83,25 @@ final class HistoricalSchedulerTests: XCTestCase {
         XCTAssertEqual(dates, (0..<24).map { start.addingTimeInterval(60 + Double($0) * 3_600) })
     }
 
+    func testMillisecondPeriodsOnAPresentDayClockDoNotDrift() {
+        // Near 2026 a Date resolves about 0.2 µs, so a single tick may land a
+        // fraction of a microsecond off; the error must not grow tick by tick.
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        let scheduler = HistoricalScheduler(initialClock: start)
+        var offsets: [TimeInterval] = []
+        let job = scheduler.schedulePeriodic((), startAfter: .milliseconds(10), period: .milliseconds(10)) { _ in
+            offsets.append(scheduler.now.timeIntervalSince(start))
+            scheduler.sleep(0.003)
+        }
+        scheduler.advanceTo(start.addingTimeInterval(20.005))
+        job.dispose()
+        XCTAssertEqual(offsets.count, 2_000)
+        for (index, offset) in offsets.enumerated() {
+            let due = 0.01 * Double(index + 1)
+            XCTAssertEqual(offset, due, accuracy: 1e-6, "tick \(index) drifted")
+        }
+    }
+
     func testSleepMovesTheClockBySeconds() {
         let scheduler = HistoricalScheduler()
         scheduler.sleep(2.5)

@@ -257,6 +257,19 @@ final class PeriodicEmulationTests: XCTestCase {
         job.dispose()
     }
 
+    func testProcessingDelayMakesOnlyTheImmediateFirstTickLate() {
+        // With simulateProcessingDelay, work due now runs one tick later; the
+        // grid itself stays anchored at the time of the call.
+        let scheduler = TestScheduler(initialClock: 50)
+        var times: [Int] = []
+        let job = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(0), period: .seconds(10)) { _ in
+            times.append(scheduler.clock)
+        }
+        scheduler.advanceTo(90)
+        XCTAssertEqual(times, [51, 60, 70, 80, 90])
+        job.dispose()
+    }
+
     func testNeverStartAfterNeverTicks() {
         let scheduler = TestScheduler(initialClock: 0)
         var runs = 0

@@ -9,6 +9,10 @@
 extern "C" {
 #endif
 
+/// 1 when allocations are counted; 0 in a sanitizer build, whose runtime
+/// owns malloc (the counters then stay at zero).
+int allocation_counter_is_active(void);
+
 /// Allocations (malloc, calloc, realloc, memalign, aligned_alloc,
 /// posix_memalign calls) made by the whole process since the last reset.
 uint64_t allocation_counter_read(void);
