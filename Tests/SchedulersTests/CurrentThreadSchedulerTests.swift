@@ -38,7 +38,7 @@ final class CurrentThreadSchedulerTests: XCTestCase {
     }
 
     func testFirstScheduleRunsAtOnceAndReturnsWhatTheActionReturned() {
-        let returned = CountingDisposable()
+        let returned = DisposalCounter()
         var ranWith: Int?
         let disposable = scheduler.schedule(42) { value in
             ranWith = value
@@ -99,7 +99,7 @@ final class CurrentThreadSchedulerTests: XCTestCase {
     }
 
     func testDisposingQueuedItemAfterItRanDisposesWhatItReturned() {
-        let returned = CountingDisposable()
+        let returned = DisposalCounter()
         var queued: Disposable?
         _ = scheduler.schedule(()) { _ in
             queued = self.scheduler.schedule(()) { _ in returned }
@@ -112,7 +112,7 @@ final class CurrentThreadSchedulerTests: XCTestCase {
     }
 
     func testDisposingQueuedItemWhileItRunsDisposesWhatItReturnsAfterItFinishes() {
-        let returned = CountingDisposable()
+        let returned = DisposalCounter()
         var handle: Disposable?
         var disposedBeforeReturn: Int?
         _ = scheduler.schedule(()) { _ in
@@ -164,8 +164,10 @@ final class CurrentThreadSchedulerTests: XCTestCase {
         XCTAssertNil(weakSkipped)
     }
 
-    func testRecursionOfAHundredThousandLevelsNeverGrowsTheStack() {
-        let levels = 100_000
+    func testRecursionOfFiftyThousandLevelsNeverGrowsTheStack() {
+        // Deep enough that plain recursion, at a few hundred bytes a level,
+        // would need more than a default 8 MiB thread stack.
+        let levels = 50_000
         var lowest = UInt.max
         var highest = UInt.min
         var deepest = 0
@@ -181,14 +183,13 @@ final class CurrentThreadSchedulerTests: XCTestCase {
         }
         disposable.dispose()
         XCTAssertEqual(deepest, levels)
-        // Plain recursion would use hundreds of bytes a level: tens of megabytes here.
         XCTAssertLessThan(highest - lowest, 4_096, "every level runs at the same stack depth")
     }
 
     func testQueueGrowingBeyondSixteenItemsKeepsFIFOOrder() {
         // Items are numbered as they are queued; FIFO means they run in number
-        // order. Items queue more items while the queue is draining, so the
-        // ring wraps around before it grows.
+        // order. Items queue more items while the queue is draining, in bursts
+        // of 40, so the queue empties, refills and holds far more than 16.
         var nextNumber = 0
         var ran: [Int] = []
         func enqueue(children: Int) {

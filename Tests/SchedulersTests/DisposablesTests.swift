@@ -23,7 +23,7 @@ final class DisposablesTests: XCTestCase {
 
     func testCreateWithActionRunsActionExactlyOnceFromManyThreads() {
         for _ in 0..<raceRounds / 10 {
-            let runs = Counter()
+            let runs = ConcurrentCounter()
             let disposable = Disposables.create { runs.increment() }
             XCTAssertFalse(disposable.isDisposed)
             runConcurrently(iterations: racingCalls) { _ in
@@ -49,8 +49,8 @@ final class DisposablesTests: XCTestCase {
 
     func testCreateWithTwoDisposesEachExactlyOnceFromManyThreads() {
         for _ in 0..<raceRounds / 10 {
-            let first = CountingDisposable()
-            let second = CountingDisposable()
+            let first = DisposalCounter()
+            let second = DisposalCounter()
             let both = Disposables.create(first, second)
             runConcurrently(iterations: racingCalls) { _ in
                 both.dispose()
@@ -63,7 +63,7 @@ final class DisposablesTests: XCTestCase {
 
     func testCreateWithThreeDisposesEachExactlyOnceFromManyThreads() {
         for _ in 0..<raceRounds / 10 {
-            let members = (0..<3).map { _ in CountingDisposable() }
+            let members = (0..<3).map { _ in DisposalCounter() }
             let all = Disposables.create(members[0], members[1], members[2])
             runConcurrently(iterations: racingCalls) { _ in
                 all.dispose()
@@ -75,7 +75,7 @@ final class DisposablesTests: XCTestCase {
 
     func testCreateWithArrayDisposesEachExactlyOnceForEveryCount() {
         for count in [0, 1, 2, 3, 5, 40] {
-            let members = (0..<count).map { _ in CountingDisposable() }
+            let members = (0..<count).map { _ in DisposalCounter() }
             let all = Disposables.create(members)
             XCTAssertFalse(all.isDisposed)
             runConcurrently(iterations: racingCalls) { _ in
@@ -87,10 +87,10 @@ final class DisposablesTests: XCTestCase {
     }
 
     func testCreateWithTwoReleasesMembersAfterDisposal() {
-        weak var weakMember: CountingDisposable?
+        weak var weakMember: DisposalCounter?
         let both: Cancelable
         do {
-            let member = CountingDisposable()
+            let member = DisposalCounter()
             weakMember = member
             both = Disposables.create(member, Disposables.create())
         }
@@ -116,7 +116,7 @@ final class DisposablesTests: XCTestCase {
 
     func testSingleAssignmentSetThenDisposeDisposesOnce() {
         let single = SingleAssignmentDisposable()
-        let inner = CountingDisposable()
+        let inner = DisposalCounter()
         single.setDisposable(inner)
         XCTAssertFalse(single.isDisposed)
         XCTAssertEqual(inner.disposeCount, 0)
@@ -130,7 +130,7 @@ final class DisposablesTests: XCTestCase {
         let single = SingleAssignmentDisposable()
         single.dispose()
         XCTAssertTrue(single.isDisposed)
-        let inner = CountingDisposable()
+        let inner = DisposalCounter()
         single.setDisposable(inner)
         XCTAssertEqual(inner.disposeCount, 1, "a disposable set after dispose() is disposed at once")
         single.dispose()
@@ -140,7 +140,7 @@ final class DisposablesTests: XCTestCase {
     func testSingleAssignmentRacingSetAndDisposeDisposesExactlyOnce() {
         for _ in 0..<raceRounds {
             let single = SingleAssignmentDisposable()
-            let inner = CountingDisposable()
+            let inner = DisposalCounter()
             runConcurrently(iterations: 3) { index in
                 if index == 0 {
                     single.setDisposable(inner)
@@ -156,7 +156,7 @@ final class DisposablesTests: XCTestCase {
     func testSingleAssignmentDisposedFromManyThreadsDisposesExactlyOnce() {
         for _ in 0..<raceRounds / 10 {
             let single = SingleAssignmentDisposable()
-            let inner = CountingDisposable()
+            let inner = DisposalCounter()
             single.setDisposable(inner)
             runConcurrently(iterations: racingCalls) { _ in
                 single.dispose()
@@ -167,9 +167,9 @@ final class DisposablesTests: XCTestCase {
 
     func testSingleAssignmentReleasesDisposableAfterDisposal() {
         let single = SingleAssignmentDisposable()
-        weak var weakInner: CountingDisposable?
+        weak var weakInner: DisposalCounter?
         do {
-            let inner = CountingDisposable()
+            let inner = DisposalCounter()
             weakInner = inner
             single.setDisposable(inner)
         }
@@ -190,8 +190,8 @@ final class DisposablesTests: XCTestCase {
 
     func testSerialReplacementDisposesPreviousDisposable() {
         let serial = SerialDisposable()
-        let first = CountingDisposable()
-        let second = CountingDisposable()
+        let first = DisposalCounter()
+        let second = DisposalCounter()
         serial.disposable = first
         XCTAssertTrue(serial.disposable as AnyObject === first)
         serial.disposable = second
@@ -207,7 +207,7 @@ final class DisposablesTests: XCTestCase {
     func testSerialAssignmentAfterDisposeDisposesAtOnce() {
         let serial = SerialDisposable()
         serial.dispose()
-        let late = CountingDisposable()
+        let late = DisposalCounter()
         serial.disposable = late
         XCTAssertEqual(late.disposeCount, 1)
         serial.dispose()
@@ -217,7 +217,7 @@ final class DisposablesTests: XCTestCase {
     func testSerialRacingAssignmentsAndDisposeDisposeEachExactlyOnce() {
         for _ in 0..<raceRounds / 10 {
             let serial = SerialDisposable()
-            let members = (0..<racingCalls).map { _ in CountingDisposable() }
+            let members = (0..<racingCalls).map { _ in DisposalCounter() }
             runConcurrently(iterations: racingCalls + 1) { index in
                 if index == racingCalls / 2 {
                     serial.dispose()
@@ -232,9 +232,9 @@ final class DisposablesTests: XCTestCase {
 
     func testSerialReleasesDisposableAfterDisposal() {
         let serial = SerialDisposable()
-        weak var weakInner: CountingDisposable?
+        weak var weakInner: DisposalCounter?
         do {
-            let inner = CountingDisposable()
+            let inner = DisposalCounter()
             weakInner = inner
             serial.disposable = inner
         }
@@ -246,8 +246,8 @@ final class DisposablesTests: XCTestCase {
 
     func testCompositeInsertRemoveAndCount() throws {
         let composite = CompositeDisposable()
-        let first = CountingDisposable()
-        let second = CountingDisposable()
+        let first = DisposalCounter()
+        let second = DisposalCounter()
         XCTAssertEqual(composite.count, 0)
         let firstKey = try XCTUnwrap(composite.insert(first))
         let secondKey = try XCTUnwrap(composite.insert(second))
@@ -270,13 +270,13 @@ final class DisposablesTests: XCTestCase {
     }
 
     func testCompositeInitialisersHoldTheirMembers() {
-        let members = (0..<6).map { _ in CountingDisposable() }
+        let members = (0..<6).map { _ in DisposalCounter() }
         let pair = CompositeDisposable(members[0], members[1])
         let triple = CompositeDisposable(members[2], members[3], members[4])
         let array = CompositeDisposable(disposables: [members[5]])
         XCTAssertEqual([pair.count, triple.count, array.count], [2, 3, 1])
         // Keys of later inserts must not collide with the initial members'.
-        let extra = CountingDisposable()
+        let extra = DisposalCounter()
         if let key = pair.insert(extra) {
             pair.remove(for: key)
         }
@@ -291,7 +291,7 @@ final class DisposablesTests: XCTestCase {
     func testCompositeInsertAfterDisposeDisposesAtOnceAndReturnsNil() {
         let composite = CompositeDisposable()
         composite.dispose()
-        let late = CountingDisposable()
+        let late = DisposalCounter()
         XCTAssertNil(composite.insert(late))
         XCTAssertEqual(late.disposeCount, 1)
         XCTAssertEqual(composite.count, 0)
@@ -300,7 +300,7 @@ final class DisposablesTests: XCTestCase {
     func testCompositeRacingInsertsRemovesAndDisposeDisposeEachExactlyOnce() {
         for _ in 0..<raceRounds / 10 {
             let composite = CompositeDisposable()
-            let members = (0..<racingCalls).map { _ in CountingDisposable() }
+            let members = (0..<racingCalls).map { _ in DisposalCounter() }
             runConcurrently(iterations: racingCalls + 1) { index in
                 if index == racingCalls {
                     composite.dispose()
@@ -314,9 +314,9 @@ final class DisposablesTests: XCTestCase {
 
     func testCompositeReleasesMembersAfterDisposal() {
         let composite = CompositeDisposable()
-        weak var weakMember: CountingDisposable?
+        weak var weakMember: DisposalCounter?
         do {
-            let member = CountingDisposable()
+            let member = DisposalCounter()
             weakMember = member
             composite.insert(member)
         }
@@ -328,7 +328,7 @@ final class DisposablesTests: XCTestCase {
 
     func testScheduledDisposableDisposesOnTheScheduler() {
         let scheduler = ManualScheduler()
-        let inner = CountingDisposable()
+        let inner = DisposalCounter()
         var disposedOnScheduler = false
         let scheduled = ScheduledDisposable(
             scheduler: scheduler,
@@ -348,8 +348,8 @@ final class DisposablesTests: XCTestCase {
     func testScheduledDisposableDisposedFromManyThreadsDisposesOnceOnTheScheduler() {
         let scheduler = QueueTestScheduler()
         for _ in 0..<raceRounds / 20 {
-            let inner = CountingDisposable()
-            let onScheduler = Counter()
+            let inner = DisposalCounter()
+            let onScheduler = ConcurrentCounter()
             let scheduled = ScheduledDisposable(
                 scheduler: scheduler,
                 disposable: Disposables.create {
@@ -369,10 +369,10 @@ final class DisposablesTests: XCTestCase {
 
     func testScheduledDisposableReleasesDisposableAfterDisposal() {
         let scheduler = ManualScheduler()
-        weak var weakInner: CountingDisposable?
+        weak var weakInner: DisposalCounter?
         let scheduled: ScheduledDisposable
         do {
-            let inner = CountingDisposable()
+            let inner = DisposalCounter()
             weakInner = inner
             scheduled = ScheduledDisposable(scheduler: scheduler, disposable: inner)
         }
@@ -384,7 +384,7 @@ final class DisposablesTests: XCTestCase {
     // MARK: - DisposeBag
 
     func testDisposeBagDeinitDisposesEveryMemberOnce() {
-        let members = (0..<5).map { _ in CountingDisposable() }
+        let members = (0..<5).map { _ in DisposalCounter() }
         do {
             let bag = DisposeBag()
             members[0].disposed(by: bag)
@@ -397,7 +397,7 @@ final class DisposablesTests: XCTestCase {
     }
 
     func testDisposeBagInitialisersHoldTheirMembers() {
-        let members = (0..<3).map { _ in CountingDisposable() }
+        let members = (0..<3).map { _ in DisposalCounter() }
         do {
             _ = DisposeBag(disposing: members[0], members[1])
             _ = DisposeBag(disposing: [members[2]])
@@ -407,18 +407,18 @@ final class DisposablesTests: XCTestCase {
 
     func testDisposeBagInsertAfterTeardownDisposesAtOnce() {
         let bag = DisposeBag()
-        let member = CountingDisposable()
+        let member = DisposalCounter()
         bag.insert(member)
         bag.disposeAll()
         XCTAssertEqual(member.disposeCount, 1)
-        let late = CountingDisposable()
+        let late = DisposalCounter()
         bag.insert(late)
         XCTAssertEqual(late.disposeCount, 1, "a bag that was torn down disposes new members at once")
     }
 
     func testDisposeBagInsertDuringTeardownDisposesAtOnce() {
         // A member whose disposal inserts into the bag that is tearing it down.
-        let late = CountingDisposable()
+        let late = DisposalCounter()
         let bag = DisposeBag()
         bag.insert(Disposables.create { bag.insert(late) })
         bag.disposeAll()
@@ -427,7 +427,7 @@ final class DisposablesTests: XCTestCase {
 
     func testDisposeBagRacingInsertsDisposeEachExactlyOnce() {
         for _ in 0..<raceRounds / 20 {
-            let members = (0..<racingCalls).map { _ in CountingDisposable() }
+            let members = (0..<racingCalls).map { _ in DisposalCounter() }
             do {
                 let bag = DisposeBag()
                 runConcurrently(iterations: racingCalls) { index in
@@ -439,12 +439,12 @@ final class DisposablesTests: XCTestCase {
     }
 
     func testDisposeBagReleasesMembersWhenFreed() {
-        weak var weakMember: CountingDisposable?
+        weak var weakMember: DisposalCounter?
         weak var weakBag: DisposeBag?
         do {
             let bag = DisposeBag()
             weakBag = bag
-            let member = CountingDisposable()
+            let member = DisposalCounter()
             weakMember = member
             member.disposed(by: bag)
         }

@@ -10,8 +10,12 @@ public final class CompositeDisposable: Cancelable, @unchecked Sendable {
     }
 
     private let lock = Lock()
+    // Touched only with `lock` held: no dynamic exclusivity checks needed.
+    @exclusivity(unchecked)
     private var members: [(key: UInt64, disposable: Disposable)] = []
+    @exclusivity(unchecked)
     private var nextKey: UInt64 = 0
+    @exclusivity(unchecked)
     private var disposed = false
 
     /// Creates an empty composite.

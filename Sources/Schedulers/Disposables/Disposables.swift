@@ -27,6 +27,14 @@ public enum Disposables {
         CompositeDisposable(disposable1, disposable2, disposable3)
     }
 
+    /// A disposable that disposes all the listed disposables, each exactly once.
+    public static func create(
+        _ disposable1: Disposable, _ disposable2: Disposable, _ disposable3: Disposable,
+        _ disposables: Disposable...
+    ) -> Cancelable {
+        CompositeDisposable(disposables: [disposable1, disposable2, disposable3] + disposables)
+    }
+
     /// A disposable that disposes all of `disposables`, each exactly once.
     public static func create(_ disposables: [Disposable]) -> Cancelable {
         switch disposables.count {
@@ -52,6 +60,7 @@ final class AnonymousDisposable: Cancelable, @unchecked Sendable {
     private let disposed = Atomic<Bool>(false)
     // Written in init, then read and cleared only by the one caller that wins
     // the exchange on `disposed`: no lock needed.
+    @exclusivity(unchecked)
     private var action: (() -> Void)?
 
     init(_ action: @escaping () -> Void) {
@@ -73,7 +82,10 @@ final class AnonymousDisposable: Cancelable, @unchecked Sendable {
 /// Disposes two disposables once.
 final class BinaryDisposable: Cancelable, @unchecked Sendable {
     private let disposed = Atomic<Bool>(false)
+    // Read and cleared only by the single winner of the exchange on `disposed`.
+    @exclusivity(unchecked)
     private var first: Disposable?
+    @exclusivity(unchecked)
     private var second: Disposable?
 
     init(_ first: Disposable, _ second: Disposable) {

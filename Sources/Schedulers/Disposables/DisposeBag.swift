@@ -6,7 +6,10 @@
 /// once (DESIGN.md guarantee 7).
 public final class DisposeBag: @unchecked Sendable {
     private let lock = Lock()
+    // Touched only with `lock` held: no dynamic exclusivity checks needed.
+    @exclusivity(unchecked)
     private var members: [Disposable] = []
+    @exclusivity(unchecked)
     private var disposed = false
 
     /// Creates an empty bag.

@@ -10,6 +10,7 @@ public final class ScheduledDisposable: Cancelable, @unchecked Sendable {
 
     private let disposed = Atomic<Bool>(false)
     // Read and cleared only by the single winner of the exchange on `disposed`.
+    @exclusivity(unchecked)
     private var disposable: Disposable?
 
     /// Creates a disposable that disposes `disposable` on `scheduler`.

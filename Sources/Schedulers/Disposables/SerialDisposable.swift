@@ -5,7 +5,10 @@
 /// outside the lock (DESIGN.md guarantee 7).
 public final class SerialDisposable: Cancelable, @unchecked Sendable {
     private let lock = Lock()
+    // Touched only with `lock` held: no dynamic exclusivity checks needed.
+    @exclusivity(unchecked)
     private var current: Disposable?
+    @exclusivity(unchecked)
     private var disposed = false
 
     /// Creates an empty serial disposable.

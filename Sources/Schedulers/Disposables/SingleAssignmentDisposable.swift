@@ -13,7 +13,10 @@ public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
     }
 
     private let lock = Lock()
+    // Touched only with `lock` held: no dynamic exclusivity checks needed.
+    @exclusivity(unchecked)
     private var state = State.waitingForDisposable
+    @exclusivity(unchecked)
     private var assigned = false
 
     /// Creates an empty single-assignment disposable.

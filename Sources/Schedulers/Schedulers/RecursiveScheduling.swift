@@ -41,6 +41,18 @@ extension Scheduler {
 ///
 /// Handed to the action of `scheduleRecursive(_:dueTime:action:)`; the
 /// immediate form hands its action a plain `recurse` function instead.
+///
+/// Keeps DESIGN.md guarantee 5: a run disposed before it starts never runs;
+/// a run executing while `dispose()` is called finishes, and its `recurse` /
+/// `schedule` calls are ignored. Guarantee 8: `dispose()` releases the action
+/// at once, and a run that has executed keeps nothing alive.
+///
+/// A pending run keeps the recursion, and through it the scheduler, alive,
+/// as in RxSwift: `_ = scheduler.scheduleRecursive(...)` keeps running even
+/// when nothing else holds the scheduler. Disposing breaks that chain.
+///
+/// Cost of one recursion step: the scheduler's own allocation for the
+/// scheduled action, nothing more (the run's bookkeeping reuses one array).
 public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable {
     private enum Target {
         case immediate(ImmediateScheduler)
@@ -54,23 +66,54 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
         var disposable: Disposable?
     }
 
-    private let target: Target
-    private let lock = Lock()
-    private var action: ((State, AnyRecursiveScheduler<State>) -> Void)?
-    private var pending: [PendingRun] = []
-    private var nextID: UInt64 = 0
-    private var disposed = false
-    // Allocated once and handed to every run of an immediate action.
-    private lazy var recurse: (State) -> Void = { [unowned self] state in
-        self.schedule(state)
+    /// The action, wrapped in a struct so that it crosses the generic
+    /// `withLock` as a plain value: a bare closure would be reabstracted
+    /// there and back, allocating two thunks per run.
+    private struct Action {
+        let body: (State, AnyRecursiveScheduler<State>) -> Void
     }
+
+    /// What one scheduled run carries to the scheduler as its state: the
+    /// recursion, which run it is, and the user's state. Holding the
+    /// recursion here (not in a closure) keeps it alive while a run is
+    /// pending and lets the scheduled action be one shared, capture-free
+    /// closure.
+    private struct Run {
+        let recursion: AnyRecursiveScheduler<State>
+        let id: UInt64
+        let state: State
+    }
+
+    /// A scheduler action kept at the abstraction the generic `schedule`
+    /// methods take, so passing it on needs no reabstraction thunk.
+    private struct ScheduledAction<Argument> {
+        let body: (Argument) -> Disposable
+    }
+
+    private let target: Target
+    // Made once per recursion: a method reference of a generic class captures
+    // its type metadata, so naming `Self.execute` at each step would allocate.
+    private let executeRun = ScheduledAction<Run>(body: AnyRecursiveScheduler.execute)
+    private let lock = Lock()
+    // All mutable fields are touched only with `lock` held.
+    @exclusivity(unchecked)
+    private var action: Action?
+    @exclusivity(unchecked)
+    private var pending: [PendingRun] = []
+    @exclusivity(unchecked)
+    private var nextID: UInt64 = 0
+    @exclusivity(unchecked)
+    private var disposed = false
 
     fileprivate init(
         immediate scheduler: ImmediateScheduler,
         action: @escaping (State, (State) -> Void) -> Void
     ) {
         target = .immediate(scheduler)
-        self.action = { state, recursive in action(state, recursive.recurse) }
+        // `recurse` is non-escaping, so this closure literal lives on the stack.
+        self.action = Action { state, recursion in
+            action(state) { recursion.schedule($0) }
+        }
     }
 
     fileprivate init(
@@ -78,7 +121,7 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
         action: @escaping (State, AnyRecursiveScheduler<State>) -> Void
     ) {
         target = .relative(scheduler)
-        self.action = action
+        self.action = Action(body: action)
     }
 
     /// Whether the recursion has been disposed.
@@ -87,12 +130,13 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
     }
 
     /// Schedules the next run with `state`, after `dueTime` on a timed
-    /// scheduler (at once on an immediate one).
+    /// scheduler (at once on an immediate one). Does nothing once disposed.
     public func schedule(_ state: State, dueTime: RxTimeInterval) {
         scheduleRun(state, dueTime: dueTime)
     }
 
     /// Schedules the next run with `state` as soon as the scheduler allows.
+    /// Does nothing once disposed.
     public func schedule(_ state: State) {
         scheduleRun(state, dueTime: nil)
     }
@@ -105,36 +149,56 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
             return nextID
         }
         guard let id else { return }
-        // The closures capture nothing, so scheduling allocates no closure.
+        let run = Run(recursion: self, id: id, state: state)
         let disposable: Disposable
-        switch (target, dueTime) {
-        case (.relative(let scheduler), let dueTime?):
-            disposable = scheduler.scheduleRelative((self, id, state), dueTime: dueTime) { run in
-                run.0.run(id: run.1, state: run.2)
+        switch target {
+        case .relative(let scheduler):
+            if let dueTime {
+                disposable = scheduler.scheduleRelative(run, dueTime: dueTime, action: executeRun.body)
+            } else {
+                disposable = scheduler.schedule(run, action: executeRun.body)
             }
-        case (.relative(let scheduler as ImmediateScheduler), _), (.immediate(let scheduler), _):
-            disposable = scheduler.schedule((self, id, state)) { run in
-                run.0.run(id: run.1, state: run.2)
-            }
+        case .immediate(let scheduler):
+            disposable = scheduler.schedule(run, action: executeRun.body)
         }
         let stillPending: Bool = lock.withLock {
-            guard let index = pending.firstIndex(where: { $0.id == id }) else { return false }
+            guard let index = pendingIndex(of: id) else { return false }
             pending[index].disposable = disposable
             return true
         }
         if !stillPending && isDisposed {
+            // Disposed between the two locks: `dispose()` could not see this disposable.
             disposable.dispose()
         }
     }
 
-    private func run(id: UInt64, state: State) -> Disposable {
-        let action: ((State, AnyRecursiveScheduler<State>) -> Void)? = lock.withLock {
-            guard let index = pending.firstIndex(where: { $0.id == id }) else { return nil }
+    /// Where the pending run `id` is; call with `lock` held. A plain loop, not
+    /// `firstIndex(where:)`: unspecialised generic code (a debug build) reads
+    /// collections through a coroutine whose frame is allocated per call.
+    private func pendingIndex(of id: UInt64) -> Int? {
+        var index = 0
+        while index < pending.count {
+            if pending[index].id == id {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The one scheduled action of every run.
+    private static func execute(_ run: Run) -> Disposable {
+        run.recursion.execute(id: run.id, state: run.state)
+        return Disposables.create()
+    }
+
+    private func execute(id: UInt64, state: State) {
+        let action: Action? = lock.withLock {
+            guard let index = pendingIndex(of: id) else { return nil }
             pending.remove(at: index)
             return disposed ? nil : self.action
         }
-        action?(state, self)
-        return Disposables.create()
+        action?.body(state, self)
     }
 
     /// Cancels every pending run; a run already executing finishes.

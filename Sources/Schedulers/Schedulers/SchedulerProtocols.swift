@@ -50,7 +50,7 @@ public protocol Scheduler: ImmediateScheduler {
     /// each run receiving the state the previous one returned.
     ///
     /// A scheduler that does not implement this gets the fixed-rate emulation
-    /// of `schedulePeriodicEmulated(_:startAfter:period:policy:action:)`.
+    /// of `schedulePeriodicEmulated(_:startAfter:period:missedTicks:action:)`.
     ///
     /// - Precondition: `period` is positive and finite; a zero, negative or
     ///   `.never` period stops the program with a message naming `period`.

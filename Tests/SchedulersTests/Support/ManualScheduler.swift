@@ -8,7 +8,8 @@ import Schedulers
 /// due time run in the order they were scheduled. The handle returned for an
 /// action skips it when disposed before it runs and disposes what it returned
 /// when disposed after (DESIGN.md guarantee 5). Actions run on the thread
-/// that drives the scheduler, never concurrently.
+/// that drives the scheduler, never concurrently. Periodic work comes from
+/// the library's emulation (`Scheduler.schedulePeriodic`'s default).
 final class ManualScheduler: Scheduler, @unchecked Sendable {
     private final class Item {
         let due: Int64
@@ -75,17 +76,6 @@ final class ManualScheduler: Scheduler, @unchecked Sendable {
             return Disposables.create()
         }
         return enqueue(afterNanoseconds: max(0, delay)) { action(state) }
-    }
-
-    func schedulePeriodic<StateType>(
-        _ state: StateType,
-        startAfter: RxTimeInterval,
-        period: RxTimeInterval,
-        action: @escaping (StateType) -> StateType
-    ) -> Disposable {
-        scheduleRecursive(state, dueTime: startAfter) { state, recursive in
-            recursive.schedule(action(state), dueTime: period)
-        }
     }
 
     private func enqueue(afterNanoseconds delay: Int64, work: @escaping () -> Disposable) -> Disposable {

@@ -37,12 +37,3 @@ final class QueueTestScheduler: ImmediateScheduler, @unchecked Sendable {
         queue.sync {}
     }
 }
-
-/// Carries a non-`Sendable` value into a `@Sendable` closure in tests.
-struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-}

@@ -1,0 +1,168 @@
+import Dispatch
+import Foundation
+import Schedulers
+import SchedulersTesting
+import XCTest
+
+/// Guarantee 9: bad input gets a clear answer, never a hang or a silent wrong
+/// one. Negative due times and `.never` are documented behaviour (run at once;
+/// never run); a zero, negative or `.never` period is a programming error that
+/// stops the program with a message naming `period`.
+final class BadInputTests: XCTestCase {
+    // MARK: - Due times: documented behaviour
+
+    func testNegativeDueTimeRunsAtOnceOnVirtualTime() {
+        let scheduler = TestScheduler(initialClock: 0, simulateProcessingDelay: false)
+        var ranAt: [Int] = []
+        _ = scheduler.scheduleRelative((), dueTime: .seconds(-30)) { _ in
+            ranAt.append(scheduler.clock)
+            return Disposables.create()
+        }
+        scheduler.start()
+        XCTAssertEqual(ranAt, [0], "a negative due time counts as zero, not as a time in the past")
+    }
+
+    func testNegativeDueTimeRunsAtOnceOnADispatchScheduler() {
+        let scheduler = SerialDispatchQueueScheduler(qos: .default)
+        let ran = expectation(description: "negative due time runs at once")
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(-500)) { _ in
+            ran.fulfill()
+            return Disposables.create()
+        }
+        wait(for: [ran], timeout: 10)
+    }
+
+    func testMinimumNegativeDueTimeDoesNotOverflow() {
+        let scheduler = TestScheduler(initialClock: 0, simulateProcessingDelay: false)
+        var ran = false
+        _ = scheduler.scheduleRelative((), dueTime: .seconds(Int.min)) { _ in
+            ran = true
+            return Disposables.create()
+        }
+        scheduler.start()
+        XCTAssertTrue(ran)
+        XCTAssertEqual(scheduler.clock, 0)
+    }
+
+    func testNeverDueTimeNeverRunsAndDoesNotHangVirtualTime() {
+        let scheduler = TestScheduler(initialClock: 0)
+        var ran = false
+        _ = scheduler.scheduleRelative((), dueTime: .never) { _ in
+            ran = true
+            return Disposables.create()
+        }
+        scheduler.start()  // returns: nothing is due, ever
+        XCTAssertFalse(ran)
+        XCTAssertEqual(scheduler.clock, 0, "`.never` does not drag the clock to the end of time")
+    }
+
+    func testNeverDueTimeNeverRunsOnADispatchScheduler() {
+        let scheduler = SerialDispatchQueueScheduler(qos: .default)
+        let neverRan = ConcurrentCounter()
+        _ = scheduler.scheduleRelative((), dueTime: .never) { _ in
+            neverRan.increment()
+            return Disposables.create()
+        }
+        let later = expectation(description: "work due later than any finite due time so far")
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
+            later.fulfill()
+            return Disposables.create()
+        }
+        wait(for: [later], timeout: 10)
+        XCTAssertEqual(neverRan.count, 0)
+    }
+
+    func testNeverStartAfterMeansNoTickEver() {
+        let scheduler = TestScheduler(initialClock: 0)
+        var ticks = 0
+        let periodic = scheduler.schedulePeriodic(0, startAfter: .never, period: .seconds(1)) { state in
+            ticks += 1
+            return state
+        }
+        scheduler.advanceTo(1_000)
+        XCTAssertEqual(ticks, 0)
+        periodic.dispose()
+    }
+
+    func testHugeDueTimeSaturatesInsteadOfWrappingIntoThePast() {
+        let scheduler = TestScheduler(initialClock: 0)
+        var ran = false
+        _ = scheduler.scheduleRelative((), dueTime: .seconds(Int.max)) { _ in
+            ran = true
+            return Disposables.create()
+        }
+        scheduler.advanceTo(1_000_000)
+        XCTAssertFalse(ran, "an overflowing due time must not wrap around to a time that is due")
+    }
+
+    func testHugePeriodSaturatesInsteadOfWrappingIntoATightLoop() {
+        let scheduler = TestScheduler(initialClock: 0)
+        var ticks = 0
+        let periodic = scheduler.schedulePeriodic(0, startAfter: .seconds(5), period: .seconds(Int.max)) { state in
+            ticks += 1
+            return state
+        }
+        scheduler.advanceTo(1_000_000)
+        XCTAssertEqual(ticks, 1)
+        periodic.dispose()
+    }
+
+    // MARK: - Periods: programming errors that stop with a message
+
+    func testZeroPeriodOfEmulatedPeriodicWorkStopsNamingPeriod() {
+        let scheduler = TestScheduler(initialClock: 0)
+        assertStops(messageContaining: "period must be positive") {
+            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .seconds(0)) { $0 }
+        }
+    }
+
+    func testNegativePeriodOfEmulatedPeriodicWorkStopsNamingPeriod() {
+        let scheduler = TestScheduler(initialClock: 0)
+        assertStops(messageContaining: "period must be positive") {
+            _ = scheduler.schedulePeriodicEmulated(0, startAfter: .seconds(1), period: .milliseconds(-1)) { $0 }
+        }
+    }
+
+    func testNeverPeriodOfEmulatedPeriodicWorkStopsNamingPeriod() {
+        let scheduler = ManualScheduler()
+        assertStops(messageContaining: "period must be positive and finite, got .never") {
+            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .never) { $0 }
+        }
+    }
+
+    func testZeroPeriodOnSerialDispatchQueueSchedulerStopsNamingPeriod() {
+        let scheduler = SerialDispatchQueueScheduler(qos: .default)
+        assertStops(messageContaining: "period must be positive") {
+            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .nanoseconds(0)) { $0 }
+        }
+    }
+
+    func testNeverPeriodOnSerialDispatchQueueSchedulerStopsNamingPeriod() {
+        let scheduler = SerialDispatchQueueScheduler(qos: .default)
+        assertStops(messageContaining: "period must be positive and finite") {
+            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .never) { $0 }
+        }
+    }
+
+    func testNegativePeriodOnConcurrentDispatchQueueSchedulerStopsNamingPeriod() {
+        let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
+        assertStops(messageContaining: "period must be positive") {
+            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .seconds(-1)) { $0 }
+        }
+    }
+
+    func testZeroPeriodOnOperationQueueSchedulerStopsNamingPeriod() {
+        let scheduler = OperationQueueScheduler(operationQueue: OperationQueue())
+        assertStops(messageContaining: "period must be positive") {
+            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .microseconds(0)) { $0 }
+        }
+    }
+
+    func testZeroMaxConcurrentOperationCountStopsNamingIt() {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 0
+        assertStops(messageContaining: "maxConcurrentOperationCount") {
+            _ = OperationQueueScheduler(operationQueue: queue)
+        }
+    }
+}
