@@ -9,12 +9,12 @@
 #   Stress (e.g. --filter dispose-bag --seed 42 --csv /tmp/stress.csv).
 # Environment:
 #   STRESS_TSAN_SCRATCH  build directory (default .build-tsan, separate from .build)
-#   STRESS_SELF_CHECK_ITERATIONS  iterations of the self-check (default 20000)
+#   STRESS_SELF_CHECK_ITERATIONS  iterations of the self-check (default 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch="${STRESS_TSAN_SCRATCH:-.build-tsan}"
-self_check_iterations="${STRESS_SELF_CHECK_ITERATIONS:-20000}"
+self_check_iterations="${STRESS_SELF_CHECK_ITERATIONS:-100000}"
 
 echo "== building Stress with --sanitize=thread in $scratch"
 swift build -c release --sanitize=thread --scratch-path "$scratch" --product Stress

@@ -24,7 +24,7 @@ final class BrokenSingleAssignmentDisposable: AssignOnceDisposable, @unchecked S
     func setDisposable(_ disposable: Disposable) {
         let alreadyDisposed = lock.withLock { disposed }
         // The bug: the decision above is stale by the time it is acted on.
-        spinDelay(nanoseconds: 5_000)
+        spinDelay(nanoseconds: 20_000)
         if alreadyDisposed {
             disposable.dispose()
         } else {

@@ -59,8 +59,8 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
 
         init(_ live: LiveCounter, choices: inout IterationChoices) {
             token = LiveToken(live)
-            startAfterMicroseconds = choices.pick(20)
-            disposeDelay = choices.pick(60_000)
+            startAfterMicroseconds = choices.pick(10)
+            disposeDelay = choices.pick(25_000)
         }
 
         /// One tick: checks overlap and state passing, counts ticks after dispose.

@@ -11,7 +11,7 @@ public protocol AssignOnceDisposable: Cancelable, AnyObject {
 
 extension SingleAssignmentDisposable: AssignOnceDisposable {}
 
-/// SingleAssignmentDisposable: one thread assigns while two others dispose
+/// SingleAssignmentDisposable: one thread assigns while one or two others dispose
 /// (DESIGN.md guarantee 7).
 ///
 /// The assigned disposable is disposed exactly once: by a disposer if the
@@ -55,13 +55,17 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
     public let name: String
     public let guarantees = "7"
     public let summary: String
-    public let actorCount = 3
+    public let actorCount: Int
     public let live = LiveCounter()
 
-    /// Creates the scenario; `name` distinguishes the self-check's broken subject.
-    public init(name: String = "single-assignment.set-vs-dispose") {
+    /// Creates the scenario; `name` distinguishes the self-check's broken
+    /// subject. `disposers` threads (1 or 2) race the assigning one.
+    public init(name: String = "single-assignment.set-vs-dispose", disposers: Int = 2) {
+        precondition((1...2).contains(disposers), "SingleAssignmentSetVersusDispose(disposers:) must be 1 or 2")
         self.name = name
-        summary = "\(Subject.self): setDisposable races two dispose() calls; the assigned one is disposed exactly once"
+        actorCount = 1 + disposers
+        let calls = disposers == 1 ? "a dispose() call" : "two dispose() calls"
+        summary = "\(Subject.self): setDisposable races \(calls); the assigned one is disposed exactly once"
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {

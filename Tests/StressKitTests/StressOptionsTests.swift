@@ -1,0 +1,100 @@
+import XCTest
+@testable import StressKit
+
+final class StressOptionsTests: XCTestCase {
+    func testParsesEveryOption() throws {
+        let options = try StressOptions.parse([
+            "--list", "--filter", "bag,serial", "--filter=trampoline", "--duration", "0.5",
+            "--seed", "0x2a", "--csv", "/tmp/out.csv", "--self-check",
+        ])
+        XCTAssertTrue(options.list)
+        XCTAssertTrue(options.selfCheck)
+        XCTAssertEqual(options.filters, ["bag", "serial", "trampoline"])
+        XCTAssertEqual(options.limit, .duration(seconds: 0.5))
+        XCTAssertEqual(options.seed, 42)
+        XCTAssertEqual(options.csvPath, "/tmp/out.csv")
+        XCTAssertEqual(try StressOptions.parse(["--iterations=1000", "--seed", "18446744073709551615"]).limit, .iterations(1000))
+    }
+
+    func testDefaultsAreIterationsAndARandomSeed() throws {
+        let options = try StressOptions.parse([])
+        XCTAssertEqual(options.limit, .iterations(StressOptions.defaultIterations))
+        XCTAssertNil(options.seed)
+        XCTAssertTrue(options.filters.isEmpty)
+    }
+
+    func testBadInputIsRejectedWithAMessageNamingTheOption() {
+        let cases: [([String], String)] = [
+            (["--bogus"], "unknown option '--bogus'"),
+            (["--iterations"], "--iterations needs a value"),
+            (["--iterations", "--list"], "--iterations needs a value"),
+            (["--iterations", "0"], "--iterations needs a positive whole number, not '0'"),
+            (["--iterations", "many"], "--iterations needs a positive whole number, not 'many'"),
+            (["--duration", "-1"], "--duration needs a positive number of seconds, not '-1'"),
+            (["--duration", "inf"], "--duration needs a positive number of seconds, not 'inf'"),
+            (["--seed", "-3"], "--seed needs a whole number from 0 to 2^64-1 (decimal or 0x-hex), not '-3'"),
+            (["--seed", "18446744073709551616"], "--seed needs a whole number from 0 to 2^64-1 (decimal or 0x-hex), not '18446744073709551616'"),
+            (["--filter", ","], "--filter needs a non-empty text"),
+            (["--csv="], "--csv needs a file path"),
+            (["--iterations", "5", "--duration", "1"], "give either --iterations or --duration, not both"),
+        ]
+        for (arguments, message) in cases {
+            XCTAssertThrowsError(try StressOptions.parse(arguments), "\(arguments)") { error in
+                XCTAssertEqual((error as? StressOptionError)?.message, message)
+            }
+        }
+    }
+
+    func testBadInputMakesTheCommandExitWithTwo() {
+        let output = OutputRecorder()
+        let command = StressCommand(scenarios: [FakeScenario { _ in .first }], output: output.record)
+        XCTAssertEqual(command.main(["--iterations", "x"]), 2)
+        XCTAssertTrue(output.text.contains("Stress: error: --iterations needs a positive whole number"))
+        XCTAssertEqual(command.main(["--filter", "nothing-matches"]), 2)
+        XCTAssertTrue(output.text.contains("no scenario name contains 'nothing-matches'"))
+        XCTAssertEqual(command.main(["--iterations", "4", "--csv", "/nonexistent-directory/x.csv"]), 2)
+    }
+
+    func testFilterSelectsScenariosWhoseNameContainsAnyText() throws {
+        let command = StressCommand(
+            scenarios: [
+                FakeScenario(name: "bag.one") { _ in .first },
+                FakeScenario(name: "serial.two") { _ in .first },
+                FakeScenario(name: "other") { _ in .first },
+            ],
+            output: { _ in }
+        )
+        let chosen = command.selected(try StressOptions.parse(["--filter", "bag,serial"]))
+        XCTAssertEqual(chosen.map(\.name), ["bag.one", "serial.two"])
+    }
+
+    func testListPrintsEveryScenarioName() {
+        let output = OutputRecorder()
+        let command = StressCommand(scenarios: ScenarioCatalog.all(), output: output.record)
+        XCTAssertEqual(command.main(["--list"]), 0)
+        for scenario in ScenarioCatalog.all() {
+            XCTAssertTrue(output.text.contains(scenario.name), scenario.name)
+        }
+    }
+
+    func testCSVHasAHeaderAndOneRowPerOutcome() throws {
+        let result = StressRunner(limit: .iterations(8), seed: 1, batchSize: 4)
+            .run(FakeScenario { $0.isMultiple(of: 2) ? .first : .second })
+        let lines = ResultCSV.render([result]).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, ResultCSV.header)
+        XCTAssertEqual(lines.count, 1 + FakeOutcome.allCases.count)
+        XCTAssertTrue(lines[1].hasPrefix("1,fake.scenario,test,8,"))
+        XCTAssertTrue(lines[1].hasSuffix(",0,OK,first,ACCEPTABLE,4"))
+        XCTAssertEqual(ResultCSV.escape("4, 7"), "\"4, 7\"")
+        XCTAssertEqual(ResultCSV.escape("say \"hi\""), "\"say \"\"hi\"\"\"")
+    }
+
+    func testCSVOptionWritesTheFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stress-\(UUID().uuidString).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let command = StressCommand(scenarios: [FakeScenario { $0.isMultiple(of: 2) ? .first : .second }], output: { _ in })
+        XCTAssertEqual(command.main(["--iterations", "4", "--csv", path]), 0)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix(ResultCSV.header))
+    }
+}
