@@ -122,6 +122,12 @@ public struct MetricSpec: Sendable, Equatable {
     /// (allocations counted by jemalloc): compare them exactly, not statistically.
     public let isExactCount: Bool
 
+    /// Measured by the allocation-counting pass rather than by the timing
+    /// repetitions (`allocs_*`, `bytes_per_*`).
+    public var isAllocationCount: Bool {
+        name.hasPrefix("allocs_") || name.hasPrefix("bytes_per_")
+    }
+
     public init(_ name: String, unit: String, direction: MetricDirection, isExactCount: Bool = false) {
         self.name = name
         self.unit = unit

@@ -55,7 +55,14 @@ public enum SummaryTable {
                 var line = "  " + labels[index].padding(toLength: labelWidth, withPad: " ", startingAt: 0)
                 for metric in metrics {
                     let key = Key(series: entry, benchmark: benchmark, metric: metric.name)
-                    line += leftPad(medians[key].map(compact) ?? "-", columnWidth)
+                    // Counts keep their fraction: 0.002 is two allocations per batch of 1000.
+                    let text: String
+                    if let median = medians[key] {
+                        text = metric.isAllocationCount ? CSVWriter.format(median) : compact(median)
+                    } else {
+                        text = "-"
+                    }
+                    line += leftPad(text, columnWidth)
                 }
                 out += line + "\n"
             }
