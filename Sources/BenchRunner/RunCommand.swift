@@ -165,6 +165,9 @@ struct Run: ParsableCommand {
         } else {
             print(SummaryTable.render(rows))
         }
+        if allocator == .both && pass == .elsewhere {
+            print("system: times only; jemalloc: times (slowed by jemalloc without thread cache) and allocation counts.")
+        }
         print(Self.sourcesNote(pass: pass, allocator: allocatorName, configuration: configuration))
         let path = try resultFile.write(document, environment: environment)
         print("wrote \(rows.count) rows to \(path)")
@@ -196,6 +199,10 @@ struct Run: ParsableCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executablePath)
         process.arguments = arguments
+        // The child decides its allocator afresh, even if this process was itself re-executed.
+        var environment = ProcessInfo.processInfo.environment
+        environment[AllocatorLauncher.guardVariable] = nil
+        process.environment = environment
         try process.run()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0,
