@@ -50,14 +50,6 @@ struct Run: ParsableCommand {
     @Flag(help: .hidden)
     var countsOnly = false
 
-    /// What a jemalloc child process of this run does.
-    enum ChildRun {
-        /// Counts allocations only (the default run).
-        case counts
-        /// Times and counts (`--allocator both`).
-        case everything
-    }
-
     func run() throws {
         let resultFile = ResultsFolder(directory: output)
         if rowsFile == nil {
@@ -77,51 +69,33 @@ struct Run: ParsableCommand {
             throw ValidationError(error.description)
         }
         let libraryPath = AllocatorLauncher.jemallocLibraryPath()
-        let wantsJemallocHere = countsOnly || allocator == .jemalloc
-        var missingJemalloc = libraryPath == nil && allocator != .system
+        let strategy = AllocationStrategy.choose(
+            allocator: allocator, countsOnly: countsOnly, jemallocInstalled: libraryPath != nil)
+        var countsUnavailableReason = strategy.countsUnavailableReason
         switch AllocatorLauncher.decide(
-            allocator: wantsJemallocHere ? .jemalloc : .system, environment: ProcessInfo.processInfo.environment,
+            allocator: strategy.processAllocator, environment: ProcessInfo.processInfo.environment,
             jemallocLoaded: AllocatorLauncher.jemallocIsLoaded, tcacheEnabled: AllocationCounter().availability != .exact,
             libraryPath: libraryPath)
         {
         case .proceed:
             break
         case .proceedWithoutJemalloc:
-            missingJemalloc = true
+            countsUnavailableReason = countsUnavailableReason ?? AllocatorLauncher.howToEnable
         case .reexecute(let environment):
             let failure = AllocatorLauncher.reexecute(
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: environment)
             FileHandle.standardError.write(Data("note: \(failure); measuring on the current allocator.\n".utf8))
         }
         let allocatorName = AllocatorLauncher.jemallocIsLoaded ? "jemalloc" : "system"
-        let counter: AllocationCounter
-        let pass: AllocationPass
-        var child: ChildRun?
-        if countsOnly {
-            counter = AllocationCounter()
-            pass = .only
-        } else if missingJemalloc {
-            counter = .unavailable(reason: AllocatorLauncher.howToEnable)
-            pass = .unavailable
-        } else {
-            switch allocator {
-            case .jemalloc:
-                counter = allocatorName == "jemalloc" ? AllocationCounter() : .disabled
-                pass = .here
-            case .system:
-                counter = .unavailable(
-                    reason: "--allocator system measures times only (the default run counts them in a jemalloc child)")
-                pass = .unavailable
-            case .both:
-                counter = .disabled
-                pass = .elsewhere
-                child = .everything
-            case nil:
-                counter = .disabled
-                pass = .elsewhere
-                child = .counts
+        let pass = strategy.pass
+        let child = strategy.child
+        let counter: AllocationCounter =
+            switch pass {
+            case .here, .only: AllocatorLauncher.jemallocIsLoaded ? AllocationCounter() : .unavailable(
+                reason: countsUnavailableReason ?? AllocatorLauncher.howToEnable)
+            case .unavailable: .unavailable(reason: countsUnavailableReason ?? AllocatorLauncher.howToEnable)
+            case .elsewhere: .disabled
             }
-        }
         var environment = RunEnvironment.current(allocator: allocatorName)
         if let runID { environment.runID = runID }
         let probe = PlainRecursionProbe(executable: Self.executablePath, arguments: ["probe-recursion"])
@@ -189,7 +163,7 @@ struct Run: ParsableCommand {
     }
 
     /// Runs this executable again under jemalloc and returns the rows it measured.
-    private func runChild(_ kind: ChildRun, runID: String) throws -> [CSVRow] {
+    private func runChild(_ kind: AllocationStrategy.Child, runID: String) throws -> [CSVRow] {
         let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-jemalloc.csv"
         defer { try? FileManager.default.removeItem(atPath: rowsPath) }
         var arguments = Self.argumentsWithoutAllocator(Array(CommandLine.arguments.dropFirst()))
