@@ -172,7 +172,9 @@ def main(argv):
     rows = load(path)
     if not rows:
         sys.exit(f"plot: {path} has no rows")
-    allocators = sorted({row["allocator"] for row in rows})
+    # Only the allocators of timed rows label bars: a default run times under
+    # `system` and counts allocations (not plotted) under `jemalloc`.
+    allocators = sorted({row["allocator"] for row in rows if not row["metric"].startswith(("allocs_", "bytes_per_"))})
     stem = os.path.join(out_dir, os.path.splitext(os.path.basename(path))[0])
     made = [
         plot_throughput(rows, allocators, f"{stem}-throughput.png"),

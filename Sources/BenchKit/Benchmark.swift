@@ -35,14 +35,24 @@ public struct MeasurementPlan: Sendable {
     /// The workload delivers to the main thread: the main queue must be
     /// serviced while it runs (see `MainQueueDriver`).
     public let needsMainQueue: Bool
+    /// Expected seconds of one counting repetition (see `countAllocations`).
+    public let countingEstimatedSeconds: Double
     let warmUp: @Sendable (MeasureContext) throws -> Void
+    /// One timing repetition: every metric except the allocation counts.
     let measure: @Sendable (MeasureContext) throws -> [MetricValue]
+    /// One counting repetition: only the allocation metrics
+    /// (`MetricSpec.isAllocationCount`), counted at steady state with an
+    /// exact counter; `nil` when the benchmark has no allocation metrics.
+    /// It warms up on its own (on the same subscription or chain it counts),
+    /// so the counting pass needs no separate warm-up.
+    let countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])?
 
     public init(
         benchmark: String, variant: String, params: String, estimatedSeconds: Double,
-        unavailableReason: String? = nil, needsMainQueue: Bool = false,
+        unavailableReason: String? = nil, needsMainQueue: Bool = false, countingEstimatedSeconds: Double = 0.01,
         warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
-        measure: @escaping @Sendable (MeasureContext) throws -> [MetricValue]
+        measure: @escaping @Sendable (MeasureContext) throws -> [MetricValue],
+        countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])? = nil
     ) {
         self.benchmark = benchmark
         self.variant = variant
@@ -50,8 +60,10 @@ public struct MeasurementPlan: Sendable {
         self.estimatedSeconds = estimatedSeconds
         self.unavailableReason = unavailableReason
         self.needsMainQueue = needsMainQueue
+        self.countingEstimatedSeconds = countingEstimatedSeconds
         self.warmUp = warmUp
         self.measure = measure
+        self.countAllocations = countAllocations
     }
 
     /// The name a filter matches: `benchmark/variant`.

@@ -5,9 +5,42 @@
 ///
 /// The file is long form: one measured value per row. An empty `value` means
 /// "not measured in this run" (allocation counts without jemalloc, skipped
-/// ticks a timer cannot report). Allocation counts (`allocs_*`) and bytes
-/// (`bytes_*`, jemalloc size classes, so the usable size handed out) cover
-/// every thread of the process during the measured region.
+/// ticks a timer cannot report).
+///
+/// The `allocator` column says under which allocator a row was measured, and
+/// one file may hold several:
+/// - default run: every timing row is `system` (the normal allocator, so times
+///   are what users get); the allocation rows (`allocs_*`, `bytes_per_*`) are
+///   `jemalloc`, counted by a separate jemalloc process with its thread cache
+///   off, which makes the counts exact but every allocation slow;
+/// - `--allocator system`: `system` rows only, allocation values empty;
+/// - `--allocator jemalloc`: everything `jemalloc` (times are distorted by the
+///   thread-cache-less allocator; compare them only with other jemalloc times);
+/// - `--allocator both`: the default run plus the jemalloc run's rows.
+///
+/// Allocation metrics are not taken from the timed repetitions (there they
+/// would depend on how elements happened to batch) but from a counting pass at
+/// steady state: the workload first warms up on the same subscription or
+/// trampoline (queues and ring buffers grow to size), then one region of
+/// `SuiteConfiguration.countingBatch` operations (1000 in every suite) is
+/// counted. Counts cover every thread of the process; bytes are jemalloc size
+/// classes, the usable size handed out. How exact each one is:
+/// - `observeOn.throughput` `allocs_per_element`, `bytes_per_element`: one
+///   gated batch (`BatchGate`: the consumer wakes with the first element, the
+///   other 999 queue behind it), so the count is the same on every run and
+///   `value = per-element allocations + per-batch allocations / 1000`. The
+///   integer part is exact per element (a peer that allocates per element
+///   shows 3 or 1); the fraction is exact per batch of this shape (0.004 is
+///   four allocations per batch: scheduling a drain, waking a worker). In a
+///   free-running flood batches are smaller and vary with timing, so there the
+///   per-batch part weighs more per element; it is reported, not hidden.
+///   Rare one-off growth inside a scheduler (a new worker thread) can still
+///   show in one repetition; the median of the repetitions is what to compare.
+/// - `trampoline.recursion` `allocs_per_schedule`, `bytes_per_schedule`: one
+///   chain of 1000 levels: per-level allocations plus the chain's fixed
+///   start-up (or saving: the first level runs without being queued, hence
+///   0.999) divided by 1000. Exact on every run.
+/// - `depth` is exact; every other metric is a time and varies.
 public enum CSVSchema {
     /// The columns, in order, as written in the header row.
     public static let columns: [String] = [
@@ -119,8 +152,16 @@ public struct MetricSpec: Sendable, Equatable {
     public let unit: String
     public let direction: MetricDirection
     /// `true` for counts that do not vary between runs of the same code
-    /// (allocations counted by jemalloc): compare them exactly, not statistically.
+    /// (allocations counted by jemalloc at steady state, `depth`): compare
+    /// them exactly, not statistically. See the type comment of `CSVSchema`
+    /// for what the fraction of a per-element count means.
     public let isExactCount: Bool
+
+    /// Measured by the allocation-counting pass rather than by the timing
+    /// repetitions (`allocs_*`, `bytes_per_*`).
+    public var isAllocationCount: Bool {
+        name.hasPrefix("allocs_") || name.hasPrefix("bytes_per_")
+    }
 
     public init(_ name: String, unit: String, direction: MetricDirection, isExactCount: Bool = false) {
         self.name = name

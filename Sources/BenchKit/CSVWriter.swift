@@ -11,10 +11,13 @@ public struct CSVRow: Sendable, Equatable {
     /// `nil` when the value could not be measured (for example allocation
     /// counts without jemalloc): written as an empty field.
     public var value: Double?
+    /// The allocator the value was measured under, when it is not the run's
+    /// (the allocation counts of a default run come from a jemalloc child).
+    public var allocator: String?
 
     public init(
         benchmark: String, variant: String, params: String, metric: String,
-        unit: String, repetition: Int, value: Double?
+        unit: String, repetition: Int, value: Double?, allocator: String? = nil
     ) {
         self.benchmark = benchmark
         self.variant = variant
@@ -23,6 +26,7 @@ public struct CSVRow: Sendable, Equatable {
         self.unit = unit
         self.repetition = repetition
         self.value = value
+        self.allocator = allocator
     }
 }
 
@@ -52,7 +56,7 @@ public struct CSVWriter: Sendable {
     public func line(_ row: CSVRow) -> String {
         let fields: [String] = [
             environment.runID, environment.timestamp, environment.gitRevision, environment.host,
-            environment.cpu, String(environment.cores), environment.swiftVersion, environment.allocator,
+            environment.cpu, String(environment.cores), environment.swiftVersion, row.allocator ?? environment.allocator,
             row.benchmark, row.variant, row.params, row.metric, row.unit, String(row.repetition),
             row.value.map(CSVWriter.format) ?? "",
         ]

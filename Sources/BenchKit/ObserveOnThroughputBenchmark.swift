@@ -5,6 +5,10 @@
 /// equivalent), so the hop is what is measured. Each repetition creates a
 /// fresh scheduler or peer outside the measured region; the region ends when
 /// the last element has been consumed.
+///
+/// Allocations are not taken from the timed flood, where they would depend on
+/// how the elements happened to batch, but from a separate counting pass at
+/// steady state (`HopAllocationCount`).
 public struct ObserveOnThroughputBenchmark: Benchmark {
     public static let name = "observeOn.throughput"
     let hops: [HopVariant]
@@ -23,6 +27,7 @@ public struct ObserveOnThroughputBenchmark: Benchmark {
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let elements = configuration.throughputElements
+        let batch = configuration.countingBatch
         let params = formatParams(["elements": String(elements)])
         return hops.map { hop -> MeasurementPlan in
             if let reason = hop.unavailableReason {
@@ -31,6 +36,7 @@ public struct ObserveOnThroughputBenchmark: Benchmark {
             return MeasurementPlan(
                 benchmark: Self.name, variant: hop.name, params: params,
                 estimatedSeconds: Double(elements) * 1.5e-6 + 0.01, needsMainQueue: hop.needsMainQueue,
+                countingEstimatedSeconds: Double(batch * (HopAllocationCount.warmUpBatches + 1)) * 3e-6 + 0.03,
                 warmUp: { context in
                     _ = try Self.measureOnce(hop: hop, elements: max(elements / 4, 1), context: context)
                 },
@@ -39,8 +45,13 @@ public struct ObserveOnThroughputBenchmark: Benchmark {
                     return [
                         MetricValue("elements_per_s", region.operationsPerSecond(elements)),
                         MetricValue("ns_per_element", region.nanosecondsPer(elements)),
-                        MetricValue("allocs_per_element", region.allocationsPer(elements)),
-                        MetricValue("bytes_per_element", region.bytesPer(elements)),
+                    ]
+                },
+                countAllocations: { context in
+                    let delta = try HopAllocationCount.count(hop: hop, batch: batch, context: context)
+                    return [
+                        MetricValue("allocs_per_element", delta.map { Double($0.allocations) / Double(batch) }),
+                        MetricValue("bytes_per_element", delta.map { Double($0.bytes) / Double(batch) }),
                     ]
                 })
         }

@@ -61,6 +61,27 @@ public final class ProgressReporter: @unchecked Sendable {
         }
     }
 
+    /// Like `willMeasure`, for a repetition of the allocation-counting pass.
+    func willCount(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int) {
+        let remaining = Self.format(seconds: remainingSeconds())
+        switch style {
+        case .silent:
+            return
+        case .terminal:
+            let text = "[\(plan.benchmark)] \(plan.variant)  counting allocations \(repetition)/\(repetitions)  ~\(remaining) left"
+            let width = 118
+            let clipped = text.count > width ? String(text.prefix(width)) : text.padding(toLength: width, withPad: " ", startingAt: 0)
+            write("\r" + clipped)
+            lineIsOpen = true
+        case .lines:
+            let key = "count " + plan.benchmark
+            if key != currentBenchmark {
+                currentBenchmark = key
+                write("[\(plan.benchmark)] counting allocations × \(repetitions) repetitions, ~\(remaining) left\n")
+            }
+        }
+    }
+
     func didMeasure(estimatedSeconds: Double) {
         doneEstimate += estimatedSeconds
     }

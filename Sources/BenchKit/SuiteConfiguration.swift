@@ -26,11 +26,19 @@ public struct SuiteConfiguration: Sendable {
     /// How to start the child process that measures plain recursion; `nil`
     /// leaves `plain_recursion_limit` empty.
     public var recursionProbe: PlainRecursionProbe?
+    /// Repetitions of the allocation-counting pass. Counts are exact, so a
+    /// few repetitions only show that they agree.
+    public var countingRepetitions: Int
+    /// Operations in one counted region: elements of one batch of a hop,
+    /// schedules of one trampoline chain. The same in every suite, so that
+    /// counts of a quick run and a default run are comparable.
+    public var countingBatch: Int
 
     public init(
         name: String, repetitions: Int, warmUp: Bool, throughputElements: Int, latencySamples: Int,
         latencyRatePerSecond: Int, trampolineDepth: Int, driftPeriods: [DriftPeriod],
-        driftTraceSamples: Int, recursionProbe: PlainRecursionProbe?
+        driftTraceSamples: Int, recursionProbe: PlainRecursionProbe?,
+        countingRepetitions: Int = 3, countingBatch: Int = SuiteConfiguration.defaultCountingBatch
     ) {
         self.name = name
         self.repetitions = repetitions
@@ -42,7 +50,12 @@ public struct SuiteConfiguration: Sendable {
         self.driftPeriods = driftPeriods
         self.driftTraceSamples = driftTraceSamples
         self.recursionProbe = recursionProbe
+        self.countingRepetitions = countingRepetitions
+        self.countingBatch = countingBatch
     }
+
+    /// Operations per counted region in the standard and quick suites.
+    public static let defaultCountingBatch = 1000
 
     /// The default suite: at most about five minutes on two cores.
     public static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
@@ -76,6 +89,6 @@ public struct SuiteConfiguration: Sendable {
             driftPeriods: [
                 DriftPeriod(periodMilliseconds: 1, ticks: 4),
             ],
-            driftTraceSamples: 2, recursionProbe: recursionProbe)
+            driftTraceSamples: 2, recursionProbe: recursionProbe, countingRepetitions: 2, countingBatch: 100)
     }
 }

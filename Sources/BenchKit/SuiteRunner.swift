@@ -2,20 +2,28 @@
 /// then repetitions with the variants interleaved (A B C, A B C, …) so that
 /// drift of the machine hits every variant alike. Every repetition becomes
 /// one row per metric.
+///
+/// Allocation counts are a separate pass (`AllocationPass`): after the
+/// timing repetitions (or instead of them), every plan that has allocation
+/// metrics counts `countingRepetitions` steady-state regions.
 public struct SuiteRunner: Sendable {
     public let configuration: SuiteConfiguration
     public let benchmarks: [any Benchmark]
     public let filter: BenchmarkFilter
     public let counter: AllocationCounter
+    public let allocationPass: AllocationPass
 
+    /// `allocationPass` defaults to `.here` with an exact counter, else `.unavailable`.
     public init(
         configuration: SuiteConfiguration, benchmarks: [any Benchmark] = BenchmarkCatalog.all,
-        filter: BenchmarkFilter = BenchmarkFilter([]), counter: AllocationCounter
+        filter: BenchmarkFilter = BenchmarkFilter([]), counter: AllocationCounter,
+        allocationPass: AllocationPass? = nil
     ) {
         self.configuration = configuration
         self.benchmarks = benchmarks
         self.filter = filter
         self.counter = counter
+        self.allocationPass = allocationPass ?? (counter.isExact ? .here : .unavailable)
     }
 
     /// Every plan of every benchmark, filtered. Throws `BenchmarkFilterError`
@@ -27,19 +35,34 @@ public struct SuiteRunner: Sendable {
     /// Measures everything selected and returns the rows.
     public func run(progress: ProgressReporter) throws -> [CSVRow] {
         let plans = try selectedPlans()
-        if case let .unavailable(reason) = counter.availability {
+        var pass = allocationPass
+        if pass == .only, case let .unavailable(reason) = counter.availability {
+            throw BenchmarkFailure("cannot count allocations: \(reason)")
+        }
+        if pass == .here, !counter.isExact {
+            pass = .unavailable
+        }
+        if pass == .unavailable, case let .unavailable(reason) = counter.availability {
             progress.note("note: allocation counts are left empty: \(reason)")
         }
+        let timing = pass != .only
+        let counting = pass == .here || pass == .only
         let runnable = plans.filter { plan in
             if let reason = plan.unavailableReason {
-                progress.note("note: \(plan.identifier) [\(plan.params)] is not measured: \(reason)")
+                // A counting child stays quiet: its parent has said it already.
+                if timing { progress.note("note: \(plan.identifier) [\(plan.params)] is not measured: \(reason)") }
                 return false
             }
             return true
         }
         let warmUpRounds = configuration.warmUp ? 1 : 0
-        let perPlan = Double(configuration.repetitions + warmUpRounds)
-        progress.begin(totalEstimatedSeconds: runnable.reduce(0) { $0 + $1.estimatedSeconds * perPlan })
+        let perPlan = timing ? Double(configuration.repetitions + warmUpRounds) : 0
+        let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
+        progress.begin(
+            totalEstimatedSeconds: runnable.reduce(0) {
+                $0 + $1.estimatedSeconds * perPlan
+                    + ($1.countAllocations == nil ? 0 : $1.countingEstimatedSeconds * countsPerPlan)
+            })
         let context = MeasureContext(counter: counter, configuration: configuration)
         var rows: [CSVRow] = []
         var order: [String] = []
@@ -48,7 +71,7 @@ public struct SuiteRunner: Sendable {
             if byBenchmark[plan.benchmark] == nil { order.append(plan.benchmark) }
             byBenchmark[plan.benchmark, default: []].append(plan)
         }
-        for benchmark in order {
+        for benchmark in order where timing {
             let group = byBenchmark[benchmark] ?? []
             if configuration.warmUp {
                 for plan in group {
@@ -64,11 +87,33 @@ public struct SuiteRunner: Sendable {
                     let values = try Self.serviced(plan) { try plan.measure(context) }
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
                     rows += Self.rows(for: plan, repetition: repetition, values: values)
+                    if pass == .unavailable, plan.countAllocations != nil {
+                        rows += Self.rows(for: plan, repetition: repetition, values: Self.emptyCounts(of: plan))
+                    }
+                }
+            }
+        }
+        for benchmark in order where counting {
+            let group = (byBenchmark[benchmark] ?? []).filter { $0.countAllocations != nil }
+            for repetition in 1...max(configuration.countingRepetitions, 1) {
+                for plan in group {
+                    guard let count = plan.countAllocations else { continue }
+                    progress.willCount(plan, repetition: repetition, of: configuration.countingRepetitions)
+                    let values = try Self.serviced(plan) { try count(context) }
+                    progress.didMeasure(estimatedSeconds: plan.countingEstimatedSeconds)
+                    rows += Self.rows(for: plan, repetition: repetition, values: values)
                 }
             }
         }
         progress.finish()
         return rows
+    }
+
+    /// The allocation metrics of `plan`'s benchmark, without values.
+    static func emptyCounts(of plan: MeasurementPlan) -> [MetricValue] {
+        (CSVSchema.benchmark(named: plan.benchmark)?.metrics ?? [])
+            .filter(\.isAllocationCount)
+            .map { MetricValue($0.name, nil) }
     }
 
     static func serviced<T>(_ plan: MeasurementPlan, _ body: () throws -> T) rethrows -> T {

@@ -55,7 +55,14 @@ public enum SummaryTable {
                 var line = "  " + labels[index].padding(toLength: labelWidth, withPad: " ", startingAt: 0)
                 for metric in metrics {
                     let key = Key(series: entry, benchmark: benchmark, metric: metric.name)
-                    line += leftPad(medians[key].map(compact) ?? "-", columnWidth)
+                    // Counts keep their fraction: 0.002 is two allocations per batch of 1000.
+                    let text: String
+                    if let median = medians[key] {
+                        text = metric.isAllocationCount ? CSVWriter.format(median) : compact(median)
+                    } else {
+                        text = "-"
+                    }
+                    line += leftPad(text, columnWidth)
                 }
                 out += line + "\n"
             }
@@ -64,14 +71,17 @@ public enum SummaryTable {
                 guard let base = bases.first,
                     let baseValue = medians[Key(series: base, benchmark: benchmark, metric: rule.metric)], baseValue > 0
                 else { continue }
-                out += "  ratios (\(rule.meaning)):\n"
+                var lines = ""
                 for other in series where other.variant != rule.base {
                     guard let value = medians[Key(series: other, benchmark: benchmark, metric: rule.metric)], value > 0 else {
                         continue
                     }
                     let ratio = baseValue / value
-                    out += "    \(rule.base) / \(other.variant)".padding(toLength: labelWidth + 18, withPad: " ", startingAt: 0)
+                    lines += "    \(rule.base) / \(other.variant)".padding(toLength: labelWidth + 18, withPad: " ", startingAt: 0)
                         + String(format: "%.2fx", ratio) + "\n"
+                }
+                if !lines.isEmpty {
+                    out += "  ratios (\(rule.meaning)):\n" + lines
                 }
             }
         }

@@ -17,11 +17,13 @@ public struct TrampolineBenchmark: Benchmark {
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let depth = configuration.trampolineDepth
         let probe = configuration.recursionProbe
+        let countedDepth = configuration.countingBatch
         let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
         return [
             MeasurementPlan(
                 benchmark: Self.name, variant: "current-thread", params: params,
                 estimatedSeconds: Double(depth) * 400e-9 + (probe == nil ? 0 : 0.2),
+                countingEstimatedSeconds: Double(countedDepth) * 2e-6 + 0.01,
                 warmUp: { context in
                     _ = Self.runChain(depth: max(depth / 10, 1), context: context)
                 },
@@ -30,11 +32,18 @@ public struct TrampolineBenchmark: Benchmark {
                     let limit = try probe.map { try $0.measure() }
                     return [
                         MetricValue("ns_per_schedule", region.nanosecondsPer(chain.count)),
-                        MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
-                        MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
                         MetricValue("depth", Double(chain.count)),
                         MetricValue("stack_growth_bytes", Double(chain.highestAddress - chain.lowestAddress)),
                         MetricValue("plain_recursion_limit", limit.map(Double.init)),
+                    ]
+                },
+                countAllocations: { context in
+                    // Warm up on this thread's trampoline, then count one chain.
+                    _ = Self.runChain(depth: countedDepth, context: context)
+                    let (chain, region) = Self.runChain(depth: countedDepth, context: context)
+                    return [
+                        MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
+                        MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
                     ]
                 })
         ]

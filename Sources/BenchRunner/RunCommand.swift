@@ -9,6 +9,8 @@ struct Run: ParsableCommand {
         discussion: """
             Each benchmark warms up every variant once, then measures the variants interleaved \
             (A B C, A B C, ...) for every repetition; each repetition is one CSV row per metric. \
+            Allocation counts (allocs_*, bytes_per_*) come from a separate counting pass under jemalloc \
+            (see --allocator), so they never slow the timings down. \
             The CSV appears only when the run completes (never partially, never over an older file).
             """)
 
@@ -19,20 +21,34 @@ struct Run: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Process allocator to measure under: system, jemalloc or both (default: jemalloc when installed, else system).",
-            discussion: "jemalloc gives exact allocation counts: BenchRunner re-executes itself with jemalloc preloaded "
-                + "and its thread cache off (MALLOC_CONF=tcache:false), so every allocation reaches the counters; "
-                + "compare times within one allocator. both runs the suite once per allocator into one CSV.",
+            "How to time and count allocations: system, jemalloc or both (default: times under the system "
+                + "allocator, counts in a jemalloc child).",
+            discussion: """
+                Default: the timing repetitions run in this process under the system allocator (allocator column \
+                `system`); then a child process re-executed with jemalloc preloaded and its thread cache off \
+                (MALLOC_CONF=tcache:false) counts allocations exactly at steady state (allocator column `jemalloc`, \
+                allocs_*/bytes_per_* metrics only, 3 short repetitions). Without jemalloc installed the counts are \
+                left empty and the run says how to install it. \
+                system: times only, counts empty. \
+                jemalloc: times and counts all under jemalloc without its thread cache; every allocation then takes \
+                jemalloc's slow path, which distorts times (most for peers that allocate per element): compare \
+                such times only with other jemalloc times. \
+                both: the default run plus a full jemalloc run, in one CSV.
+                """,
             valueName: "system|jemalloc|both"))
     var allocator: AllocatorChoice?
 
-    /// Internal: a child of `--allocator both` writes its rows here instead of into the output folder.
+    /// Internal: a child process writes its rows here instead of into the output folder.
     @Option(help: .hidden)
     var rowsFile: String?
 
-    /// Internal: the run id the parent of `--allocator both` chose.
+    /// Internal: the run id the parent chose.
     @Option(help: .hidden)
     var runID: String?
+
+    /// Internal: the counting child of a default run: count allocations, time nothing.
+    @Flag(help: .hidden)
+    var countsOnly = false
 
     func run() throws {
         let resultFile = ResultsFolder(directory: output)
@@ -52,92 +68,123 @@ struct Run: ParsableCommand {
         } catch let error as BenchmarkFilterError {
             throw ValidationError(error.description)
         }
-
         let libraryPath = AllocatorLauncher.jemallocLibraryPath()
-        let requested = allocator ?? (libraryPath == nil ? .system : .jemalloc)
-        if requested == .both && rowsFile == nil {
-            try runBoth(resultFile: resultFile)
-            return
-        }
-        let chosen = requested == .both ? AllocatorChoice.jemalloc : requested
-        var allocatorName = chosen.rawValue
-        var missingJemalloc = false
+        let strategy = AllocationStrategy.choose(
+            allocator: allocator, countsOnly: countsOnly, jemallocInstalled: libraryPath != nil)
+        var countsUnavailableReason = strategy.countsUnavailableReason
         switch AllocatorLauncher.decide(
-            allocator: chosen, environment: ProcessInfo.processInfo.environment,
+            allocator: strategy.processAllocator, environment: ProcessInfo.processInfo.environment,
             jemallocLoaded: AllocatorLauncher.jemallocIsLoaded, tcacheEnabled: AllocationCounter().availability != .exact,
             libraryPath: libraryPath)
         {
         case .proceed:
             break
         case .proceedWithoutJemalloc:
-            allocatorName = AllocatorChoice.system.rawValue
-            missingJemalloc = true
+            countsUnavailableReason = countsUnavailableReason ?? AllocatorLauncher.howToEnable
         case .reexecute(let environment):
             let failure = AllocatorLauncher.reexecute(
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: environment)
             FileHandle.standardError.write(Data("note: \(failure); measuring on the current allocator.\n".utf8))
-            allocatorName = AllocatorLauncher.jemallocIsLoaded ? "jemalloc" : "system"
         }
-        if allocatorName == "jemalloc" && !AllocatorLauncher.jemallocIsLoaded {
-            allocatorName = "system"
-        }
-
+        let allocatorName = AllocatorLauncher.jemallocIsLoaded ? "jemalloc" : "system"
+        let pass = strategy.pass
+        let child = strategy.child
         let counter: AllocationCounter =
-            allocatorName == "jemalloc"
-            ? AllocationCounter() : missingJemalloc ? .unavailable(reason: AllocatorLauncher.howToEnable) : .disabled
+            switch pass {
+            case .here, .only: AllocatorLauncher.jemallocIsLoaded ? AllocationCounter() : .unavailable(
+                reason: countsUnavailableReason ?? AllocatorLauncher.howToEnable)
+            case .unavailable: .unavailable(reason: countsUnavailableReason ?? AllocatorLauncher.howToEnable)
+            case .elsewhere: .disabled
+            }
         var environment = RunEnvironment.current(allocator: allocatorName)
         if let runID { environment.runID = runID }
         let probe = PlainRecursionProbe(executable: Self.executablePath, arguments: ["probe-recursion"])
         let configuration = suite.configuration(recursionProbe: probe)
-        let runner = SuiteRunner(configuration: configuration, filter: BenchmarkFilter(suite.patterns), counter: counter)
-        print("BenchRunner: \(configuration.name) suite, \(configuration.repetitions) repetitions, allocator \(allocatorName), "
-            + "\(environment.cores) cores, git \(environment.gitRevision)")
+        let runner = SuiteRunner(
+            configuration: configuration, filter: BenchmarkFilter(suite.patterns), counter: counter,
+            allocationPass: pass)
+        if countsOnly {
+            print("BenchRunner: counting allocations under \(allocatorName) (thread cache off), "
+                + "\(configuration.countingRepetitions) repetitions of \(configuration.countingBatch) operations")
+        } else {
+            let counting =
+                switch pass {
+                case .elsewhere: "counts in a jemalloc child"
+                case .here, .only: "counts here"
+                case .unavailable: "no allocation counts"
+                }
+            print("BenchRunner: \(configuration.name) suite, \(configuration.repetitions) repetitions, "
+                + "times under \(allocatorName), \(counting), \(environment.cores) cores, git \(environment.gitRevision)")
+        }
         fflush(nil)
         let progress = ProgressReporter.automatic()
-        let rows = try MainQueueDriver.runWhileDrainingMainQueue { try runner.run(progress: progress) }
+        var rows = try MainQueueDriver.runWhileDrainingMainQueue { try runner.run(progress: progress) }
+        if let child {
+            do {
+                rows += try runChild(child, runID: environment.runID)
+            } catch {
+                progress.note("note: allocation counts are missing: \(error)")
+            }
+        }
         let document = CSVWriter(environment: environment).document(rows)
-
         if let rowsFile {
             try document.write(toFile: rowsFile, atomically: true, encoding: .utf8)
             return
         }
-        print(SummaryTable.render(rows))
+        if allocator == .both {
+            for name in ["system", "jemalloc"] {
+                print("\n== allocator \(name) ==")
+                print(SummaryTable.render(rows.filter { ($0.allocator ?? allocatorName) == name }))
+            }
+        } else {
+            print(SummaryTable.render(rows))
+        }
+        if allocator == .both && pass == .elsewhere {
+            print("system: times only; jemalloc: times (slowed by jemalloc without thread cache) and allocation counts.")
+        }
+        print(Self.sourcesNote(pass: pass, allocator: allocatorName, configuration: configuration))
         let path = try resultFile.write(document, environment: environment)
         print("wrote \(rows.count) rows to \(path)")
     }
 
-    /// Runs the suite once per allocator in child processes and writes one CSV holding both.
-    private func runBoth(resultFile: ResultsFolder) throws {
-        let environment = RunEnvironment.current(allocator: "both")
-        var documents: [String] = []
-        for choice in [AllocatorChoice.system, .jemalloc] {
-            let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-\(choice.rawValue).csv"
-            defer { try? FileManager.default.removeItem(atPath: rowsPath) }
-            var arguments = Self.argumentsWithoutAllocator(Array(CommandLine.arguments.dropFirst()))
-            if arguments.first != "run" { arguments.insert("run", at: 0) }
-            arguments += ["--allocator", choice.rawValue, "--rows-file", rowsPath, "--run-id", environment.runID]
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: Self.executablePath)
-            child.arguments = arguments
-            try child.run()
-            child.waitUntilExit()
-            guard child.terminationReason == .exit, child.terminationStatus == 0,
-                let text = try? String(contentsOfFile: rowsPath, encoding: .utf8)
-            else {
-                throw BenchmarkFailure("the \(choice.rawValue) run failed (status \(child.terminationStatus))")
-            }
-            documents.append(text)
+    /// Says under which allocator the summary's numbers were taken.
+    static func sourcesNote(pass: AllocationPass, allocator: String, configuration: SuiteConfiguration) -> String {
+        let counts = "allocs_*/bytes_per_*: exact jemalloc counts at steady state, one gated batch of "
+            + "\(configuration.countingBatch) after warm-up (a fraction is per-batch work spread over the batch)"
+        switch pass {
+        case .elsewhere:
+            return "times: \(allocator) allocator; \(counts)."
+        case .here, .only:
+            return "times and counts under jemalloc without thread cache (times are slower than under the system "
+                + "allocator); \(counts)."
+        case .unavailable:
+            return "times: \(allocator) allocator; allocation counts not taken."
         }
-        let merged = CSVWriter.header + "\n" + documents.map { document in
-            document.split(separator: "\n", omittingEmptySubsequences: true).dropFirst().map { $0 + "\n" }.joined()
-        }.joined()
-        for allocatorName in ["system", "jemalloc"] {
-            let rows = Self.rows(fromCSV: merged, allocator: allocatorName)
-            print("\n== allocator \(allocatorName) ==")
-            print(SummaryTable.render(rows))
+    }
+
+    /// Runs this executable again under jemalloc and returns the rows it measured.
+    private func runChild(_ kind: AllocationStrategy.Child, runID: String) throws -> [CSVRow] {
+        let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-jemalloc.csv"
+        defer { try? FileManager.default.removeItem(atPath: rowsPath) }
+        var arguments = Self.argumentsWithoutAllocator(Array(CommandLine.arguments.dropFirst()))
+        if arguments.first != "run" { arguments.insert("run", at: 0) }
+        arguments += ["--allocator", "jemalloc", "--rows-file", rowsPath, "--run-id", runID]
+        if kind == .counts { arguments.append("--counts-only") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executablePath)
+        process.arguments = arguments
+        // The child decides its allocator afresh, even if this process was itself re-executed.
+        var environment = ProcessInfo.processInfo.environment
+        environment[AllocatorLauncher.guardVariable] = nil
+        process.environment = environment
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0,
+            let text = try? String(contentsOfFile: rowsPath, encoding: .utf8)
+        else {
+            throw BenchmarkFailure("the jemalloc process failed (status \(process.terminationStatus))")
         }
-        let path = try resultFile.write(merged, environment: environment)
-        print("wrote \(path)")
+        return Self.rows(fromCSV: text)
     }
 
     static func argumentsWithoutAllocator(_ arguments: [String]) -> [String] {
@@ -145,14 +192,16 @@ struct Run: ParsableCommand {
         var skipNext = false
         for argument in arguments {
             if skipNext { skipNext = false; continue }
-            if argument == "--allocator" { skipNext = true; continue }
-            if argument.hasPrefix("--allocator=") { continue }
+            if ["--allocator", "--rows-file", "--run-id"].contains(argument) { skipNext = true; continue }
+            if ["--allocator=", "--rows-file=", "--run-id="].contains(where: { argument.hasPrefix($0) }) { continue }
+            if argument == "--counts-only" { continue }
             result.append(argument)
         }
         return result
     }
 
-    static func rows(fromCSV text: String, allocator: String) -> [CSVRow] {
+    /// The rows of a CSV this tool wrote, each with its `allocator`.
+    static func rows(fromCSV text: String) -> [CSVRow] {
         let records = CSVWriter.parse(text)
         guard let header = records.first else { return [] }
         func column(_ name: String) -> Int? { header.firstIndex(of: name) }
@@ -161,10 +210,11 @@ struct Run: ParsableCommand {
             let repetition = column("repetition"), let value = column("value")
         else { return [] }
         return records.dropFirst().compactMap { record in
-            guard record.count == header.count, record[allocatorColumn] == allocator else { return nil }
+            guard record.count == header.count else { return nil }
             return CSVRow(
                 benchmark: record[benchmark], variant: record[variant], params: record[params], metric: record[metric],
-                unit: record[unit], repetition: Int(record[repetition]) ?? 0, value: Double(record[value]))
+                unit: record[unit], repetition: Int(record[repetition]) ?? 0, value: Double(record[value]),
+                allocator: record[allocatorColumn])
         }
     }
 

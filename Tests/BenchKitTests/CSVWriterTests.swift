@@ -59,4 +59,19 @@ final class CSVWriterTests: XCTestCase {
     func testParamsAreKeyValuePairsJoinedBySemicolons() {
         XCTAssertEqual(formatParams(["period_ms": "1", "ticks": "2000"]), "period_ms=1;ticks=2000")
     }
+
+    func testRowAllocatorOverridesTheRunsAllocator() {
+        let environment = RunEnvironment(
+            runID: "r", timestamp: "t", gitRevision: "g", host: "h", cpu: "c", cores: 2, swiftVersion: "6",
+            allocator: "system")
+        let writer = CSVWriter(environment: environment)
+        let counted = CSVRow(
+            benchmark: "b", variant: "v", params: "", metric: "allocs_per_element", unit: "allocations",
+            repetition: 1, value: 3, allocator: "jemalloc")
+        var timed = counted
+        timed.allocator = nil
+        let column = CSVSchema.columns.firstIndex(of: "allocator") ?? 0
+        XCTAssertEqual(CSVWriter.parse(writer.line(counted)).first?[column], "jemalloc")
+        XCTAssertEqual(CSVWriter.parse(writer.line(timed)).first?[column], "system")
+    }
 }

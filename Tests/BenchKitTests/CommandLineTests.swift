@@ -46,4 +46,13 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(result.stdout.contains(name), name)
         }
     }
+
+    func testHelpSaysTimesAndCountsComeFromDifferentAllocators() throws {
+        let result = try BenchRunnerBinary.run(["--help"])
+        XCTAssertEqual(result.status, 0)
+        let text = result.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+        XCTAssertTrue(text.contains("system allocator"), text)
+        XCTAssertTrue(text.contains("jemalloc child"), text)
+        XCTAssertTrue(text.contains("distorts times"), text)
+    }
 }

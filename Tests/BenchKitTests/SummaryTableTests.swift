@@ -34,4 +34,19 @@ final class SummaryTableTests: XCTestCase {
         XCTAssertEqual(SummaryTable.compact(0.5), "0.50")
         XCTAssertEqual(SummaryTable.compact(25_000), "25.0k")
     }
+
+    func testAllocationCountsKeepTheirFraction() {
+        let rows = [
+            CSVRow(
+                benchmark: "observeOn.throughput", variant: "fast-path", params: "", metric: "allocs_per_element",
+                unit: "allocations", repetition: 1, value: 0.004, allocator: "jemalloc"),
+            CSVRow(
+                benchmark: "observeOn.throughput", variant: "fast-path", params: "", metric: "elements_per_s",
+                unit: "elements/s", repetition: 1, value: 3_000_000, allocator: "system"),
+        ]
+        let text = SummaryTable.render(rows)
+        XCTAssertTrue(text.contains("0.004"), text)
+        // Times and counts of one variant share a line, whatever allocator each came from.
+        XCTAssertTrue(text.split(separator: "\n").contains { $0.contains("3.00M") && $0.contains("0.004") }, text)
+    }
 }
