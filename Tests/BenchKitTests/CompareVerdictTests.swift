@@ -273,6 +273,22 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertTrue(outcome.output.contains("added"))
     }
 
+    func testPerTickSamplesOnOneSideOnlyAreNotListedAsAddedOrRemoved() throws {
+        // Which ticks a drift run samples depends on the run; such rows describe
+        // the run, they are not benchmarks that appeared or disappeared.
+        let sampledInBase = FixtureSeries(
+            benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;tick=14",
+            metric: "lateness_at_tick_us", unit: "us", values: [63])
+        let sampledInNew = FixtureSeries(
+            benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;tick=15",
+            metric: "lateness_at_tick_us", unit: "us", values: [70])
+        let outcome = try fixture.compare(base: [sampledInBase], new: [sampledInNew])
+        let report = try XCTUnwrap(outcome.report)
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.informational, .informational])
+        XCTAssertTrue(outcome.output.contains("added 0, removed 0"), outcome.output)
+        XCTAssertEqual(outcome.status, .noRegression)
+    }
+
     func testAllocatorAndParamsArePartOfThePairing() throws {
         let system = FixtureSeries(metric: "allocs_per_element", unit: "allocs", allocator: "system", values: [1])
         let jemalloc = FixtureSeries(metric: "allocs_per_element", unit: "allocs", allocator: "jemalloc", values: [5])

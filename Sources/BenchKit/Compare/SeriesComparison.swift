@@ -55,7 +55,9 @@ public struct SeriesComparison: Sendable {
             change = nil
             interval = nil
             test = nil
-            verdict = base == nil ? .added : .removed
+            // Informational series (per-tick samples, machine facts) come and go
+            // with the run: one side only is not a change in the suite.
+            verdict = rule.preference == .informational ? .informational : (base == nil ? .added : .removed)
             return
         }
         guard let baseMedian, let newMedian else {
