@@ -20,9 +20,13 @@ import Synchronization
 /// (a few nanoseconds), not through Foundation's thread dictionary, and freed
 /// when the thread exits.
 ///
-/// Cost: running at once allocates nothing; a queued `schedule` allocates one
-/// object, which is both the queue entry and the returned disposable. Nothing
-/// it keeps (state, action) outlives the run or the skip (guarantee 8).
+/// Cost: running at once allocates nothing; a queued `schedule` allocates at
+/// most one object, which is both the queue entry and the returned
+/// disposable. When nothing but the queue holds that object once it has run
+/// (the caller dropped the disposable, no weak or unowned reference), the
+/// thread keeps it and the next queued `schedule` of the same state type
+/// reuses it: a chain of schedules then allocates nothing. Nothing an item
+/// keeps (state, action) outlives the run or the skip (guarantee 8).
 /// Disposing a queued item from another thread is safe.
 ///
 /// Serial per thread, but not a `SerialScheduler`: two threads can run its
@@ -50,7 +54,7 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
     ) -> Disposable {
         let trampoline = Trampoline.current
         if trampoline.isRunning {
-            let item = TrampolineItem(state: state, action: action)
+            let item = trampoline.makeItem(state: state, action: action)
             trampoline.enqueue(item)
             return item
         }
@@ -92,6 +96,10 @@ final class Trampoline {
     // Owned through `first` and the `next` links.
     @exclusivity(unchecked)
     private unowned(unsafe) var last: TrampolineWork?
+    /// An item that has run and that nothing else references, kept for the
+    /// next `makeItem` of its type. It holds no state and no action.
+    @exclusivity(unchecked)
+    private var spare: TrampolineWork?
 
     /// The calling thread's trampoline, if it has one.
     static var existing: Trampoline? {
@@ -118,25 +126,60 @@ final class Trampoline {
         last = work
     }
 
+    /// A queue entry for `action`: the spare item when it has this state
+    /// type, else a new one.
+    func makeItem<StateType>(
+        state: StateType, action: @escaping (StateType) -> Disposable
+    ) -> TrampolineItem<StateType> {
+        if let spare, ObjectIdentifier(type(of: spare)) == ObjectIdentifier(TrampolineItem<StateType>.self) {
+            self.spare = nil
+            let item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
+            item.reuse(state: state, action: action)
+            return item
+        }
+        return TrampolineItem(state: state, action: action)
+    }
+
     /// Runs queued work until the queue is empty, including work queued meanwhile.
     func drain() {
-        while let work = first {
+        while var work = first {
             first = work.next
             work.next = nil
             if first == nil {
                 last = nil
             }
-            work.run()
+            // When only this queue holds the entry, nobody can dispose it any more.
+            let isUnreferenced = isKnownUniquelyReferenced(&work)
+            if work.run(isUnreferenced: isUnreferenced), spare == nil {
+                spare = work
+            }
         }
     }
 }
 
 /// Work queued on a trampoline: a link of the trampoline's FIFO list.
+///
+/// Subclasses are generic; they hand in their run function, made where their
+/// type is concrete, instead of overriding a method: an overridden method of
+/// a generic class runs unspecialised, looking up type metadata (a hash-table
+/// search) each time it touches an optional of the generic type.
 class TrampolineWork {
+    /// Runs `work`, told whether the queue held the only strong reference to
+    /// it; returns `true` when the entry may be reused for another schedule.
+    typealias RunFunction = (_ work: TrampolineWork, _ isUnreferenced: Bool) -> Bool
+
     @exclusivity(unchecked)
     final var next: TrampolineWork?
+    private final let runFunction: RunFunction
 
-    func run() {}
+    init(run: @escaping RunFunction) {
+        runFunction = run
+    }
+
+    /// Runs the entry; `true` when it may be reused.
+    final func run(isUnreferenced: Bool) -> Bool {
+        runFunction(self, isUnreferenced)
+    }
 }
 
 /// One queued action: also the disposable handed back for it, so queuing
@@ -161,13 +204,44 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
     init(state: StateType, action: @escaping (StateType) -> Disposable) {
         self.state = state
         self.action = action
+        super.init { work, isUnreferenced in
+            unsafeDowncast(work, to: TrampolineItem<StateType>.self).perform(isUnreferenced: isUnreferenced)
+        }
     }
 
     var isDisposed: Bool {
         phase.load(ordering: .acquiring) == Phase.disposed.rawValue
     }
 
-    override func run() {
+    /// Makes a spare item (one that ran through `runUnreferenced`) a new entry.
+    func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
+        self.state = state
+        self.action = action
+    }
+
+    private func perform(isUnreferenced: Bool) -> Bool {
+        // A weak or unowned reference could still reach this item, to dispose
+        // it or to tell it apart from a later one: then take the usual path.
+        guard isUnreferenced, _getWeakRetainCount(self) <= 1, _getUnownedRetainCount(self) <= 1 else {
+            runShared()
+            return false
+        }
+        // Nobody can dispose it any more; it may have been disposed before.
+        let wasDisposed = phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+        let action = self.action.unsafelyUnwrapped
+        let state = self.state.unsafelyUnwrapped
+        self.action = nil
+        self.state = nil
+        if !wasDisposed {
+            // What the action returns can no longer be disposed through this item: drop it.
+            _ = action(state)
+        }
+        phase.store(Phase.pending.rawValue, ordering: .relaxed)
+        return true
+    }
+
+    /// Runs the action unless disposed, handing its result over to a later `dispose()`.
+    private func runShared() {
         guard phase.compareExchange(
             expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
             ordering: .acquiringAndReleasing

@@ -5,7 +5,8 @@ extension ImmediateScheduler {
     ///
     /// On `CurrentThreadScheduler` each `recurse` call is queued on the
     /// trampoline and runs after the current action returns, so a chain of any
-    /// length runs in constant stack space. Disposing the returned disposable
+    /// length runs in constant stack space; there a chain step allocates
+    /// nothing and takes no lock (one object serves the whole recursion). Disposing the returned disposable
     /// cancels the pending recursions; an action already running finishes.
     ///
     /// - Parameters:
@@ -16,6 +17,10 @@ extension ImmediateScheduler {
         _ state: State,
         action: @escaping (_ state: State, _ recurse: (State) -> Void) -> Void
     ) -> Disposable {
+        if self is CurrentThreadScheduler {
+            // The trampoline's own path: no allocation, no lock per step.
+            return TrampolineRecursion.start(state, action: action)
+        }
         let recursive = AnyRecursiveScheduler<State>(immediate: self, action: action)
         recursive.schedule(state)
         return recursive
