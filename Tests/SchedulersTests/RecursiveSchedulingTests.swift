@@ -135,9 +135,8 @@ final class RecursiveSchedulingTests: XCTestCase {
         XCTAssertEqual(log, ["a", "b", "item", "c", "d"])
     }
 
-    func testDisposingQueuedTrampolineRecursionFromAnotherThreadSkipsItAndFreesIt() {
+    func testDisposingQueuedTrampolineRecursionFromAnotherThreadSkipsItAndReleasesTheAction() {
         weak var weakCaptured: LifetimeToken?
-        weak var weakRecursion: AnyObject?
         var runs = 0
         _ = CurrentThreadScheduler.instance.schedule(()) { _ in
             let captured = LifetimeToken()
@@ -147,7 +146,6 @@ final class RecursiveSchedulingTests: XCTestCase {
                 runs += 1
                 recurse(value + 1)
             }
-            weakRecursion = disposable as AnyObject
             let done = DispatchSemaphore(value: 0)
             let transfer = DisposableTransfer(value: disposable)
             DispatchQueue.global().async {
@@ -159,8 +157,9 @@ final class RecursiveSchedulingTests: XCTestCase {
             return Disposables.create()
         }
         XCTAssertEqual(runs, 0, "disposed before its first step started")
-        XCTAssertNil(weakCaptured)
-        XCTAssertNil(weakRecursion)
+        // (The recursion object itself may still be held for a moment by the
+        // dispatch block that disposed it.)
+        XCTAssertNil(weakCaptured, "released when the skipped step came up")
     }
 
     func testDisposingTrampolineRecursionOnItsThreadReleasesTheActionAtOnce() {

@@ -52,7 +52,17 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
-        let trampoline = Trampoline.current
+        // Borrowed: the thread's own reference keeps it alive, no retain needed.
+        Trampoline.currentUnmanaged._withUnsafeGuaranteedRef { trampoline in
+            schedule(on: trampoline, state, action: action)
+        }
+    }
+
+    private func schedule<StateType>(
+        on trampoline: Trampoline,
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
         if trampoline.isRunning {
             let item = trampoline.makeItem(state: state, action: action)
             trampoline.enqueue(item)
@@ -109,11 +119,16 @@ final class Trampoline {
 
     /// The calling thread's trampoline, created on first use and released when the thread exits.
     static var current: Trampoline {
+        currentUnmanaged.takeUnretainedValue()
+    }
+
+    /// `current` without a retain, for the hot path: the thread's key holds it.
+    static var currentUnmanaged: Unmanaged<Trampoline> {
         if let pointer = pthread_getspecific(key) {
-            return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
+            return Unmanaged<Trampoline>.fromOpaque(pointer)
         }
-        let trampoline = Trampoline()
-        pthread_setspecific(key, Unmanaged.passRetained(trampoline).toOpaque())
+        let trampoline = Unmanaged.passRetained(Trampoline())
+        pthread_setspecific(key, trampoline.toOpaque())
         return trampoline
     }
 
