@@ -48,6 +48,7 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
     /// - Returns: When run at once, what the action returned; when queued, a
     ///   disposable that skips the action if disposed before it starts, and
     ///   disposes what the action returned if disposed after.
+    @inlinable
     public func schedule<StateType>(
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
@@ -58,7 +59,8 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
         }
     }
 
-    private func schedule<StateType>(
+    @inlinable
+    func schedule<StateType>(
         on trampoline: Trampoline,
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
@@ -83,6 +85,7 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
 /// The queue is an intrusive FIFO list threaded through the queued items
 /// themselves: queuing allocates nothing beyond the item, and there is no
 /// buffer to grow or copy.
+@usableFromInline
 final class Trampoline {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -100,6 +103,7 @@ final class Trampoline {
     }()
 
     @exclusivity(unchecked)
+    @usableFromInline
     var isRunning = false
     @exclusivity(unchecked)
     private var first: TrampolineWork?
@@ -109,7 +113,8 @@ final class Trampoline {
     /// An item that has run and that nothing else references, kept for the
     /// next `makeItem` of its type. It holds no state and no action.
     @exclusivity(unchecked)
-    private var spare: TrampolineWork?
+    @usableFromInline
+    var spare: TrampolineWork?
 
     /// The calling thread's trampoline, if it has one.
     static var existing: Trampoline? {
@@ -118,11 +123,13 @@ final class Trampoline {
     }
 
     /// The calling thread's trampoline, created on first use and released when the thread exits.
+    @usableFromInline
     static var current: Trampoline {
         currentUnmanaged.takeUnretainedValue()
     }
 
     /// `current` without a retain, for the hot path: the thread's key holds it.
+    @usableFromInline
     static var currentUnmanaged: Unmanaged<Trampoline> {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<Trampoline>.fromOpaque(pointer)
@@ -132,6 +139,7 @@ final class Trampoline {
         return trampoline
     }
 
+    @usableFromInline
     func enqueue(_ work: TrampolineWork) {
         if let last {
             last.next = work
@@ -143,6 +151,7 @@ final class Trampoline {
 
     /// A queue entry for `action`: the spare item when it has this state
     /// type, else a new one.
+    @inlinable
     func makeItem<StateType>(
         state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem<StateType> {
@@ -156,6 +165,7 @@ final class Trampoline {
     }
 
     /// Runs queued work until the queue is empty, including work queued meanwhile.
+    @usableFromInline
     func drain() {
         while var work = first {
             first = work.next
@@ -178,15 +188,18 @@ final class Trampoline {
 /// type is concrete, instead of overriding a method: an overridden method of
 /// a generic class runs unspecialised, looking up type metadata (a hash-table
 /// search) each time it touches an optional of the generic type.
+@usableFromInline
 class TrampolineWork {
     /// Runs `work`, told whether the queue held the only strong reference to
     /// it; returns `true` when the entry may be reused for another schedule.
+    @usableFromInline
     typealias RunFunction = (_ work: TrampolineWork, _ isUnreferenced: Bool) -> Bool
 
     @exclusivity(unchecked)
     final var next: TrampolineWork?
     private final let runFunction: RunFunction
 
+    @usableFromInline
     init(run: @escaping RunFunction) {
         runFunction = run
     }
@@ -199,23 +212,30 @@ class TrampolineWork {
 
 /// One queued action: also the disposable handed back for it, so queuing
 /// allocates this object and nothing else.
+@usableFromInline
 final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Sendable {
-    private enum Phase: Int {
+    @usableFromInline
+    enum Phase: Int {
         case pending, running, finished, disposed
     }
 
-    private let phase = Atomic<Int>(Phase.pending.rawValue)
+    @usableFromInline
+    let phase = Atomic<Int>(Phase.pending.rawValue)
     // `phase` hands these fields from one thread to the next (the queuing
     // thread, the running thread, then at most one disposing thread), so they
     // need no dynamic exclusivity checks.
     @exclusivity(unchecked)
-    private var state: StateType?
+    @usableFromInline
+    var state: StateType?
     @exclusivity(unchecked)
-    private var action: ((StateType) -> Disposable)?
+    @usableFromInline
+    var action: ((StateType) -> Disposable)?
     // Written by the running thread before it publishes `.finished`.
     @exclusivity(unchecked)
-    private var result: Disposable?
+    @usableFromInline
+    var result: Disposable?
 
+    @inlinable
     init(state: StateType, action: @escaping (StateType) -> Disposable) {
         self.state = state
         self.action = action
@@ -224,17 +244,20 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
         }
     }
 
+    @usableFromInline
     var isDisposed: Bool {
         phase.load(ordering: .acquiring) == Phase.disposed.rawValue
     }
 
     /// Makes a spare item (one that ran through `runUnreferenced`) a new entry.
+    @inlinable
     func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
         self.state = state
         self.action = action
     }
 
-    private func perform(isUnreferenced: Bool) -> Bool {
+    @inlinable
+    func perform(isUnreferenced: Bool) -> Bool {
         // A weak or unowned reference could still reach this item, to dispose
         // it or to tell it apart from a later one: then take the usual path.
         guard isUnreferenced, _getWeakRetainCount(self) <= 1, _getUnownedRetainCount(self) <= 1 else {
@@ -256,7 +279,8 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
     }
 
     /// Runs the action unless disposed, handing its result over to a later `dispose()`.
-    private func runShared() {
+    @inlinable
+    func runShared() {
         guard phase.compareExchange(
             expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
             ordering: .acquiringAndReleasing
@@ -280,6 +304,7 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
         }
     }
 
+    @usableFromInline
     func dispose() {
         let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
         if previous == Phase.finished.rawValue {

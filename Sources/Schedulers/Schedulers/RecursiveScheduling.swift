@@ -13,6 +13,7 @@ extension ImmediateScheduler {
     ///   - state: The state for the first run.
     ///   - action: Receives the state and a `recurse` function that schedules
     ///     the next run with a new state.
+    @inlinable
     public func scheduleRecursive<State>(
         _ state: State,
         action: @escaping (_ state: State, _ recurse: (State) -> Void) -> Void
@@ -110,7 +111,8 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
     @exclusivity(unchecked)
     private var disposed = false
 
-    fileprivate init(
+    @usableFromInline
+    init(
         immediate scheduler: ImmediateScheduler,
         action: @escaping (State, (State) -> Void) -> Void
     ) {

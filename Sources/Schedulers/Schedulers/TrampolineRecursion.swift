@@ -22,31 +22,42 @@ import Synchronization
 /// A step that calls `recurse` once (the usual chain) re-queues this object;
 /// a second `recurse` in the same step queues a small extra entry, so the
 /// trampoline's FIFO order holds for fan-out too.
+@usableFromInline
 final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked Sendable {
+    @usableFromInline
     typealias Action = (State, (State) -> Void) -> Void
 
-    private enum Phase: Int {
+    @usableFromInline
+    enum Phase: Int {
         case live, finished, disposed
     }
 
-    private let phase = Atomic<Int>(Phase.live.rawValue)
-    private let trampoline: Trampoline
+    @usableFromInline
+    let phase = Atomic<Int>(Phase.live.rawValue)
+    @usableFromInline
+    let trampoline: Trampoline
     // Only the trampoline's thread touches the fields below.
     @exclusivity(unchecked)
-    private var action: Action?
+    @usableFromInline
+    var action: Action?
     /// The state of the step this object is queued for.
     @exclusivity(unchecked)
-    private var pendingState: State?
+    @usableFromInline
+    var pendingState: State?
     /// Whether this object is in the trampoline's queue.
     @exclusivity(unchecked)
-    private var isQueued = false
+    @usableFromInline
+    var isQueued = false
     /// Extra steps queued by a second `recurse` in one step, not yet run.
     @exclusivity(unchecked)
-    private var queuedExtraSteps = 0
+    @usableFromInline
+    var queuedExtraSteps = 0
     @exclusivity(unchecked)
-    private var isInStep = false
+    @usableFromInline
+    var isInStep = false
 
-    private init(state: State, action: @escaping Action, trampoline: Trampoline) {
+    @inlinable
+    init(state: State, action: @escaping Action, trampoline: Trampoline) {
         self.pendingState = state
         self.action = action
         self.trampoline = trampoline
@@ -58,6 +69,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
 
     /// Runs the first step at once when no trampoline runs on this thread
     /// (then drains the queue), else queues it.
+    @inlinable
     static func start(_ state: State, action: @escaping Action) -> TrampolineRecursion<State> {
         let trampoline = Trampoline.current
         let recursion = TrampolineRecursion(state: state, action: action, trampoline: trampoline)
@@ -73,12 +85,14 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         return recursion
     }
 
+    @usableFromInline
     var isDisposed: Bool {
         phase.load(ordering: .acquiring) == Phase.disposed.rawValue
     }
 
     /// The queued step: this object's own trampoline entry.
-    private func runQueuedStep() {
+    @inlinable
+    func runQueuedStep() {
         isQueued = false
         let state = pendingState.take()
         if let state {
@@ -88,20 +102,23 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     }
 
     /// A step queued by a second `recurse` within one step.
-    fileprivate func runExtraStep(_ state: State) {
+    @inlinable
+    func runExtraStep(_ state: State) {
         queuedExtraSteps -= 1
         step(state)
         endIfIdle()
     }
 
-    private func step(_ state: State) {
+    @inlinable
+    func step(_ state: State) {
         guard phase.load(ordering: .acquiring) == Phase.live.rawValue, let action else { return }
         isInStep = true
         action(state) { self.recurse($0) }
         isInStep = false
     }
 
-    private func recurse(_ state: State) {
+    @inlinable
+    func recurse(_ state: State) {
         guard phase.load(ordering: .relaxed) == Phase.live.rawValue else { return }
         if isQueued {
             queuedExtraSteps += 1
@@ -115,14 +132,16 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
 
     /// No step is queued or running any more: the recursion is over (or
     /// disposed); release what it holds.
-    private func endIfIdle() {
+    @inlinable
+    func endIfIdle() {
         guard !isQueued, queuedExtraSteps == 0 else { return }
         _ = phase.compareExchange(
             expected: Phase.live.rawValue, desired: Phase.finished.rawValue, ordering: .acquiringAndReleasing)
         release()
     }
 
-    private func release() {
+    @inlinable
+    func release() {
         let released = (action, pendingState)
         action = nil
         pendingState = nil
@@ -130,6 +149,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     }
 
     /// Cancels the queued steps; a step already running finishes.
+    @usableFromInline
     func dispose() {
         guard phase.compareExchange(
             expected: Phase.live.rawValue, desired: Phase.disposed.rawValue, ordering: .acquiringAndReleasing
@@ -143,10 +163,14 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
 }
 
 /// A second (third, ...) `recurse` within one step of a `TrampolineRecursion`.
-private final class TrampolineRecursionStep<State>: TrampolineWork {
-    private let recursion: TrampolineRecursion<State>
-    private let state: State
+@usableFromInline
+final class TrampolineRecursionStep<State>: TrampolineWork {
+    @usableFromInline
+    let recursion: TrampolineRecursion<State>
+    @usableFromInline
+    let state: State
 
+    @inlinable
     init(recursion: TrampolineRecursion<State>, state: State) {
         self.recursion = recursion
         self.state = state
