@@ -6,7 +6,9 @@ extension ImmediateScheduler {
     /// On `CurrentThreadScheduler` each `recurse` call is queued on the
     /// trampoline and runs after the current action returns, so a chain of any
     /// length runs in constant stack space; there a chain step allocates
-    /// nothing and takes no lock (one object serves the whole recursion). Disposing the returned disposable
+    /// nothing and takes no lock (one object serves the whole recursion).
+    /// Disposing it there from another thread while a step runs releases
+    /// the action as soon as that step returns (DESIGN.md guarantees 5, 8). Disposing the returned disposable
     /// cancels the pending recursions; an action already running finishes.
     ///
     /// - Parameters:
