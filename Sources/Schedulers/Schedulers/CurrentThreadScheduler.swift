@@ -20,9 +20,13 @@ import Synchronization
 /// (a few nanoseconds), not through Foundation's thread dictionary, and freed
 /// when the thread exits.
 ///
-/// Cost: running at once allocates nothing; a queued `schedule` allocates one
-/// object, which is both the queue entry and the returned disposable. Nothing
-/// it keeps (state, action) outlives the run or the skip (guarantee 8).
+/// Cost: running at once allocates nothing; a queued `schedule` allocates at
+/// most one object, which is both the queue entry and the returned
+/// disposable. When nothing but the queue holds that object once it has run
+/// (the caller dropped the disposable, no weak or unowned reference), the
+/// thread keeps it and the next queued `schedule` of the same state type
+/// reuses it: a chain of schedules then allocates nothing. Nothing an item
+/// keeps (state, action) outlives the run or the skip (guarantee 8).
 /// Disposing a queued item from another thread is safe.
 ///
 /// Serial per thread, but not a `SerialScheduler`: two threads can run its
@@ -44,13 +48,25 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
     /// - Returns: When run at once, what the action returned; when queued, a
     ///   disposable that skips the action if disposed before it starts, and
     ///   disposes what the action returned if disposed after.
+    @inlinable
     public func schedule<StateType>(
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
-        let trampoline = Trampoline.current
+        // Borrowed: the thread's own reference keeps it alive, no retain needed.
+        Trampoline.currentUnmanaged._withUnsafeGuaranteedRef { trampoline in
+            schedule(on: trampoline, state, action: action)
+        }
+    }
+
+    @inlinable
+    func schedule<StateType>(
+        on trampoline: Trampoline,
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
         if trampoline.isRunning {
-            let item = TrampolineItem(state: state, action: action)
+            let item = trampoline.makeItem(state: state, action: action)
             trampoline.enqueue(item)
             return item
         }
@@ -69,6 +85,7 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
 /// The queue is an intrusive FIFO list threaded through the queued items
 /// themselves: queuing allocates nothing beyond the item, and there is no
 /// buffer to grow or copy.
+@usableFromInline
 final class Trampoline {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -86,12 +103,18 @@ final class Trampoline {
     }()
 
     @exclusivity(unchecked)
+    @usableFromInline
     var isRunning = false
     @exclusivity(unchecked)
     private var first: TrampolineWork?
     // Owned through `first` and the `next` links.
     @exclusivity(unchecked)
     private unowned(unsafe) var last: TrampolineWork?
+    /// An item that has run and that nothing else references, kept for the
+    /// next `makeItem` of its type. It holds no state and no action.
+    @exclusivity(unchecked)
+    @usableFromInline
+    var spare: TrampolineWork?
 
     /// The calling thread's trampoline, if it has one.
     static var existing: Trampoline? {
@@ -100,15 +123,23 @@ final class Trampoline {
     }
 
     /// The calling thread's trampoline, created on first use and released when the thread exits.
+    @usableFromInline
     static var current: Trampoline {
+        currentUnmanaged.takeUnretainedValue()
+    }
+
+    /// `current` without a retain, for the hot path: the thread's key holds it.
+    @usableFromInline
+    static var currentUnmanaged: Unmanaged<Trampoline> {
         if let pointer = pthread_getspecific(key) {
-            return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
+            return Unmanaged<Trampoline>.fromOpaque(pointer)
         }
-        let trampoline = Trampoline()
-        pthread_setspecific(key, Unmanaged.passRetained(trampoline).toOpaque())
+        let trampoline = Unmanaged.passRetained(Trampoline())
+        pthread_setspecific(key, trampoline.toOpaque())
         return trampoline
     }
 
+    @usableFromInline
     func enqueue(_ work: TrampolineWork) {
         if let last {
             last.next = work
@@ -118,56 +149,138 @@ final class Trampoline {
         last = work
     }
 
+    /// A queue entry for `action`: the spare item when it has this state
+    /// type, else a new one.
+    @inlinable
+    func makeItem<StateType>(
+        state: StateType, action: @escaping (StateType) -> Disposable
+    ) -> TrampolineItem<StateType> {
+        if let spare, ObjectIdentifier(type(of: spare)) == ObjectIdentifier(TrampolineItem<StateType>.self) {
+            self.spare = nil
+            let item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
+            item.reuse(state: state, action: action)
+            return item
+        }
+        return TrampolineItem(state: state, action: action)
+    }
+
     /// Runs queued work until the queue is empty, including work queued meanwhile.
+    @usableFromInline
     func drain() {
-        while let work = first {
+        while var work = first {
             first = work.next
             work.next = nil
             if first == nil {
                 last = nil
             }
-            work.run()
+            // When only this queue holds the entry, nobody can dispose it any more.
+            let isUnreferenced = isKnownUniquelyReferenced(&work)
+            if work.run(isUnreferenced: isUnreferenced), spare == nil {
+                spare = work
+            }
         }
     }
 }
 
 /// Work queued on a trampoline: a link of the trampoline's FIFO list.
+///
+/// Subclasses are generic; they hand in their run function, made where their
+/// type is concrete, instead of overriding a method: an overridden method of
+/// a generic class runs unspecialised, looking up type metadata (a hash-table
+/// search) each time it touches an optional of the generic type.
+@usableFromInline
 class TrampolineWork {
+    /// Runs `work`, told whether the queue held the only strong reference to
+    /// it; returns `true` when the entry may be reused for another schedule.
+    @usableFromInline
+    typealias RunFunction = (_ work: TrampolineWork, _ isUnreferenced: Bool) -> Bool
+
     @exclusivity(unchecked)
     final var next: TrampolineWork?
+    private final let runFunction: RunFunction
 
-    func run() {}
+    @usableFromInline
+    init(run: @escaping RunFunction) {
+        runFunction = run
+    }
+
+    /// Runs the entry; `true` when it may be reused.
+    final func run(isUnreferenced: Bool) -> Bool {
+        runFunction(self, isUnreferenced)
+    }
 }
 
 /// One queued action: also the disposable handed back for it, so queuing
 /// allocates this object and nothing else.
+@usableFromInline
 final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Sendable {
-    private enum Phase: Int {
+    @usableFromInline
+    enum Phase: Int {
         case pending, running, finished, disposed
     }
 
-    private let phase = Atomic<Int>(Phase.pending.rawValue)
+    @usableFromInline
+    let phase = Atomic<Int>(Phase.pending.rawValue)
     // `phase` hands these fields from one thread to the next (the queuing
     // thread, the running thread, then at most one disposing thread), so they
     // need no dynamic exclusivity checks.
     @exclusivity(unchecked)
-    private var state: StateType?
+    @usableFromInline
+    var state: StateType?
     @exclusivity(unchecked)
-    private var action: ((StateType) -> Disposable)?
+    @usableFromInline
+    var action: ((StateType) -> Disposable)?
     // Written by the running thread before it publishes `.finished`.
     @exclusivity(unchecked)
-    private var result: Disposable?
+    @usableFromInline
+    var result: Disposable?
 
+    @inlinable
     init(state: StateType, action: @escaping (StateType) -> Disposable) {
         self.state = state
         self.action = action
+        super.init { work, isUnreferenced in
+            unsafeDowncast(work, to: TrampolineItem<StateType>.self).perform(isUnreferenced: isUnreferenced)
+        }
     }
 
+    @usableFromInline
     var isDisposed: Bool {
         phase.load(ordering: .acquiring) == Phase.disposed.rawValue
     }
 
-    override func run() {
+    /// Makes a spare item (one that ran through `runUnreferenced`) a new entry.
+    @inlinable
+    func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
+        self.state = state
+        self.action = action
+    }
+
+    @inlinable
+    func perform(isUnreferenced: Bool) -> Bool {
+        // A weak or unowned reference could still reach this item, to dispose
+        // it or to tell it apart from a later one: then take the usual path.
+        guard isUnreferenced, _getWeakRetainCount(self) <= 1, _getUnownedRetainCount(self) <= 1 else {
+            runShared()
+            return false
+        }
+        // Nobody can dispose it any more; it may have been disposed before.
+        let wasDisposed = phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+        let action = self.action.unsafelyUnwrapped
+        let state = self.state.unsafelyUnwrapped
+        self.action = nil
+        self.state = nil
+        if !wasDisposed {
+            // What the action returns can no longer be disposed through this item: drop it.
+            _ = action(state)
+        }
+        phase.store(Phase.pending.rawValue, ordering: .relaxed)
+        return true
+    }
+
+    /// Runs the action unless disposed, handing its result over to a later `dispose()`.
+    @inlinable
+    func runShared() {
         guard phase.compareExchange(
             expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
             ordering: .acquiringAndReleasing
@@ -191,6 +304,7 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
         }
     }
 
+    @usableFromInline
     func dispose() {
         let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
         if previous == Phase.finished.rawValue {

@@ -64,15 +64,22 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         execution: TickExecution,
         action: @escaping (StateType) -> StateType
     ) {
+        // The schedule counts from the call, not from when the timer source
+        // is ready: creating it can take a while on a loaded machine, and
+        // that delay would shift every tick.
+        let called = DispatchTime.now()
         phase = .waiting(state)
         self.action = action
         timer = DispatchSource.makeTimerSource(queue: timerQueue)
-        // TIMER-SLACK: the kernel delays every timed wakeup of a thread by its
-        // timer slack, 50 µs by default on Linux (prctl PR_SET_TIMERSLACK),
-        // on top of `leeway`. Lowering it for the threads that serve these
-        // timers is left for the performance work; it changes lateness only,
-        // never the fixed-rate schedule.
-        let deadline: DispatchTime = startAfter.map { .now() + .nanoseconds(Int($0)) } ?? .distantFuture
+        // TIMER-SLACK: the kernel's timer slack (50 µs by default on Linux,
+        // prctl PR_SET_TIMERSLACK) stretches sleeps with a timeout (nanosleep,
+        // poll, futex), but libdispatch on Linux arms its timers with timerfd,
+        // whose expiry ignores slack: measured, lowering the slack of every
+        // dispatch thread (inherited from the main thread) leaves a timer's
+        // lateness unchanged (p50 about 50 µs on the 2-core VM, which is the
+        // timerfd wakeup plus the hand-off to a worker thread). So the slack
+        // is left alone; `leeway` (zero by default) is the knob that counts.
+        let deadline: DispatchTime = startAfter.map { called + .nanoseconds(Int($0)) } ?? .distantFuture
         timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(periodNanoseconds)), leeway: leeway)
         // The handler holds the job until `dispose()` cancels the timer, which
         // releases the handler: the cycle lasts exactly as long as the job.

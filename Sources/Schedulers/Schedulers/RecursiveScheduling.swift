@@ -5,17 +5,25 @@ extension ImmediateScheduler {
     ///
     /// On `CurrentThreadScheduler` each `recurse` call is queued on the
     /// trampoline and runs after the current action returns, so a chain of any
-    /// length runs in constant stack space. Disposing the returned disposable
+    /// length runs in constant stack space; there a chain step allocates
+    /// nothing and takes no lock (one object serves the whole recursion).
+    /// Disposing it there from another thread while a step runs releases
+    /// the action as soon as that step returns (DESIGN.md guarantees 5, 8). Disposing the returned disposable
     /// cancels the pending recursions; an action already running finishes.
     ///
     /// - Parameters:
     ///   - state: The state for the first run.
     ///   - action: Receives the state and a `recurse` function that schedules
     ///     the next run with a new state.
+    @inlinable
     public func scheduleRecursive<State>(
         _ state: State,
         action: @escaping (_ state: State, _ recurse: (State) -> Void) -> Void
     ) -> Disposable {
+        if self is CurrentThreadScheduler {
+            // The trampoline's own path: no allocation, no lock per step.
+            return TrampolineRecursion.start(state, action: action)
+        }
         let recursive = AnyRecursiveScheduler<State>(immediate: self, action: action)
         recursive.schedule(state)
         return recursive
@@ -105,7 +113,8 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
     @exclusivity(unchecked)
     private var disposed = false
 
-    fileprivate init(
+    @usableFromInline
+    init(
         immediate scheduler: ImmediateScheduler,
         action: @escaping (State, (State) -> Void) -> Void
     ) {
