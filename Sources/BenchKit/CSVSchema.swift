@@ -83,7 +83,7 @@ public enum CSVSchema {
         ),
         BenchmarkSchema(
             name: "trampoline.recursion",
-            variants: ["current-thread"],
+            variants: ["current-thread", "current-thread.recursive"],
             metrics: [
                 MetricSpec("ns_per_schedule", unit: "ns", direction: .lowerIsBetter),
                 MetricSpec("allocs_per_schedule", unit: "allocations", direction: .lowerIsBetter, isExactCount: true),

@@ -20,6 +20,8 @@ public struct SuiteConfiguration: Sendable {
     public var latencySamples: Int
     public var latencyRatePerSecond: Int
     public var trampolineDepth: Int
+    /// Levels of the `scheduleRecursive` chain (`current-thread.recursive`).
+    public var recursiveTrampolineDepth: Int
     public var driftPeriods: [DriftPeriod]
     /// How many per-tick lateness samples a drift repetition writes for the plot.
     public var driftTraceSamples: Int
@@ -36,7 +38,8 @@ public struct SuiteConfiguration: Sendable {
 
     public init(
         name: String, repetitions: Int, warmUp: Bool, throughputElements: Int, latencySamples: Int,
-        latencyRatePerSecond: Int, trampolineDepth: Int, driftPeriods: [DriftPeriod],
+        latencyRatePerSecond: Int, trampolineDepth: Int, recursiveTrampolineDepth: Int? = nil,
+        driftPeriods: [DriftPeriod],
         driftTraceSamples: Int, recursionProbe: PlainRecursionProbe?,
         countingRepetitions: Int = 3, countingBatch: Int = SuiteConfiguration.defaultCountingBatch
     ) {
@@ -47,6 +50,7 @@ public struct SuiteConfiguration: Sendable {
         self.latencySamples = latencySamples
         self.latencyRatePerSecond = latencyRatePerSecond
         self.trampolineDepth = trampolineDepth
+        self.recursiveTrampolineDepth = recursiveTrampolineDepth ?? trampolineDepth
         self.driftPeriods = driftPeriods
         self.driftTraceSamples = driftTraceSamples
         self.recursionProbe = recursionProbe
@@ -62,6 +66,7 @@ public struct SuiteConfiguration: Sendable {
         SuiteConfiguration(
             name: "standard", repetitions: 5, warmUp: true, throughputElements: 500_000,
             latencySamples: 10_000, latencyRatePerSecond: 20_000, trampolineDepth: 10_000_000,
+            recursiveTrampolineDepth: 100_000_000,
             driftPeriods: [
                 DriftPeriod(periodMilliseconds: 1, ticks: 500),
                 DriftPeriod(periodMilliseconds: 10, ticks: 100),

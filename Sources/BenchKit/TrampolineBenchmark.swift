@@ -1,9 +1,11 @@
 import Schedulers
 
 /// `trampoline.recursion`: a chain of recursive schedules on
-/// `CurrentThreadScheduler` (each action schedules the next), proving that
-/// the trampoline runs millions of levels without growing the stack, and
-/// what each level costs. For contrast, the depth at which plain recursion
+/// `CurrentThreadScheduler`, proving that the trampoline runs millions of
+/// levels without growing the stack, and what each level costs. Variant
+/// `current-thread`: each action calls `schedule` for the next level;
+/// `current-thread.recursive`: one `scheduleRecursive` whose action calls
+/// `recurse` (the form the performance target names). For contrast, the depth at which plain recursion
 /// of a small closure runs out of an 8 MiB stack, measured in a child process.
 public struct TrampolineBenchmark: Benchmark {
     public static let name = "trampoline.recursion"
@@ -45,8 +47,41 @@ public struct TrampolineBenchmark: Benchmark {
                         MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
                         MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
                     ]
-                })
+                }),
+            recursivePlan(configuration: configuration),
         ]
+    }
+
+    /// `current-thread.recursive`: the chain through `scheduleRecursive`.
+    private func recursivePlan(configuration: SuiteConfiguration) -> MeasurementPlan {
+        let depth = configuration.recursiveTrampolineDepth
+        let countedDepth = configuration.countingBatch
+        let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
+        return MeasurementPlan(
+            benchmark: Self.name, variant: "current-thread.recursive", params: params,
+            estimatedSeconds: Double(depth) * 100e-9,
+            countingEstimatedSeconds: Double(countedDepth) * 2e-6 + 0.01,
+            warmUp: { context in
+                _ = Self.runRecursiveChain(depth: max(depth / 100, 1), context: context)
+            },
+            measure: { context in
+                let (chain, region) = Self.runRecursiveChain(depth: depth, context: context)
+                return [
+                    MetricValue("ns_per_schedule", region.nanosecondsPer(chain.count)),
+                    MetricValue("depth", Double(chain.count)),
+                    MetricValue("stack_growth_bytes", Double(chain.highestAddress - chain.lowestAddress)),
+                    // A fact of the machine, measured once per repetition by `current-thread`.
+                    MetricValue("plain_recursion_limit", nil),
+                ]
+            },
+            countAllocations: { context in
+                _ = Self.runRecursiveChain(depth: countedDepth, context: context)
+                let (chain, region) = Self.runRecursiveChain(depth: countedDepth, context: context)
+                return [
+                    MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
+                    MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
+                ]
+            })
     }
 
     /// The chain's state, passed to every level as the scheduled state.
@@ -59,12 +94,35 @@ public struct TrampolineBenchmark: Benchmark {
         init(target: Int) {
             self.target = target
         }
+
+        /// Counts a level and notes the address of a local of the caller's frame.
+        @inline(__always)
+        func noteFrame() {
+            var marker: UInt8 = 0
+            let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+            if address < lowestAddress { lowestAddress = address }
+            if address > highestAddress { highestAddress = address }
+            count += 1
+        }
     }
 
     static func runChain(depth: Int, context: MeasureContext) -> (Chain, MeasureContext.Region) {
         let chain = Chain(target: depth)
         let (_, region) = context.region {
             _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
+        }
+        return (chain, region)
+    }
+
+    static func runRecursiveChain(depth: Int, context: MeasureContext) -> (Chain, MeasureContext.Region) {
+        let chain = Chain(target: depth)
+        let (_, region) = context.region {
+            _ = CurrentThreadScheduler.instance.scheduleRecursive(chain) { chain, recurse in
+                chain.noteFrame()
+                if chain.count < chain.target {
+                    recurse(chain)
+                }
+            }
         }
         return (chain, region)
     }

@@ -39,8 +39,13 @@ final class QuickSuiteTests: XCTestCase {
         let timing = data.filter { $0[11] == "elements_per_s" || $0[11] == "latency_p50_ns" || $0[11] == "lateness_p50_us" }
         XCTAssertFalse(timing.isEmpty)
         XCTAssertTrue(timing.allSatisfy { Double($0[14]) != nil })
-        let depth = data.filter { $0[11] == "depth" }.compactMap { Double($0[14]) }
-        XCTAssertEqual(depth, Array(repeating: Double(configuration.trampolineDepth), count: configuration.repetitions))
+        for (variant, expected) in [
+            ("current-thread", configuration.trampolineDepth),
+            ("current-thread.recursive", configuration.recursiveTrampolineDepth),
+        ] {
+            let depth = data.filter { $0[9] == variant && $0[11] == "depth" }.compactMap { Double($0[14]) }
+            XCTAssertEqual(depth, Array(repeating: Double(expected), count: configuration.repetitions), variant)
+        }
         if probe != nil {
             let limits = data.filter { $0[11] == "plain_recursion_limit" }.compactMap { Double($0[14]) }
             XCTAssertTrue(limits.allSatisfy { $0 > 1000 }, "\(limits)")

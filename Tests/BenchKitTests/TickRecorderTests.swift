@@ -17,6 +17,18 @@ final class TickRecorderTests: XCTestCase {
         XCTAssertEqual(recorder.lateness.map(\.tick), [6])
     }
 
+    func testMarkStartMovesTheOriginSoSetUpTimeIsNotLateness() {
+        let recorder = TickRecorder(start: 0, periodNanoseconds: 1_000_000_000, ticks: 10)
+        let now = MeasureContext.now()
+        recorder.markStart(at: now)
+        recorder.tick()
+        let lateness = recorder.lateness[0].nanoseconds
+        // Due at now + 1 s: a tick recorded right away is early, not
+        // `now` nanoseconds late as it would be against the old origin.
+        XCTAssertLessThan(lateness, 0)
+        XCTAssertGreaterThan(lateness, -1_000_000_001)
+    }
+
     func testTicksAfterTheLastAreIgnored() throws {
         let recorder = TickRecorder(start: 0, periodNanoseconds: 1_000, ticks: 2)
         recorder.tick()

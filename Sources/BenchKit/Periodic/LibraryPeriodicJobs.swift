@@ -27,6 +27,9 @@ enum LibraryPeriodicJobs {
             let scheduler = scheduler()
             let period = RxTimeInterval.nanoseconds(Int(recorder.period))
             let disposable: Disposable
+            // `startAfter` is relative to this call: count from here, not from
+            // before the scheduler was created.
+            recorder.markStart()
             if emulated {
                 disposable = scheduler.schedulePeriodicEmulated(0, startAfter: period, period: period) { state in
                     recorder.tick()

@@ -4,7 +4,8 @@ import Foundation
 /// Records when each tick of a periodic job ran against when it was due:
 /// tick k is due at `start + k·period` on the monotonic clock.
 public final class TickRecorder: @unchecked Sendable {
-    let start: UInt64
+    /// When tick 0 was due; ticks are due at `start + k·period`.
+    private(set) var start: UInt64
     let period: UInt64
     let ticks: Int
     /// Lateness of each recorded tick in nanoseconds, by tick index (1-based).
@@ -27,6 +28,14 @@ public final class TickRecorder: @unchecked Sendable {
         self.period = periodNanoseconds
         self.ticks = ticks
         lateness.reserveCapacity(ticks)
+    }
+
+    /// Restarts the schedule's origin at `now`. A job whose API takes a
+    /// relative start calls this right before it schedules, so the time spent
+    /// creating its scheduler is not counted as lateness of every tick. Call it
+    /// before the first tick can run.
+    func markStart(at now: UInt64 = MeasureContext.now()) {
+        start = now
     }
 
     /// Records one run of the job that stands for `fires` due ticks (a dispatch
