@@ -1,26 +1,45 @@
 /// A type-erased observer: forwards every event to the wrapped observer or closure.
 ///
 /// The observer handed to the closure of `Observable.create` is an
-/// `AnyObserver`; calling it allocates nothing.
+/// `AnyObserver`; calling it allocates nothing. Wrapping one of this
+/// library's sinks, its `onNext(_:)` hands the element straight to the sink
+/// (see `ElementObserver`), without building an `Event`.
 public struct AnyObserver<Element>: ObserverType {
     /// The closure type behind an `AnyObserver`.
     public typealias EventHandler = (Event<Element>) -> Void
 
-    private let observer: EventHandler
+    @usableFromInline
+    let observer: EventHandler
+    /// Takes elements directly; `nil` when only `observer` knows how.
+    @usableFromInline
+    let nextHandler: ((Element) -> Void)?
 
     /// Creates an observer that calls `eventHandler` for each event.
     public init(eventHandler: @escaping EventHandler) {
         observer = eventHandler
+        nextHandler = nil
     }
 
     /// Creates an observer that forwards to `observer`.
     public init<Observer: ObserverType>(_ observer: Observer) where Observer.Element == Element {
         self.observer = observer.on
+        nextHandler = ElementPath.directNextHandler(for: observer)
     }
 
     /// Forwards `event`.
     public func on(_ event: Event<Element>) {
         observer(event)
+    }
+
+    /// Sends `.next(element)`; into the wrapped sink's element path when it
+    /// has one.
+    @inlinable
+    public func onNext(_ element: Element) {
+        if let nextHandler {
+            nextHandler(element)
+        } else {
+            observer(.next(element))
+        }
     }
 
     /// Returns `self`.
