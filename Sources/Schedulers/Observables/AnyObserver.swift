@@ -10,20 +10,23 @@ public struct AnyObserver<Element>: ObserverType {
 
     @usableFromInline
     let observer: EventHandler
-    /// Takes elements directly; `nil` when only `observer` knows how.
+    /// Takes elements: the wrapped sink's element path, or a closure that
+    /// sends `.next`. Not optional: unwrapping an optional closure to call it
+    /// retains and releases its context on every element.
     @usableFromInline
-    let nextHandler: ((Element) -> Void)?
+    let nextHandler: (Element) -> Void
 
     /// Creates an observer that calls `eventHandler` for each event.
+    @inlinable
     public init(eventHandler: @escaping EventHandler) {
         observer = eventHandler
-        nextHandler = nil
+        nextHandler = { element in eventHandler(.next(element)) }
     }
 
     /// Creates an observer that forwards to `observer`.
     public init<Observer: ObserverType>(_ observer: Observer) where Observer.Element == Element {
         self.observer = observer.on
-        nextHandler = ElementPath.directNextHandler(for: observer)
+        nextHandler = ElementPath.nextHandler(for: observer)
     }
 
     /// Forwards `event`.
@@ -35,11 +38,7 @@ public struct AnyObserver<Element>: ObserverType {
     /// has one.
     @inlinable
     public func onNext(_ element: Element) {
-        if let nextHandler {
-            nextHandler(element)
-        } else {
-            observer(.next(element))
-        }
+        nextHandler(element)
     }
 
     /// Returns `self`.

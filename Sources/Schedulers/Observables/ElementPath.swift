@@ -11,7 +11,7 @@ enum ElementPath {
     }
 
     /// `observer.onNextElement` when `observer` is an `ElementObserver`, else `nil`.
-    static func directNextHandler<Observer: ObserverType>(for observer: Observer) -> ((Observer.Element) -> Void)? {
+    private static func directNextHandler<Observer: ObserverType>(for observer: Observer) -> ((Observer.Element) -> Void)? {
         guard let direct = observer as? any ElementObserver else {
             return nil
         }

@@ -49,6 +49,7 @@ class Sink<Observer: ObserverType>: Disposable, @unchecked Sendable {
     }
 
     /// Whether `dispose()` has been called.
+    @inline(__always)
     final var isDisposed: Bool {
         disposed.load(ordering: .acquiring)
     }
