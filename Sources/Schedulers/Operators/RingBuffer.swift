@@ -34,7 +34,14 @@ final class RingBuffer<Element> {
         count == 0
     }
 
-    @inline(__always)
+    /// Appends a copy of `element`.
+    ///
+    /// Never inlined, on purpose: in unspecialised code the caller would need
+    /// `Element`'s metadata (for an `Observer.Element`, an associated-type
+    /// lookup per call) to make room for a temporary copy, whereas this
+    /// method reads it from its own instance. The element is copied once,
+    /// straight into its slot, rather than copied into a temporary and moved.
+    @inline(never)
     func append(_ element: Element) {
         if count == capacity {
             grow()
