@@ -11,9 +11,11 @@ import Dispatch
 /// stay unboxed.
 ///
 /// On a `SerialDispatchQueueScheduler` (not the main scheduler, which counts
-/// its pending work) a drain allocates nothing either: instead of
-/// `scheduleInOrder`, which makes an item, a closure and a block per call,
-/// the sink enqueues one block, made at subscription, with `async`. Each
+/// its pending work) a drain allocates nothing in this library either:
+/// instead of `scheduleInOrder`, which makes an item, a closure and a block
+/// per call, the sink enqueues one block, made at subscription, with `async`.
+/// (libdispatch on Linux still callocs one continuation per `async`: one
+/// allocation per batch, never per element.) Each
 /// enqueued drain holds a reference to the sink (retained when enqueued,
 /// released when it has run), so the sink outlives its queued drains without
 /// the block owning the sink, which owns the block.
