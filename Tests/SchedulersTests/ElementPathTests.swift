@@ -118,3 +118,37 @@ final class ElementPathTests: XCTestCase {
         subscription.dispose()
     }
 }
+
+/// An `AnyObserver` handed on keeps the element path of what it wraps.
+final class AnyObserverElementPathTests: XCTestCase {
+    func testAnAnyObserverIsAnElementObserver() {
+        let observer = AnyObserver<Int> { _ in }
+        XCTAssertTrue((observer as Any) is any ElementObserver)
+    }
+
+    func testSubscribingAnAnyObserverDeliversEveryEventInOrder() {
+        var received: [SequencesRecordedEvent<Int>] = []
+        let observer = AnyObserver<Int> { received.append(SequencesRecordedEvent($0)) }
+        let subscription = Observable<Int>.create { inner in
+            inner.onNext(1)
+            inner.onNext(2)
+            inner.onCompleted()
+            inner.onNext(3)
+            return Disposables.create()
+        }
+        .map { $0 + 1 }
+        .subscribe(observer)
+        XCTAssertEqual(received, [.next(2), .next(3), .completed])
+        subscription.dispose()
+    }
+
+    func testWrappingAnAnyObserverAgainForwardsEveryEvent() {
+        var received: [SequencesRecordedEvent<Int>] = []
+        let inner = AnyObserver<Int> { received.append(SequencesRecordedEvent($0)) }
+        let outer = AnyObserver(inner)
+        outer.onNext(1)
+        outer.on(.next(2))
+        outer.onError(SequencesTestError())
+        XCTAssertEqual(received, [.next(1), .next(2), .error(String(describing: SequencesTestError()))])
+    }
+}

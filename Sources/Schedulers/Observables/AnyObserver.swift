@@ -46,3 +46,15 @@ public struct AnyObserver<Element>: ObserverType {
         self
     }
 }
+
+/// An `AnyObserver` passed to an operator keeps the element path of what it
+/// wraps: the operator's sink calls its `nextHandler` directly.
+extension AnyObserver: ElementObserver {
+    func onNextElement(_ element: Element) {
+        nextHandler(element)
+    }
+
+    func makeNextHandler() -> NextHandler<Element> {
+        NextHandler(call: nextHandler)
+    }
+}
