@@ -266,3 +266,65 @@ final class ObserveOnTests: XCTestCase {
         subscription.dispose()
     }
 }
+
+/// The serial fast path on a dispatch queue enqueues one reusable block per
+/// drain; each queued drain keeps the sink alive, and nothing else does.
+final class ObserveOnReusableDrainTests: XCTestCase {
+    func testDispatchSerialSchedulersTakeReusableBlocksButTheMainSchedulerDoesNot() {
+        XCTAssertNotNil(SerialDispatchQueueScheduler(internalSerialQueueName: "reusable").queueForReusableBlocks)
+        XCTAssertNotNil(MainScheduler.asyncInstance.queueForReusableBlocks)
+        XCTAssertNil(MainScheduler.instance.queueForReusableBlocks)
+    }
+
+    func testDisposingWhileADrainIsQueuedDeliversNothingAndFreesTheSink() {
+        let target = DispatchQueue(label: "observe-on-suspended-target")
+        target.suspend()
+        let scheduler = SerialDispatchQueueScheduler(queue: target, internalSerialQueueName: "observe-on-reusable")
+        var captured: AnyObserver<Int>?
+        let box = SequencesEventBox<Int>()
+        let baseline = LiveInstances.sinks.load(ordering: .relaxed)
+        var subscription: Disposable? = Observable<Int>.create { observer in
+            captured = observer
+            return Disposables.create()
+        }
+        .observe(on: scheduler)
+        .subscribe { box.append(SequencesRecordedEvent($0)) }
+        captured?.onNext(1)
+        captured?.onNext(2)
+        subscription?.dispose()
+        subscription = nil
+        captured = nil
+        target.resume()
+        scheduler.configuration.queue.sync {}
+        XCTAssertEqual(box.events, [])
+        let deadline = Date().addingTimeInterval(5)
+        while LiveInstances.sinks.load(ordering: .relaxed) > baseline, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        XCTAssertLessThanOrEqual(LiveInstances.sinks.load(ordering: .relaxed), baseline, "sinks leaked")
+    }
+
+    func testManyBatchesOnTheReusableBlockArriveInOrderFromAnotherThread() {
+        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "observe-on-reusable-order")
+        let finished = expectation(description: "completed")
+        let box = SequencesEventBox<Int>()
+        let count = 50_000
+        let source = Observable<Int>.create { observer in
+            let transfer = UnsafeTransfer(observer)
+            DispatchQueue.global().async {
+                for value in 0..<count {
+                    transfer.value.onNext(value)
+                }
+                transfer.value.onCompleted()
+            }
+            return Disposables.create()
+        }
+        let subscription = source.observe(on: scheduler).subscribe { event in
+            box.append(SequencesRecordedEvent(event))
+            if event.isStopEvent { finished.fulfill() }
+        }
+        wait(for: [finished], timeout: 20)
+        XCTAssertTrue(box.events == (0..<count).map { .next($0) } + [.completed], "out of order or incomplete")
+        subscription.dispose()
+    }
+}

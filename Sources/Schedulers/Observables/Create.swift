@@ -38,10 +38,24 @@ final class AnonymousObservable<Element>: Producer<Element>, @unchecked Sendable
 
 /// Forwards what the `create` closure sends, dropping everything after a
 /// terminal event (guarantee 1).
-final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
+///
+/// The `AnyObserver` the closure receives calls `onNextElement(_:)` for
+/// `onNext`, so an element reaches the next sink without an `Event` built.
+final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
     private let stopped = Atomic<Bool>(false)
+
+    func makeNextHandler() -> NextHandler<Element> {
+        NextHandler { self.onNextElement($0) }
+    }
+
+    func onNextElement(_ element: Element) {
+        if stopped.load(ordering: .acquiring) {
+            return
+        }
+        forwardNext(element)
+    }
 
     func on(_ event: Event<Element>) {
         switch event {

@@ -82,7 +82,7 @@ where Elements.Element == Observer.Element {
         return parent.scheduler.scheduleRecursive(parent.elements.makeIterator()) { [self] iterator, recurse in
             var iterator = iterator
             if let element = iterator.next() {
-                forwardOn(.next(element))
+                forwardNext(element)
                 recurse(iterator)
             } else {
                 forwardOn(.completed)
@@ -96,7 +96,7 @@ where Elements.Element == Observer.Element {
             if isDisposed {
                 return
             }
-            forwardOn(.next(element))
+            forwardNext(element)
         }
         forwardOn(.completed)
         dispose()

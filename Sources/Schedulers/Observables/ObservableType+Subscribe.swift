@@ -60,7 +60,8 @@ final class AnonymousObserver<Element>: ObserverType, @unchecked Sendable {
 /// The observer behind `subscribe(onNext:onError:onCompleted:onDisposed:)`:
 /// one switch per event straight into the user's closures (no intermediate
 /// event closure), ignoring everything after a terminal event (guarantee 1).
-final class ClosureObserver<Element>: ObserverType, @unchecked Sendable {
+/// Elements from this library's sinks arrive through `onNextElement(_:)`.
+final class ClosureObserver<Element>: ElementObserver, @unchecked Sendable {
     private let onNext: ((Element) -> Void)?
     private let onError: ((Swift.Error) -> Void)?
     private let onCompleted: (() -> Void)?
@@ -77,6 +78,16 @@ final class ClosureObserver<Element>: ObserverType, @unchecked Sendable {
         self.onError = onError
         self.onCompleted = onCompleted
         self.onTerminated = onTerminated
+    }
+
+    func makeNextHandler() -> NextHandler<Element> {
+        NextHandler { self.onNextElement($0) }
+    }
+
+    func onNextElement(_ element: Element) {
+        if !stopped.load(ordering: .acquiring) {
+            onNext?(element)
+        }
     }
 
     func on(_ event: Event<Element>) {

@@ -9,11 +9,16 @@ import Synchronization
 class Sink<Observer: ObserverType>: Disposable, @unchecked Sendable {
     final let observer: Observer
     final let cancel: Cancelable
+    /// Sends `observer` an element: straight into its `onNextElement(_:)`
+    /// when it is one of this library's sinks (no `Event` built, see
+    /// `ElementObserver`), else as `.next`.
+    private final let nextHandler: (Observer.Element) -> Void
     private let disposed = Atomic<Bool>(false)
 
     init(observer: Observer, cancel: Cancelable) {
         self.observer = observer
         self.cancel = cancel
+        nextHandler = ElementPath.nextHandler(for: observer)
         LiveInstances.sinkCreated()
     }
 
@@ -26,7 +31,25 @@ class Sink<Observer: ObserverType>: Disposable, @unchecked Sendable {
         observer.on(event)
     }
 
+    /// Forwards `element` unless the sink has been disposed; the same as
+    /// `forwardOn(.next(element))`, without building the event.
+    @inline(__always)
+    final func forwardNext(_ element: Observer.Element) {
+        if disposed.load(ordering: .acquiring) {
+            return
+        }
+        nextHandler(element)
+    }
+
+    /// Forwards `element` without checking for disposal: for a caller that
+    /// has just checked `isDisposed` itself.
+    @inline(__always)
+    final func forwardNextUnchecked(_ element: Observer.Element) {
+        nextHandler(element)
+    }
+
     /// Whether `dispose()` has been called.
+    @inline(__always)
     final var isDisposed: Bool {
         disposed.load(ordering: .acquiring)
     }

@@ -26,7 +26,7 @@ final class FilterObservable<Element>: Producer<Element>, @unchecked Sendable {
     }
 }
 
-final class FilterSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
+final class FilterSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
     typealias Predicate = (Element) throws -> Bool
 
@@ -37,17 +37,25 @@ final class FilterSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @u
         super.init(observer: observer, cancel: cancel)
     }
 
+    func makeNextHandler() -> NextHandler<Element> {
+        NextHandler { self.onNextElement($0) }
+    }
+
+    func onNextElement(_ element: Element) {
+        do {
+            if try predicate(element) {
+                forwardNext(element)
+            }
+        } catch {
+            forwardOn(.error(error))
+            dispose()
+        }
+    }
+
     func on(_ event: Event<Element>) {
         switch event {
         case .next(let element):
-            do {
-                if try predicate(element) {
-                    forwardOn(event)
-                }
-            } catch {
-                forwardOn(.error(error))
-                dispose()
-            }
+            onNextElement(element)
         case .error, .completed:
             forwardOn(event)
             dispose()

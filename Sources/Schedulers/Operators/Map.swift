@@ -26,7 +26,7 @@ final class MapObservable<SourceElement, Element>: Producer<Element>, @unchecked
     }
 }
 
-final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
+final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Transform = (SourceElement) throws -> Observer.Element
 
     private let transform: Transform
@@ -36,15 +36,23 @@ final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observer>, Obse
         super.init(observer: observer, cancel: cancel)
     }
 
+    func makeNextHandler() -> NextHandler<SourceElement> {
+        NextHandler { self.onNextElement($0) }
+    }
+
+    func onNextElement(_ element: SourceElement) {
+        do {
+            forwardNext(try transform(element))
+        } catch {
+            forwardOn(.error(error))
+            dispose()
+        }
+    }
+
     func on(_ event: Event<SourceElement>) {
         switch event {
         case .next(let element):
-            do {
-                forwardOn(.next(try transform(element)))
-            } catch {
-                forwardOn(.error(error))
-                dispose()
-            }
+            onNextElement(element)
         case .error(let error):
             forwardOn(.error(error))
             dispose()

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The serial fast path of `observe(on:)`.
 ///
 /// Used when the scheduler conforms to `SerialScheduler`: the drain is
@@ -5,21 +7,50 @@
 /// one at a time in order, so the sink needs no re-entrancy handling and no
 /// bookkeeping of the scheduled action (a drain that runs after disposal finds
 /// the sink disposed and only returns). Steady state allocates nothing per
-/// element: the queue is a ring buffer that keeps its capacity, the drain
-/// action is one closure made at subscription, and elements stay unboxed.
-final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>, @unchecked Sendable {
+/// element: the queue is a ring buffer that keeps its capacity, and elements
+/// stay unboxed.
+///
+/// On a `SerialDispatchQueueScheduler` (not the main scheduler, which counts
+/// its pending work) a drain allocates nothing in this library either:
+/// instead of `scheduleInOrder`, which makes an item, a closure and a block
+/// per call, the sink enqueues one block, made at subscription, with `async`.
+/// (libdispatch on Linux still callocs one continuation per `async`: one
+/// allocation per batch, never per element.) Each
+/// enqueued drain holds a reference to the sink (retained when enqueued,
+/// released when it has run), so the sink outlives its queued drains without
+/// the block owning the sink, which owns the block.
+final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>, ReusableDrainTarget, @unchecked Sendable {
     private let scheduler: any SerialScheduler
     private let drainAction: (ObserveOnSerialSink<Observer>) -> Disposable = { sink in
         sink.drain()
         return Disposables.create()
     }
+    /// The queue of a dispatch scheduler that takes reusable blocks.
+    private let drainQueue: DispatchQueue?
+    /// The reusable drain, set once in `init` when `drainQueue` is set.
+    private var drainBlock: (@Sendable @convention(block) () -> Void)?
 
     init(scheduler: any SerialScheduler, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
+        drainQueue = (scheduler as? SerialDispatchQueueScheduler)?.queueForReusableBlocks
         super.init(observer: observer, cancel: cancel)
+        if drainQueue != nil {
+            drainBlock = ReusableDrainBlock.make(running: self)
+        }
+    }
+
+    func drainAndRelease() {
+        drain()
+        Unmanaged.passUnretained(self).release()
     }
 
     override func scheduleDrain() {
-        _ = scheduler.scheduleInOrder(self, action: drainAction)
+        if let drainQueue, let drainBlock {
+            // Released by the block once the drain has run.
+            _ = Unmanaged.passUnretained(self).retain()
+            drainQueue.async(execute: drainBlock)
+        } else {
+            _ = scheduler.scheduleInOrder(self, action: drainAction)
+        }
     }
 }

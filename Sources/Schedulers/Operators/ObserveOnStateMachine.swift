@@ -2,27 +2,72 @@
 /// side (delivery on the scheduler) of an `observe(on:)` sink.
 ///
 /// Guarded by the sink's lock; every transition returns what the caller must
-/// do next, and the caller does it outside the lock.
-///
-/// The state and action types live outside the generic struct on purpose:
-/// nested in it they would be generic types too, and unspecialised code would
-/// look their metadata up at run time on every element.
-struct ObserveOnStateMachine<Element> {
-    private typealias State = ObserveOnState
-    typealias EnqueueAction = ObserveOnEnqueueAction
-
-    private var state = State.idle
-    /// Set once a terminal event has been queued: later events are dropped (guarantee 1).
-    private var upstreamTerminated = false
-    private var pending: RingBuffer<Event<Element>>
-
-    init(queue: RingBuffer<Event<Element>>) {
-        pending = queue
+/// do next, and the caller does it outside the lock (except appending the
+/// element, which belongs under the same lock). The queued elements live in
+/// the sink's ring buffer, not here: this type is not generic, so
+/// unspecialised code never looks its metadata up at run time.
+struct ObserveOnStateMachine {
+    private enum State {
+        /// No drain is scheduled or running, and nothing is queued.
+        case idle
+        /// A drain is scheduled or running; it takes the queue before it stops.
+        case drainScheduled
+        /// Disposed: nothing is queued, scheduled or delivered any more.
+        case disposed
     }
 
-    /// Queues an upstream event.
+    /// What the caller of `elementArrived()` does with the element.
+    enum ElementAction {
+        /// Queue it; a drain is already on its way.
+        case enqueue
+        /// Queue it and schedule one drain: the sink was idle.
+        case enqueueAndScheduleDrain
+        /// Drop it: the sink was disposed or upstream already terminated.
+        case drop
+    }
+
+    /// What the caller of `terminalArrived(_:)` does next.
+    enum TerminalAction {
+        /// Nothing: a drain is on its way, or the event was dropped.
+        case none
+        /// Schedule one drain: the sink was idle.
+        case scheduleDrain
+    }
+
+    /// What a drain does next.
+    enum DrainStep {
+        /// Take the queued elements (exchange the queue with the batch),
+        /// deliver them, then deliver `terminal` if there is one.
+        case deliverQueued(terminal: ObserveOnTerminalEvent?)
+        /// Stop: nothing is left (the sink is idle again) or it was disposed.
+        case stop
+    }
+
+    private var state = State.idle
+    /// Set once a terminal event has been accepted: later events are dropped (guarantee 1).
+    private var upstreamTerminated = false
+    /// The accepted terminal event, until a drain takes it.
+    private var pendingTerminal: ObserveOnTerminalEvent?
+
+    /// An upstream element arrived.
     @inline(__always)
-    mutating func enqueue(_ event: Event<Element>) -> EnqueueAction {
+    mutating func elementArrived() -> ElementAction {
+        switch state {
+        case .disposed:
+            return .drop
+        case .drainScheduled:
+            return upstreamTerminated ? .drop : .enqueue
+        case .idle:
+            if upstreamTerminated {
+                return .drop
+            }
+            state = .drainScheduled
+            return .enqueueAndScheduleDrain
+        }
+    }
+
+    /// Upstream sent `.error` or `.completed`.
+    mutating func terminalArrived(_ terminal: ObserveOnTerminalEvent) -> TerminalAction {
         switch state {
         case .disposed:
             return .none
@@ -30,10 +75,8 @@ struct ObserveOnStateMachine<Element> {
             if upstreamTerminated {
                 return .none
             }
-            if event.isStopEvent {
-                upstreamTerminated = true
-            }
-            pending.append(event)
+            upstreamTerminated = true
+            pendingTerminal = terminal
             if case .idle = state {
                 state = .drainScheduled
                 return .scheduleDrain
@@ -42,49 +85,36 @@ struct ObserveOnStateMachine<Element> {
         }
     }
 
-    /// Called by the drain: hands it the queued events by exchanging the queue
-    /// with `batch`, which must be empty.
+    /// Called by the drain each time its batch is empty.
     ///
-    /// - Returns: `true` when `batch` now holds events to deliver; `false`
-    ///   when there is nothing left, and the machine is idle (or disposed):
-    ///   the drain must stop.
-    mutating func takeBatch(into batch: inout RingBuffer<Event<Element>>) -> Bool {
+    /// - Parameter queuedCount: How many elements are queued now.
+    mutating func drainNeedsWork(queuedCount: Int) -> DrainStep {
         switch state {
         case .disposed:
-            return false
+            return .stop
         case .idle:
             preconditionFailure("observe(on:) drain ran without being scheduled")
         case .drainScheduled:
-            if pending.isEmpty {
+            if queuedCount == 0 && pendingTerminal == nil {
                 state = .idle
-                return false
+                return .stop
             }
-            swap(&pending, &batch)
-            return true
+            let terminal = pendingTerminal
+            pendingTerminal = nil
+            return .deliverQueued(terminal: terminal)
         }
     }
 
-    /// Stops queuing and drops what is queued.
+    /// Stops queuing; the caller drops what is queued.
     mutating func dispose() {
         state = .disposed
-        pending.removeAll()
+        pendingTerminal = nil
     }
 }
 
-/// The states of `ObserveOnStateMachine`.
-enum ObserveOnState {
-    /// No drain is scheduled or running, and the queue is empty.
-    case idle
-    /// A drain is scheduled or running; it takes the queue before it stops.
-    case drainScheduled
-    /// Disposed: nothing is queued, scheduled or delivered any more.
-    case disposed
-}
-
-/// What `ObserveOnStateMachine.enqueue(_:)` asks of the caller.
-enum ObserveOnEnqueueAction {
-    /// The queue just went from idle to non-empty: schedule one drain.
-    case scheduleDrain
-    /// A drain is already on its way, or the event was dropped.
-    case none
+/// A terminal event of an `observe(on:)` sink: `Event` without the element,
+/// so that holding one needs no generic metadata.
+enum ObserveOnTerminalEvent {
+    case error(Swift.Error)
+    case completed
 }

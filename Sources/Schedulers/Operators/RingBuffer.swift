@@ -2,8 +2,10 @@
 ///
 /// Once it has grown to the largest backlog seen, appending and removing
 /// allocate nothing: this is what lets `observe(on:)` deliver elements without
-/// allocating per element. A class, so two of them can be swapped by
-/// reference under a lock. Not thread-safe: the owner synchronises.
+/// allocating per element. A class, so that the queue a producer fills and
+/// the batch a drain empties can trade contents under a lock
+/// (`exchangeContents(with:)`) while both stay `let` properties of their
+/// owner. Not thread-safe: the owner synchronises.
 ///
 /// (The library depends on nothing beyond the toolchain, so this small ring
 /// stands in for swift-collections' `Deque`.)
@@ -32,7 +34,14 @@ final class RingBuffer<Element> {
         count == 0
     }
 
-    @inline(__always)
+    /// Appends a copy of `element`.
+    ///
+    /// Never inlined, on purpose: in unspecialised code the caller would need
+    /// `Element`'s metadata (for an `Observer.Element`, an associated-type
+    /// lookup per call) to make room for a temporary copy, whereas this
+    /// method reads it from its own instance. The element is copied once,
+    /// straight into its slot, rather than copied into a temporary and moved.
+    @inline(never)
     func append(_ element: Element) {
         if count == capacity {
             grow()
@@ -56,14 +65,55 @@ final class RingBuffer<Element> {
         return element
     }
 
+    /// Hands every element, oldest first, to `deliver`, then empties the
+    /// buffer (keeping its capacity). Before each element it asks `stop`;
+    /// once that says `true`, the remaining elements are dropped undelivered.
+    ///
+    /// Elements are passed from where they lie and destroyed together at the
+    /// end, rather than moved out one by one.
+    @inline(__always)
+    func deliverAll(stoppingWhen stop: () -> Bool, to deliver: (Element) -> Void) {
+        var index = head
+        var remaining = count
+        while remaining > 0 {
+            if stop() {
+                break
+            }
+            deliver((storage + index).pointee)
+            index = (index + 1) & (capacity - 1)
+            remaining -= 1
+        }
+        removeAll()
+    }
+
     /// Empties the buffer and keeps its capacity.
     func removeAll() {
-        while count > 0 {
-            (storage + head).deinitialize(count: 1)
-            head = (head + 1) & (capacity - 1)
-            count -= 1
-        }
+        let firstPart = min(count, capacity - head)
+        (storage + head).deinitialize(count: firstPart)
+        storage.deinitialize(count: count - firstPart)
         head = 0
+        count = 0
+    }
+
+    /// Trades contents (elements and capacity) with `other`, in constant time.
+    ///
+    /// Plain reads and writes, not `swap(&storage, &other.storage)`: an
+    /// `inout` access to another instance's property would make the compiler
+    /// check every access to these properties for exclusivity at run time
+    /// (`swift_beginAccess`), four times per `append`.
+    func exchangeContents(with other: RingBuffer<Element>) {
+        let storage = self.storage
+        let capacity = self.capacity
+        let head = self.head
+        let count = self.count
+        self.storage = other.storage
+        self.capacity = other.capacity
+        self.head = other.head
+        self.count = other.count
+        other.storage = storage
+        other.capacity = capacity
+        other.head = head
+        other.count = count
     }
 
     private func grow() {

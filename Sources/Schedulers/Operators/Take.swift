@@ -32,7 +32,7 @@ final class TakeCountObservable<Element>: Producer<Element>, @unchecked Sendable
 }
 
 /// Counts down; events arrive serially (guarantee 2), so the counter needs no lock.
-final class TakeCountSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
+final class TakeCountSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
     private var remaining: Int
@@ -42,16 +42,24 @@ final class TakeCountSink<Observer: ObserverType>: Sink<Observer>, ObserverType,
         super.init(observer: observer, cancel: cancel)
     }
 
+    func makeNextHandler() -> NextHandler<Element> {
+        NextHandler { self.onNextElement($0) }
+    }
+
+    func onNextElement(_ element: Element) {
+        guard remaining > 0 else { return }
+        remaining -= 1
+        forwardNext(element)
+        if remaining == 0 {
+            forwardOn(.completed)
+            dispose()
+        }
+    }
+
     func on(_ event: Event<Element>) {
         switch event {
-        case .next:
-            guard remaining > 0 else { return }
-            remaining -= 1
-            forwardOn(event)
-            if remaining == 0 {
-                forwardOn(.completed)
-                dispose()
-            }
+        case .next(let element):
+            onNextElement(element)
         case .error, .completed:
             forwardOn(event)
             dispose()

@@ -122,6 +122,16 @@ public class SerialDispatchQueueScheduler: SerialScheduler, PeriodicScheduler, @
         enqueue(state, action: action)
     }
 
+    /// The serial queue, for callers that enqueue one reusable block many
+    /// times with `async(execute:)` instead of calling `scheduleInOrder` (a
+    /// new item, closure and block each time): what `observe(on:)` does for
+    /// its drains. Such a block runs in the same FIFO order as
+    /// `scheduleInOrder`'s actions. `nil` when this scheduler must see every
+    /// action itself (`MainScheduler` counts what it has pending).
+    var queueForReusableBlocks: DispatchQueue? {
+        configuration.queue
+    }
+
     /// What `schedule` does; `MainScheduler` runs inline when it may.
     func scheduleInternal<StateType>(
         _ state: StateType,
