@@ -100,6 +100,26 @@ final class CurrentThreadSchedulerTests: XCTestCase {
         #endif
     }
 
+    func testChainAfterAChainOfAnotherStateTypeStillAllocatesNoMoreThanOneItemPerLevel() throws {
+        try XCTSkipUnless(allocation_counter_is_active() != 0, "allocation counting is off under sanitizers")
+        // A chain with another state type leaves its item as the thread's spare.
+        let other = OtherScheduleChain(50)
+        _ = scheduler.schedule(other, action: otherScheduleChainLevel)
+        func allocations(forLevels levels: Int) -> UInt64 {
+            let chain = ScheduleChain(levels)
+            let before = allocation_counter_read_thread()
+            _ = scheduler.schedule(chain, action: scheduleChainLevel)
+            return allocation_counter_read_thread() - before
+        }
+        let single = allocations(forLevels: 1_000)
+        let double = allocations(forLevels: 2_000)
+        #if DEBUG
+        XCTAssertLessThanOrEqual(double - single, 1_000, "at most one allocation per level")
+        #else
+        XCTAssertEqual(double, single, "the stale spare was replaced: no allocation per level")
+        #endif
+    }
+
     func testDroppedItemThatWasDisposedIsSkippedEvenWhenNothingElseHoldsIt() {
         var ran = false
         _ = scheduler.schedule(()) { _ in
@@ -353,6 +373,23 @@ private func scheduleChainLevel(_ chain: ScheduleChain) -> Disposable {
     chain.remaining -= 1
     if chain.remaining > 0 {
         _ = CurrentThreadScheduler.instance.schedule(chain, action: scheduleChainLevel)
+    }
+    return Disposables.create()
+}
+
+/// A chain whose state is another type than `ScheduleChain`.
+private final class OtherScheduleChain {
+    var remaining: Int
+
+    init(_ remaining: Int) {
+        self.remaining = remaining
+    }
+}
+
+private func otherScheduleChainLevel(_ chain: OtherScheduleChain) -> Disposable {
+    chain.remaining -= 1
+    if chain.remaining > 0 {
+        _ = CurrentThreadScheduler.instance.schedule(chain, action: otherScheduleChainLevel)
     }
     return Disposables.create()
 }

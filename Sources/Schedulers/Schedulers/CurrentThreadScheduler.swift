@@ -175,7 +175,10 @@ final class Trampoline {
             }
             // When only this queue holds the entry, nobody can dispose it any more.
             let isUnreferenced = isKnownUniquelyReferenced(&work)
-            if work.run(isUnreferenced: isUnreferenced), spare == nil {
+            // The latest reusable entry becomes the spare, replacing an older
+            // one: a spare of another state type, kept forever, would make
+            // every later schedule on this thread allocate.
+            if work.run(isUnreferenced: isUnreferenced) {
                 spare = work
             }
         }
