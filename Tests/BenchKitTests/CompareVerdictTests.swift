@@ -289,6 +289,51 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
+    func testAShiftThatThePeersShareIsTheMachineNotTheCode() throws {
+        // Every series of the new run is 12 % slower: the machine drifted.
+        func latency(_ variant: String, _ values: [Double]) -> FixtureSeries {
+            FixtureSeries(benchmark: "observeOn.latency", variant: variant, metric: "latency_p50_ns", unit: "ns", values: values.map { $0 })
+        }
+        let base = [
+            latency("fast-path", [100, 101, 102, 99, 100]),
+            latency("peer.dispatch-async", [200, 201, 199, 202, 200]),
+            latency("reference.batched-handoff", [50, 51, 49, 50, 52]),
+        ]
+        let new = [
+            latency("fast-path", [112, 113, 114, 111, 112]),
+            latency("peer.dispatch-async", [224, 225, 223, 226, 224]),
+            latency("reference.batched-handoff", [56, 57, 55, 56, 58]),
+        ]
+        let outcome = try fixture.compare(base: base, new: new)
+        let report = try XCTUnwrap(outcome.report)
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.unchanged, .informational, .informational])
+        XCTAssertEqual(outcome.status, .noRegression)
+    }
+
+    func testAShiftOnlyTheLibraryShowsIsWorseDespiteSteadyPeers() throws {
+        func latency(_ variant: String, _ values: [Double]) -> FixtureSeries {
+            FixtureSeries(benchmark: "observeOn.latency", variant: variant, metric: "latency_p50_ns", unit: "ns", values: values.map { $0 })
+        }
+        let peer = latency("peer.dispatch-async", [200, 201, 199, 202, 200])
+        let outcome = try fixture.compare(
+            base: [latency("fast-path", [100, 101, 102, 99, 100]), peer],
+            new: [latency("fast-path", [112, 113, 114, 111, 112]), peer])
+        let report = try XCTUnwrap(outcome.report)
+        XCTAssertEqual(report.comparisons.first?.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression)
+    }
+
+    func testTailLatencyIsShownButNotJudged() throws {
+        let tail = FixtureSeries(
+            benchmark: "observeOn.latency", variant: "fast-path", metric: "latency_p999_ns", unit: "ns",
+            values: [600, 610, 620, 630, 640])
+        var worse = tail
+        worse.values = [3000, 3100, 3200, 3300, 3400]
+        let outcome = try fixture.compare(base: [tail], new: [worse])
+        XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.informational])
+        XCTAssertEqual(outcome.status, .noRegression)
+    }
+
     func testAllocatorAndParamsArePartOfThePairing() throws {
         let system = FixtureSeries(metric: "allocs_per_element", unit: "allocs", allocator: "system", values: [1])
         let jemalloc = FixtureSeries(metric: "allocs_per_element", unit: "allocs", allocator: "jemalloc", values: [5])

@@ -18,6 +18,7 @@ public struct ComparisonReport: Sendable {
         for series in new.series {
             newByKey[series.key] = series
         }
+        let drift = MachineDrift(base: base.series, newByKey: newByKey)
         var baseKeys = Set<ResultSeriesKey>()
         var comparisons: [SeriesComparison] = []
         for series in base.series {
@@ -28,7 +29,10 @@ public struct ComparisonReport: Sendable {
                     message: "unit \"\(counterpart.unit)\" of \(series.key) differs from \"\(series.unit)\" "
                         + "in \(base.path) line \(series.firstLine)")
             }
-            comparisons.append(SeriesComparison(base: series, new: newByKey[series.key], options: options))
+            comparisons.append(
+                SeriesComparison(
+                    base: series, new: newByKey[series.key], options: options,
+                    machineDrift: drift.factor(for: series.key)))
         }
         for series in new.series where !baseKeys.contains(series.key) {
             comparisons.append(SeriesComparison(base: nil, new: series, options: options))

@@ -12,6 +12,12 @@
 ///   whatever the threshold; only a change within the metric's
 ///   ``ExactTolerance`` (none by default) is `~`.
 /// - Informational metrics: medians and change only, verdict `not judged`.
+/// - Machine drift: the peers and the reference measured in the same run
+///   (variants `peer.*`, `reference.*`) run code this project does not
+///   change, so their common change between the two files is the machine's
+///   (``MachineDrift``). This project's timing series are judged after
+///   dividing the new values by that factor; the anchors themselves are
+///   shown, not judged. `change` stays the raw change of the medians.
 public struct SeriesComparison: Sendable {
     public let key: ResultSeriesKey
     public let unit: String
@@ -31,12 +37,15 @@ public struct SeriesComparison: Sendable {
     public let verdict: CompareVerdict
     /// Whether this verdict counts toward the exit status under the chosen gate.
     public let isGated: Bool
+    /// The machine's drift factor the verdict was corrected for (new/base of
+    /// the same run's anchors), when one applied.
+    public let machineDrift: Double?
 
     /// A gated `worse`.
     public var isRegression: Bool { verdict == .worse && isGated }
 
     /// Compares one key; at least one of `base` and `new` must be given.
-    public init(base: ResultSeries?, new: ResultSeries?, options: CompareOptions) {
+    public init(base: ResultSeries?, new: ResultSeries?, options: CompareOptions, machineDrift: Double? = nil) {
         guard let any = base ?? new else {
             preconditionFailure("base or new must be given")
         }
@@ -46,6 +55,8 @@ public struct SeriesComparison: Sendable {
         baseValues = base?.values
         newValues = new?.values
         isGated = options.gate == .all || rule.isExact
+        let judgedDrift = rule.isExact || rule.preference == .informational ? nil : machineDrift
+        self.machineDrift = judgedDrift
         let baseMedian = base.flatMap { Self.median($0.values) }
         let newMedian = new.flatMap { Self.median($0.values) }
         self.baseMedian = baseMedian
@@ -94,6 +105,21 @@ public struct SeriesComparison: Sendable {
             return
         }
 
+        if MachineDrift.isAnchor(variant: key.variant) {
+            // Peers and the reference measure the machine, not this project.
+            interval = nil
+            test = nil
+            verdict = .informational
+            return
+        }
+
+        // Judge against the machine: new values as if the machine had not drifted.
+        let drift = judgedDrift ?? 1
+        let newJudged = drift == 1 ? new.values : new.values.map { $0 / drift }
+        let newJudgedMedian = newMedian / drift
+        let judgedChange: Double? =
+            if scale > 0 { (newJudgedMedian - baseMedian) / scale } else if newJudgedMedian == baseMedian { 0 } else { nil }
+
         let minimumP = MannWhitneyUTest.minimumAchievablePValue(m: base.values.count, n: new.values.count)
         guard minimumP <= options.alpha else {
             interval = nil
@@ -101,17 +127,17 @@ public struct SeriesComparison: Sendable {
             verdict = .tooFewRepetitions
             return
         }
-        let test = MannWhitneyUTest(base.values, new.values)
+        let test = MannWhitneyUTest(base.values, newJudged)
         self.test = test
-        if scale > 0, let shift = HodgesLehmannInterval(base.values, new.values, confidence: 1 - options.alpha) {
+        if scale > 0, let shift = HodgesLehmannInterval(base.values, newJudged, confidence: 1 - options.alpha) {
             interval = (shift.lower / scale)...(shift.upper / scale)
         } else {
             interval = nil
         }
         // A nil change means growth from zero: larger than any threshold.
-        let isLargeEnough = change.map { abs($0) >= options.threshold } ?? true
-        if test.pValue < options.alpha && isLargeEnough && newMedian != baseMedian {
-            verdict = rule.isWorse(from: baseMedian, to: newMedian) ? .worse : .better
+        let isLargeEnough = judgedChange.map { abs($0) >= options.threshold } ?? true
+        if test.pValue < options.alpha && isLargeEnough && newJudgedMedian != baseMedian {
+            verdict = rule.isWorse(from: baseMedian, to: newJudgedMedian) ? .worse : .better
         } else {
             verdict = .unchanged
         }
