@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Runs work on the calling thread, queuing nested work on a per-thread trampoline.
 ///
@@ -218,12 +217,7 @@ class TrampolineWork {
 @usableFromInline
 final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Sendable {
     @usableFromInline
-    enum Phase: Int {
-        case pending, running, finished, disposed
-    }
-
-    @usableFromInline
-    let phase = Atomic<Int>(Phase.pending.rawValue)
+    let phase = ScheduledActionPhase()
     // `phase` hands these fields from one thread to the next (the queuing
     // thread, the running thread, then at most one disposing thread), so they
     // need no dynamic exclusivity checks.
@@ -249,7 +243,7 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
 
     @usableFromInline
     var isDisposed: Bool {
-        phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+        phase.isDisposed
     }
 
     /// Makes a spare item (one that ran through `runUnreferenced`) a new entry.
@@ -268,7 +262,7 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
             return false
         }
         // Nobody can dispose it any more; it may have been disposed before.
-        let wasDisposed = phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+        let wasDisposed = phase.isDisposed
         let action = self.action.unsafelyUnwrapped
         let state = self.state.unsafelyUnwrapped
         self.action = nil
@@ -277,17 +271,14 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
             // What the action returns can no longer be disposed through this item: drop it.
             _ = action(state)
         }
-        phase.store(Phase.pending.rawValue, ordering: .relaxed)
+        phase.reset()
         return true
     }
 
     /// Runs the action unless disposed, handing its result over to a later `dispose()`.
     @inlinable
     func runShared() {
-        guard phase.compareExchange(
-            expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
-            ordering: .acquiringAndReleasing
-        ).exchanged else {
+        guard phase.begin() else {
             state = nil
             action = nil
             return
@@ -296,10 +287,7 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
         state = nil
         action = nil
         result = disposable
-        let published = phase.compareExchange(
-            expected: Phase.running.rawValue, desired: Phase.finished.rawValue,
-            ordering: .acquiringAndReleasing
-        ).exchanged
+        let published = phase.finish()
         if !published {
             // Disposed while running: the action finished, now dispose what it returned.
             result = nil
@@ -309,8 +297,8 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
 
     @usableFromInline
     func dispose() {
-        let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
-        if previous == Phase.finished.rawValue {
+        let previous = phase.dispose()
+        if previous == .finished {
             let disposable = result
             result = nil
             disposable?.dispose()

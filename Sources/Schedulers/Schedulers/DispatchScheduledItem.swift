@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// One action handed to a dispatch queue, and the disposable returned for it.
 ///
@@ -13,11 +12,7 @@ import Synchronization
 /// handler and with it the item, its state and its action at once instead of
 /// at the due time (DESIGN.md guarantee 8).
 final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
-    private enum Phase: Int {
-        case pending, running, finished, disposed
-    }
-
-    private let phase = Atomic<Int>(Phase.pending.rawValue)
+    private let phase = ScheduledActionPhase()
     // Read and cleared by whichever thread moves the phase out of `.pending`:
     // the runner (to `.running`) or the disposer (to `.disposed`).
     private var state: StateType?
@@ -34,7 +29,7 @@ final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
     }
 
     var isDisposed: Bool {
-        phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+        phase.isDisposed
     }
 
     /// Runs the action unless the item was disposed. Called once, on the queue.
@@ -42,10 +37,7 @@ final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
         // A relative item's timer is one-shot: cancelling it releases its
         // handler, which breaks the timer -> handler -> item -> timer cycle.
         timer?.cancel()
-        guard phase.compareExchange(
-            expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
-            ordering: .acquiringAndReleasing
-        ).exchanged else {
+        guard phase.begin() else {
             // Disposed first: the disposer owns (and has released) state and action.
             return
         }
@@ -53,10 +45,7 @@ final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
         state = nil
         action = nil
         result = disposable
-        let published = phase.compareExchange(
-            expected: Phase.running.rawValue, desired: Phase.finished.rawValue,
-            ordering: .acquiringAndReleasing
-        ).exchanged
+        let published = phase.finish()
         if !published {
             // Disposed while running: the action finished; now dispose what it returned.
             result = nil
@@ -65,15 +54,15 @@ final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
     }
 
     func dispose() {
-        let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
+        let previous = phase.dispose()
         switch previous {
-        case Phase.pending.rawValue:
+        case .pending:
             // Won against the runner, which will not touch these any more:
             // release the state and action now, not when the item is dropped.
             timer?.cancel()
             state = nil
             action = nil
-        case Phase.finished.rawValue:
+        case .finished:
             let disposable = result
             result = nil
             disposable?.dispose()

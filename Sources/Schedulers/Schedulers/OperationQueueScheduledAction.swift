@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// One action of an `OperationQueueScheduler`: the operation added to the
 /// queue and the disposable returned for it.
@@ -11,11 +10,7 @@ import Synchronization
 /// and what it returned is disposed. Cancelled by the queue
 /// (`cancelAllOperations()`) before it started, it counts as disposed.
 final class OperationQueueScheduledAction<StateType>: Operation, Cancelable, @unchecked Sendable {
-    private enum Phase: Int {
-        case pending, running, finished, disposed
-    }
-
-    private let phase = Atomic<Int>(Phase.pending.rawValue)
+    private let phase = ScheduledActionPhase()
     // Read and cleared by whichever thread moves the phase out of `.pending`:
     // the runner (to `.running`) or the disposer (to `.disposed`).
     private var state: StateType?
@@ -32,14 +27,11 @@ final class OperationQueueScheduledAction<StateType>: Operation, Cancelable, @un
     }
 
     var isDisposed: Bool {
-        phase.load(ordering: .acquiring) == Phase.disposed.rawValue
+        phase.isDisposed
     }
 
     override func main() {
-        guard phase.compareExchange(
-            expected: Phase.pending.rawValue, desired: Phase.running.rawValue,
-            ordering: .acquiringAndReleasing
-        ).exchanged else {
+        guard phase.begin() else {
             // Disposed first: the disposer owns (and has released) state and action.
             return
         }
@@ -47,10 +39,7 @@ final class OperationQueueScheduledAction<StateType>: Operation, Cancelable, @un
         state = nil
         action = nil
         result = disposable
-        let published = phase.compareExchange(
-            expected: Phase.running.rawValue, desired: Phase.finished.rawValue,
-            ordering: .acquiringAndReleasing
-        ).exchanged
+        let published = phase.finish()
         if !published {
             result = nil
             disposable.dispose()
@@ -68,15 +57,15 @@ final class OperationQueueScheduledAction<StateType>: Operation, Cancelable, @un
     }
 
     private func disposeAction() {
-        let previous = phase.exchange(Phase.disposed.rawValue, ordering: .acquiringAndReleasing)
+        let previous = phase.dispose()
         switch previous {
-        case Phase.pending.rawValue:
+        case .pending:
             // Won against the runner, which will not touch these any more:
             // release the state and action now, not when the item is dropped.
             timer?.cancel()
             state = nil
             action = nil
-        case Phase.finished.rawValue:
+        case .finished:
             let disposable = result
             result = nil
             disposable?.dispose()
