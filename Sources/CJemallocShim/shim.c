@@ -22,15 +22,17 @@ static mallctlnametomib_fn p_nametomib;
 static mallctlbymib_fn p_bymib;
 static int resolved_ok;
 
-// Per size class: MIB of its nmalloc counter and its size in bytes.
-static size_t small_mib[MAX_CLASSES][6];
-static size_t small_miblen[MAX_CLASSES];
-static uint64_t small_size[MAX_CLASSES];
-static unsigned small_count;
-static size_t large_mib[MAX_CLASSES][6];
-static size_t large_miblen[MAX_CLASSES];
-static uint64_t large_size[MAX_CLASSES];
-static unsigned large_count;
+// One family of size classes (small bins or large extents): per class, the
+// MIB of its nmalloc counter and its size in bytes.
+typedef struct {
+    size_t mib[MAX_CLASSES][6];
+    size_t miblen[MAX_CLASSES];
+    uint64_t size[MAX_CLASSES];
+    unsigned count;
+} size_classes;
+
+static size_classes small_classes;
+static size_classes large_classes;
 static size_t epoch_mib[2];
 static size_t epoch_miblen;
 
@@ -38,6 +40,47 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static int mib_for(const char *name, size_t *mib, size_t *len) {
     return p_nametomib(name, mib, len);
+}
+
+// Resolves `count` classes: `size_name` and `nmalloc_name` are the names of
+// class 0; the class index is MIB element 2 of the size and 4 of the counter.
+static int resolve_classes(size_classes *classes, unsigned count, const char *size_name, const char *nmalloc_name) {
+    for (unsigned j = 0; j < count; j++) {
+        size_t size_mib[4];
+        size_t size_len = 4;
+        if (mib_for(size_name, size_mib, &size_len) != 0) {
+            return -1;
+        }
+        size_mib[2] = j;
+        size_t size = 0;
+        size_t len = sizeof(size);
+        if (p_bymib(size_mib, size_len, &size, &len, NULL, 0) != 0) {
+            return -1;
+        }
+        classes->size[j] = size;
+        classes->miblen[j] = 6;
+        if (mib_for(nmalloc_name, classes->mib[j], &classes->miblen[j]) != 0) {
+            return -1;
+        }
+        classes->mib[j][2] = ARENAS_ALL;
+        classes->mib[j][4] = j;
+    }
+    classes->count = count;
+    return 0;
+}
+
+// Adds the allocations and bytes counted so far in every class of `classes`.
+static int add_counts(const size_classes *classes, uint64_t *allocations, uint64_t *bytes) {
+    for (unsigned j = 0; j < classes->count; j++) {
+        uint64_t n = 0;
+        size_t len = sizeof(n);
+        if (p_bymib(classes->mib[j], classes->miblen[j], &n, &len, NULL, 0) != 0) {
+            return -1;
+        }
+        *allocations += n;
+        *bytes += n * classes->size[j];
+    }
+    return 0;
 }
 
 static void resolve(void) {
@@ -63,48 +106,10 @@ static void resolve(void) {
     if (nbins > MAX_CLASSES || nlextents > MAX_CLASSES) {
         return;
     }
-    for (unsigned j = 0; j < nbins; j++) {
-        size_t size_mib[4];
-        size_t size_len = 4;
-        if (mib_for("arenas.bin.0.size", size_mib, &size_len) != 0) {
-            return;
-        }
-        size_mib[2] = j;
-        size_t size = 0;
-        len = sizeof(size);
-        if (p_bymib(size_mib, size_len, &size, &len, NULL, 0) != 0) {
-            return;
-        }
-        small_size[j] = size;
-        small_miblen[j] = 6;
-        if (mib_for("stats.arenas.0.bins.0.nmalloc", small_mib[j], &small_miblen[j]) != 0) {
-            return;
-        }
-        small_mib[j][2] = ARENAS_ALL;
-        small_mib[j][4] = j;
+    if (resolve_classes(&small_classes, nbins, "arenas.bin.0.size", "stats.arenas.0.bins.0.nmalloc") != 0 ||
+        resolve_classes(&large_classes, nlextents, "arenas.lextent.0.size", "stats.arenas.0.lextents.0.nmalloc") != 0) {
+        return;
     }
-    for (unsigned j = 0; j < nlextents; j++) {
-        size_t size_mib[4];
-        size_t size_len = 4;
-        if (mib_for("arenas.lextent.0.size", size_mib, &size_len) != 0) {
-            return;
-        }
-        size_mib[2] = j;
-        size_t size = 0;
-        len = sizeof(size);
-        if (p_bymib(size_mib, size_len, &size, &len, NULL, 0) != 0) {
-            return;
-        }
-        large_size[j] = size;
-        large_miblen[j] = 6;
-        if (mib_for("stats.arenas.0.lextents.0.nmalloc", large_mib[j], &large_miblen[j]) != 0) {
-            return;
-        }
-        large_mib[j][2] = ARENAS_ALL;
-        large_mib[j][4] = j;
-    }
-    small_count = nbins;
-    large_count = nlextents;
     resolved_ok = 1;
 }
 
@@ -136,23 +141,8 @@ int cjs_read_totals(cjs_totals *out) {
         return -1;
     }
     uint64_t allocations = 0, bytes = 0;
-    for (unsigned j = 0; j < small_count; j++) {
-        uint64_t n = 0;
-        len = sizeof(n);
-        if (p_bymib(small_mib[j], small_miblen[j], &n, &len, NULL, 0) != 0) {
-            return -1;
-        }
-        allocations += n;
-        bytes += n * small_size[j];
-    }
-    for (unsigned j = 0; j < large_count; j++) {
-        uint64_t n = 0;
-        len = sizeof(n);
-        if (p_bymib(large_mib[j], large_miblen[j], &n, &len, NULL, 0) != 0) {
-            return -1;
-        }
-        allocations += n;
-        bytes += n * large_size[j];
+    if (add_counts(&small_classes, &allocations, &bytes) != 0 || add_counts(&large_classes, &allocations, &bytes) != 0) {
+        return -1;
     }
     out->allocations = allocations;
     out->bytes = bytes;
