@@ -76,9 +76,9 @@ public enum CSVSchema {
             ],
             metrics: [
                 MetricSpec("latency_p50_ns", unit: "ns", direction: .lowerIsBetter),
-                MetricSpec("latency_p99_ns", unit: "ns", direction: .lowerIsBetter),
-                MetricSpec("latency_p999_ns", unit: "ns", direction: .lowerIsBetter),
-                MetricSpec("latency_max_ns", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("latency_p99_ns", unit: "ns", direction: .lowerIsBetter, isSingleRunTail: true),
+                MetricSpec("latency_p999_ns", unit: "ns", direction: .lowerIsBetter, isSingleRunTail: true),
+                MetricSpec("latency_max_ns", unit: "ns", direction: .lowerIsBetter, isSingleRunTail: true),
             ]
         ),
         BenchmarkSchema(
@@ -104,7 +104,7 @@ public enum CSVSchema {
             metrics: [
                 MetricSpec("lateness_p50_us", unit: "us", direction: .lowerIsBetter),
                 MetricSpec("lateness_p99_us", unit: "us", direction: .lowerIsBetter),
-                MetricSpec("lateness_max_us", unit: "us", direction: .lowerIsBetter),
+                MetricSpec("lateness_max_us", unit: "us", direction: .lowerIsBetter, isSingleRunTail: true),
                 MetricSpec("final_drift_us", unit: "us", direction: .lowerIsBetter),
                 MetricSpec("skipped_ticks", unit: "ticks", direction: .lowerIsBetter),
                 // A sample of the per-tick lateness (the tick is in `params`), for the
@@ -156,6 +156,11 @@ public struct MetricSpec: Sendable, Equatable {
     /// them exactly, not statistically. See the type comment of `CSVSchema`
     /// for what the fraction of a per-element count means.
     public let isExactCount: Bool
+    /// `true` for the tail of one run's distribution (latency p99 and beyond,
+    /// the worst tick): set by a handful of preemptions on a shared machine,
+    /// it swings 2-5x between runs of the same code. `compare` shows it with
+    /// its change but does not judge it.
+    public let isSingleRunTail: Bool
 
     /// Measured by the allocation-counting pass rather than by the timing
     /// repetitions (`allocs_*`, `bytes_per_*`).
@@ -163,10 +168,14 @@ public struct MetricSpec: Sendable, Equatable {
         name.hasPrefix("allocs_") || name.hasPrefix("bytes_per_")
     }
 
-    public init(_ name: String, unit: String, direction: MetricDirection, isExactCount: Bool = false) {
+    public init(
+        _ name: String, unit: String, direction: MetricDirection, isExactCount: Bool = false,
+        isSingleRunTail: Bool = false
+    ) {
         self.name = name
         self.unit = unit
         self.direction = direction
         self.isExactCount = isExactCount
+        self.isSingleRunTail = isSingleRunTail
     }
 }

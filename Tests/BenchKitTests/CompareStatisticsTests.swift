@@ -132,7 +132,7 @@ final class CompareStatisticsTests: XCTestCase {
             for spec in benchmark.metrics {
                 let rule = MetricComparisonRule(metric: spec.name, benchmark: benchmark.name)
                 XCTAssertEqual(rule.isExact, spec.isExactCount, spec.name)
-                if MetricComparisonRule.unjudgedTailMetrics.contains(spec.name) {
+                if spec.isSingleRunTail {
                     XCTAssertEqual(rule.preference, .informational, spec.name)
                     continue
                 }

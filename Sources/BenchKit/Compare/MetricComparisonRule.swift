@@ -34,24 +34,16 @@ public struct MetricComparisonRule: Sendable, Equatable {
     public let isExact: Bool
 
     /// The rule for `metric` of `benchmark`, following the order documented on the type.
-    /// Tail percentiles of a single run (p99 and beyond of a paced latency
-    /// test, the worst tick of a drift run) are set by a handful of
-    /// preemptions on a shared machine: between two runs of the same revision
-    /// they swing by 2-5×. They are shown with their change but not judged;
-    /// judge tails from many more repetitions than a default run has.
-    public static let unjudgedTailMetrics: Set<String> = [
-        "latency_p99_ns", "latency_p999_ns", "latency_max_ns", "lateness_max_us",
-    ]
-
     public init(metric: String, benchmark: String? = nil) {
         self.metric = metric
-        if Self.unjudgedTailMetrics.contains(metric) {
+        let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) }
+            ?? CSVSchema.benchmarks.lazy.flatMap(\.metrics).first { $0.name == metric }
+        if let declared, declared.isSingleRunTail {
+            // Shown, not judged: see `MetricSpec.isSingleRunTail`.
             preference = .informational
             isExact = false
             return
         }
-        let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) }
-            ?? CSVSchema.benchmarks.lazy.flatMap(\.metrics).first { $0.name == metric }
         if let declared {
             switch declared.direction {
             case .higherIsBetter: preference = .higherIsBetter
