@@ -65,7 +65,8 @@ public enum CSVSchema {
                 MetricSpec("ns_per_element", unit: "ns", direction: .lowerIsBetter),
                 MetricSpec("allocs_per_element", unit: "allocations", direction: .lowerIsBetter, isExactCount: true),
                 MetricSpec("bytes_per_element", unit: "bytes", direction: .lowerIsBetter, isExactCount: true),
-            ]
+            ],
+            wakeUpBoundVariants: ["main"]
         ),
         BenchmarkSchema(
             name: "observeOn.latency",
@@ -75,7 +76,7 @@ public enum CSVSchema {
                 "reference.batched-handoff",
             ],
             metrics: [
-                MetricSpec("latency_p50_ns", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("latency_p50_ns", unit: "ns", direction: .lowerIsBetter, isWakeUpBound: true),
                 MetricSpec("latency_p99_ns", unit: "ns", direction: .lowerIsBetter, isSingleRunTail: true),
                 MetricSpec("latency_p999_ns", unit: "ns", direction: .lowerIsBetter, isSingleRunTail: true),
                 MetricSpec("latency_max_ns", unit: "ns", direction: .lowerIsBetter, isSingleRunTail: true),
@@ -83,7 +84,7 @@ public enum CSVSchema {
         ),
         BenchmarkSchema(
             name: "trampoline.recursion",
-            variants: ["current-thread", "current-thread.recursive"],
+            variants: ["current-thread", "current-thread.recursive", "reference.closure-queue"],
             metrics: [
                 MetricSpec("ns_per_schedule", unit: "ns", direction: .lowerIsBetter),
                 MetricSpec("allocs_per_schedule", unit: "allocations", direction: .lowerIsBetter, isExactCount: true),
@@ -102,10 +103,10 @@ public enum CSVSchema {
                 "peer.dispatch-timer", "peer.nio", "peer.opencombine",
             ],
             metrics: [
-                MetricSpec("lateness_p50_us", unit: "us", direction: .lowerIsBetter),
-                MetricSpec("lateness_p99_us", unit: "us", direction: .lowerIsBetter),
+                MetricSpec("lateness_p50_us", unit: "us", direction: .lowerIsBetter, isWakeUpBound: true),
+                MetricSpec("lateness_p99_us", unit: "us", direction: .lowerIsBetter, isWakeUpBound: true),
                 MetricSpec("lateness_max_us", unit: "us", direction: .lowerIsBetter, isSingleRunTail: true),
-                MetricSpec("final_drift_us", unit: "us", direction: .lowerIsBetter),
+                MetricSpec("final_drift_us", unit: "us", direction: .lowerIsBetter, isWakeUpBound: true),
                 MetricSpec("skipped_ticks", unit: "ticks", direction: .lowerIsBetter),
                 // A sample of the per-tick lateness (the tick is in `params`), for the
                 // drift-over-ticks plot; a comparison should skip it.
@@ -119,6 +120,16 @@ public enum CSVSchema {
         benchmarks.first { $0.name == name }
     }
 
+    /// Whether `metric` of `variant` in `benchmark` is a wake-up-bound time:
+    /// the metric is (`MetricSpec.isWakeUpBound`) or the variant is
+    /// (`BenchmarkSchema.wakeUpBoundVariants`) and the metric is a time, not a count.
+    public static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
+        guard let schema = self.benchmark(named: benchmark), let spec = schema.metrics.first(where: { $0.name == metric })
+        else { return false }
+        if spec.isWakeUpBound { return true }
+        return !spec.isExactCount && spec.direction != .informational && schema.wakeUpBoundVariants.contains(variant)
+    }
+
     /// The specification of `metric` in `benchmark`, if both exist.
     public static func metric(_ metric: String, in benchmark: String) -> MetricSpec? {
         self.benchmark(named: benchmark)?.metrics.first { $0.name == metric }
@@ -130,11 +141,16 @@ public struct BenchmarkSchema: Sendable, Equatable {
     public let name: String
     public let variants: [String]
     public let metrics: [MetricSpec]
+    /// Variants whose every timing is wake-up-bound (see
+    /// `MetricSpec.isWakeUpBound`): delivery on the main queue waits for the
+    /// main thread's run loop to wake for each batch.
+    public let wakeUpBoundVariants: [String]
 
-    public init(name: String, variants: [String], metrics: [MetricSpec]) {
+    public init(name: String, variants: [String], metrics: [MetricSpec], wakeUpBoundVariants: [String] = []) {
         self.name = name
         self.variants = variants
         self.metrics = metrics
+        self.wakeUpBoundVariants = wakeUpBoundVariants
     }
 }
 
@@ -161,6 +177,12 @@ public struct MetricSpec: Sendable, Equatable {
     /// it swings 2-5x between runs of the same code. `compare` shows it with
     /// its change but does not judge it.
     public let isSingleRunTail: Bool
+    /// `true` for a time set by thread wake-ups and timer expiry (hop latency,
+    /// a tick's lateness) rather than by instructions. The kernel's scheduling
+    /// of a shared machine moves such a median between runs of the same code,
+    /// with every repetition of a run agreeing, by more than a CPU-bound
+    /// time moves: `compare` judges it against `--wakeup-threshold`.
+    public let isWakeUpBound: Bool
 
     /// Measured by the allocation-counting pass rather than by the timing
     /// repetitions (`allocs_*`, `bytes_per_*`).
@@ -170,12 +192,13 @@ public struct MetricSpec: Sendable, Equatable {
 
     public init(
         _ name: String, unit: String, direction: MetricDirection, isExactCount: Bool = false,
-        isSingleRunTail: Bool = false
+        isSingleRunTail: Bool = false, isWakeUpBound: Bool = false
     ) {
         self.name = name
         self.unit = unit
         self.direction = direction
         self.isExactCount = isExactCount
         self.isSingleRunTail = isSingleRunTail
+        self.isWakeUpBound = isWakeUpBound
     }
 }

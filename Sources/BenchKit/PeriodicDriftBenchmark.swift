@@ -23,6 +23,7 @@ public struct PeriodicDriftBenchmark: Benchmark {
         return configuration.driftPeriods.flatMap { period in
             let params = formatParams(["period_ms": String(period.periodMilliseconds), "ticks": String(period.ticks)])
             let periodNanoseconds = UInt64(period.periodMilliseconds) * 1_000_000
+            let jobs = period.variants.map { names in self.jobs.filter { names.contains($0.name) } } ?? self.jobs
             return jobs.map { job -> MeasurementPlan in
                 if let reason = job.unavailableReason {
                     return .unavailable(benchmark: Self.name, variant: job.name, params: params, reason: reason)

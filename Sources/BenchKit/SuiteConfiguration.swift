@@ -6,9 +6,12 @@ public struct SuiteConfiguration: Sendable {
     public struct DriftPeriod: Sendable, Equatable {
         public var periodMilliseconds: Int
         public var ticks: Int
-        public init(periodMilliseconds: Int, ticks: Int) {
+        /// The variants measured at this period; `nil` for all of them.
+        public var variants: [String]?
+        public init(periodMilliseconds: Int, ticks: Int, variants: [String]? = nil) {
             self.periodMilliseconds = periodMilliseconds
             self.ticks = ticks
+            self.variants = variants
         }
     }
 
@@ -70,6 +73,12 @@ public struct SuiteConfiguration: Sendable {
             driftPeriods: [
                 DriftPeriod(periodMilliseconds: 1, ticks: 500),
                 DriftPeriod(periodMilliseconds: 10, ticks: 100),
+                // Long enough (10 s) to show whether drift accumulates: a
+                // fixed-rate job's last tick is as late as any other, a
+                // fixed-delay one's is late by the sum of every tick's delay.
+                DriftPeriod(
+                    periodMilliseconds: 1, ticks: 10_000,
+                    variants: ["serial-dispatch.native", "serial-dispatch.emulated"]),
             ],
             driftTraceSamples: 20, recursionProbe: recursionProbe)
     }

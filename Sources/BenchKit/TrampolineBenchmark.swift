@@ -5,8 +5,10 @@ import Schedulers
 /// levels without growing the stack, and what each level costs. Variant
 /// `current-thread`: each action calls `schedule` for the next level;
 /// `current-thread.recursive`: one `scheduleRecursive` whose action calls
-/// `recurse` (the form the performance target names). For contrast, the depth at which plain recursion
-/// of a small closure runs out of an 8 MiB stack, measured in a child process.
+/// `recurse` (the form the performance target names); `reference.closure-queue`: the same chain on
+/// the least a trampoline can be (``ClosureQueueReference``), at the params of each library variant.
+/// For contrast, the depth at which plain recursion of a small closure runs out of an 8 MiB stack,
+/// measured in a child process.
 public struct TrampolineBenchmark: Benchmark {
     public static let name = "trampoline.recursion"
 
@@ -49,7 +51,43 @@ public struct TrampolineBenchmark: Benchmark {
                     ]
                 }),
             recursivePlan(configuration: configuration),
-        ]
+        ] + Self.referenceDepths(configuration).map { referencePlan(depth: $0, countedDepth: configuration.countingBatch) }
+    }
+
+    /// The depths of the library variants, each once: one reference plan per params.
+    static func referenceDepths(_ configuration: SuiteConfiguration) -> [Int] {
+        let depths = [configuration.trampolineDepth, configuration.recursiveTrampolineDepth]
+        return depths[0] == depths[1] ? [depths[0]] : depths
+    }
+
+    /// `reference.closure-queue` (``ClosureQueueReference``) at `depth`, with
+    /// the params of the library variant it anchors.
+    private func referencePlan(depth: Int, countedDepth: Int) -> MeasurementPlan {
+        let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
+        return MeasurementPlan(
+            benchmark: Self.name, variant: ClosureQueueReference.variant, params: params,
+            estimatedSeconds: Double(depth) * 10e-9,
+            countingEstimatedSeconds: Double(countedDepth) * 1e-6 + 0.01,
+            warmUp: { context in
+                _ = ClosureQueueReference.runChain(depth: max(depth / 100, 1), context: context)
+            },
+            measure: { context in
+                let (chain, region) = ClosureQueueReference.runChain(depth: depth, context: context)
+                return [
+                    MetricValue("ns_per_schedule", region.nanosecondsPer(chain.count)),
+                    MetricValue("depth", Double(chain.count)),
+                    MetricValue("stack_growth_bytes", Double(chain.highestAddress - chain.lowestAddress)),
+                    MetricValue("plain_recursion_limit", nil),
+                ]
+            },
+            countAllocations: { context in
+                _ = ClosureQueueReference.runChain(depth: countedDepth, context: context)
+                let (chain, region) = ClosureQueueReference.runChain(depth: countedDepth, context: context)
+                return [
+                    MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
+                    MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
+                ]
+            })
     }
 
     /// `current-thread.recursive`: the chain through `scheduleRecursive`.

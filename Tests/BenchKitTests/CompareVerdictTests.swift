@@ -291,18 +291,18 @@ final class CompareVerdictTests: XCTestCase {
 
     func testAShiftThatThePeersShareIsTheMachineNotTheCode() throws {
         // Every series of the new run is 12 % slower: the machine drifted.
-        func latency(_ variant: String, _ values: [Double]) -> FixtureSeries {
-            FixtureSeries(benchmark: "observeOn.latency", variant: variant, metric: "latency_p50_ns", unit: "ns", values: values.map { $0 })
+        func cost(_ variant: String, _ values: [Double]) -> FixtureSeries {
+            FixtureSeries(benchmark: "observeOn.throughput", variant: variant, metric: "ns_per_element", unit: "ns", values: values.map { $0 })
         }
         let base = [
-            latency("fast-path", [100, 101, 102, 99, 100]),
-            latency("peer.dispatch-async", [200, 201, 199, 202, 200]),
-            latency("reference.batched-handoff", [50, 51, 49, 50, 52]),
+            cost("fast-path", [100, 101, 102, 99, 100]),
+            cost("peer.dispatch-async", [200, 201, 199, 202, 200]),
+            cost("reference.batched-handoff", [50, 51, 49, 50, 52]),
         ]
         let new = [
-            latency("fast-path", [112, 113, 114, 111, 112]),
-            latency("peer.dispatch-async", [224, 225, 223, 226, 224]),
-            latency("reference.batched-handoff", [56, 57, 55, 56, 58]),
+            cost("fast-path", [112, 113, 114, 111, 112]),
+            cost("peer.dispatch-async", [224, 225, 223, 226, 224]),
+            cost("reference.batched-handoff", [56, 57, 55, 56, 58]),
         ]
         let outcome = try fixture.compare(base: base, new: new)
         let report = try XCTUnwrap(outcome.report)
@@ -311,16 +311,78 @@ final class CompareVerdictTests: XCTestCase {
     }
 
     func testAShiftOnlyTheLibraryShowsIsWorseDespiteSteadyPeers() throws {
-        func latency(_ variant: String, _ values: [Double]) -> FixtureSeries {
-            FixtureSeries(benchmark: "observeOn.latency", variant: variant, metric: "latency_p50_ns", unit: "ns", values: values.map { $0 })
+        func cost(_ variant: String, _ values: [Double]) -> FixtureSeries {
+            FixtureSeries(benchmark: "observeOn.throughput", variant: variant, metric: "ns_per_element", unit: "ns", values: values.map { $0 })
         }
-        let peer = latency("peer.dispatch-async", [200, 201, 199, 202, 200])
+        let peer = cost("peer.dispatch-async", [200, 201, 199, 202, 200])
         let outcome = try fixture.compare(
-            base: [latency("fast-path", [100, 101, 102, 99, 100]), peer],
-            new: [latency("fast-path", [112, 113, 114, 111, 112]), peer])
+            base: [cost("fast-path", [100, 101, 102, 99, 100]), peer],
+            new: [cost("fast-path", [112, 113, 114, 111, 112]), peer])
         let report = try XCTUnwrap(outcome.report)
         XCTAssertEqual(report.comparisons.first?.verdict, .worse)
         XCTAssertEqual(outcome.status, .regression)
+    }
+
+    func testAWakeUpBoundShiftWithinTheWakeUpThresholdIsNoise() throws {
+        // Same-revision runs on the shared VM moved timer lateness this much,
+        // every repetition agreeing: significant, yet the machine's scheduling.
+        func lateness(_ values: [Double]) -> FixtureSeries {
+            FixtureSeries(
+                benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;ticks=500",
+                metric: "lateness_p50_us", unit: "us", values: values.map { $0 })
+        }
+        let outcome = try fixture.compare(
+            base: [lateness([70, 72, 74, 71, 73])], new: [lateness([90, 92, 94, 91, 93])])
+        let comparison = try XCTUnwrap(outcome.report?.comparisons.first)
+        XCTAssertLessThan(try XCTUnwrap(comparison.test?.pValue), 0.05)
+        XCTAssertTrue(comparison.rule.isWakeUpBound)
+        XCTAssertEqual(comparison.verdict, .unchanged)
+        XCTAssertEqual(outcome.status, .noRegression)
+    }
+
+    func testAWakeUpBoundShiftBeyondTheWakeUpThresholdIsWorse() throws {
+        // An extra thread hop: lateness doubles.
+        func lateness(_ values: [Double]) -> FixtureSeries {
+            FixtureSeries(
+                benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;ticks=500",
+                metric: "lateness_p50_us", unit: "us", values: values.map { $0 })
+        }
+        let outcome = try fixture.compare(
+            base: [lateness([70, 72, 74, 71, 73])], new: [lateness([140, 142, 146, 141, 139])])
+        XCTAssertEqual(outcome.report?.comparisons.first?.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression)
+    }
+
+    func testTheSameShiftOfACPUBoundTimeIsWorse() throws {
+        // +27 % on a CPU-bound time is far beyond its run-to-run swing.
+        func cost(_ values: [Double]) -> FixtureSeries {
+            FixtureSeries(
+                benchmark: "trampoline.recursion", variant: "current-thread", params: "depth=1000",
+                metric: "ns_per_schedule", unit: "ns", values: values.map { $0 })
+        }
+        let outcome = try fixture.compare(base: [cost([70, 72, 74, 71, 73])], new: [cost([90, 92, 94, 91, 93])])
+        let comparison = try XCTUnwrap(outcome.report?.comparisons.first)
+        XCTAssertFalse(comparison.rule.isWakeUpBound)
+        XCTAssertEqual(comparison.verdict, .worse)
+    }
+
+    func testTheMainQueueVariantsTimesAreWakeUpBoundButTheirCountsAreExact() {
+        XCTAssertTrue(MetricComparisonRule(metric: "elements_per_s", benchmark: "observeOn.throughput", variant: "main").isWakeUpBound)
+        XCTAssertFalse(MetricComparisonRule(metric: "elements_per_s", benchmark: "observeOn.throughput", variant: "fast-path").isWakeUpBound)
+        XCTAssertFalse(MetricComparisonRule(metric: "allocs_per_element", benchmark: "observeOn.throughput", variant: "main").isWakeUpBound)
+        XCTAssertTrue(MetricComparisonRule(metric: "final_drift_us", benchmark: "periodic.drift", variant: "serial-dispatch.emulated").isWakeUpBound)
+    }
+
+    func testALowerWakeUpThresholdJudgesTheSameShift() throws {
+        func lateness(_ values: [Double]) -> FixtureSeries {
+            FixtureSeries(
+                benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;ticks=500",
+                metric: "lateness_p50_us", unit: "us", values: values.map { $0 })
+        }
+        let outcome = try fixture.compare(
+            base: [lateness([70, 72, 74, 71, 73])], new: [lateness([90, 92, 94, 91, 93])],
+            options: CompareOptions(wakeUpThreshold: 0.10))
+        XCTAssertEqual(outcome.report?.comparisons.first?.verdict, .worse)
     }
 
     func testTailLatencyIsShownButNotJudged() throws {

@@ -191,7 +191,9 @@ public struct CompareReportFormatter: Sendable {
         text += "normal approximation with tie correction otherwise), alpha \(Self.plainNumber(options.alpha)); "
         text += "\(confidenceLabel): Hodges-Lehmann interval of the shift, in % of the base median; "
         text += "change: of the medians. A significant change under the threshold of "
-        text += "\(Self.plainNumber(options.threshold * 100))% is ~. "
+        text += "\(Self.plainNumber(options.threshold * 100))% is ~; for wake-up-bound times (latency p50, "
+        text += "timer lateness and drift, the main queue), under "
+        text += "\(Self.plainNumber(max(options.threshold, options.wakeUpThreshold) * 100))%. "
         text += "Too few repetitions: even non-overlapping samples could not reach alpha.\n"
         text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
         if options.exactTolerances.isEmpty {

@@ -32,10 +32,14 @@ public struct MetricComparisonRule: Sendable, Equatable {
     public let preference: Preference
     /// Exact counts are compared without a test: any change in the bad direction is worse.
     public let isExact: Bool
+    /// A time set by thread wake-ups and timers (``CSVSchema/isWakeUpBound(metric:variant:in:)``):
+    /// judged against ``CompareOptions/wakeUpThreshold`` rather than ``CompareOptions/threshold``.
+    public let isWakeUpBound: Bool
 
-    /// The rule for `metric` of `benchmark`, following the order documented on the type.
-    public init(metric: String, benchmark: String? = nil) {
+    /// The rule for `metric` of `variant` in `benchmark`, following the order documented on the type.
+    public init(metric: String, benchmark: String? = nil, variant: String? = nil) {
         self.metric = metric
+        isWakeUpBound = benchmark.map { CSVSchema.isWakeUpBound(metric: metric, variant: variant ?? "", in: $0) } ?? false
         let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) }
             ?? CSVSchema.benchmarks.lazy.flatMap(\.metrics).first { $0.name == metric }
         if let declared, declared.isSingleRunTail {

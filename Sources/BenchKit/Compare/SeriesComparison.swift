@@ -6,7 +6,9 @@
 ///   the ``HodgesLehmannInterval`` of the shift at `1 - alpha`, expressed in
 ///   per cent of the base median. The verdict is `better`/`worse` only if
 ///   `p < alpha` and `|change| ≥ threshold`, in the metric's direction; `~`
-///   otherwise; `too few repetitions` if no outcome could reach alpha.
+///   otherwise; `too few repetitions` if no outcome could reach alpha. For a
+///   wake-up-bound time (``MetricComparisonRule/isWakeUpBound``) the
+///   threshold is the larger of `threshold` and `wakeUpThreshold`.
 /// - Exact metrics (``MetricComparisonRule/isExact``): medians only, no test;
 ///   any change in the bad direction is `worse`, in the good one `better`,
 ///   whatever the threshold; only a change within the metric's
@@ -51,7 +53,7 @@ public struct SeriesComparison: Sendable {
         }
         key = any.key
         unit = base?.unit ?? any.unit
-        rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark)
+        rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
         baseValues = base?.values
         newValues = new?.values
         isGated = options.gate == .all || rule.isExact
@@ -135,7 +137,8 @@ public struct SeriesComparison: Sendable {
             interval = nil
         }
         // A nil change means growth from zero: larger than any threshold.
-        let isLargeEnough = judgedChange.map { abs($0) >= options.threshold } ?? true
+        let threshold = rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
+        let isLargeEnough = judgedChange.map { abs($0) >= threshold } ?? true
         if test.pValue < options.alpha && isLargeEnough && newJudgedMedian != baseMedian {
             verdict = rule.isWorse(from: baseMedian, to: newJudgedMedian) ? .worse : .better
         } else {
