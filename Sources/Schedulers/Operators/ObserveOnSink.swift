@@ -16,6 +16,16 @@
 /// check and a ring-buffer append; on the drain side one flag check and the
 /// call to the observer. Elements travel unwrapped (see `ElementObserver`):
 /// only the terminal event is an `Event`.
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
@@ -30,6 +40,12 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     /// The elements the running drain delivers. Owned by the running drain
     /// (at most one exists); it trades contents with `queued` under the lock.
     private let batch = RingBuffer<Element>()
+    /// Set under `lock` when something arrives for a lingering drain (an
+    /// element into an empty queue, a terminal event, disposal), cleared
+    /// under `lock` when the drain takes the queue. Read without the lock
+    /// by the lingering drain: the one value it polls, which upstream
+    /// writes once per batch, not per element.
+    private let workArrived = Atomic<Bool>(false)
 
     override init(observer: Observer, cancel: Cancelable) {
         machine = .allocate(capacity: 1)
@@ -52,9 +68,13 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
             switch machine.pointee.elementArrived() {
             case .enqueue:
                 queued.append(element)
+                if queued.count == 1 {
+                    workArrived.store(true, ordering: .relaxed)
+                }
                 return false
             case .enqueueAndScheduleDrain:
                 queued.append(element)
+                machine.pointee.drainRequester = pthread_self()
                 return true
             case .drop:
                 return false
@@ -77,7 +97,10 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
         case .completed:
             terminal = .completed
         }
-        let action = lock.withLock { machine.pointee.terminalArrived(terminal) }
+        let action = lock.withLock {
+            workArrived.store(true, ordering: .relaxed)
+            return machine.pointee.terminalArrived(terminal)
+        }
         switch action {
         case .scheduleDrain:
             scheduleDrain()
@@ -92,27 +115,76 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     }
 
     /// Delivers every queued event, including those queued meanwhile.
+    ///
+    /// When the queue is empty the drain lingers once, briefly, before it
+    /// goes idle (see `linger()`), so that a fast producer finds it still
+    /// scheduled and keeps filling one batch instead of paying a scheduled
+    /// action and a thread wake-up for each handful of elements.
     final func drain() {
+        var mayLinger = true
         while true {
             let step: ObserveOnStateMachine.DrainStep = lock.withLock {
-                let step = machine.pointee.drainNeedsWork(queuedCount: queued.count)
-                if case .deliverQueued = step {
+                let step = machine.pointee.drainNeedsWork(queuedCount: queued.count, mayLinger: mayLinger)
+                switch step {
+                case .deliverQueued:
                     queued.exchangeContents(with: batch)
+                    workArrived.store(false, ordering: .relaxed)
+                case .linger:
+                    // Lingering is useless, and only delays upstream, when
+                    // the thread that scheduled this drain is this one: it
+                    // cannot send anything until the drain returns.
+                    if machine.pointee.drainRequester == pthread_self() {
+                        return machine.pointee.drainNeedsWork(queuedCount: 0, mayLinger: false)
+                    }
+                case .stop:
+                    break
                 }
                 return step
             }
-            guard case .deliverQueued(let terminal) = step else {
+            switch step {
+            case .stop:
                 return
-            }
-            batch.deliverAll(stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
-            if let terminal, !isDisposed {
-                switch terminal {
-                case .error(let error):
-                    observer.on(.error(error))
-                case .completed:
-                    observer.on(.completed)
+            case .linger:
+                mayLinger = linger()
+                continue
+            case .deliverQueued(let terminal):
+                mayLinger = true
+                batch.deliverAll(stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
+                if let terminal, !isDisposed {
+                    switch terminal {
+                    case .error(let error):
+                        observer.on(.error(error))
+                    case .completed:
+                        observer.on(.completed)
+                    }
+                    dispose()
                 }
-                dispose()
+            }
+        }
+    }
+
+    /// How long an idle drain waits for more before it goes idle.
+    ///
+    /// A few microseconds: about what the scheduled action and thread wake-up
+    /// it saves cost, so a producer that sends faster than that keeps one
+    /// drain busy, and one that sends slower wastes at most this much CPU per
+    /// batch.
+    static var lingerNanoseconds: UInt64 { 3_000 }
+
+    /// Waits, spinning, until something arrives or `lingerNanoseconds` pass.
+    ///
+    /// - Returns: Whether the drain may linger again: `true` when something
+    ///   arrived, `false` when the wait ran out (the drain then goes idle).
+    private func linger() -> Bool {
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.lingerNanoseconds
+        while true {
+            for _ in 0..<64 {
+                if workArrived.load(ordering: .relaxed) {
+                    return true
+                }
+            }
+            if DispatchTime.now().uptimeNanoseconds >= deadline {
+                return false
             }
         }
     }
@@ -122,6 +194,7 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
         lock.withLock {
             machine.pointee.dispose()
             queued.removeAll()
+            workArrived.store(true, ordering: .relaxed)
         }
     }
 }
