@@ -29,7 +29,7 @@ import Darwin
 class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
-    private let lock = Lock()
+    private let lock = ObserveOnQueueLock()
     /// Guarded by `lock`. Behind a pointer rather than a stored `var`: the
     /// compiler checks a class's stored `var` for exclusive access at run
     /// time (`swift_beginAccess`, about 150 instructions) on every mutation,
@@ -63,25 +63,26 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     }
 
     /// Receives an upstream element.
+    ///
+    /// Locks by hand rather than with `lock.withLock`: in this class's
+    /// unspecialised code the closure may stay a separate function, a call
+    /// and a frame per element.
     final func onNextElement(_ element: Element) {
-        let scheduleNow: Bool = lock.withLock {
-            switch machine.pointee.elementArrived() {
-            case .enqueue:
-                queued.append(element)
-                if queued.count == 1 {
-                    workArrived.store(true, ordering: .relaxed)
-                }
-                return false
-            case .enqueueAndScheduleDrain:
-                queued.append(element)
-                machine.pointee.drainRequester = pthread_self()
-                return true
-            case .drop:
-                return false
+        lock.lock()
+        switch machine.pointee.elementArrived() {
+        case .enqueue:
+            if queued.append(element) == 1 {
+                // Into an empty queue: a lingering drain is waiting for this.
+                workArrived.store(true, ordering: .relaxed)
             }
-        }
-        if scheduleNow {
+            lock.unlock()
+        case .enqueueAndScheduleDrain:
+            queued.append(element)
+            machine.pointee.drainRequester = pthread_self()
+            lock.unlock()
             scheduleDrain()
+        case .drop:
+            lock.unlock()
         }
     }
 

@@ -39,15 +39,18 @@ final class RingBuffer<Element> {
     /// Never inlined, on purpose: in unspecialised code the caller would need
     /// `Element`'s metadata (for an `Observer.Element`, an associated-type
     /// lookup per call) to make room for a temporary copy, whereas this
-    /// method reads it from its own instance. The element is copied once,
-    /// straight into its slot, rather than copied into a temporary and moved.
+    /// method reads it from its own instance.
+    ///
+    /// - Returns: The count after appending.
     @inline(never)
-    func append(_ element: Element) {
+    @discardableResult
+    func append(_ element: Element) -> Int {
         if count == capacity {
             grow()
         }
         (storage + ((head + count) & (capacity - 1))).initialize(to: element)
-        count += 1
+        count &+= 1
+        return count
     }
 
     /// Removes and returns the first element.
