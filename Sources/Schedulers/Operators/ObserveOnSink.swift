@@ -1,21 +1,3 @@
-/// What the two `observe(on:)` sinks share: the queue, the state machine and
-/// the drain loop. Subclasses say only how one drain is scheduled.
-///
-/// Upstream elements are queued under the lock; the first event that finds
-/// the sink idle schedules one drain, later ones only queue. The drain takes
-/// the whole queue under the lock (by exchanging the contents of two ring
-/// buffers), delivers it outside the lock, and repeats until it finds the
-/// queue empty, at which point the sink is idle again. So there is one
-/// scheduled action per batch, not per element, and at most one drain exists
-/// at a time: deliveries never overlap (guarantee 2) and keep upstream order
-/// (guarantee 3). The disposed flag is checked before every delivery, so
-/// after `dispose()` returns no further event is delivered by a drain that
-/// starts or continues after it (guarantee 3 on a serial scheduler).
-///
-/// Cost per element: on the producer side one lock round trip around a state
-/// check and a ring-buffer append; on the drain side one flag check and the
-/// call to the observer. Elements travel unwrapped (see `ElementObserver`):
-/// only the terminal event is an `Event`.
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -26,6 +8,32 @@ import Musl
 import Darwin
 #endif
 
+/// What the two `observe(on:)` sinks share: the queue, the state machine and
+/// the drain loop. Subclasses say only how one drain is scheduled.
+///
+/// Upstream elements are queued under the lock; the first event that finds
+/// the sink idle schedules one drain, later ones only queue. The drain takes
+/// the whole queue under the lock (by exchanging the contents of two ring
+/// buffers), delivers it outside the lock, and repeats until it finds the
+/// queue empty. It then lingers, spinning for at most `lingerNanoseconds`
+/// on a flag upstream sets when it queues into an empty queue, and goes on
+/// delivering if something came; only otherwise does it go idle. So there is
+/// one scheduled action per batch, not per element, batches stay large while
+/// upstream is fast (rather than one scheduled action and thread wake-up per
+/// handful of elements), and at most one drain exists at a time: deliveries
+/// never overlap (guarantee 2) and keep upstream order (guarantee 3). The
+/// disposed flag is checked before every delivery, so after `dispose()`
+/// returns no further event is delivered by a drain that starts or continues
+/// after it (guarantee 3 on a serial scheduler).
+///
+/// Cost per element: on the producer side one lock round trip of an inlined
+/// compare-and-swap and a store (`ObserveOnQueueLock`) around a state check
+/// and a ring-buffer append (about 150 instructions from upstream's `onNext`
+/// to the unlock for an `Int`, unspecialised); on the drain side one flag
+/// check and the call to the observer. Elements travel unwrapped (see
+/// `ElementObserver`): only the terminal event is an `Event`. Per batch: one
+/// scheduled drain, and up to `lingerNanoseconds` of spinning on the
+/// scheduler's thread when upstream pauses.
 class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
