@@ -188,9 +188,10 @@ final class ObserveOnTests: XCTestCase {
     }
 
     /// Bursts separated by pauses of varying length make the drain sometimes
-    /// find more while it lingers, sometimes go idle just before or after an
-    /// element arrives: on every path, nothing is lost, duplicated or reordered.
-    func testBurstsAroundTheLingeringDrainArriveInOrderOnEveryPath() {
+    /// find more queued, sometimes go idle just before or after an element
+    /// arrives, and make upstream and the drain contend for the queue's lock:
+    /// on every path, nothing is lost, duplicated or reordered.
+    func testBurstsFromAnotherThreadArriveInOrderOnEveryPath() {
         let cases: [(String, ImmediateSchedulerType, ObserveOnPath)] = [
             ("fast path", SerialDispatchQueueScheduler(internalSerialQueueName: "observe-on-bursts"), .automatic),
             ("generic", SerialDispatchQueueScheduler(internalSerialQueueName: "observe-on-bursts-generic"), .generic),
@@ -210,8 +211,8 @@ final class ObserveOnTests: XCTestCase {
                             transfer.value.onNext(value)
                             value += 1
                         }
-                        // A busy pause of 0 to 7 µs, around the drain's
-                        // linger time (a sleep would last far longer).
+                        // A busy pause of 0 to 7 µs, about a drain's length
+                        // (a sleep would last far longer).
                         let pauseEnd = DispatchTime.now().uptimeNanoseconds + UInt64(burst % 8) * 1_000
                         while DispatchTime.now().uptimeNanoseconds < pauseEnd {}
                     }

@@ -22,14 +22,11 @@ extension ObservableType {
     /// everything queued, looping while more arrives. There is one scheduled
     /// action per batch, not per element, and in steady state neither path
     /// allocates per element (a ring buffer that keeps its capacity, no
-    /// closure per element, elements stored unboxed). A drain that empties
-    /// the queue waits a few microseconds, spinning, for more before it goes
-    /// idle, so a fast upstream keeps one drain busy instead of paying a
-    /// scheduled action and a thread wake-up every few elements (it does not
-    /// wait when it runs on the thread that scheduled it, which could send
-    /// nothing meanwhile). The price: each subscription keeps queue space for
-    /// the largest backlog it has seen, until it ends, and each batch may end
-    /// with those microseconds of spinning on the scheduler's thread.
+    /// closure per element, elements stored unboxed). Upstream pays, per
+    /// element, a lock round trip that never enters the kernel (an inlined
+    /// compare-and-swap and a store) around a state check and an append. The
+    /// price: each subscription keeps queue space for the largest backlog it
+    /// has seen, until it ends.
     ///
     /// - Serial fast path (`.automatic` on a `SerialScheduler`): drains are
     ///   enqueued with `scheduleInOrder`, never inline.

@@ -39,9 +39,6 @@ struct ObserveOnStateMachine {
         /// Take the queued elements (exchange the queue with the batch),
         /// deliver them, then deliver `terminal` if there is one.
         case deliverQueued(terminal: ObserveOnTerminalEvent?)
-        /// Nothing is queued, but stay scheduled: wait briefly, outside the
-        /// lock, for more, then ask again. Upstream keeps only queuing meanwhile.
-        case linger
         /// Stop: nothing is left (the sink is idle again) or it was disposed.
         case stop
     }
@@ -51,10 +48,6 @@ struct ObserveOnStateMachine {
     private var upstreamTerminated = false
     /// The accepted terminal event, until a drain takes it.
     private var pendingTerminal: ObserveOnTerminalEvent?
-    /// The thread (`pthread_self()`) that last scheduled a drain: not state,
-    /// a hint that tells a drain whether lingering can pay (see
-    /// `ObserveOnSink.drain()`).
-    var drainRequester: UInt = 0
 
     /// An upstream element arrived.
     @inline(__always)
@@ -94,11 +87,8 @@ struct ObserveOnStateMachine {
 
     /// Called by the drain each time its batch is empty.
     ///
-    /// - Parameters:
-    ///   - queuedCount: How many elements are queued now.
-    ///   - mayLinger: Whether the drain may wait for more instead of going
-    ///     idle when nothing is queued.
-    mutating func drainNeedsWork(queuedCount: Int, mayLinger: Bool) -> DrainStep {
+    /// - Parameter queuedCount: How many elements are queued now.
+    mutating func drainNeedsWork(queuedCount: Int) -> DrainStep {
         switch state {
         case .disposed:
             return .stop
@@ -106,9 +96,6 @@ struct ObserveOnStateMachine {
             preconditionFailure("observe(on:) drain ran without being scheduled")
         case .drainScheduled:
             if queuedCount == 0 && pendingTerminal == nil {
-                if mayLinger {
-                    return .linger
-                }
                 state = .idle
                 return .stop
             }

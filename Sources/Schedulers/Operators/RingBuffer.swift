@@ -40,17 +40,13 @@ final class RingBuffer<Element> {
     /// `Element`'s metadata (for an `Observer.Element`, an associated-type
     /// lookup per call) to make room for a temporary copy, whereas this
     /// method reads it from its own instance.
-    ///
-    /// - Returns: The count after appending.
     @inline(never)
-    @discardableResult
-    func append(_ element: Element) -> Int {
+    func append(_ element: Element) {
         if count == capacity {
             grow()
         }
         (storage + ((head + count) & (capacity - 1))).initialize(to: element)
         count &+= 1
-        return count
     }
 
     /// Removes and returns the first element.
