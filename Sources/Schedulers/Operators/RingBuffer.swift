@@ -45,7 +45,9 @@ final class RingBuffer<Element> {
         if count == capacity {
             grow()
         }
-        (storage + ((head + count) & (capacity - 1))).initialize(to: element)
+        // Wrapping arithmetic: the values cannot overflow (both are below
+        // `capacity`), and the checks would cost a branch each per element.
+        (storage + ((head &+ count) & (capacity &- 1))).initialize(to: element)
         count &+= 1
     }
 
@@ -79,7 +81,7 @@ final class RingBuffer<Element> {
                 break
             }
             deliver((storage + index).pointee)
-            index = (index + 1) & (capacity - 1)
+            index = (index &+ 1) & (capacity &- 1)
             remaining -= 1
         }
         removeAll()
