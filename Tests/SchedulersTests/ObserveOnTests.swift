@@ -187,6 +187,51 @@ final class ObserveOnTests: XCTestCase {
         subscription.dispose()
     }
 
+    /// Bursts separated by pauses of varying length make the drain sometimes
+    /// find more queued, sometimes go idle just before or after an element
+    /// arrives, and make upstream and the drain contend for the queue's lock:
+    /// on every path, nothing is lost, duplicated or reordered.
+    func testBurstsFromAnotherThreadArriveInOrderOnEveryPath() {
+        let cases: [(String, ImmediateSchedulerType, ObserveOnPath)] = [
+            ("fast path", SerialDispatchQueueScheduler(internalSerialQueueName: "observe-on-bursts"), .automatic),
+            ("generic", SerialDispatchQueueScheduler(internalSerialQueueName: "observe-on-bursts-generic"), .generic),
+            ("concurrent", ConcurrentDispatchQueueScheduler(qos: .default), .automatic),
+        ]
+        for (name, scheduler, path) in cases {
+            let finished = expectation(description: "completed (\(name))")
+            let box = SequencesEventBox<Int>()
+            let bursts = 300
+            let burstLength = 20
+            let source = Observable<Int>.create { observer in
+                let transfer = UnsafeTransfer(observer)
+                DispatchQueue.global().async {
+                    var value = 0
+                    for burst in 0..<bursts {
+                        for _ in 0..<burstLength {
+                            transfer.value.onNext(value)
+                            value += 1
+                        }
+                        // A busy pause of 0 to 7 µs, about a drain's length
+                        // (a sleep would last far longer).
+                        let pauseEnd = DispatchTime.now().uptimeNanoseconds + UInt64(burst % 8) * 1_000
+                        while DispatchTime.now().uptimeNanoseconds < pauseEnd {}
+                    }
+                    transfer.value.onCompleted()
+                }
+                return Disposables.create()
+            }
+            let subscription = source.observe(on: scheduler, path: path).subscribe { event in
+                box.append(SequencesRecordedEvent(event))
+                if event.isStopEvent { finished.fulfill() }
+            }
+            wait(for: [finished], timeout: 20)
+            XCTAssertTrue(
+                box.events == (0..<bursts * burstLength).map { .next($0) } + [.completed],
+                "\(name): out of order, duplicated or incomplete")
+            subscription.dispose()
+        }
+    }
+
     // MARK: Terminal events and disposal
 
     func testTerminalEventIsDeliveredAfterQueuedElementsAndReleasesTheSource() {

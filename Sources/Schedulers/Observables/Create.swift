@@ -44,6 +44,8 @@ final class AnonymousObservable<Element>: Producer<Element>, @unchecked Sendable
 final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
+    /// Set by the first terminal event or by `dispose()`: one flag for the
+    /// element path to check, rather than this and the disposed flag.
     private let stopped = Atomic<Bool>(false)
 
     func makeNextHandler() -> NextHandler<Element> {
@@ -54,7 +56,7 @@ final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, Ele
         if stopped.load(ordering: .acquiring) {
             return
         }
-        forwardNext(element)
+        forwardNextUnchecked(element)
     }
 
     func on(_ event: Event<Element>) {
@@ -71,5 +73,10 @@ final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, Ele
             forwardOn(event)
             dispose()
         }
+    }
+
+    override func dispose() {
+        stopped.store(true, ordering: .releasing)
+        super.dispose()
     }
 }

@@ -22,9 +22,11 @@ extension ObservableType {
     /// everything queued, looping while more arrives. There is one scheduled
     /// action per batch, not per element, and in steady state neither path
     /// allocates per element (a ring buffer that keeps its capacity, no
-    /// closure per element, elements stored unboxed). The price: each
-    /// subscription keeps queue space for the largest backlog it has seen,
-    /// until it ends.
+    /// closure per element, elements stored unboxed). Upstream pays, per
+    /// element, a lock round trip that never enters the kernel (an inlined
+    /// compare-and-swap and a store) around a state check and an append. The
+    /// price: each subscription keeps queue space for the largest backlog it
+    /// has seen, until it ends.
     ///
     /// - Serial fast path (`.automatic` on a `SerialScheduler`): drains are
     ///   enqueued with `scheduleInOrder`, never inline.

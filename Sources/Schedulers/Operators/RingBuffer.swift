@@ -39,15 +39,16 @@ final class RingBuffer<Element> {
     /// Never inlined, on purpose: in unspecialised code the caller would need
     /// `Element`'s metadata (for an `Observer.Element`, an associated-type
     /// lookup per call) to make room for a temporary copy, whereas this
-    /// method reads it from its own instance. The element is copied once,
-    /// straight into its slot, rather than copied into a temporary and moved.
+    /// method reads it from its own instance.
     @inline(never)
     func append(_ element: Element) {
         if count == capacity {
             grow()
         }
-        (storage + ((head + count) & (capacity - 1))).initialize(to: element)
-        count += 1
+        // Wrapping arithmetic: the values cannot overflow (both are below
+        // `capacity`), and the checks would cost a branch each per element.
+        (storage + ((head &+ count) & (capacity &- 1))).initialize(to: element)
+        count &+= 1
     }
 
     /// Removes and returns the first element.
@@ -80,7 +81,7 @@ final class RingBuffer<Element> {
                 break
             }
             deliver((storage + index).pointee)
-            index = (index + 1) & (capacity - 1)
+            index = (index &+ 1) & (capacity &- 1)
             remaining -= 1
         }
         removeAll()
