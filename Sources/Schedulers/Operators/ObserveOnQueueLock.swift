@@ -17,7 +17,9 @@ import Darwin
 /// mostly hold it for a few dozen instructions (the longest holds: a queue
 /// growth, which allocates, and `dispose()` dropping what is queued), so a
 /// waiter spins on a read, then yields its thread to let a preempted holder
-/// run, rather than sleeping in the kernel. Parking mattered: with a
+/// run, rather than sleeping in the kernel; only a hold that outlasts some
+/// 64 yields (a holder preempted for a time slice, a large queue dropped)
+/// sends waiters to sleep, 50 µs at a time. Parking mattered: with a
 /// `pthread_mutex_t` here, upstream and the drain meeting at the lock put
 /// each other to sleep and paid a kernel wake-up, thousands of times per
 /// million elements.
@@ -34,6 +36,10 @@ final class ObserveOnQueueLock: Sendable {
 
     /// Spins on a read this many times before each yield of the thread.
     private static var spinsBeforeYield: Int { 128 }
+    /// Yields this many times before each further wait sleeps instead.
+    private static var yieldsBeforeSleeping: Int { 64 }
+    /// How long a waiter sleeps once yielding has not been enough.
+    private static var sleepNanoseconds: Int { 50_000 }
 
     /// Takes the lock. Not re-entrant.
     @inline(__always)
@@ -60,6 +66,7 @@ final class ObserveOnQueueLock: Sendable {
     @inline(never)
     private func lockContended() {
         var spins = 0
+        var yields = 0
         while true {
             // Read before trying: waiting on a shared cache line costs the
             // holder nothing, a failed compare-and-swap would take the line.
@@ -70,7 +77,16 @@ final class ObserveOnQueueLock: Sendable {
             spins += 1
             if spins == Self.spinsBeforeYield {
                 spins = 0
-                sched_yield()
+                if yields < Self.yieldsBeforeSleeping {
+                    yields += 1
+                    sched_yield()
+                } else {
+                    // A long hold (dropping a large queue on dispose, a
+                    // holder preempted for a whole time slice): stop burning
+                    // a core that the holder may need.
+                    var pause = timespec(tv_sec: 0, tv_nsec: Self.sleepNanoseconds)
+                    nanosleep(&pause, nil)
+                }
             }
         }
     }
