@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 @testable import Schedulers
 import XCTest
 
@@ -20,6 +21,30 @@ final class ObserveOnQueueLockTests: XCTestCase {
             }
         }
         XCTAssertEqual(counter.value, threads * incrementsPerThread)
+    }
+
+    func testAWaiterOutlastingALongHoldGetsTheLockAfterTheHolderReleasesIt() {
+        // The holder keeps the lock far longer than spinning and yielding
+        // last, so the waiter reaches its sleeping path; it must still enter
+        // only after the release and see what the holder wrote.
+        let lock = ObserveOnQueueLock()
+        let counter = PlainCounter()
+        let holding = DispatchSemaphore(value: 0)
+        let waiterDone = DispatchSemaphore(value: 0)
+        lock.lock()
+        Thread.detachNewThread {
+            holding.signal()
+            lock.lock()
+            counter.value += 1
+            lock.unlock()
+            waiterDone.signal()
+        }
+        holding.wait()
+        Thread.sleep(forTimeInterval: 0.05)
+        counter.value = 10
+        lock.unlock()
+        XCTAssertEqual(waiterDone.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(lock.withLock { counter.value }, 11)
     }
 
     func testWithLockReturnsTheBodysResultAndReleasesTheLock() {
