@@ -122,9 +122,6 @@ final class Trampoline {
     @usableFromInline
     var spare: TrampolineWork?
 
-    @usableFromInline
-    init() {}
-
     deinit {
         // Runs when the thread exits; its queue is empty then unless the
         // thread exited from inside an action (`pthread_exit`). The links do
@@ -135,7 +132,6 @@ final class Trampoline {
     }
 
     /// The calling thread's trampoline, if it has one.
-    @usableFromInline
     static var existing: Trampoline? {
         guard let pointer = pthread_getspecific(key) else { return nil }
         return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
