@@ -167,7 +167,11 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
             queuedExtraSteps += 1
             trampoline.enqueue(TrampolineRecursionStep(recursion: self, state: state))
         } else {
-            pendingState = state
+            // Not queued, so no state is pending (a step takes the state it
+            // was queued for before it runs, and `release()` clears both):
+            // initialise rather than assign, which would release the old
+            // value, always nil here, at every step.
+            withUnsafeMutablePointer(to: &pendingState) { $0.initialize(to: state) }
             isQueued = true
             if holdsReference {
                 holdsReference = false
