@@ -83,7 +83,12 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
 ///
 /// The queue is an intrusive FIFO list threaded through the queued items
 /// themselves: queuing allocates nothing beyond the item, and there is no
-/// buffer to grow or copy.
+/// buffer to grow or copy. The links are unmanaged: the queue owns exactly
+/// one reference to each entry, taken by `enqueue(retained:)` and handed to
+/// the entry's run function by `drain()`. Strong links would retain and
+/// release each entry several times as it moves through the list (every one
+/// an atomic instruction); this way an entry that queues itself again (a
+/// recursion step) hands the same reference back without touching its count.
 @usableFromInline
 final class Trampoline {
     private static let key: pthread_key_t = {
@@ -104,16 +109,27 @@ final class Trampoline {
     @exclusivity(unchecked)
     @usableFromInline
     var isRunning = false
+    /// The oldest entry; the queue owns one reference to each entry.
     @exclusivity(unchecked)
-    private var first: TrampolineWork?
-    // Owned through `first` and the `next` links.
+    @usableFromInline
+    var first: Unmanaged<TrampolineWork>?
     @exclusivity(unchecked)
-    private unowned(unsafe) var last: TrampolineWork?
+    @usableFromInline
+    var last: Unmanaged<TrampolineWork>?
     /// An item that has run and that nothing else references, kept for the
     /// next `makeItem` of its type. It holds no state and no action.
     @exclusivity(unchecked)
     @usableFromInline
     var spare: TrampolineWork?
+
+    deinit {
+        // Runs when the thread exits; its queue is empty then unless the
+        // thread exited from inside an action (`pthread_exit`). The links do
+        // not release what they hold, so release what is left here.
+        while let work = popFirst() {
+            work.release()
+        }
+    }
 
     /// The calling thread's trampoline, if it has one.
     static var existing: Trampoline? {
@@ -138,14 +154,42 @@ final class Trampoline {
         return trampoline
     }
 
-    @usableFromInline
+    /// Queues `work`, taking a new reference to it.
+    @inlinable
     func enqueue(_ work: TrampolineWork) {
+        enqueue(retained: Unmanaged.passRetained(work))
+    }
+
+    /// Queues `work`; the queue takes over the reference passed in.
+    @inlinable
+    func enqueue(retained work: Unmanaged<TrampolineWork>) {
         if let last {
-            last.next = work
+            last._withUnsafeGuaranteedRef { $0.next = work }
         } else {
             first = work
         }
         last = work
+    }
+
+    /// Whether `work` is the oldest entry: the next one `drain()` would run.
+    @inlinable
+    func isFirst(_ work: TrampolineWork) -> Bool {
+        first?.toOpaque() == Unmanaged.passUnretained(work).toOpaque()
+    }
+
+    /// Takes the oldest entry out of the queue, with the queue's reference to it.
+    @inlinable
+    func popFirst() -> Unmanaged<TrampolineWork>? {
+        guard let work = first else { return nil }
+        first = work._withUnsafeGuaranteedRef { work in
+            let next = work.next
+            work.next = nil
+            return next
+        }
+        if first == nil {
+            last = nil
+        }
+        return work
     }
 
     /// A queue entry for `action`: the spare item when it has this state
@@ -166,19 +210,13 @@ final class Trampoline {
     /// Runs queued work until the queue is empty, including work queued meanwhile.
     @usableFromInline
     func drain() {
-        while var work = first {
-            first = work.next
-            work.next = nil
-            if first == nil {
-                last = nil
-            }
-            // When only this queue holds the entry, nobody can dispose it any more.
-            let isUnreferenced = isKnownUniquelyReferenced(&work)
+        while let work = popFirst() {
+            let run = work._withUnsafeGuaranteedRef { $0.runner }
             // The latest reusable entry becomes the spare, replacing an older
             // one: a spare of another state type, kept forever, would make
             // every later schedule on this thread allocate.
-            if work.run(isUnreferenced: isUnreferenced) {
-                spare = work
+            if let reusable = run.body(work) {
+                spare = reusable
             }
         }
     }
@@ -192,23 +230,31 @@ final class Trampoline {
 /// search) each time it touches an optional of the generic type.
 @usableFromInline
 class TrampolineWork {
-    /// Runs `work`, told whether the queue held the only strong reference to
-    /// it; returns `true` when the entry may be reused for another schedule.
+    /// Runs `work`, which comes with the queue's reference to it: the
+    /// function releases that reference, hands it back to the queue, or
+    /// returns the entry to be kept as the trampoline's spare.
     @usableFromInline
-    typealias RunFunction = (_ work: TrampolineWork, _ isUnreferenced: Bool) -> Bool
+    typealias RunFunction = (_ work: Unmanaged<TrampolineWork>) -> TrampolineWork?
 
+    /// The next entry in the queue; the queue, not this link, owns it.
     @exclusivity(unchecked)
-    final var next: TrampolineWork?
-    private final let runFunction: RunFunction
+    @usableFromInline
+    final var next: Unmanaged<TrampolineWork>?
+    @usableFromInline
+    final let runner: Runner
+
+    /// The run function, wrapped so that it crosses the generic
+    /// `_withUnsafeGuaranteedRef` as a plain value: a bare closure would be
+    /// reabstracted there, which allocates a thunk in an unoptimised build.
+    @usableFromInline
+    struct Runner {
+        @usableFromInline
+        let body: RunFunction
+    }
 
     @usableFromInline
     init(run: @escaping RunFunction) {
-        runFunction = run
-    }
-
-    /// Runs the entry; `true` when it may be reused.
-    final func run(isUnreferenced: Bool) -> Bool {
-        runFunction(self, isUnreferenced)
+        runner = Runner(body: run)
     }
 }
 
@@ -236,8 +282,12 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
     init(state: StateType, action: @escaping (StateType) -> Disposable) {
         self.state = state
         self.action = action
-        super.init { work, isUnreferenced in
-            unsafeDowncast(work, to: TrampolineItem<StateType>.self).perform(isUnreferenced: isUnreferenced)
+        super.init { work in
+            // The queue's reference becomes this local: when it is the only
+            // one, nobody can dispose the item any more.
+            var item = unsafeDowncast(work.takeRetainedValue(), to: TrampolineItem<StateType>.self)
+            let isUnreferenced = isKnownUniquelyReferenced(&item)
+            return item.perform(isUnreferenced: isUnreferenced) ? item : nil
         }
     }
 

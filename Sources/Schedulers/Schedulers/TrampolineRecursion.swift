@@ -22,6 +22,14 @@ import Synchronization
 /// A step that calls `recurse` once (the usual chain) re-queues this object;
 /// a second `recurse` in the same step queues a small extra entry, so the
 /// trampoline's FIFO order holds for fan-out too.
+///
+/// A chain step costs no reference counting on this object or its action:
+/// the queue's reference to the object is handed to the running step and,
+/// when the step recurses, straight back to the queue (`holdsReference`); and
+/// when the object's entry is the next in the queue once a step returns, the
+/// next step runs in the same loop, with the action already at hand, rather
+/// than through `drain()`. That runs exactly what `drain()` would run next,
+/// so the order is the same.
 @usableFromInline
 final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked Sendable {
     @usableFromInline
@@ -48,6 +56,12 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     @exclusivity(unchecked)
     @usableFromInline
     var isQueued = false
+    /// Whether the running steps hold a reference to this object that is
+    /// theirs to give: `recurse` hands it to the queue instead of taking a
+    /// new one, and whatever is still held when they end is released.
+    @exclusivity(unchecked)
+    @usableFromInline
+    var holdsReference = false
     /// Extra steps queued by a second `recurse` in one step, not yet run.
     @exclusivity(unchecked)
     @usableFromInline
@@ -61,9 +75,16 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         self.pendingState = state
         self.action = action
         self.trampoline = trampoline
-        super.init { work, _ in
-            unsafeDowncast(work, to: TrampolineRecursion<State>.self).runQueuedStep()
-            return false
+        super.init { work in
+            let mustRelease = work._withUnsafeGuaranteedRef {
+                unsafeDowncast($0, to: TrampolineRecursion<State>.self).runSteps(holdingReference: true)
+            }
+            // Released here, not inside `runSteps`, which must not end its
+            // own object's life while it still runs on it.
+            if mustRelease {
+                work.release()
+            }
+            return nil
         }
     }
 
@@ -79,7 +100,9 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         } else {
             trampoline.isRunning = true
             defer { trampoline.isRunning = false }
-            recursion.runQueuedStep()
+            if recursion.runSteps(holdingReference: false) {
+                Unmanaged.passUnretained(recursion).release()
+            }
             trampoline.drain()
         }
         return recursion
@@ -90,31 +113,51 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         phase.load(ordering: .acquiring) == Phase.disposed.rawValue
     }
 
-    /// The queued step: this object's own trampoline entry.
+    /// Runs the step this object is queued for (or started with), then each
+    /// next step for as long as this object's entry is the next in the queue.
+    ///
+    /// - Parameter holdingReference: Whether the caller hands in a reference
+    ///   to this object (the queue's, for a queued step).
+    /// - Returns: Whether the caller must release a reference to this object
+    ///   once this returns.
     @inlinable
-    func runQueuedStep() {
+    func runSteps(holdingReference: Bool) -> Bool {
+        holdsReference = holdingReference
         isQueued = false
-        let state = pendingState.take()
-        if let state {
-            step(state)
+        // One copy of the action for the whole loop, not one per step.
+        if let action {
+            // Unmanaged, not `unowned(unsafe)`: calling through the latter
+            // retains and releases this object on every `recurse`.
+            let recursion = Unmanaged.passUnretained(self)
+            while let state = pendingState.take() {
+                guard phase.load(ordering: .acquiring) == Phase.live.rawValue else { break }
+                isInStep = true
+                action(state) { next in recursion._withUnsafeGuaranteedRef { $0.recurse(next) } }
+                isInStep = false
+                guard isQueued, trampoline.isFirst(self) else { break }
+                // The entry's reference is the one `recurse` handed over (or
+                // took): it is held again.
+                _ = trampoline.popFirst()
+                holdsReference = true
+                isQueued = false
+            }
         }
         endIfIdle()
+        let mustRelease = holdsReference
+        holdsReference = false
+        return mustRelease
     }
 
     /// A step queued by a second `recurse` within one step.
     @inlinable
     func runExtraStep(_ state: State) {
         queuedExtraSteps -= 1
-        step(state)
+        if phase.load(ordering: .acquiring) == Phase.live.rawValue, let action {
+            isInStep = true
+            action(state) { [unowned(unsafe) self] in self.recurse($0) }
+            isInStep = false
+        }
         endIfIdle()
-    }
-
-    @inlinable
-    func step(_ state: State) {
-        guard phase.load(ordering: .acquiring) == Phase.live.rawValue, let action else { return }
-        isInStep = true
-        action(state) { self.recurse($0) }
-        isInStep = false
     }
 
     @inlinable
@@ -124,13 +167,22 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
             queuedExtraSteps += 1
             trampoline.enqueue(TrampolineRecursionStep(recursion: self, state: state))
         } else {
-            pendingState = state
+            // Not queued, so no state is pending (a step takes the state it
+            // was queued for before it runs, and `release()` clears both):
+            // initialise rather than assign, which would release the old
+            // value, always nil here, at every step.
+            withUnsafeMutablePointer(to: &pendingState) { $0.initialize(to: state) }
             isQueued = true
-            trampoline.enqueue(self)
+            if holdsReference {
+                holdsReference = false
+                trampoline.enqueue(retained: Unmanaged.passUnretained(self))
+            } else {
+                trampoline.enqueue(self)
+            }
         }
     }
 
-    /// No step is queued or running any more: the recursion is over (or
+/// No step is queued or running any more: the recursion is over (or
     /// disposed); release what it holds.
     @inlinable
     func endIfIdle() {
@@ -174,10 +226,10 @@ final class TrampolineRecursionStep<State>: TrampolineWork {
     init(recursion: TrampolineRecursion<State>, state: State) {
         self.recursion = recursion
         self.state = state
-        super.init { work, _ in
-            let step = unsafeDowncast(work, to: TrampolineRecursionStep<State>.self)
+        super.init { work in
+            let step = unsafeDowncast(work.takeRetainedValue(), to: TrampolineRecursionStep<State>.self)
             step.recursion.runExtraStep(step.state)
-            return false
+            return nil
         }
     }
 }
