@@ -19,39 +19,23 @@ public struct TrampolineBenchmark: Benchmark {
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        let depth = configuration.trampolineDepth
         let probe = configuration.recursionProbe
-        let countedDepth = configuration.countingBatch
-        let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
+        let counted = configuration.countingBatch
         return [
-            MeasurementPlan(
-                benchmark: Self.name, variant: "current-thread", params: params,
-                estimatedSeconds: Double(depth) * 400e-9 + (probe == nil ? 0 : 0.2),
-                countingEstimatedSeconds: Double(countedDepth) * 2e-6 + 0.01,
-                warmUp: { context in
-                    _ = Self.runChain(depth: max(depth / 10, 1), context: context)
-                },
-                measure: { context in
-                    let (chain, region) = Self.runChain(depth: depth, context: context)
-                    let limit = try probe.map { try $0.measure() }
-                    return [
-                        MetricValue("ns_per_schedule", region.nanosecondsPer(chain.count)),
-                        MetricValue("depth", Double(chain.count)),
-                        MetricValue("stack_growth_bytes", Double(chain.highestAddress - chain.lowestAddress)),
-                        MetricValue("plain_recursion_limit", limit.map(Double.init)),
-                    ]
-                },
-                countAllocations: { context in
-                    // Warm up on this thread's trampoline, then count one chain.
-                    _ = Self.runChain(depth: countedDepth, context: context)
-                    let (chain, region) = Self.runChain(depth: countedDepth, context: context)
-                    return [
-                        MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
-                        MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
-                    ]
-                }),
-            recursivePlan(configuration: configuration),
-        ] + Self.referenceDepths(configuration).map { referencePlan(depth: $0, countedDepth: configuration.countingBatch) }
+            // The plain recursion limit is a fact of the machine: measured
+            // once per repetition, by `current-thread`.
+            Self.chainPlan(
+                variant: "current-thread", depth: configuration.trampolineDepth, counted: counted,
+                secondsPerLevel: 400e-9, warmUpFraction: 10, probe: probe, run: Self.runChain),
+            Self.chainPlan(
+                variant: "current-thread.recursive", depth: configuration.recursiveTrampolineDepth, counted: counted,
+                secondsPerLevel: 100e-9, warmUpFraction: 100, probe: nil, run: Self.runRecursiveChain),
+        ]
+            + Self.referenceDepths(configuration).map { depth in
+                Self.chainPlan(
+                    variant: ClosureQueueReference.variant, depth: depth, counted: counted,
+                    secondsPerLevel: 10e-9, warmUpFraction: 100, probe: nil, run: ClosureQueueReference.runChain)
+            }
     }
 
     /// The depths of the library variants, each once: one reference plan per params.
@@ -60,61 +44,35 @@ public struct TrampolineBenchmark: Benchmark {
         return depths[0] == depths[1] ? [depths[0]] : depths
     }
 
-    /// `reference.closure-queue` (``ClosureQueueReference``) at `depth`, with
-    /// the params of the library variant it anchors.
-    private func referencePlan(depth: Int, countedDepth: Int) -> MeasurementPlan {
+    /// One variant: `run` drives a chain of `depth` levels per repetition
+    /// (after a warm-up of `depth / warmUpFraction`), and, for the counts, one
+    /// chain of `counted` levels after a warm-up chain on the same thread.
+    private static func chainPlan(
+        variant: String, depth: Int, counted: Int, secondsPerLevel: Double, warmUpFraction: Int,
+        probe: PlainRecursionProbe?,
+        run: @escaping @Sendable (Int, MeasureContext) -> (Chain, MeasureContext.Region)
+    ) -> MeasurementPlan {
         let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
         return MeasurementPlan(
-            benchmark: Self.name, variant: ClosureQueueReference.variant, params: params,
-            estimatedSeconds: Double(depth) * 10e-9,
-            countingEstimatedSeconds: Double(countedDepth) * 1e-6 + 0.01,
+            benchmark: name, variant: variant, params: params,
+            estimatedSeconds: Double(depth) * secondsPerLevel + (probe == nil ? 0 : 0.2),
+            countingEstimatedSeconds: Double(counted) * 2e-6 + 0.01,
             warmUp: { context in
-                _ = ClosureQueueReference.runChain(depth: max(depth / 100, 1), context: context)
+                _ = run(max(depth / warmUpFraction, 1), context)
             },
             measure: { context in
-                let (chain, region) = ClosureQueueReference.runChain(depth: depth, context: context)
+                let (chain, region) = run(depth, context)
+                let limit = try probe.map { try $0.measure() }
                 return [
                     MetricValue("ns_per_schedule", region.nanosecondsPer(chain.count)),
                     MetricValue("depth", Double(chain.count)),
                     MetricValue("stack_growth_bytes", Double(chain.highestAddress - chain.lowestAddress)),
-                    MetricValue("plain_recursion_limit", nil),
+                    MetricValue("plain_recursion_limit", limit.map(Double.init)),
                 ]
             },
             countAllocations: { context in
-                _ = ClosureQueueReference.runChain(depth: countedDepth, context: context)
-                let (chain, region) = ClosureQueueReference.runChain(depth: countedDepth, context: context)
-                return [
-                    MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
-                    MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
-                ]
-            })
-    }
-
-    /// `current-thread.recursive`: the chain through `scheduleRecursive`.
-    private func recursivePlan(configuration: SuiteConfiguration) -> MeasurementPlan {
-        let depth = configuration.recursiveTrampolineDepth
-        let countedDepth = configuration.countingBatch
-        let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
-        return MeasurementPlan(
-            benchmark: Self.name, variant: "current-thread.recursive", params: params,
-            estimatedSeconds: Double(depth) * 100e-9,
-            countingEstimatedSeconds: Double(countedDepth) * 2e-6 + 0.01,
-            warmUp: { context in
-                _ = Self.runRecursiveChain(depth: max(depth / 100, 1), context: context)
-            },
-            measure: { context in
-                let (chain, region) = Self.runRecursiveChain(depth: depth, context: context)
-                return [
-                    MetricValue("ns_per_schedule", region.nanosecondsPer(chain.count)),
-                    MetricValue("depth", Double(chain.count)),
-                    MetricValue("stack_growth_bytes", Double(chain.highestAddress - chain.lowestAddress)),
-                    // A fact of the machine, measured once per repetition by `current-thread`.
-                    MetricValue("plain_recursion_limit", nil),
-                ]
-            },
-            countAllocations: { context in
-                _ = Self.runRecursiveChain(depth: countedDepth, context: context)
-                let (chain, region) = Self.runRecursiveChain(depth: countedDepth, context: context)
+                _ = run(counted, context)
+                let (chain, region) = run(counted, context)
                 return [
                     MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
                     MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
@@ -150,7 +108,7 @@ public struct TrampolineBenchmark: Benchmark {
         }
     }
 
-    static func runChain(depth: Int, context: MeasureContext) -> (Chain, MeasureContext.Region) {
+    static func runChain(_ depth: Int, _ context: MeasureContext) -> (Chain, MeasureContext.Region) {
         let chain = Chain(target: depth)
         let (_, region) = context.region {
             _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
@@ -158,7 +116,7 @@ public struct TrampolineBenchmark: Benchmark {
         return (chain, region)
     }
 
-    static func runRecursiveChain(depth: Int, context: MeasureContext) -> (Chain, MeasureContext.Region) {
+    static func runRecursiveChain(_ depth: Int, _ context: MeasureContext) -> (Chain, MeasureContext.Region) {
         let chain = Chain(target: depth)
         let (_, region) = context.region {
             _ = CurrentThreadScheduler.instance.scheduleRecursive(chain) { chain, recurse in

@@ -93,7 +93,7 @@ enum ClosureQueueReference {
     }
 
     /// Runs a chain of `depth` levels on a fresh queue.
-    static func runChain(depth: Int, context: MeasureContext) -> (TrampolineBenchmark.Chain, MeasureContext.Region) {
+    static func runChain(_ depth: Int, _ context: MeasureContext) -> (TrampolineBenchmark.Chain, MeasureContext.Region) {
         let chain = TrampolineBenchmark.Chain(target: depth)
         let queue = Queue()
         let (_, region) = context.region {

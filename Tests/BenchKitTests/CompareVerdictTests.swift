@@ -323,16 +323,18 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(outcome.status, .regression)
     }
 
+    /// Median lateness of a periodic variant at 1 ms: a wake-up-bound time.
+    private static func lateness(_ values: [Double]) -> FixtureSeries {
+        FixtureSeries(
+            benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;ticks=500",
+            metric: "lateness_p50_us", unit: "us", values: values.map { $0 })
+    }
+
     func testAWakeUpBoundShiftWithinTheWakeUpThresholdIsNoise() throws {
         // Same-revision runs on the shared VM moved timer lateness this much,
         // every repetition agreeing: significant, yet the machine's scheduling.
-        func lateness(_ values: [Double]) -> FixtureSeries {
-            FixtureSeries(
-                benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;ticks=500",
-                metric: "lateness_p50_us", unit: "us", values: values.map { $0 })
-        }
         let outcome = try fixture.compare(
-            base: [lateness([70, 72, 74, 71, 73])], new: [lateness([90, 92, 94, 91, 93])])
+            base: [Self.lateness([70, 72, 74, 71, 73])], new: [Self.lateness([90, 92, 94, 91, 93])])
         let comparison = try XCTUnwrap(outcome.report?.comparisons.first)
         XCTAssertLessThan(try XCTUnwrap(comparison.test?.pValue), 0.05)
         XCTAssertTrue(comparison.rule.isWakeUpBound)
@@ -342,13 +344,8 @@ final class CompareVerdictTests: XCTestCase {
 
     func testAWakeUpBoundShiftBeyondTheWakeUpThresholdIsWorse() throws {
         // An extra thread hop: lateness doubles.
-        func lateness(_ values: [Double]) -> FixtureSeries {
-            FixtureSeries(
-                benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;ticks=500",
-                metric: "lateness_p50_us", unit: "us", values: values.map { $0 })
-        }
         let outcome = try fixture.compare(
-            base: [lateness([70, 72, 74, 71, 73])], new: [lateness([140, 142, 146, 141, 139])])
+            base: [Self.lateness([70, 72, 74, 71, 73])], new: [Self.lateness([140, 142, 146, 141, 139])])
         XCTAssertEqual(outcome.report?.comparisons.first?.verdict, .worse)
         XCTAssertEqual(outcome.status, .regression)
     }
@@ -374,13 +371,8 @@ final class CompareVerdictTests: XCTestCase {
     }
 
     func testALowerWakeUpThresholdJudgesTheSameShift() throws {
-        func lateness(_ values: [Double]) -> FixtureSeries {
-            FixtureSeries(
-                benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;ticks=500",
-                metric: "lateness_p50_us", unit: "us", values: values.map { $0 })
-        }
         let outcome = try fixture.compare(
-            base: [lateness([70, 72, 74, 71, 73])], new: [lateness([90, 92, 94, 91, 93])],
+            base: [Self.lateness([70, 72, 74, 71, 73])], new: [Self.lateness([90, 92, 94, 91, 93])],
             options: CompareOptions(wakeUpThreshold: 0.10))
         XCTAssertEqual(outcome.report?.comparisons.first?.verdict, .worse)
     }
