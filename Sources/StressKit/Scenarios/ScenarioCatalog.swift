@@ -18,6 +18,7 @@ public enum ScenarioCatalog {
             // Guarantee 5: dispose racing a scheduled action, on every scheduler.
             TrampolineDisposeVersusAction(),
             TrampolineFromManyThreads(),
+            TrampolineRecursionDisposeVersusChain(),
             VirtualTimeDisposeVersusAction(),
         ]
         scenarios += kinds.map { DispatchDisposeVersusAction($0) as any StressScenario }
