@@ -342,6 +342,24 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
+    func testAWakeUpBoundTimeIsNotCorrectedByItsPeers() throws {
+        // Seen between two runs of one revision: the peer's lateness fell by
+        // a quarter while the library's rose by a quarter. Divided by the
+        // peer's factor that would be +68 %, a regression; it is noise.
+        func series(_ variant: String, _ values: [Double]) -> FixtureSeries {
+            FixtureSeries(
+                benchmark: "periodic.drift", variant: variant, params: "period_ms=10;ticks=100",
+                metric: "lateness_p50_us", unit: "us", values: values.map { $0 })
+        }
+        let outcome = try fixture.compare(
+            base: [series("serial-dispatch.native", [120, 121, 122, 123, 124]), series("peer.dispatch-timer", [140, 141, 143, 144, 145])],
+            new: [series("serial-dispatch.native", [151, 152, 153, 155, 156]), series("peer.dispatch-timer", [105, 106, 107, 108, 109])])
+        let comparison = try XCTUnwrap(outcome.report?.comparisons.first { $0.key.variant == "serial-dispatch.native" })
+        XCTAssertNil(comparison.machineDrift)
+        XCTAssertEqual(comparison.verdict, .unchanged)
+        XCTAssertEqual(outcome.status, .noRegression)
+    }
+
     func testAWakeUpBoundShiftBeyondTheWakeUpThresholdIsWorse() throws {
         // An extra thread hop: lateness doubles.
         let outcome = try fixture.compare(

@@ -8,6 +8,8 @@
 /// series show is the code's. For each benchmark, params, metric and
 /// allocator, the factor is the median over the anchors of
 /// `new median / base median`; with no anchor on both sides there is none.
+/// CPU-bound times share such a factor; wake-up-bound ones (timer lateness,
+/// hop latency) do not, and `SeriesComparison` does not apply it to them.
 struct MachineDrift {
     private struct GroupKey: Hashable {
         let benchmark: String

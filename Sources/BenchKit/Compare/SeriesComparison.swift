@@ -20,6 +20,9 @@
 ///   (``MachineDrift``). This project's timing series are judged after
 ///   dividing the new values by that factor; the anchors themselves are
 ///   shown, not judged. `change` stays the raw change of the medians.
+///   Wake-up-bound times are not corrected: between two runs of one
+///   revision, timer lateness of the peers fell by 25 % while the library's
+///   rose by 26 %, so their ratio is not the machine's.
 public struct SeriesComparison: Sendable {
     public let key: ResultSeriesKey
     public let unit: String
@@ -57,7 +60,10 @@ public struct SeriesComparison: Sendable {
         baseValues = base?.values
         newValues = new?.values
         isGated = options.gate == .all || rule.isExact
-        let judgedDrift = rule.isExact || rule.preference == .informational ? nil : machineDrift
+        // Wake-up-bound times do not move together between runs (a peer's
+        // lateness can fall while the library's rises): no common factor to
+        // divide out; `wakeUpThreshold` covers their run-to-run swing.
+        let judgedDrift = rule.isExact || rule.preference == .informational || rule.isWakeUpBound ? nil : machineDrift
         self.machineDrift = judgedDrift
         let baseMedian = base.flatMap { Self.median($0.values) }
         let newMedian = new.flatMap { Self.median($0.values) }
