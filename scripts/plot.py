@@ -74,7 +74,7 @@ def plot_throughput(rows, allocators, out):
     fig, ax = plt.subplots(figsize=(11, 5))
     bars(ax, data, allocators, scale=1e-6)
     ax.set_ylabel("million elements / s (median, min–max)")
-    ax.set_title("observeOn throughput: this library (blue), peers (orange), batched limit (gray)\n" + title_suffix(rows), fontsize=10)
+    ax.set_title("observeOn throughput: this library (blue), peers (orange), batched hand-off reference (gray)\n" + title_suffix(rows), fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
@@ -112,25 +112,41 @@ def plot_drift(rows, allocators, out):
     for row in rows:
         if row["benchmark"] == "periodic.drift" and row["metric"] == "lateness_at_tick_us" and row["value"] is not None:
             params = params_dict(row["params"])
-            key = (params.get("period_ms", "?"), label(row["allocator"], row["variant"], allocators))
-            trace[key][int(params.get("tick", 0))].append(row["value"])
+            # One panel per period and length: the 10,000-tick series is not
+            # drawn over the 500-tick one of the same period.
+            panel = (params.get("period_ms", "?"), params.get("ticks", "?"))
+            key = (panel, label(row["allocator"], row["variant"], allocators))
+            tick = int(params.get("tick", 0))
+            # Skipped ticks shift a repetition's samples by a tick or two:
+            # gather them at the nearest of 20 evenly spaced positions.
+            step = max(1, int(params.get("ticks", "0") or 0) // 20)
+            trace[key][round(tick / step) * step].append(row["value"])
     if not trace:
         return None
-    periods = sorted({period for period, _ in trace}, key=lambda p: float(p))
-    fig, axes = plt.subplots(1, len(periods), figsize=(7 * len(periods), 5), squeeze=False)
-    for ax, period in zip(axes[0], periods):
+    def numeric(text):
+        try:
+            return float(text)
+        except ValueError:
+            return float("inf")
+
+    panels = sorted({panel for panel, _ in trace}, key=lambda pt: (numeric(pt[0]), numeric(pt[1])))
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        period, ticks_count = panel
         ax.set_prop_cycle(color=plt.cm.tab20.colors)
         for (p, name), ticks in sorted(trace.items()):
-            if p != period:
+            if p != panel:
                 continue
             xs = sorted(ticks)
             ys = [statistics.median(ticks[x]) for x in xs]
             style = "--" if name.startswith("peer.") else "-"
             ax.plot(xs, ys, style, marker="o", markersize=3, label=name)
-        ax.set_title(f"period {period} ms: lateness of tick k vs start + k·period")
+        ax.set_title(f"period {period} ms, {ticks_count} ticks: lateness of tick k vs start + k·period", fontsize=10)
         ax.set_xlabel("tick k")
         ax.set_ylabel("lateness, µs (median over repetitions)")
         ax.set_yscale("symlog", linthresh=10)
+        # From zero in every panel, so that a flat band reads as flat.
+        ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle("periodic drift · " + title_suffix(rows), fontsize=10)
@@ -147,7 +163,9 @@ def plot_drift_summary(rows, allocators, out):
     fig, ax = plt.subplots(figsize=(12, 5))
     relabeled = OrderedDict()
     for (allocator, variant, params), values in data.items():
-        relabeled[(allocator, f"{variant} [{params_dict(params).get('period_ms', '?')} ms]", params)] = values
+        fields = params_dict(params)
+        name = f"{variant} [{fields.get('period_ms', '?')} ms × {fields.get('ticks', '?')}]"
+        relabeled[(allocator, name, params)] = values
     bars(ax, relabeled, allocators)
     ax.set_yscale("symlog", linthresh=10)
     ax.set_ylabel("p99 tick lateness, µs (median, min–max)")
