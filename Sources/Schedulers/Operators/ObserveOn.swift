@@ -23,7 +23,7 @@ extension ObservableType {
     /// action per batch, not per element, and in steady state neither path
     /// allocates per element (a ring buffer that keeps its capacity, no
     /// closure per element, elements stored unboxed). Upstream pays, per
-    /// element, a lock round trip that never enters the kernel (an inlined
+    /// element, a lock round trip that stays out of the kernel (an inlined
     /// compare-and-swap and a store) around a state check and an append. The
     /// price: each subscription keeps queue space for the largest backlog it
     /// has seen, until it ends.

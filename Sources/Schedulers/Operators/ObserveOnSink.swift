@@ -26,7 +26,8 @@
 /// contending thread in the kernel, the drain taking the queue while
 /// upstream held the lock (or the reverse) cost both threads a sleep and a
 /// wake-up, often enough to cut throughput by half or more; a waiter for
-/// this lock spins, then yields, and never parks.
+/// this lock spins, then yields, and sleeps only once a hold has outlasted
+/// many yields.
 class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
