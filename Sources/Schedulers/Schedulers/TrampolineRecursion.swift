@@ -182,7 +182,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         }
     }
 
-/// No step is queued or running any more: the recursion is over (or
+    /// No step is queued or running any more: the recursion is over (or
     /// disposed); release what it holds.
     @inlinable
     func endIfIdle() {
