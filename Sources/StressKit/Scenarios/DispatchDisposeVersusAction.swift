@@ -20,24 +20,21 @@ public final class DispatchDisposeVersusAction: StressScenario, @unchecked Senda
     public let summary: String
     public let actorCount = 2
     public let live = LiveCounter()
-    private let kind: SchedulerUnderTest.Kind
-    private var target: SchedulerUnderTest?
-    private var settledInTime = true
+    private let scheduler: ScenarioScheduler
 
     /// Creates the scenario for the scheduler of `kind`.
     public init(_ kind: SchedulerUnderTest.Kind) {
-        self.kind = kind
+        scheduler = ScenarioScheduler(kind)
         name = "dispose-vs-action.\(kind.rawValue)"
         summary = "\(kind.rawValue): dispose() from another thread races the start of a scheduled action"
     }
 
     public func setUp() {
-        target = SchedulerUnderTest(kind)
+        scheduler.setUp()
     }
 
     public func tearDown() {
-        _ = target?.settle()
-        target = nil
+        scheduler.tearDown()
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {
@@ -45,7 +42,7 @@ public final class DispatchDisposeVersusAction: StressScenario, @unchecked Senda
     }
 
     public func act(_ actor: Int, on probe: State) {
-        guard let target else { return }
+        guard let target = scheduler.current else { return }
         if actor == 0 {
             target.enqueueGate { probe.holdGateAfterMeeting() }
             let scheduled = target.scheduler.schedule(probe) { probe in
@@ -59,11 +56,11 @@ public final class DispatchDisposeVersusAction: StressScenario, @unchecked Senda
     }
 
     public func settle() {
-        settledInTime = target?.settle() ?? true
+        scheduler.settle()
     }
 
     public func arbitrate(_ probe: State) -> Outcome {
-        if !settledInTime {
+        if !scheduler.settledInTime {
             probe.hung.set()
         }
         probe.disposeKeptAgain()

@@ -117,14 +117,12 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
     public let summary: String
     public let actorCount = 2
     public let live = LiveCounter()
-    private let kind: SchedulerUnderTest.Kind
+    private let scheduler: ScenarioScheduler
     private let path: ObserveOnPath
-    private var target: SchedulerUnderTest?
-    private var settledInTime = true
 
     /// Creates the scenario for the scheduler of `kind`, on `path`.
     public init(_ kind: SchedulerUnderTest.Kind, path: ObserveOnPath = .automatic) {
-        self.kind = kind
+        scheduler = ScenarioScheduler(kind)
         self.path = path
         let pathName = path == .generic ? "-generic-path" : ""
         name = "dispose-vs-observeOn.\(kind.rawValue)\(pathName)"
@@ -133,16 +131,15 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
     }
 
     public func setUp() {
-        target = SchedulerUnderTest(kind)
+        scheduler.setUp()
     }
 
     public func tearDown() {
-        _ = target?.settle()
-        target = nil
+        scheduler.tearDown()
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live, scheduler: target.unsafelyUnwrapped.scheduler, path: path, choices: &choices)
+        State(live, scheduler: scheduler.current.unsafelyUnwrapped.scheduler, path: path, choices: &choices)
     }
 
     public func act(_ actor: Int, on state: State) {
@@ -156,7 +153,7 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
             spinDelay(nanoseconds: state.disposeDelay)
             let subscription = state.subscription
             let log = state.log
-            _ = target.unsafelyUnwrapped.scheduler.schedule(()) { _ in
+            _ = scheduler.current.unsafelyUnwrapped.scheduler.schedule(()) { _ in
                 subscription.dispose()
                 log.disposeReturned.set()
                 return Disposables.create()
@@ -165,11 +162,11 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
     }
 
     public func settle() {
-        settledInTime = target?.settle() ?? true
+        scheduler.settle()
     }
 
     public func arbitrate(_ state: State) -> Outcome {
-        guard settledInTime, state.log.disposeReturned.isSet else { return .hung }
+        guard scheduler.settledInTime, state.log.disposeReturned.isSet else { return .hung }
         if state.log.overlapped.isSet {
             return .overlappingCalls
         }
@@ -177,7 +174,7 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
         guard values == Array(0..<values.count) else { return .wrongOrder }
         guard state.emitter.sourceDisposable.disposeCount == 1 else { return .sourceNotDisposedOnce }
         if state.log.afterDispose.isSet {
-            return kind.isSerial ? .eventAfterDispose : .eventAfterDisposeOnConcurrent
+            return scheduler.kind.isSerial ? .eventAfterDispose : .eventAfterDisposeOnConcurrent
         }
         switch values.count {
         case 0: return .noneDelivered

@@ -84,14 +84,12 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
     public let summary: String
     public let actorCount = 2
     public let live = LiveCounter()
-    private let kind: SchedulerUnderTest.Kind
+    private let scheduler: ScenarioScheduler
     private let emulated: Bool
-    private var target: SchedulerUnderTest?
-    private var settledInTime = true
 
     /// Creates the scenario for the scheduler of `kind`, native or emulated.
     public init(_ kind: SchedulerUnderTest.Kind, emulated: Bool = false) {
-        self.kind = kind
+        scheduler = ScenarioScheduler(kind)
         self.emulated = emulated
         name = "dispose-vs-periodic.\(kind.rawValue)\(emulated ? "-emulated" : "")"
         summary = "\(kind.rawValue) \(emulated ? "emulated" : "native") periodic job (period "
@@ -99,12 +97,11 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
     }
 
     public func setUp() {
-        target = SchedulerUnderTest(kind)
+        scheduler.setUp()
     }
 
     public func tearDown() {
-        _ = target?.settle()
-        target = nil
+        scheduler.tearDown()
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {
@@ -112,7 +109,7 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
     }
 
     public func act(_ actor: Int, on state: State) {
-        guard let target else { return }
+        guard let target = scheduler.current else { return }
         if actor == 0 {
             let startAfter = RxTimeInterval.microseconds(state.startAfterMicroseconds)
             let period = RxTimeInterval.microseconds(Self.periodMicroseconds)
@@ -133,11 +130,11 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
     public func settle() {
         // Leave time for ticks that should not come, then drain the queue.
         spinDelay(nanoseconds: 10 * Self.periodMicroseconds * 1_000)
-        settledInTime = target?.settle() ?? true
+        scheduler.settle()
     }
 
     public func arbitrate(_ state: State) -> Outcome {
-        if !settledInTime {
+        if !scheduler.settledInTime {
             return .hung
         }
         if state.overlapped.isSet {

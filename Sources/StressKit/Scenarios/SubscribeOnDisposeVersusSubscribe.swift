@@ -61,24 +61,21 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
     public let summary: String
     public let actorCount = 2
     public let live = LiveCounter()
-    private let kind: SchedulerUnderTest.Kind
-    private var target: SchedulerUnderTest?
-    private var settledInTime = true
+    private let scheduler: ScenarioScheduler
 
     /// Creates the scenario for the scheduler of `kind`.
     public init(_ kind: SchedulerUnderTest.Kind) {
-        self.kind = kind
+        scheduler = ScenarioScheduler(kind)
         name = "dispose-vs-subscribeOn.\(kind.rawValue)"
         summary = "\(kind.rawValue): dispose() from another thread races a pending subscribe(on:) subscription"
     }
 
     public func setUp() {
-        target = SchedulerUnderTest(kind)
+        scheduler.setUp()
     }
 
     public func tearDown() {
-        _ = target?.settle()
-        target = nil
+        scheduler.tearDown()
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {
@@ -87,7 +84,7 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
 
     public func act(_ actor: Int, on state: State) {
         let probe = state.probe
-        guard let target else { return }
+        guard let target = scheduler.current else { return }
         if actor == 0 {
             target.enqueueGate { probe.holdGateAfterMeeting() }
             let subscription = Observable<Int>.create { _ in
@@ -112,14 +109,13 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
     }
 
     public func settle() {
-        settledInTime = target?.settle() ?? true
         // Disposal after a running subscription is itself scheduled: settle twice.
-        settledInTime = settledInTime && (target?.settle() ?? true)
+        scheduler.settle(rounds: 2)
     }
 
     public func arbitrate(_ state: State) -> Outcome {
         let probe = state.probe
-        if !settledInTime {
+        if !scheduler.settledInTime {
             return .hung
         }
         probe.disposeKeptAgain()

@@ -1,0 +1,38 @@
+/// The scheduler a scenario races on: made afresh by `setUp()`, drained and
+/// dropped by `tearDown()`, and drained after every iteration by `settle()`,
+/// which remembers whether it drained in time (a scheduler that did not has
+/// hung, which the arbiter grades).
+///
+/// The scenarios that run on one builtin scheduler share this rather than
+/// each keeping the kind, the scheduler and the flag themselves.
+final class ScenarioScheduler: @unchecked Sendable {
+    /// Which scheduler the scenario runs on.
+    let kind: SchedulerUnderTest.Kind
+    /// The scheduler between `setUp()` and `tearDown()`.
+    private(set) var current: SchedulerUnderTest?
+    /// Whether the last `settle(rounds:)` drained in time.
+    private(set) var settledInTime = true
+
+    init(_ kind: SchedulerUnderTest.Kind) {
+        self.kind = kind
+    }
+
+    func setUp() {
+        current = SchedulerUnderTest(kind)
+    }
+
+    func tearDown() {
+        _ = current?.settle()
+        current = nil
+    }
+
+    /// Waits until everything enqueued has run, `rounds` times over (work
+    /// that enqueues more work needs more than one), and records whether
+    /// every round finished in time.
+    func settle(rounds: Int = 1) {
+        settledInTime = true
+        for _ in 0..<rounds where settledInTime {
+            settledInTime = current?.settle() ?? true
+        }
+    }
+}
