@@ -8,6 +8,20 @@ public protocol Benchmark: Sendable {
     func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan]
 }
 
+/// A benchmark whose schema is its entry in `CSVSchema`, found by its name.
+public protocol NamedBenchmark: Benchmark {
+    /// The `benchmark` column's value.
+    static var name: String { get }
+}
+
+extension NamedBenchmark {
+    /// `CSVSchema`'s entry for `name`; empty if the table lacks it (a test
+    /// checks that every benchmark has one).
+    public var schema: BenchmarkSchema {
+        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
+    }
+}
+
 /// One measured value of a repetition. `extraParams` is appended to the
 /// plan's parameters (used for per-tick samples).
 public struct MetricValue: Sendable, Equatable {

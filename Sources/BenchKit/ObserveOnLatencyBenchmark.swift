@@ -4,7 +4,7 @@ import Histogram
 /// element's arrival at the observer, at a paced rate (not a flood, which
 /// would measure queueing instead of the hop). Percentiles come from an
 /// HdrHistogram with three significant digits.
-public struct ObserveOnLatencyBenchmark: Benchmark {
+public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     public static let name = "observeOn.latency"
     let hops: [HopVariant]
 
@@ -14,10 +14,6 @@ public struct ObserveOnLatencyBenchmark: Benchmark {
 
     init(hops: [HopVariant]) {
         self.hops = hops
-    }
-
-    public var schema: BenchmarkSchema {
-        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {

@@ -9,7 +9,7 @@
 /// Allocations are not taken from the timed flood, where they would depend on
 /// how the elements happened to batch, but from a separate counting pass at
 /// steady state (`HopAllocationCount`).
-public struct ObserveOnThroughputBenchmark: Benchmark {
+public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     public static let name = "observeOn.throughput"
     let hops: [HopVariant]
 
@@ -19,10 +19,6 @@ public struct ObserveOnThroughputBenchmark: Benchmark {
 
     init(hops: [HopVariant]) {
         self.hops = hops
-    }
-
-    public var schema: BenchmarkSchema {
-        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {

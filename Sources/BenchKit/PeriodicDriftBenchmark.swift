@@ -4,7 +4,7 @@
 ///
 /// A fixed-rate job keeps its lateness bounded; a fixed-delay one (each tick
 /// scheduled after the previous ran) accumulates it: `final_drift_us` shows which.
-public struct PeriodicDriftBenchmark: Benchmark {
+public struct PeriodicDriftBenchmark: NamedBenchmark {
     public static let name = "periodic.drift"
     let jobs: [PeriodicJob]
 
@@ -12,10 +12,6 @@ public struct PeriodicDriftBenchmark: Benchmark {
         jobs = LibraryPeriodicJobs.all + [
             PeerPeriodicJobs.dispatchTimer, PeerPeriodicJobs.nio, PeerPeriodicJobs.openCombine,
         ]
-    }
-
-    public var schema: BenchmarkSchema {
-        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {

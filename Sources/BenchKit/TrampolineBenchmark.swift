@@ -9,14 +9,10 @@ import Schedulers
 /// the least a trampoline can be (``ClosureQueueReference``), at the params of each library variant.
 /// For contrast, the depth at which plain recursion of a small closure runs out of an 8 MiB stack,
 /// measured in a child process.
-public struct TrampolineBenchmark: Benchmark {
+public struct TrampolineBenchmark: NamedBenchmark {
     public static let name = "trampoline.recursion"
 
     public init() {}
-
-    public var schema: BenchmarkSchema {
-        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
-    }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let probe = configuration.recursionProbe

@@ -8,6 +8,14 @@ final class CSVSchemaTests: XCTestCase {
             ["observeOn.throughput", "observeOn.latency", "trampoline.recursion", "periodic.drift"])
     }
 
+    func testEveryBenchmarkOfTheCatalogFindsItsSchemaEntry() {
+        for benchmark in BenchmarkCatalog.all {
+            XCTAssertFalse(benchmark.schema.metrics.isEmpty, benchmark.schema.name)
+            XCTAssertNotNil(CSVSchema.benchmark(named: benchmark.schema.name), benchmark.schema.name)
+        }
+        XCTAssertEqual(BenchmarkCatalog.all.map(\.schema.name), CSVSchema.benchmarks.map(\.name))
+    }
+
     func testThroughputHasEveryVariantAndMetricOfTheIssue() throws {
         let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.throughput"))
         XCTAssertEqual(
