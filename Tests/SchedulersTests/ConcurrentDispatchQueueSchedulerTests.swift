@@ -105,25 +105,7 @@ final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
 
     func testNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns() {
         let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
-        let probe = DispatchProbe()
-        let never = scheduler.scheduleRelative((), dueTime: .never) { _ in
-            probe.record("never")
-            return Disposables.create()
-        }
-        let ran = expectation(description: "negative ran")
-        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(-5)) { _ in
-            ran.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [ran], timeout: 5)
-        let later = expectation(description: "later ran")
-        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(10)) { _ in
-            later.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [later], timeout: 5)
-        XCTAssertEqual(probe.events, [])
-        never.dispose()
+        assertNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns(on: scheduler, negative: .milliseconds(-5))
     }
 
     func testDisposingRelativeBeforeDueReleasesStateGuarantee8() {

@@ -181,25 +181,7 @@ final class OperationQueueSchedulerTests: XCTestCase {
     func testNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns() {
         let queue = makeQueue(maxConcurrent: 2)
         let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let probe = DispatchProbe()
-        let never = scheduler.scheduleRelative((), dueTime: .never) { _ in
-            probe.record("never")
-            return Disposables.create()
-        }
-        let ran = expectation(description: "negative ran")
-        _ = scheduler.scheduleRelative((), dueTime: .seconds(-1)) { _ in
-            ran.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [ran], timeout: 5)
-        let later = expectation(description: "later ran")
-        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(10)) { _ in
-            later.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [later], timeout: 5)
-        XCTAssertEqual(probe.events, [])
-        never.dispose()
+        assertNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns(on: scheduler, negative: .seconds(-1))
     }
 
     func testDisposingRelativeBeforeDueNeverRunsAndReleasesState() {
