@@ -18,7 +18,7 @@ public protocol ImmediateScheduler {
     ///
     /// - Returns: A disposable; disposing it before the action starts means the
     ///   action never runs, disposing it while the action runs lets the action
-    ///   finish and then disposes what the action returned (DESIGN.md guarantee 5).
+    ///   finish and then disposes what the action returned (guarantee 5 in Guarantees.md).
     func schedule<StateType>(
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
