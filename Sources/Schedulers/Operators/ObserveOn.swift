@@ -9,7 +9,7 @@ extension ObservableType {
         observe(on: scheduler, path: .automatic)
     }
 
-    /// The reference document's spelling of `observe(on:)`.
+    /// The spelling of `observe(on:)` in RxSwift's Schedulers guide (and RxSwift 5).
     public func observeOn(_ scheduler: ImmediateSchedulerType) -> Observable<Element> {
         observe(on: scheduler, path: .automatic)
     }

@@ -16,7 +16,7 @@ extension ObservableType {
         SubscribeOn(source: asObservable(), scheduler: scheduler)
     }
 
-    /// The reference document's spelling of `subscribe(on:)`.
+    /// The spelling of `subscribe(on:)` in RxSwift's Schedulers guide (and RxSwift 5).
     public func subscribeOn(_ scheduler: ImmediateSchedulerType) -> Observable<Element> {
         subscribe(on: scheduler)
     }
