@@ -2,7 +2,8 @@
 import PackageDescription
 
 // The Schedulers library depends on nothing beyond the toolchain. Only the
-// measuring tools (BenchRunner) pull in peers to measure against.
+// measuring tools (BenchRunner) pull in peers to measure against, and the
+// documentation plugin builds the DocC catalog.
 let package = Package(
     name: "Schedulers",
     platforms: [.macOS(.v15)],
@@ -17,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Documentation only: `swift package generate-documentation --target Schedulers`
+        // builds the DocC catalog in Sources/Schedulers/Schedulers.docc. No target uses it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The library: protocols, disposables, builtin schedulers, sequences.

@@ -3,7 +3,7 @@ import BenchKit
 import Foundation
 
 /// `BenchRunner compare BASE.csv NEW.csv`: tells a real change from noise
-/// between two result files (DESIGN.md, "BenchRunner compare"). Parsing only;
+/// between two result files (README, "Comparing two runs"). Parsing only;
 /// the comparison is ``CompareTool`` in BenchKit.
 public struct Compare: ParsableCommand {
     public static let configuration = CommandConfiguration(

@@ -11,7 +11,7 @@ public typealias TestTime = Int
 /// due-time order, equal times in scheduling order; an action simulates
 /// taking time with `sleep(_:)`. Periodic work (`schedulePeriodic`, emulated
 /// at a fixed rate on the virtual clock) is deterministic: the same test
-/// gives the same tick times on every run. Keeps DESIGN.md guarantees 5, 6
+/// gives the same tick times on every run. Keeps guarantees 5, 6 in Guarantees.md
 /// and 8 as `VirtualTimeScheduler` does.
 ///
 /// With `simulateProcessingDelay` (the default), work scheduled for the

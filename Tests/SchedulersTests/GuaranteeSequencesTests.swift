@@ -5,7 +5,7 @@ import SchedulersTesting
 import Synchronization
 import XCTest
 
-/// DESIGN.md guarantees 1 to 6 as the sequences keep them; time-based ones on virtual time.
+/// Guarantees 1 to 6 in Guarantees.md, as the sequences keep them; time-based ones on virtual time.
 final class GuaranteeSequencesTests: XCTestCase {
     /// A source that breaks the grammar: events after its terminal event.
     private func unruly() -> Observable<Int> {

@@ -5,9 +5,9 @@ import SchedulersTesting
 import XCTest
 
 /// `observe(on:)`: path selection, batching, order, disposal, and the
-/// reference document's example.
+/// example of RxSwift's Schedulers guide.
 final class ObserveOnTests: XCTestCase {
-    // MARK: The reference document's example, as written
+    // MARK: The example of RxSwift's Schedulers guide, as written
 
     func testReferenceExampleRunsWithObserveOn() {
         let sequence1 = Observable.of(1, 2, 3)

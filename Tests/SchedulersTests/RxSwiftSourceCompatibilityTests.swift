@@ -235,7 +235,7 @@ final class RxSwiftSourceCompatibilityTests: XCTestCase {
     }
 
     func testReferenceDocumentSpellingsRunToo() {
-        // The reference document spells the labels out: `schedule(state:action:)` and friends.
+        // RxSwift's Schedulers guide spells the labels out: `schedule(state:action:)` and friends.
         let scheduler = TestScheduler(initialClock: 0)
         var log: [String] = []
         _ = scheduler.schedule(state: "now") { state in

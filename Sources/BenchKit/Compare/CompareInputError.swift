@@ -2,8 +2,8 @@
 /// that is not CSV, missing columns, a malformed row or a non-numeric value.
 ///
 /// The description names the file and, where one applies, the line, in the
-/// `file:line: message` form editors and CI logs link to (DESIGN.md guarantee 9:
-/// bad input gets a clear error). Leads to exit status 2.
+/// `file:line: message` form editors and CI logs link to (bad input gets a
+/// clear error, never a silent wrong answer). Leads to exit status 2.
 public struct CompareInputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file as the user named it.
     public let file: String

@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes a ``ComparisonReport`` as an aligned text table, a Markdown table or
 /// CSV, plus a summary saying what was tested and what decides the exit status.
-/// The one place that formats compare output (STYLE.md: "one place formats output").
+/// The one place that formats compare output, so the three formats cannot disagree.
 public struct CompareReportFormatter: Sendable {
     public let report: ComparisonReport
 

@@ -2,10 +2,10 @@
 /// compares every series and formats the report. The command-line type only
 /// parses options and prints what this returns.
 ///
-/// Keeps DESIGN.md's compare requirement (medians, change, rank test, verdict,
-/// threshold, exit 1 on a regression and 2 on unusable input; allocation
-/// counts compared exactly) and guarantee 9 (unusable input yields a message
-/// naming the file and line, never a silent answer).
+/// Keeps the compare contract the README states (medians, change, rank test,
+/// verdict, threshold, exit 1 on a regression and 2 on unusable input;
+/// allocation counts compared exactly), and never answers silently: unusable
+/// input yields a message naming the file and line.
 public enum CompareTool {
     /// Compares the files at `basePath` and `newPath`.
     public static func run(basePath: String, newPath: String, options: CompareOptions) -> CompareOutcome {

@@ -9,7 +9,7 @@ public struct ComparisonReport: Sendable {
 
     /// Pairs the series of `base` and `new`. Throws when a pair's units
     /// differ: comparing nanoseconds with microseconds would be a silent wrong
-    /// answer (DESIGN.md guarantee 9).
+    /// answer.
     public init(base: ResultFile, new: ResultFile, options: CompareOptions) throws(CompareInputError) {
         basePath = base.path
         newPath = new.path

@@ -14,8 +14,8 @@ import Foundation
 ///   variance and a continuity correction: ties make the exact distribution
 ///   above wrong, and large samples make the approximation good.
 ///
-/// Part of DESIGN.md's compare requirement (tell a real change from noise) and
-/// of guarantee 9 (no silent wrong answer: see ``minimumAchievablePValue(m:n:)``).
+/// How `compare` tells a real change from noise; it never gives a silent wrong
+/// answer (see ``minimumAchievablePValue(m:n:)``).
 public struct MannWhitneyUTest: Sendable, Equatable {
     /// How the p-value was obtained.
     public enum Method: String, Sendable {

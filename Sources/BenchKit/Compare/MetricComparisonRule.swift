@@ -13,9 +13,8 @@
 ///
 /// Exact counts are deterministic (allocations counted by jemalloc; the depth
 /// the trampoline is driven to), so any change in the bad direction is a
-/// regression and no statistical test is needed (DESIGN.md: "Deterministic
-/// figures are compared exactly"; STYLE.md: "Allocation counts are exact, so
-/// they can gate CI"). Informational metrics describe the machine rather than
+/// regression and no statistical test is needed; being exact, they can gate
+/// CI, which timings cannot. Informational metrics describe the machine rather than
 /// the code (the plain recursion limit) and get no verdict.
 public struct MetricComparisonRule: Sendable, Equatable {
     /// Which direction of change is an improvement.

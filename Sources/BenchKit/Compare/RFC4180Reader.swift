@@ -11,7 +11,7 @@ struct CSVRecord: Equatable {
 ///
 /// Strict on purpose: a stray quote or an unterminated quoted field is an
 /// error naming the line, because a lenient reading of a broken file would
-/// compare the wrong numbers silently (DESIGN.md guarantee 9). Empty lines are
+/// compare the wrong numbers silently. Empty lines are
 /// skipped.
 enum RFC4180Reader {
     static func records(in text: String, file: String) throws(CompareInputError) -> [CSVRecord] {

@@ -9,7 +9,7 @@ import Foundation
 /// required, `allocator` and `unit` are used when present. An empty `value`
 /// means "not measured" (no allocation counter in that run): the row is
 /// skipped, not an error. Anything else that is not a finite number is an
-/// error naming the file and line (DESIGN.md guarantee 9).
+/// error naming the file and line.
 public struct ResultFile: Sendable {
     /// Columns without which rows cannot be paired or compared.
     public static let requiredColumns = ["benchmark", "variant", "params", "metric", "value"]

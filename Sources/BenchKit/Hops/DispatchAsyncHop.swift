@@ -1,7 +1,7 @@
 import Dispatch
 
 /// `peer.dispatch-async`: one `DispatchQueue.async` per element on a serial
-/// queue, the cost the reference document gives for the serial fast path.
+/// queue, the cost RxSwift's Schedulers guide gives for the serial fast path.
 final class DispatchAsyncHop: HopSession {
     private let queue = DispatchQueue(label: "bench.peer.dispatch-async")
 

@@ -2,7 +2,7 @@
 ///
 /// Inserting into a disposed composite disposes the new member at once and
 /// returns `nil`. Each member is disposed exactly once, outside the lock
-/// (DESIGN.md guarantee 7).
+/// (guarantee 7 in Guarantees.md).
 public final class CompositeDisposable: Cancelable, @unchecked Sendable {
     /// Identifies a member so it can be removed.
     public struct DisposeKey: Hashable, Sendable {

@@ -1,7 +1,7 @@
 /// A resource that can be released: a subscription, a scheduled action, a timer.
 ///
 /// Every disposable of this library releases what it holds exactly once,
-/// whichever thread calls `dispose()` and however often (DESIGN.md guarantee 7).
+/// whichever thread calls `dispose()` and however often (guarantee 7 in Guarantees.md).
 public protocol Disposable {
     /// Releases the resource. Calling it again, from any thread, does nothing.
     func dispose()

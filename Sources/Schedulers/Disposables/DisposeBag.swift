@@ -3,7 +3,7 @@
 /// The usual way to tie subscriptions to an owner's lifetime:
 /// `subscription.disposed(by: bag)`. Inserting after the bag has begun its
 /// teardown disposes the new member at once. Each member is disposed exactly
-/// once (DESIGN.md guarantee 7).
+/// once (guarantee 7 in Guarantees.md).
 public final class DisposeBag: @unchecked Sendable {
     private let lock = Lock()
     // Touched only with `lock` held: no dynamic exclusivity checks needed.

@@ -3,7 +3,7 @@ import Synchronization
 /// Disposes a disposable on a given scheduler.
 ///
 /// `dispose()` returns at once; the wrapped disposable is disposed later, by
-/// an action on `scheduler`, exactly once (DESIGN.md guarantee 7).
+/// an action on `scheduler`, exactly once (guarantee 7 in Guarantees.md).
 public final class ScheduledDisposable: Cancelable, @unchecked Sendable {
     /// The scheduler the disposal runs on.
     public let scheduler: ImmediateScheduler

@@ -2,7 +2,7 @@
 ///
 /// After `dispose()`, the current disposable is disposed and every later
 /// assignment is disposed at once. Each disposable is disposed exactly once,
-/// outside the lock (DESIGN.md guarantee 7).
+/// outside the lock (guarantee 7 in Guarantees.md).
 public final class SerialDisposable: Cancelable, @unchecked Sendable {
     private let lock = Lock()
     // Touched only with `lock` held: no dynamic exclusivity checks needed.

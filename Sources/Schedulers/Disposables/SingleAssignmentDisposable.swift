@@ -1,9 +1,9 @@
 /// Holds a disposable that is assigned exactly once, possibly after a race with `dispose()`.
 ///
 /// If `dispose()` comes first, the disposable assigned later is disposed as
-/// soon as it is set. Either way it is disposed exactly once (DESIGN.md
-/// guarantee 7). Assigning twice is a programming error and stops the program
-/// with a message.
+/// soon as it is set. Either way it is disposed exactly once
+/// (guarantee 7 in Guarantees.md). Assigning twice is a programming error and
+/// stops the program with a message.
 public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
     private enum State {
         case waitingForDisposable

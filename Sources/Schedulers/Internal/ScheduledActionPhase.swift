@@ -4,7 +4,7 @@ import Synchronization
 /// scheduler (trampoline, dispatch, operation queue): `pending` → `running`
 /// → `finished`, or `disposed` from any of them.
 ///
-/// The transitions are what keep DESIGN.md guarantee 5 for all of them: the
+/// The transitions are what keep guarantee 5 in Guarantees.md for all of them: the
 /// runner and a disposer race for `pending`, and exactly one wins; a disposer
 /// that finds `running` leaves the runner to dispose the action's result when
 /// `finish()` fails; one that finds `finished` disposes the result itself.

@@ -6,7 +6,7 @@ extension ObservableType {
     /// `subscribe` runs on the thread that subscribes (unless `subscribe(on:)`
     /// says otherwise) and receives an observer that enforces the grammar:
     /// after the first `.error` or `.completed`, or after disposal, further
-    /// calls are ignored (DESIGN.md guarantee 1). The closure must not call the
+    /// calls are ignored (guarantee 1 in Guarantees.md). The closure must not call the
     /// observer from two threads at once (the Rx contract, guarantee 2).
     ///
     /// - Parameter subscribe: Starts producing; returns what to dispose when

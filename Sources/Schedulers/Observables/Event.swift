@@ -1,8 +1,8 @@
 /// One notification of a sequence: an element, an error or completion.
 ///
 /// A sequence follows the grammar `next* (error | completed)?`: any number of
-/// elements, then at most one terminal event, then nothing (DESIGN.md
-/// guarantee 1). Every sink of this library enforces it.
+/// elements, then at most one terminal event, then nothing
+/// (guarantee 1 in Guarantees.md). Every sink of this library enforces it.
 @frozen
 public enum Event<Element> {
     /// The next element.

@@ -5,8 +5,8 @@ extension ObservableType where Element: RxAbstractInteger {
     /// Runs on `scheduler.schedulePeriodic`: natively where the scheduler has
     /// periodic scheduling (dispatch timers), emulated at a fixed rate
     /// elsewhere, so ticks do not drift however late each one runs. Ticks
-    /// never overlap and none starts after `dispose()` returns (DESIGN.md
-    /// guarantee 6); the count wraps around at `Element.max`.
+    /// never overlap and none starts after `dispose()` returns
+    /// (guarantee 6 in Guarantees.md); the count wraps around at `Element.max`.
     ///
     /// - Precondition: `period` is positive and finite; otherwise the program
     ///   stops with a message naming `period`.

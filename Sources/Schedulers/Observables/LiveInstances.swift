@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Counts the live sinks and subscription disposers, so tests can check that
-/// nothing leaks after disposal or completion (DESIGN.md guarantee 8).
+/// nothing leaks after disposal or completion (guarantee 8 in Guarantees.md).
 ///
 /// Compiled into debug builds only; release builds pay nothing.
 enum LiveInstances {

@@ -1,7 +1,7 @@
 /// A push-based sequence of `Element`s: the class every operator returns.
 ///
 /// Subclasses implement `subscribe(_:)`. The sequences of this library send
-/// `next* (error | completed)?` (DESIGN.md guarantee 1), never call an
+/// `next* (error | completed)?` (guarantee 1 in Guarantees.md), never call an
 /// observer concurrently with itself (guarantee 2), and free every sink once a
 /// subscription is disposed or has terminated (guarantee 8). It is immutable
 /// once created, hence `Sendable`; subclasses must keep it that way.

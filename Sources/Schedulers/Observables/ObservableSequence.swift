@@ -1,10 +1,12 @@
 extension ObservableType {
     /// A sequence of `elements`, then completion.
     ///
-    /// - Parameter scheduler: Where the elements are sent. On the default
-    ///   `CurrentThreadScheduler` they are sent by one trampolined action, in a
-    ///   loop that stops as soon as the subscription is disposed; on another
-    ///   scheduler each element is one recursive scheduling step.
+    /// - Parameters:
+    ///   - elements: What to send, in this order.
+    ///   - scheduler: Where the elements are sent. On the default
+    ///     `CurrentThreadScheduler` they are sent by one trampolined action, in
+    ///     a loop that stops as soon as the subscription is disposed; on another
+    ///     scheduler each element is one recursive scheduling step.
     public static func of(
         _ elements: Element...,
         scheduler: ImmediateSchedulerType = CurrentThreadScheduler.instance

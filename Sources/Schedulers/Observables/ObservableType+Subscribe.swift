@@ -3,7 +3,7 @@ import Synchronization
 extension ObservableType {
     /// Subscribes with closures.
     ///
-    /// The closures are called following the grammar (DESIGN.md guarantee 1),
+    /// The closures are called following the grammar (guarantee 1 in Guarantees.md),
     /// never concurrently with themselves (guarantee 2). `onDisposed` runs
     /// once, after a terminal event or when the returned disposable is disposed.
     ///

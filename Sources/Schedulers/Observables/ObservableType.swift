@@ -10,7 +10,7 @@ public protocol ObservableConvertibleType {
 /// A push-based sequence: `subscribe` starts delivering events to an observer.
 ///
 /// Every sequence of this library sends `next* (error | completed)?`
-/// (DESIGN.md guarantee 1) and never calls an observer concurrently with
+/// (guarantee 1 in Guarantees.md) and never calls an observer concurrently with
 /// itself (guarantee 2).
 public protocol ObservableType: ObservableConvertibleType {
     /// Starts delivering events to `observer`.

@@ -1,7 +1,7 @@
 /// Receives the events of a sequence.
 ///
 /// The library calls an observer according to the grammar
-/// `next* (error | completed)?` (DESIGN.md guarantee 1) and never concurrently
+/// `next* (error | completed)?` (guarantee 1 in Guarantees.md) and never concurrently
 /// with itself (guarantee 2), provided the sources it is built on obey the
 /// same contract, as every source and operator of this library does.
 public protocol ObserverType {

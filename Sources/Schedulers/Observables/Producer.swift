@@ -2,7 +2,7 @@
 ///
 /// `subscribe` creates a `SinkDisposer`, lets `run` create the sink and
 /// subscribe upstream, then hands both to the disposer, which disposes each
-/// exactly once (DESIGN.md guarantee 7) and thereby frees the sink
+/// exactly once (guarantee 7 in Guarantees.md) and thereby frees the sink
 /// (guarantee 8).
 ///
 /// The outermost subscription on a thread runs inside a

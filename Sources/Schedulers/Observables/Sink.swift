@@ -4,7 +4,7 @@ import Synchronization
 /// forwards them to the observer.
 ///
 /// Once disposed it forwards nothing more, so an operator that disposes itself
-/// after forwarding a terminal event keeps the grammar (DESIGN.md guarantee 1).
+/// after forwarding a terminal event keeps the grammar (guarantee 1 in Guarantees.md).
 /// `cancel` disposes the whole subscription (the sink's upstream included).
 class Sink<Observer: ObserverType>: Disposable, @unchecked Sendable {
     final let observer: Observer

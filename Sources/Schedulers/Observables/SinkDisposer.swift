@@ -1,5 +1,5 @@
 /// The disposable a `Producer` returns: disposes the sink and the upstream
-/// subscription exactly once each (DESIGN.md guarantee 7), even when
+/// subscription exactly once each (guarantee 7 in Guarantees.md), even when
 /// `dispose()` races with, or comes before, their assignment.
 final class SinkDisposer: Cancelable, @unchecked Sendable {
     private enum State {

@@ -4,8 +4,8 @@ extension ObservableType where Element: RxAbstractInteger {
     ///
     /// A negative `dueTime` counts as zero; `.never` means nothing is ever
     /// sent. The periodic form uses `scheduler.schedulePeriodic` (native or
-    /// fixed-rate emulated, see `interval(_:scheduler:)`) and keeps DESIGN.md
-    /// guarantee 6: ticks never overlap and none starts after `dispose()` returns.
+    /// fixed-rate emulated, see `interval(_:scheduler:)`) and keeps guarantee 6
+    /// in Guarantees.md: ticks never overlap and none starts after `dispose()` returns.
     ///
     /// - Precondition: `period`, when given, is positive and finite; otherwise
     ///   the program stops with a message naming `period`.

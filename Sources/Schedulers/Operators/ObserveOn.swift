@@ -9,7 +9,7 @@ extension ObservableType {
         observe(on: scheduler, path: .automatic)
     }
 
-    /// The reference document's spelling of `observe(on:)`.
+    /// The spelling of `observe(on:)` in RxSwift's Schedulers guide (and RxSwift 5).
     public func observeOn(_ scheduler: ImmediateSchedulerType) -> Observable<Element> {
         observe(on: scheduler, path: .automatic)
     }
@@ -35,7 +35,7 @@ extension ObservableType {
     ///   concurrent scheduler the observer is never called concurrently with
     ///   itself.
     ///
-    /// Guarantees: the grammar holds (DESIGN.md guarantee 1: nothing after a
+    /// Guarantees: the grammar holds (guarantee 1 in Guarantees.md: nothing after a
     /// terminal event); the observer is never called concurrently with itself
     /// (guarantee 2); events arrive in upstream order, and on a serial
     /// scheduler, once `dispose()` returns on that scheduler no further event

@@ -4,7 +4,7 @@ extension ObservableType {
     /// Without it, `subscribe` (the closure of `Observable.create`) runs on the
     /// thread that subscribes and disposal on the thread that disposes.
     ///
-    /// Guarantee 4 of DESIGN.md: subscription and disposal of the source run on
+    /// Guarantee 4 in Guarantees.md: subscription and disposal of the source run on
     /// `scheduler`; a `dispose()` that wins the race against the pending
     /// subscription means the source is never subscribed (checked by the sink
     /// itself, whatever the scheduler's own cancellation does). A `dispose()`
@@ -16,7 +16,7 @@ extension ObservableType {
         SubscribeOn(source: asObservable(), scheduler: scheduler)
     }
 
-    /// The reference document's spelling of `subscribe(on:)`.
+    /// The spelling of `subscribe(on:)` in RxSwift's Schedulers guide (and RxSwift 5).
     public func subscribeOn(_ scheduler: ImmediateSchedulerType) -> Observable<Element> {
         subscribe(on: scheduler)
     }

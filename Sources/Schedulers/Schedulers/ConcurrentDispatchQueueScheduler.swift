@@ -16,7 +16,7 @@ import Foundation
 ///   a dispatch source runs its handler serially.
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
-/// Guarantees (DESIGN.md): 5 (disposed before it starts, an action never
+/// Guarantees (Guarantees.md): 5 (disposed before it starts, an action never
 /// runs; disposed while running, it finishes and is not run again) and 6 (no
 /// periodic tick starts after `dispose()` returns; ticks never overlap).
 ///
@@ -57,7 +57,7 @@ public class ConcurrentDispatchQueueScheduler: PeriodicScheduler, @unchecked Sen
     /// Enqueues `action` on the queue with `async`.
     ///
     /// - Returns: A disposable; disposing it before the action starts means
-    ///   it never runs (DESIGN.md guarantee 5).
+    ///   it never runs (guarantee 5 in Guarantees.md).
     public func schedule<StateType>(
         _ state: StateType,
         action: @escaping (StateType) -> Disposable

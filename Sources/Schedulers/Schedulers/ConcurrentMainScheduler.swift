@@ -13,7 +13,7 @@ import Foundation
 /// - `scheduleRelative` and `schedulePeriodic` are `MainScheduler.instance`'s
 ///   (dispatch timers on the main queue; periodic is native, fixed rate).
 ///
-/// Guarantees (DESIGN.md): 5 (disposed before it starts, an action never
+/// Guarantees (Guarantees.md): 5 (disposed before it starts, an action never
 /// runs; disposed while running, it finishes and is not run again) and 6
 /// (through `MainScheduler`'s periodic timer). The main queue must be driven:
 /// see `MainScheduler.runMainQueue(until:)`.

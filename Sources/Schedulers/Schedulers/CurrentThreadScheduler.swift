@@ -13,7 +13,7 @@ import Darwin
 /// runs on the same thread is queued and runs after the current action and
 /// everything queued before it (FIFO). Recursive scheduling therefore never
 /// grows the stack. Disposing a queued item before it runs skips it
-/// (DESIGN.md guarantee 5).
+/// (guarantee 5 in Guarantees.md).
 ///
 /// Each thread has its own queue, found through a POSIX thread-specific key
 /// (a few nanoseconds), not through Foundation's thread dictionary, and freed

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// - Fixed rate: libdispatch arms a repeating timer for `start + k * period`,
 ///   so a late tick does not push the later ones back.
-/// - Ticks of one job never overlap (DESIGN.md guarantee 6), even on a
+/// - Ticks of one job never overlap (guarantee 6 in Guarantees.md), even on a
 ///   concurrent queue: the timer's handler is serial, and a tick handed to an
 ///   `OperationQueue` keeps the job in `ticking` until it has finished; a fire
 ///   that comes due meanwhile is skipped.
@@ -17,7 +17,7 @@ import Synchronization
 ///   is dropped.
 /// - The job runs until disposed: dropping the disposable does not stop it
 ///   (the armed timer keeps it alive, as in RxSwift). Disposing releases the
-///   state and the action (DESIGN.md guarantee 8).
+///   state and the action (guarantee 8 in Guarantees.md).
 /// - `skippedTicks` counts the ticks that did not run: fires the dispatch
 ///   timer merged into one handler call (`data - 1` each time), plus fires
 ///   that came while the previous tick was still running.

@@ -2,7 +2,7 @@ import Dispatch
 
 /// One action handed to a dispatch queue, and the disposable returned for it.
 ///
-/// Keeps DESIGN.md guarantee 5: disposed before it starts, the action never
+/// Keeps guarantee 5 in Guarantees.md: disposed before it starts, the action never
 /// runs; disposed while it runs, it finishes, is not run again, and what it
 /// returned is disposed as soon as it returns; disposed after it finished,
 /// what it returned is disposed at once.
@@ -10,7 +10,7 @@ import Dispatch
 /// A relative item owns the one-shot timer that will run it. Disposing the
 /// item before it is due cancels that timer, which releases the timer's
 /// handler and with it the item, its state and its action at once instead of
-/// at the due time (DESIGN.md guarantee 8).
+/// at the due time (guarantee 8 in Guarantees.md).
 final class DispatchScheduledItem<StateType>: Cancelable, @unchecked Sendable {
     private let phase = ScheduledActionPhase()
     // Read and cleared by whichever thread moves the phase out of `.pending`:

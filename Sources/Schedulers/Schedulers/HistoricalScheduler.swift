@@ -4,7 +4,7 @@ import Foundation
 /// against recorded or made-up dates, without waiting.
 ///
 /// Everything `VirtualTimeScheduler` promises holds (serial, ordered by due
-/// date then scheduling order, DESIGN.md guarantees 5 and 8): call
+/// date then scheduling order, guarantees 5 and 8 in Guarantees.md): call
 /// `advanceTo(_:)` with a date, or `start()`, to run what is due.
 public final class HistoricalScheduler: VirtualTimeScheduler<HistoricalSchedulerTimeConverter>,
     @unchecked Sendable

@@ -17,7 +17,7 @@ import Synchronization
 /// - `scheduleRelative` and `schedulePeriodic` use dispatch timers on the
 ///   main queue (periodic is native and fixed rate).
 ///
-/// Guarantees (DESIGN.md): 5 (disposed before it starts, an action never
+/// Guarantees (Guarantees.md): 5 (disposed before it starts, an action never
 /// runs; disposed while running, it finishes and is not run again) and 6 (no
 /// periodic tick starts after `dispose()` returns; ticks never overlap).
 ///

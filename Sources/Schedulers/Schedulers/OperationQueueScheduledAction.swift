@@ -4,7 +4,7 @@ import Foundation
 /// One action of an `OperationQueueScheduler`: the operation added to the
 /// queue and the disposable returned for it.
 ///
-/// Keeps DESIGN.md guarantee 5 like `DispatchScheduledItem`: disposed before
+/// Keeps guarantee 5 in Guarantees.md like `DispatchScheduledItem`: disposed before
 /// it starts, the action never runs (and the operation is cancelled, so the
 /// queue drops it); disposed while running, it finishes, is not run again,
 /// and what it returned is disposed. Cancelled by the queue

@@ -18,7 +18,7 @@ import Foundation
 ///   still queued, so its state is released even on a suspended queue.
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
-/// Guarantees (DESIGN.md): 5 (disposed before it starts, an action never
+/// Guarantees (Guarantees.md): 5 (disposed before it starts, an action never
 /// runs, and its operation is cancelled so the queue drops it; disposed while
 /// running, it finishes and is not run again) and 6 (no periodic tick starts
 /// after `dispose()` returns; ticks never overlap).
@@ -58,7 +58,7 @@ public class OperationQueueScheduler: PeriodicScheduler, @unchecked Sendable {
     /// Adds an operation that runs `action` with `state`.
     ///
     /// - Returns: A disposable; disposing it before the operation starts means
-    ///   the action never runs (DESIGN.md guarantee 5).
+    ///   the action never runs (guarantee 5 in Guarantees.md).
     /// - Precondition: `maxConcurrentOperationCount` is not zero.
     public func schedule<StateType>(
         _ state: StateType,

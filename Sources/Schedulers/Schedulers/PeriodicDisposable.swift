@@ -1,6 +1,6 @@
 /// The handle of a periodic job: disposing it stops the job.
 ///
-/// Keeps DESIGN.md guarantee 6: once `dispose()` returns, no tick starts;
+/// Keeps guarantee 6 in Guarantees.md: once `dispose()` returns, no tick starts;
 /// a tick already running when `dispose()` is called completes (when
 /// `dispose()` is called from inside the action, the current tick finishes and
 /// no further tick starts). Ticks of one job never overlap.

@@ -32,7 +32,7 @@ extension Scheduler {
     /// Each run receives the state the previous run returned. Ticks never
     /// overlap: the next tick is scheduled only after the current one returns.
     ///
-    /// Disposal (DESIGN.md guarantee 6): once `dispose()` returns, no tick
+    /// Disposal (guarantee 6 in Guarantees.md): once `dispose()` returns, no tick
     /// starts; a tick running meanwhile completes. Disposing releases the
     /// action and the state (guarantee 8). Until then the job keeps the
     /// scheduler alive, as any pending timer does: dispose it, or it runs on.

@@ -8,7 +8,7 @@ extension ImmediateScheduler {
     /// length runs in constant stack space; there a chain step allocates
     /// nothing and takes no lock (one object serves the whole recursion).
     /// Disposing it there from another thread while a step runs releases
-    /// the action as soon as that step returns (DESIGN.md guarantees 5, 8). Disposing the returned disposable
+    /// the action as soon as that step returns (guarantees 5 and 8 in Guarantees.md). Disposing the returned disposable
     /// cancels the pending recursions; an action already running finishes.
     ///
     /// - Parameters:
@@ -50,7 +50,7 @@ extension Scheduler {
 /// Handed to the action of `scheduleRecursive(_:dueTime:action:)`; the
 /// immediate form hands its action a plain `recurse` function instead.
 ///
-/// Keeps DESIGN.md guarantee 5: a run disposed before it starts never runs;
+/// Keeps guarantee 5 in Guarantees.md: a run disposed before it starts never runs;
 /// a run executing while `dispose()` is called finishes, and its `recurse` /
 /// `schedule` calls are ignored. Guarantee 8: `dispose()` releases the action
 /// at once, and a run that has executed keeps nothing alive.

@@ -18,7 +18,7 @@ public protocol ImmediateScheduler {
     ///
     /// - Returns: A disposable; disposing it before the action starts means the
     ///   action never runs, disposing it while the action runs lets the action
-    ///   finish and then disposes what the action returned (DESIGN.md guarantee 5).
+    ///   finish and then disposes what the action returned (guarantee 5 in Guarantees.md).
     func schedule<StateType>(
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
@@ -108,10 +108,10 @@ extension Scheduler {
     }
 }
 
-// MARK: - The reference document's spelling
+// MARK: - The labelled spellings of RxSwift's Schedulers guide
 
 extension ImmediateScheduler {
-    /// The reference document's spelling of `schedule(_:action:)`.
+    /// The spelling of `schedule(_:action:)` in RxSwift's Schedulers guide.
     public func schedule<StateType>(
         state: StateType,
         action: @escaping (StateType) -> Disposable
@@ -121,7 +121,7 @@ extension ImmediateScheduler {
 }
 
 extension Scheduler {
-    /// The reference document's spelling of `scheduleRelative(_:dueTime:action:)`.
+    /// The spelling of `scheduleRelative(_:dueTime:action:)` in RxSwift's Schedulers guide.
     public func scheduleRelative<StateType>(
         state: StateType,
         dueTime: RxTimeInterval,
@@ -130,7 +130,7 @@ extension Scheduler {
         scheduleRelative(state, dueTime: dueTime, action: action)
     }
 
-    /// The reference document's spelling of `schedulePeriodic(_:startAfter:period:action:)`.
+    /// The spelling of `schedulePeriodic(_:startAfter:period:action:)` in RxSwift's Schedulers guide.
     public func schedulePeriodic<StateType>(
         state: StateType,
         startAfter: RxTimeInterval,

@@ -19,7 +19,7 @@ import Foundation
 ///   rate, and returns a `PeriodicDisposable`.
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
-/// Guarantees (DESIGN.md): 5, a scheduled action disposed before it starts
+/// Guarantees (Guarantees.md): 5, a scheduled action disposed before it starts
 /// never runs, one disposed while running finishes, is not run again, and
 /// what it returned is disposed; 6, no periodic tick starts after `dispose()`
 /// returns and ticks never overlap.
@@ -105,7 +105,7 @@ public class SerialDispatchQueueScheduler: SerialScheduler, PeriodicScheduler, @
     /// Enqueues `action` on the serial queue (never inline; FIFO).
     ///
     /// - Returns: A disposable; disposing it before the action starts means
-    ///   it never runs (DESIGN.md guarantee 5).
+    ///   it never runs (guarantee 5 in Guarantees.md).
     public func schedule<StateType>(
         _ state: StateType,
         action: @escaping (StateType) -> Disposable

@@ -12,7 +12,7 @@ import Synchronization
 /// - A step starts only while `phase` is `live`, checked just before the
 ///   action is called: a step disposed before it starts never runs, one
 ///   disposed while running finishes and its `recurse` calls are then
-///   ignored (DESIGN.md guarantee 5).
+///   ignored (guarantee 5 in Guarantees.md).
 /// - The action and the pending state are released by T: at once when the
 ///   recursion is disposed on T outside a step, when a step ends without
 ///   recursing, or, after a disposal from another thread, when the queued

@@ -2,7 +2,7 @@
 ///
 /// Phases: `pending` (queued), `running`, `finished` (holding what the action
 /// returned), `disposed`. Disposing a pending item takes it out of the queue
-/// at once and releases its state and action (DESIGN.md guarantees 5 and 8);
+/// at once and releases its state and action (guarantees 5 and 8 in Guarantees.md);
 /// disposing a running item lets it finish and then disposes what it
 /// returned; disposing a finished item disposes what it returned.
 ///

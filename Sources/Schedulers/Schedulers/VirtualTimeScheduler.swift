@@ -13,7 +13,7 @@ import Foundation
 /// Ordering: earlier due times first; actions due at the same time run in the
 /// order they were scheduled.
 ///
-/// Guarantees (DESIGN.md): 5, an action disposed before it starts never runs
+/// Guarantees (Guarantees.md): 5, an action disposed before it starts never runs
 /// (it leaves the queue at once), one disposed while running finishes and is
 /// not run again; 8, an action and its state are released as soon as the
 /// action has run or been disposed. Scheduling and disposing are thread-safe;

@@ -3,7 +3,7 @@ public enum ResultTable {
     /// The table of one scenario: header, one row per outcome, and the verdict's reasons.
     public static func render(_ result: ScenarioResult) -> String {
         var lines: [String] = []
-        lines.append("[\(result.verdict.rawValue)] \(result.name)  (DESIGN.md \(result.guarantees))")
+        lines.append("[\(result.verdict.rawValue)] \(result.name)  (guarantees \(result.guarantees))")
         lines.append("    \(result.summary)")
         let rate = result.seconds > 0 ? Double(result.iterations) / result.seconds : 0
         lines.append(

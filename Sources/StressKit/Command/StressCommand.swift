@@ -53,7 +53,7 @@ public struct StressCommand: Sendable {
             return Self.success
         }
         if options.list {
-            output(scenarios.map { "\($0.name)  [DESIGN.md \($0.guarantees), \($0.actorCount) actors]\n    \($0.summary)" }
+            output(scenarios.map { "\($0.name)  [guarantees \($0.guarantees), \($0.actorCount) actors]\n    \($0.summary)" }
                 .joined(separator: "\n"))
             return Self.success
         }

@@ -26,7 +26,8 @@ public struct StressOptions: Sendable, Equatable {
         USAGE: Stress [--list] [--filter TEXT]... [--iterations N | --duration SECONDS]
                       [--seed N] [--csv PATH] [--self-check]
 
-        Hammers the racy guarantees of DESIGN.md (3 to 8) on every builtin scheduler:
+        Hammers the racy guarantees of the Schedulers library (2 to 8, numbered as in
+        Sources/Schedulers/Schedulers.docc/Guarantees.md) on every builtin scheduler:
         each scenario runs its actors concurrently, many times, and counts each outcome.
 
         OPTIONS:

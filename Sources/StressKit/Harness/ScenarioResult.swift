@@ -21,7 +21,7 @@ public struct ScenarioResult: Sendable {
 
     /// The scenario's name.
     public let name: String
-    /// The DESIGN.md guarantees it hammers.
+    /// The numbers of the guarantees (Guarantees.md) it hammers.
     public let guarantees: String
     /// The scenario's one-line summary.
     public let summary: String

@@ -6,7 +6,7 @@
 /// by a spin barrier), then `settle()` and `arbitrate` once all actors have
 /// returned (iterations run in batches; see `StressRunner`). After
 /// the last iteration it calls `tearDown()` and checks that `live` is back to
-/// zero (DESIGN.md guarantee 8).
+/// zero (guarantee 8 in Guarantees.md).
 public protocol StressScenario: AnyObject, Sendable {
     /// The per-iteration state the actors race on.
     associatedtype State: AnyObject
@@ -15,7 +15,8 @@ public protocol StressScenario: AnyObject, Sendable {
 
     /// A stable name, `family.variant` (used by `--filter` and in the CSV).
     var name: String { get }
-    /// The DESIGN.md guarantees the scenario hammers, such as "5, 7".
+    /// The numbers of the guarantees in Guarantees.md that the scenario
+    /// hammers, such as "5, 7".
     var guarantees: String { get }
     /// One sentence saying which race it is.
     var summary: String { get }

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Counts live instances of a scenario's probes, states and tokens, so the
-/// runner can check that everything was freed (DESIGN.md guarantee 8).
+/// runner can check that everything was freed (guarantee 8 in Guarantees.md).
 public final class LiveCounter: Sendable {
     private let count = Atomic<Int>(0)
 

@@ -4,7 +4,7 @@ import Synchronization
 /// A disposable that counts how often it is disposed and remembers who did it first.
 ///
 /// Handed to the library in place of a real resource: the library promises
-/// to dispose each resource exactly once (DESIGN.md guarantee 7), so any
+/// to dispose each resource exactly once (guarantee 7 in Guarantees.md), so any
 /// count but one at the end of an iteration is a broken guarantee.
 public final class ProbeDisposable: Cancelable, Sendable {
     /// `disposedBy` when the first disposal ran on a thread that is not an actor's.

@@ -1,7 +1,7 @@
 import Schedulers
 
 /// CompositeDisposable: two threads insert while a third disposes
-/// (DESIGN.md guarantee 7).
+/// (guarantee 7 in Guarantees.md).
 ///
 /// An insert that returns a key was in time: the disposer disposes that
 /// member. An insert that returns `nil` came too late: it disposed the new

@@ -1,7 +1,7 @@
 import Schedulers
 
 /// Every disposable kind of the library, disposed by three threads at once
-/// (DESIGN.md guarantee 7).
+/// (guarantee 7 in Guarantees.md).
 ///
 /// Each iteration picks a kind (seeded): `Disposables.create(with:)`, the
 /// two- and three-member and array forms, `SerialDisposable`,

@@ -1,7 +1,7 @@
 import Schedulers
 
 /// A dispatch-based scheduler: a scheduled action races its `dispose()` from
-/// another thread (DESIGN.md guarantees 5 and 7), one scenario per builtin
+/// another thread (guarantees 5 and 7 in Guarantees.md), one scenario per builtin
 /// scheduler.
 ///
 /// Actor 0 enqueues a gate, then schedules the action behind it (FIFO) and

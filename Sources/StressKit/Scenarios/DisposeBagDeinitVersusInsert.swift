@@ -1,7 +1,7 @@
 import Schedulers
 
 /// DisposeBag: its owner lets go of it (so it deinitialises) while another
-/// thread, holding it weakly, inserts into it (DESIGN.md guarantees 7 and 8).
+/// thread, holding it weakly, inserts into it (guarantees 7 and 8 in Guarantees.md).
 ///
 /// An insert that reached the bag is disposed by the bag's teardown, on
 /// whichever thread dropped the last reference; a bag already gone is not

@@ -2,8 +2,8 @@ import Schedulers
 import Synchronization
 
 /// `observe(on:)`: a source emits from one thread while another thread
-/// disposes the subscription from an action on the scheduler (DESIGN.md
-/// guarantees 2, 3, 7 and 8).
+/// disposes the subscription from an action on the scheduler
+/// (guarantees 2, 3, 7 and 8 in Guarantees.md).
 ///
 /// On a serial scheduler, once that `dispose()` has returned on the
 /// scheduler, no further event reaches the observer. On every scheduler the

@@ -2,7 +2,7 @@ import Dispatch
 import Schedulers
 
 /// Periodic work: a `dispose()` from another thread races the ticks of a
-/// fast periodic job (DESIGN.md guarantees 6, 7 and 8), natively on every
+/// fast periodic job (guarantees 6, 7 and 8 in Guarantees.md), natively on every
 /// dispatch scheduler and emulated (recursive relative scheduling) on one.
 ///
 /// "No tick starts after `dispose()` returns" cannot be judged by one tick:

@@ -8,7 +8,7 @@ import Darwin
 import Schedulers
 
 /// The outcomes of a `scheduleRecursive` chain racing its disposal from
-/// another thread (DESIGN.md guarantees 5 and 8).
+/// another thread (guarantees 5 and 8 in Guarantees.md).
 ///
 /// "No step starts after `dispose()` returned" cannot be judged from a
 /// step's first statement alone: the recursion commits to a step (an atomic

@@ -5,8 +5,8 @@ import Darwin
 #endif
 import Schedulers
 
-/// The outcomes of a scheduled action racing its disposal (DESIGN.md
-/// guarantees 5 and 7), shared by every scheduler's scenario.
+/// The outcomes of a scheduled action racing its disposal
+/// (guarantees 5 and 7 in Guarantees.md), shared by every scheduler's scenario.
 ///
 /// "Started after dispose returned" cannot be judged from inside the action:
 /// a correct scheduler commits to running an action (an atomic step) a few

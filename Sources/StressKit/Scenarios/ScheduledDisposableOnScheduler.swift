@@ -1,7 +1,7 @@
 import Schedulers
 
 /// `ScheduledDisposable`: disposed by two threads at once, it disposes the
-/// wrapped disposable exactly once, on its scheduler (DESIGN.md guarantee 7).
+/// wrapped disposable exactly once, on its scheduler (guarantee 7 in Guarantees.md).
 /// Each iteration picks the scheduler (seeded) among the dispatch-based ones.
 public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {

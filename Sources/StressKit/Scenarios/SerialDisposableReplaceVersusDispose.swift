@@ -1,7 +1,7 @@
 import Schedulers
 
 /// SerialDisposable: two threads replace the held disposable while a third
-/// disposes it (DESIGN.md guarantee 7).
+/// disposes it (guarantee 7 in Guarantees.md).
 ///
 /// Whatever the order, each of the three disposables (the initial one and the
 /// two replacements) is disposed exactly once; the disposer disposes exactly

@@ -12,7 +12,7 @@ public protocol AssignOnceDisposable: Cancelable, AnyObject {
 extension SingleAssignmentDisposable: AssignOnceDisposable {}
 
 /// SingleAssignmentDisposable: one thread assigns while one or two others dispose
-/// (DESIGN.md guarantee 7).
+/// (guarantee 7 in Guarantees.md).
 ///
 /// The assigned disposable is disposed exactly once: by a disposer if the
 /// assignment came first, by the assigning thread otherwise.

@@ -1,7 +1,7 @@
 import Schedulers
 
 /// `subscribe(on:)`: a `dispose()` from another thread races the pending
-/// subscription (DESIGN.md guarantees 4, 7 and 8).
+/// subscription (guarantees 4, 7 and 8 in Guarantees.md).
 ///
 /// Actor 0 enqueues a gate, then subscribes through `subscribe(on:)`, whose
 /// subscription action queues behind the gate; the gate and actor 1, the

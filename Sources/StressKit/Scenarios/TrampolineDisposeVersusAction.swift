@@ -1,7 +1,7 @@
 import Schedulers
 
 /// CurrentThreadScheduler: an action queued on one thread's trampoline races
-/// a `dispose()` from another thread (DESIGN.md guarantees 5 and 7).
+/// a `dispose()` from another thread (guarantees 5 and 7 in Guarantees.md).
 ///
 /// Actor 0 runs an outer action that queues the inner one, hands its
 /// disposable to the probe's holder and holds the gate (the inner action

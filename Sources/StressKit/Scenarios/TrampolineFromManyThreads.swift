@@ -1,7 +1,7 @@
 import Schedulers
 
-/// CurrentThreadScheduler used from three threads at once (DESIGN.md
-/// guarantees 2 and 5): each thread has its own trampoline, runs its own
+/// CurrentThreadScheduler used from three threads at once
+/// (guarantees 2 and 5 in Guarantees.md): each thread has its own trampoline, runs its own
 /// actions in FIFO order on itself, skips a queued action disposed before it
 /// starts, and reports `isScheduleRequired` correctly.
 public final class TrampolineFromManyThreads: StressScenario, @unchecked Sendable {

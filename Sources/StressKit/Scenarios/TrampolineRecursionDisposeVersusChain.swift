@@ -1,8 +1,8 @@
 import Schedulers
 
 /// CurrentThreadScheduler: a `scheduleRecursive` chain running on one
-/// thread's trampoline races a `dispose()` from another thread (DESIGN.md
-/// guarantees 5 and 8).
+/// thread's trampoline races a `dispose()` from another thread
+/// (guarantees 5 and 8 in Guarantees.md).
 ///
 /// Actor 0 schedules an action that starts the chain (so the first step is
 /// queued behind it and the disposable exists before any step runs), hands

@@ -2,8 +2,8 @@ import Foundation
 import Schedulers
 
 /// Virtual time (`HistoricalScheduler`): one thread runs the scheduler
-/// (`start()`) while another disposes a queued action (DESIGN.md guarantees
-/// 5 and 7). Scheduling and disposing are thread-safe on virtual-time
+/// (`start()`) while another disposes a queued action (guarantees 5 and 7 in
+/// Guarantees.md). Scheduling and disposing are thread-safe on virtual-time
 /// schedulers; running happens on the thread that calls `start()`.
 ///
 /// A gate action, queued first at the same virtual time, lingers a seeded

@@ -7,7 +7,7 @@ import Schedulers
 /// test calls `runDue()`, `advance(by:)` or `runAll()`. Actions with the same
 /// due time run in the order they were scheduled. The handle returned for an
 /// action skips it when disposed before it runs and disposes what it returned
-/// when disposed after (DESIGN.md guarantee 5). Actions run on the thread
+/// when disposed after (guarantee 5 in Guarantees.md). Actions run on the thread
 /// that drives the scheduler, never concurrently. Periodic work comes from
 /// the library's emulation (`Scheduler.schedulePeriodic`'s default).
 final class ManualScheduler: Scheduler, @unchecked Sendable {
