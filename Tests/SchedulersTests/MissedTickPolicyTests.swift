@@ -86,7 +86,7 @@ final class MissedTickPolicyTests: XCTestCase {
         return (lateness, job?.skippedTicks ?? -1, ticks)
     }
 
-    func testDefaultCatchesUpATimerThatIsUpToOneAndAHalfPeriodsLateOverTenThousandTicks() {
+    func testGuarantee6_DefaultCatchesUpATimerUpToOneAndAHalfPeriodsLateOverTenThousandTicks() {
         let runs = 10_000
         let maxLate = periodTicks * 3 / 2
         let result = runOnLateScheduler(runs: runs, maxLatenessTicks: maxLate, seed: 2026, policy: .default)
@@ -113,7 +113,7 @@ final class MissedTickPolicyTests: XCTestCase {
         XCTAssertGreaterThan(result.skipped, 1_000)
     }
 
-    func testAStallOfAThousandPeriodsIsSkippedAndCountedNotReplayed() {
+    func testGuarantee6_AStallOfAThousandPeriodsIsSkippedAndCountedNotReplayed() {
         let scheduler = TestScheduler(initialClock: 0)
         var times: [Int] = []
         let job = scheduler.schedulePeriodicEmulated(
