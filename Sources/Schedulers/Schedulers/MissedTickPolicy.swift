@@ -50,20 +50,22 @@ public enum MissedTickPolicy: Sendable, Equatable {
     /// zero and `.never` as unbounded (no backlog is ever skipped for its age).
     case boundedCatchUp(maxTicks: Int, maxDuration: RxTimeInterval)
 
-    /// The default: `.boundedCatchUp(maxTicks: 10, maxDuration: .milliseconds(10))`.
+    /// The default: `.boundedCatchUp(maxTicks: 10, maxDuration: .milliseconds(100))`.
     ///
-    /// Why these bounds: a timer wakes up late by at most about its leeway
-    /// plus the operating system's wake-up latency. A scheduler built on
-    /// `DispatchQueue.asyncAfter` has libdispatch's default leeway, a tenth
+    /// Why these bounds: a timer wakes up late by its leeway plus the
+    /// operating system's wake-up and scheduling latency. A scheduler built
+    /// on `DispatchQueue.asyncAfter` has libdispatch's default leeway, a tenth
     /// of the delay but at least 1 ms; the emulation asks for delays shorter
-    /// than one period. So a tick fires at most about one period plus 1 ms
-    /// (or plus a tenth of the period, when that is longer) late, and when it
+    /// than one period. So on a quiet machine a tick fires at most about one
+    /// period plus 1 ms (or plus a tenth of the period) late, and when it
     /// returns at most two or three later due times have passed, or, for
-    /// periods under a millisecond, at most about 1 ms of them. Ten ticks and
-    /// 10 ms leave a wide margin above both (several periods, or several
-    /// milliseconds, of extra scheduling delay on a loaded machine), so such a
-    /// timer never skips; while a stall (a suspended process, a debugger, a
-    /// pause of tens of milliseconds or many periods) is skipped instead of
-    /// being replayed as a flood.
-    public static let `default` = MissedTickPolicy.boundedCatchUp(maxTicks: 10, maxDuration: .milliseconds(10))
+    /// periods under a millisecond, about a millisecond of them. On a busy
+    /// machine the scheduler itself adds tens of milliseconds now and then
+    /// (measured on a 2-core machine at load 10: pauses of 10 to 60 ms every
+    /// few seconds). Ten ticks, or 100 ms, leave a margin above both, so such a
+    /// timer never skips; a stall (a suspended process, a debugger, a pause
+    /// of more than 100 ms that is also more than ten periods) is skipped
+    /// instead of being replayed as a flood, and a caught-up burst is at most
+    /// 100 ms (or ten periods) worth of ticks.
+    public static let `default` = MissedTickPolicy.boundedCatchUp(maxTicks: 10, maxDuration: .milliseconds(100))
 }

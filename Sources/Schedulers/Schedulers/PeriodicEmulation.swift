@@ -28,7 +28,7 @@ extension Scheduler {
     /// later due times have already passed, `missedTicks` decides (see
     /// `MissedTickPolicy`): the default, `.default`, runs a short backlog at
     /// once, back to back, and drops a stall (more than 10 ticks and more than
-    /// 10 ms overdue), counting what it dropped in `skippedTicks`; `.catchUp`
+    /// 100 ms overdue), counting what it dropped in `skippedTicks`; `.catchUp`
     /// runs every missed tick; `.skip` drops every missed tick. A due time
     /// equal to the current time is not missed: that tick runs at once, under
     /// every policy. Due times are on the monotonic clock, so a change of the
