@@ -100,6 +100,7 @@ public enum CSVSchema {
                 "serial-dispatch.native", "serial-dispatch.emulated",
                 "concurrent-dispatch.native", "concurrent-dispatch.emulated",
                 "operation-queue.native", "operation-queue.emulated", "main.native", "main.emulated",
+                "user-scheduler.emulated",
                 "peer.dispatch-timer", "peer.nio", "peer.opencombine",
             ],
             metrics: [

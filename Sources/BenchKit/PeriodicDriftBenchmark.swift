@@ -1,6 +1,7 @@
 /// `periodic.drift`: how late each tick of a periodic job runs against
 /// `start + k·period` on the monotonic clock, for this library's schedulers
-/// (native and forced emulation) and for the timers a user would pick instead.
+/// (native and forced emulation), for a user's own `asyncAfter` scheduler
+/// driven by the library's emulation, and for the timers a user would pick instead.
 ///
 /// A fixed-rate job keeps its lateness bounded; a fixed-delay one (each tick
 /// scheduled after the previous ran) accumulates it: `final_drift_us` shows which.
@@ -10,6 +11,7 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
 
     public init() {
         jobs = LibraryPeriodicJobs.all + [
+            UserSchedulerPeriodicJob.job,
             PeerPeriodicJobs.dispatchTimer, PeerPeriodicJobs.nio, PeerPeriodicJobs.openCombine,
         ]
     }

@@ -78,7 +78,7 @@ public struct SuiteConfiguration: Sendable {
                 // fixed-delay one's is late by the sum of every tick's delay.
                 DriftPeriod(
                     periodMilliseconds: 1, ticks: 10_000,
-                    variants: ["serial-dispatch.native", "serial-dispatch.emulated"]),
+                    variants: ["serial-dispatch.native", "serial-dispatch.emulated", "user-scheduler.emulated"]),
             ],
             driftTraceSamples: 20, recursionProbe: recursionProbe)
     }

@@ -25,6 +25,22 @@ public struct Recorded<Value>: CustomDebugStringConvertible {
 extension Recorded: Equatable where Value: Equatable {}
 
 extension Recorded {
+    /// The recorded events, in the order given: `Recorded.events(.next(210, 1),
+    /// .completed(300))` is `[.next(210, 1), .completed(300)]` with its type
+    /// (`[Recorded<Event<Int>>]`) inferred, as RxTest has it.
+    public static func events<Element>(_ recordedEvents: Recorded<Event<Element>>...) -> [Recorded<Event<Element>>]
+    where Value == Event<Element> {
+        recordedEvents
+    }
+
+    /// The array form of `events(_:)`: `Recorded.events([.next(210, 1), .completed(300)])`.
+    public static func events<Element>(_ recordedEvents: [Recorded<Event<Element>>]) -> [Recorded<Event<Element>>]
+    where Value == Event<Element> {
+        recordedEvents
+    }
+}
+
+extension Recorded {
     /// `.next(element)` at `time`.
     public static func next<Element>(_ time: TestTime, _ element: Element) -> Recorded<Event<Element>>
     where Value == Event<Element> {

@@ -6,8 +6,9 @@ import XCTest
 
 /// Guarantee 9: bad input gets a clear answer, never a hang or a silent wrong
 /// one. Negative due times and `.never` are documented behaviour (run at once;
-/// never run); a zero, negative or `.never` period is a programming error that
-/// stops the program with a message naming `period`.
+/// never run); a zero period is accepted as RxSwift accepts it (ticks as often
+/// as the scheduler allows); a negative or `.never` period is a programming
+/// error that stops the program with a message naming `period`.
 final class BadInputTests: XCTestCase {
     // MARK: - Due times: documented behaviour
 
@@ -109,9 +110,25 @@ final class BadInputTests: XCTestCase {
 
     // MARK: - Periods: programming errors that stop with a message
 
-    func testZeroPeriodOfEmulatedPeriodicWorkStopsNamingPeriod() {
+    func testZeroPeriodOfEmulatedPeriodicWorkTicksOncePerVirtualTick() {
+        // Was a stop: RxSwift accepts a zero period, so this library does too.
         let scheduler = TestScheduler(initialClock: 0)
-        assertStops(messageContaining: "period must be positive") {
+        var times: [Int] = []
+        let periodic = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .seconds(0)) { state in
+            times.append(scheduler.clock)
+            return state + 1
+        }
+        scheduler.advanceTo(6)
+        XCTAssertEqual(times, [1, 2, 3, 4, 5, 6])
+        XCTAssertEqual((periodic as? PeriodicDisposable)?.skippedTicks, 0)
+        periodic.dispose()
+    }
+
+    func testZeroPeriodOnHistoricalSchedulerStopsInsteadOfHanging() {
+        // Work due now runs without moving this clock: zero-period ticks would
+        // never let time pass (RxSwift hangs in advanceTo here).
+        let scheduler = HistoricalScheduler()
+        assertStops(messageContaining: "period is zero, but this virtual-time scheduler") {
             _ = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .seconds(0)) { $0 }
         }
     }
@@ -130,11 +147,11 @@ final class BadInputTests: XCTestCase {
         }
     }
 
-    func testZeroPeriodOnSerialDispatchQueueSchedulerStopsNamingPeriod() {
+    func testZeroPeriodOnSerialDispatchQueueSchedulerTicksBackToBack() {
+        // Was a stop: as in RxSwift, the timer repeats at libdispatch's
+        // shortest interval; ticks come one per turn of the queue.
         let scheduler = SerialDispatchQueueScheduler(qos: .default)
-        assertStops(messageContaining: "period must be positive") {
-            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .nanoseconds(0)) { $0 }
-        }
+        assertZeroPeriodTicks(on: scheduler)
     }
 
     func testNeverPeriodOnSerialDispatchQueueSchedulerStopsNamingPeriod() {
@@ -151,11 +168,34 @@ final class BadInputTests: XCTestCase {
         }
     }
 
-    func testZeroPeriodOnOperationQueueSchedulerStopsNamingPeriod() {
+    func testZeroPeriodOnOperationQueueSchedulerTicksBackToBack() {
+        // Was a stop: a zero period is accepted, one operation per fire.
         let scheduler = OperationQueueScheduler(operationQueue: OperationQueue())
-        assertStops(messageContaining: "period must be positive") {
-            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .microseconds(0)) { $0 }
+        assertZeroPeriodTicks(on: scheduler)
+    }
+
+    func testZeroPeriodOnConcurrentDispatchQueueSchedulerTicksBackToBack() {
+        assertZeroPeriodTicks(on: ConcurrentDispatchQueueScheduler(qos: .default))
+    }
+
+    /// Waits for 20 zero-period ticks on a real scheduler: they run in order,
+    /// never overlap, count nothing as skipped, and stop at `dispose()`.
+    private func assertZeroPeriodTicks(
+        on scheduler: SchedulerType, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let record = ZeroPeriodRecord()
+        let periodic = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .seconds(0)) { state in
+            record.enter(state)
+            return state + 1
         }
+        XCTAssertTrue(dispatchEventually { record.states.count >= 20 }, "zero-period ticks did not come", file: file, line: line)
+        periodic.dispose()
+        let states = record.states
+        XCTAssertEqual(states, Array(0..<states.count), "each tick gets the state the previous one returned", file: file, line: line)
+        XCTAssertEqual(record.overlaps, 0, file: file, line: line)
+        XCTAssertEqual((periodic as? PeriodicDisposable)?.skippedTicks, 0, file: file, line: line)
+        usleep(10_000)
+        XCTAssertEqual(record.states.count, states.count, "no tick after dispose() returned", file: file, line: line)
     }
 
     func testZeroMaxConcurrentOperationCountStopsNamingIt() {
@@ -164,5 +204,36 @@ final class BadInputTests: XCTestCase {
         assertStops(messageContaining: "maxConcurrentOperationCount") {
             _ = OperationQueueScheduler(operationQueue: queue)
         }
+    }
+}
+
+/// What the ticks of a zero-period job saw, from any thread.
+private final class ZeroPeriodRecord: @unchecked Sendable {
+    private let lock = NSLock()
+    private var inside = false
+    private var seen: [Int] = []
+    private var overlapCount = 0
+
+    func enter(_ state: Int) {
+        lock.lock()
+        if inside { overlapCount += 1 }
+        inside = true
+        seen.append(state)
+        lock.unlock()
+        lock.lock()
+        inside = false
+        lock.unlock()
+    }
+
+    var states: [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return seen
+    }
+
+    var overlaps: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return overlapCount
     }
 }

@@ -253,11 +253,27 @@ final class DispatchPeriodicTests: XCTestCase {
         }
     }
 
-    func testZeroPeriodStopsWithMessageNamingPeriod() {
-        assertStops(messageContaining: "period must be positive") {
-            let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.periodic.zero")
-            _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .seconds(0)) { $0 }
+    func testZeroPeriodTicksLikeRxSwiftAndLetsOtherWorkRun() {
+        // Was a stop: RxSwift accepts a zero period on a dispatch scheduler
+        // (its timer repeats at libdispatch's shortest interval), so this
+        // library does too. Each tick is its own turn of the serial queue, so
+        // work scheduled meanwhile still runs.
+        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.periodic.zero")
+        let probe = ZeroPeriodProbe()
+        let disposable = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .seconds(0)) { tick in
+            probe.tick(tick)
+            if tick == 3 {
+                _ = scheduler.schedule(()) { _ in
+                    probe.otherWorkRan(afterTicks: tick)
+                    return Disposables.create()
+                }
+            }
+            return tick + 1
         }
+        XCTAssertTrue(dispatchEventually { probe.otherWorkRanAfter != nil && probe.ticks >= 10 })
+        disposable.dispose()
+        XCTAssertEqual(probe.ticksOutOfOrder, 0, "each tick gets the state the previous one returned")
+        XCTAssertEqual((disposable as? PeriodicDisposable)?.skippedTicks, 0)
     }
 
     func testNegativePeriodStopsWithMessageNamingPeriod() {
@@ -272,5 +288,43 @@ final class DispatchPeriodicTests: XCTestCase {
             let scheduler = OperationQueueScheduler(operationQueue: OperationQueue())
             _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .never) { $0 }
         }
+    }
+}
+
+private final class ZeroPeriodProbe: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    private var ranAfter: Int?
+    private var disorder = 0
+
+    func tick(_ state: Int) {
+        lock.lock()
+        if state != count { disorder += 1 }
+        count += 1
+        lock.unlock()
+    }
+
+    var ticksOutOfOrder: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return disorder
+    }
+
+    func otherWorkRan(afterTicks ticks: Int) {
+        lock.lock()
+        ranAfter = ticks
+        lock.unlock()
+    }
+
+    var ticks: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    var otherWorkRanAfter: Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return ranAfter
     }
 }

@@ -288,6 +288,112 @@ final class DisposablesTests: XCTestCase {
         XCTAssertEqual(members.map(\.disposeCount), Array(repeating: 1, count: 6))
     }
 
+    func testCompositeVariadicInitialiserHoldsFourOrMoreMembersInOrder() {
+        let members = (0..<7).map { _ in DisposalCounter() }
+        let four = CompositeDisposable(members[0], members[1], members[2], members[3])
+        let seven = CompositeDisposable(members[0], members[1], members[2], members[3], members[4], members[5], members[6])
+        XCTAssertEqual([four.count, seven.count], [4, 7])
+        // Keys of later inserts must not collide with the initial members'.
+        let extra = DisposalCounter()
+        if let key = seven.insert(extra) {
+            seven.remove(for: key)
+        }
+        XCTAssertEqual(seven.count, 7)
+        XCTAssertEqual(members.map(\.disposeCount), Array(repeating: 0, count: 7))
+        seven.dispose()
+        XCTAssertEqual(members.map(\.disposeCount), Array(repeating: 1, count: 7))
+        four.dispose()
+        XCTAssertEqual(members.prefix(4).map(\.disposeCount), [2, 2, 2, 2], "each composite disposes its own members once")
+        XCTAssertEqual(extra.disposeCount, 1)
+    }
+
+    // MARK: - RefCountDisposable
+
+    func testRefCountDisposesUnderlyingOnlyAfterPrimaryAndEveryRetainedReleased() {
+        let underlying = DisposalCounter()
+        let refCount = RefCountDisposable(disposable: underlying)
+        let first = refCount.retain()
+        let second = refCount.retain()
+        refCount.dispose()
+        XCTAssertEqual(underlying.disposeCount, 0, "two dependents still hold it")
+        XCTAssertFalse(refCount.isDisposed)
+        first.dispose()
+        first.dispose()
+        XCTAssertEqual(underlying.disposeCount, 0, "disposing a dependent twice releases it once")
+        let third = refCount.retain()
+        second.dispose()
+        XCTAssertEqual(underlying.disposeCount, 0, "a dependent retained after dispose() still counts")
+        third.dispose()
+        XCTAssertEqual(underlying.disposeCount, 1)
+        XCTAssertTrue(refCount.isDisposed)
+        refCount.dispose()
+        XCTAssertEqual(underlying.disposeCount, 1)
+    }
+
+    func testRefCountWithoutDependentsDisposesAtOnceAndThenRetainsNothing() {
+        let underlying = DisposalCounter()
+        let refCount = RefCountDisposable(disposable: underlying)
+        XCTAssertFalse(refCount.isDisposed)
+        refCount.dispose()
+        XCTAssertEqual(underlying.disposeCount, 1)
+        XCTAssertTrue(refCount.isDisposed)
+        let late = refCount.retain()
+        late.dispose()
+        refCount.dispose()
+        XCTAssertEqual(underlying.disposeCount, 1)
+    }
+
+    func testRefCountDependentsReleasedBeforePrimaryDoNotDisposeTheUnderlying() {
+        let underlying = DisposalCounter()
+        let refCount = RefCountDisposable(disposable: underlying)
+        for _ in 0..<3 {
+            refCount.retain().dispose()
+        }
+        XCTAssertEqual(underlying.disposeCount, 0, "the primary reference still holds it")
+        refCount.dispose()
+        XCTAssertEqual(underlying.disposeCount, 1)
+    }
+
+    func testRefCountRacingRetainsReleasesAndDisposeDisposeTheUnderlyingExactlyOnce() {
+        for _ in 0..<raceRounds / 10 {
+            let underlying = DisposalCounter()
+            let refCount = RefCountDisposable(disposable: underlying)
+            // Some dependents exist before the race; others are retained during it.
+            let early = (0..<racingCalls / 2).map { _ in refCount.retain() }
+            runConcurrently(iterations: racingCalls + 1) { index in
+                if index == racingCalls {
+                    refCount.dispose()
+                } else if index < early.count {
+                    early[index].dispose()
+                    early[index].dispose()
+                } else {
+                    let late = refCount.retain()
+                    late.dispose()
+                }
+            }
+            XCTAssertEqual(underlying.disposeCount, 1)
+            XCTAssertTrue(refCount.isDisposed)
+        }
+    }
+
+    func testRefCountUnderlyingNeverDisposedWhileARacingDependentIsHeld() {
+        for _ in 0..<raceRounds / 10 {
+            let underlying = DisposalCounter()
+            let refCount = RefCountDisposable(disposable: underlying)
+            let held = refCount.retain()
+            runConcurrently(iterations: racingCalls) { index in
+                if index == 0 {
+                    refCount.dispose()
+                } else {
+                    refCount.retain().dispose()
+                }
+            }
+            XCTAssertEqual(underlying.disposeCount, 0, "the held dependent keeps it alive")
+            held.dispose()
+            XCTAssertEqual(underlying.disposeCount, 1)
+        }
+    }
+
     func testCompositeInsertAfterDisposeDisposesAtOnceAndReturnsNil() {
         let composite = CompositeDisposable()
         composite.dispose()

@@ -283,7 +283,7 @@ final class PeriodicEmulationTests: XCTestCase {
         XCTAssertTrue(job.isDisposed)
     }
 
-    func testDefaultSchedulePeriodicIsTheEmulationWithSkip() {
+    func testDefaultSchedulePeriodicIsTheEmulationWithBoundedCatchUp() {
         let scheduler = TestScheduler(initialClock: 0)
         var times: [Int] = []
         let disposable = scheduler.schedulePeriodic(0, startAfter: .seconds(10), period: .seconds(10)) { run in
@@ -292,8 +292,25 @@ final class PeriodicEmulationTests: XCTestCase {
             return run + 1
         }
         scheduler.advanceTo(60)
-        XCTAssertEqual(times, [10, 40, 50, 60])
-        XCTAssertEqual((disposable as? PeriodicDisposable)?.skippedTicks, 2)
+        // Run 0 ends at 35: the ticks due at 20 and 30 are a short backlog,
+        // caught up at once; then 40, 50, 60 on time.
+        XCTAssertEqual(times, [10, 35, 35, 40, 50, 60])
+        XCTAssertEqual((disposable as? PeriodicDisposable)?.skippedTicks, 0)
+        disposable.dispose()
+    }
+
+    func testDefaultSchedulePeriodicSkipsAStallBeyondTheBound() {
+        let scheduler = TestScheduler(initialClock: 0)
+        var times: [Int] = []
+        let disposable = scheduler.schedulePeriodic(0, startAfter: .seconds(10), period: .seconds(10)) { run in
+            times.append(scheduler.clock)
+            // Ends at 125: eleven due times (20 ... 120) passed, more than ten.
+            if run == 0 { scheduler.sleep(115) }
+            return run + 1
+        }
+        scheduler.advanceTo(140)
+        XCTAssertEqual(times, [10, 130, 140])
+        XCTAssertEqual((disposable as? PeriodicDisposable)?.skippedTicks, 11)
         disposable.dispose()
     }
 
@@ -324,9 +341,26 @@ final class PeriodicEmulationTests: XCTestCase {
         job.dispose()
     }
 
-    func testZeroPeriodStopsWithAMessageNamingPeriod() {
+    func testZeroPeriodTicksOncePerVirtualTickLikeRxSwift() {
+        // A zero period has no grid: each tick is scheduled with a zero delay
+        // once the previous one returned; TestScheduler's processing delay
+        // puts it one virtual tick later.
         let scheduler = TestScheduler(initialClock: 0)
-        assertStops(messageContaining: "period must be positive") {
+        var times: [Int] = []
+        let job = scheduler.schedulePeriodicEmulated(0, startAfter: .seconds(1), period: .seconds(0)) { run in
+            times.append(scheduler.clock)
+            if run == 2 { scheduler.sleep(5) }
+            return run + 1
+        }
+        scheduler.advanceTo(12)
+        XCTAssertEqual(times, [1, 2, 3, 9, 10, 11, 12])
+        XCTAssertEqual(job.skippedTicks, 0)
+        job.dispose()
+    }
+
+    func testZeroPeriodOnAVirtualClockThatWouldNeverMoveStopsWithAMessage() {
+        let scheduler = TestScheduler(initialClock: 0, simulateProcessingDelay: false)
+        assertStops(messageContaining: "period is zero, but this virtual-time scheduler") {
             _ = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(1), period: .seconds(0)) { _ in }
         }
     }

@@ -256,3 +256,95 @@ final class RxSwiftSourceCompatibilityTests: XCTestCase {
         XCTAssertEqual(log, ["now", "later", "tick 0", "tick 1"])
     }
 }
+
+// MARK: - RxSwift-style tests as users write them
+//
+// Each test below is written the way an RxSwift 6 / RxTest test suite writes
+// it; only the two imports at the top of this file differ.
+
+final class RxSwiftStyleTestSuiteSnippetTests: XCTestCase {
+    func testCompositeDisposableOfFiveDisposables() {
+        var disposed: [Int] = []
+        let d1 = Disposables.create { disposed.append(1) }
+        let d2 = Disposables.create { disposed.append(2) }
+        let d3 = Disposables.create { disposed.append(3) }
+        let d4 = Disposables.create { disposed.append(4) }
+        let d5 = Disposables.create { disposed.append(5) }
+
+        let composite = CompositeDisposable(d1, d2, d3, d4, d5)
+
+        XCTAssertEqual(composite.count, 5)
+        composite.dispose()
+        XCTAssertEqual(disposed, [1, 2, 3, 4, 5])
+        XCTAssertTrue(composite.isDisposed)
+    }
+
+    func testRecordedEventsHelpers() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([
+            .next(150, 1),
+            .next(210, 0),
+            .completed(300),
+        ])
+
+        let res = scheduler.start { xs.asObservable() }
+
+        XCTAssertEqual(res.events, Recorded.events(.next(210, 0), .completed(300)))
+        XCTAssertEqual(res.events, Recorded.events([.next(210, 0), .completed(300)]))
+        XCTAssertNotEqual(res.events, Recorded.events(.next(210, 1), .completed(300)))
+    }
+
+    func testRefCountDisposable() {
+        var isUnderlyingDisposed = false
+        let refCount = RefCountDisposable(disposable: Disposables.create { isUnderlyingDisposed = true })
+
+        let d1 = refCount.retain()
+        let d2 = refCount.retain()
+
+        refCount.dispose()
+        XCTAssertFalse(isUnderlyingDisposed)
+        XCTAssertFalse(refCount.isDisposed)
+
+        d1.dispose()
+        XCTAssertFalse(isUnderlyingDisposed)
+
+        d2.dispose()
+        XCTAssertTrue(isUnderlyingDisposed)
+        XCTAssertTrue(refCount.isDisposed)
+    }
+
+    func testInterval_TimeSpan_Zero() {
+        let scheduler = TestScheduler(initialClock: 0)
+
+        let res = scheduler.start(disposed: 210) {
+            Observable<Int64>.interval(.seconds(0), scheduler: scheduler)
+        }
+
+        let correct = Recorded.events(
+            .next(201, 0 as Int64),
+            .next(202, 1),
+            .next(203, 2),
+            .next(204, 3),
+            .next(205, 4),
+            .next(206, 5),
+            .next(207, 6),
+            .next(208, 7),
+            .next(209, 8)
+        )
+
+        XCTAssertEqual(res.events, correct)
+    }
+
+    func testIntervalOfZeroOnTestSchedulerWithIntAsInTheIssue() {
+        let testScheduler = TestScheduler(initialClock: 0)
+        var values: [Int] = []
+
+        let subscription = Observable<Int>.interval(.seconds(0), scheduler: testScheduler)
+            .subscribe(onNext: { values.append($0) })
+        testScheduler.advanceTo(5)
+        subscription.dispose()
+        testScheduler.start()
+
+        XCTAssertEqual(values, [0, 1, 2, 3, 4])
+    }
+}

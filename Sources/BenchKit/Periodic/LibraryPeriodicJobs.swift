@@ -4,7 +4,8 @@ import Schedulers
 /// This library's periodic scheduling per builtin scheduler: `native` is
 /// `schedulePeriodic` as the scheduler implements it (a dispatch timer),
 /// `emulated` forces `schedulePeriodicEmulated` (recursive relative
-/// scheduling at a fixed rate, skipping missed ticks) on the same scheduler.
+/// scheduling at a fixed rate, with the default missed-tick policy: catch up
+/// a short backlog, skip a stall) on the same scheduler.
 enum LibraryPeriodicJobs {
     static var all: [PeriodicJob] {
         [

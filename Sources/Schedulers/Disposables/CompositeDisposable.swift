@@ -33,6 +33,22 @@ public final class CompositeDisposable: Cancelable, @unchecked Sendable {
         nextKey = 3
     }
 
+    /// Creates a composite holding four or more disposables, in order: the
+    /// four named ones, then `disposables`. With RxSwift 6's other
+    /// initialisers this makes `CompositeDisposable(d1, d2, …)` compile for
+    /// any number of arguments from two.
+    public init(
+        _ disposable1: Disposable, _ disposable2: Disposable, _ disposable3: Disposable,
+        _ disposable4: Disposable, _ disposables: Disposable...
+    ) {
+        members = [(0, disposable1), (1, disposable2), (2, disposable3), (3, disposable4)]
+        members.reserveCapacity(4 + disposables.count)
+        for (offset, disposable) in disposables.enumerated() {
+            members.append((UInt64(4 + offset), disposable))
+        }
+        nextKey = UInt64(members.count)
+    }
+
     /// Creates a composite holding all of `disposables`.
     public init(disposables: [Disposable]) {
         members = disposables.enumerated().map { (UInt64($0.offset), $0.element) }

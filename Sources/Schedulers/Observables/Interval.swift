@@ -8,8 +8,13 @@ extension ObservableType where Element: RxAbstractInteger {
     /// never overlap and none starts after `dispose()` returns
     /// (guarantee 6 in Guarantees.md); the count wraps around at `Element.max`.
     ///
-    /// - Precondition: `period` is positive and finite; otherwise the program
-    ///   stops with a message naming `period`.
+    /// A zero period is accepted, as in RxSwift: the count goes up as often as
+    /// the scheduler allows (on `TestScheduler`, once per virtual tick; on a
+    /// dispatch scheduler, back to back, each element a separate turn of the
+    /// queue); see `Scheduler.schedulePeriodic`.
+    ///
+    /// - Precondition: `period` is zero or positive, and finite; otherwise the
+    ///   program stops with a message naming `period`.
     public static func interval(_ period: RxTimeInterval, scheduler: SchedulerType) -> Observable<Element> {
         _ = period.validatedPeriodNanoseconds(argument: "period")
         return TimerObservable(dueTime: period, period: period, scheduler: scheduler)

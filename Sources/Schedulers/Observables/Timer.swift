@@ -7,8 +7,10 @@ extension ObservableType where Element: RxAbstractInteger {
     /// fixed-rate emulated, see `interval(_:scheduler:)`) and keeps guarantee 6
     /// in Guarantees.md: ticks never overlap and none starts after `dispose()` returns.
     ///
-    /// - Precondition: `period`, when given, is positive and finite; otherwise
-    ///   the program stops with a message naming `period`.
+    /// A zero `period` is accepted, as in `interval(_:scheduler:)`.
+    ///
+    /// - Precondition: `period`, when given, is zero or positive, and finite;
+    ///   otherwise the program stops with a message naming `period`.
     public static func timer(
         _ dueTime: RxTimeInterval,
         period: RxTimeInterval? = nil,

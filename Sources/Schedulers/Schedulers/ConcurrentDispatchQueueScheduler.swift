@@ -82,8 +82,11 @@ public class ConcurrentDispatchQueueScheduler: PeriodicScheduler, @unchecked Sen
     ///
     /// - Returns: A `PeriodicDisposable` (cast to read `skippedTicks`). No tick
     ///   starts after `dispose()` returns; ticks never overlap (guarantee 6).
-    /// - Precondition: `period` is positive and finite; zero, negative or
-    ///   `.never` stops the program with a message naming `period`.
+    /// - Precondition: `period` is zero or positive, and finite; negative or
+    ///   `.never` stops the program with a message naming `period`. A zero
+    ///   period, as in RxSwift, repeats the timer at libdispatch's shortest
+    ///   interval: ticks follow each other as fast as the queue runs them
+    ///   (each one a separate turn of the queue), and none counts as skipped.
     public func schedulePeriodic<StateType>(
         _ state: StateType,
         startAfter: RxTimeInterval,

@@ -59,7 +59,8 @@ public final class ConcurrentMainScheduler: PeriodicScheduler, @unchecked Sendab
     /// Runs `action` on the main queue periodically, natively, at a fixed rate.
     ///
     /// - Returns: A `PeriodicDisposable`; no tick starts after `dispose()` returns.
-    /// - Precondition: `period` is positive and finite.
+    /// - Precondition: `period` is zero or positive, and finite (see
+    ///   `MainScheduler.schedulePeriodic` for a zero period).
     public func schedulePeriodic<StateType>(
         _ state: StateType,
         startAfter: RxTimeInterval,

@@ -20,7 +20,9 @@ import Synchronization
 ///   state and the action (guarantee 8 in Guarantees.md).
 /// - `skippedTicks` counts the ticks that did not run: fires the dispatch
 ///   timer merged into one handler call (`data - 1` each time), plus fires
-///   that came while the previous tick was still running.
+///   that came while the previous tick was still running. With a zero period
+///   the timer repeats at libdispatch's shortest interval (as RxSwift's does)
+///   and nothing is counted: there are no due times to miss.
 final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sendable {
     /// Where a tick's action runs.
     enum TickExecution {
@@ -48,13 +50,18 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     /// once even if the queue is suspended.
     private var tickOperation: Operation?
     private let timer: DispatchSourceTimer
+    /// Whether fires that did not run count in `skippedTicks`: not with a zero
+    /// period, which has no due times to miss.
+    private let countsSkips: Bool
 
     /// Creates and starts the job.
     ///
     /// - Parameters:
     ///   - timerQueue: The queue the timer fires on (for `.onTimerQueue`, the queue the action runs on).
     ///   - startAfter: Nanoseconds to the first tick (already clamped to zero), or `nil` for never.
-    ///   - periodNanoseconds: The validated, positive period.
+    ///   - periodNanoseconds: The validated period; zero repeats the timer at
+    ///     libdispatch's shortest interval (1 ns, as libdispatch itself turns a
+    ///     zero interval into), and then no fire counts as skipped.
     init(
         state: StateType,
         timerQueue: DispatchQueue,
@@ -70,6 +77,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         let called = DispatchTime.now()
         phase = .waiting(state)
         self.action = action
+        countsSkips = periodNanoseconds > 0
         timer = DispatchSource.makeTimerSource(queue: timerQueue)
         // TIMER-SLACK: the kernel's timer slack (50 µs by default on Linux,
         // prctl PR_SET_TIMERSLACK) stretches sleeps with a timeout (nanosleep,
@@ -80,7 +88,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         // timerfd wakeup plus the hand-off to a worker thread). So the slack
         // is left alone; `leeway` (zero by default) is the knob that counts.
         let deadline: DispatchTime = startAfter.map { called + .nanoseconds(Int($0)) } ?? .distantFuture
-        timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(periodNanoseconds)), leeway: leeway)
+        timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(max(1, periodNanoseconds))), leeway: leeway)
         // The handler holds the job until `dispose()` cancels the timer, which
         // releases the handler: the cycle lasts exactly as long as the job.
         switch execution {
@@ -159,14 +167,18 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     /// the previous tick still running (then this fire is skipped).
     private func beginTick(fires: Int) -> (StateType, (StateType) -> StateType)? {
         lock.withLock {
-            skipped += max(0, fires - 1)
+            if countsSkips {
+                skipped += max(0, fires - 1)
+            }
             switch phase {
             case .waiting(let state):
                 guard let action else { return nil }
                 phase = .ticking
                 return (state, action)
             case .ticking:
-                skipped += 1
+                if countsSkips {
+                    skipped += 1
+                }
                 return nil
             case .disposed:
                 return nil
@@ -202,7 +214,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
             let operation = tickOperation
             tickOperation = nil
             guard case .ticking = phase else { return (state, operation) }
-            skipped += 1
+            if countsSkips { skipped += 1 }
             phase = .waiting(state)
             return (nil, operation)
         }

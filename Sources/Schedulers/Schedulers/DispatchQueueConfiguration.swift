@@ -53,7 +53,8 @@ struct DispatchQueueConfiguration: Sendable {
     /// Runs `action` first after `startAfter`, then every `period`, at a fixed
     /// rate, on a repeating dispatch timer.
     ///
-    /// - Precondition: `period` is positive and finite.
+    /// - Precondition: `period` is zero or positive, and finite; a zero
+    ///   period repeats at libdispatch's shortest interval.
     func schedulePeriodic<StateType>(
         _ state: StateType,
         startAfter: RxTimeInterval,

@@ -1,8 +1,9 @@
 /// The state machine behind `schedulePeriodicEmulated`: one fixed-rate
 /// periodic job, run by recursive relative scheduling.
 ///
-/// Tick `k` is due at `start + k·period` on the scheduler's monotonic clock.
-/// The lock guards `phase`, the action, the state and the skipped count; the
+/// Tick `k` is due at `start + k·period` on the scheduler's monotonic clock;
+/// with a zero period there is no grid: each tick is scheduled with a zero
+/// delay once the previous one has returned. The lock guards `phase`, the action, the state and the skipped count; the
 /// action runs outside it. Transitions:
 ///
 /// - `waiting(k)` → `ticking(k)`: the scheduled tick starts (`beginTick`);
@@ -32,7 +33,7 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
     private enum NextStep {
         /// Disposed during the tick.
         case stop
-        /// The next tick is due now (or missed, under `.catchUp`): run it at once.
+        /// The next tick is due now, or missed and caught up: run it at once.
         case runNow
         /// The next tick is due in `delayNanoseconds`.
         case schedule(tick: Int64, delayNanoseconds: Int64)
@@ -41,7 +42,11 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
     private let scheduler: SchedulerKind
     private let startNanoseconds: Int64
     private let periodNanoseconds: Int64
-    private let missedTicks: MissedTickPolicy
+    /// A backlog is dropped only when it holds more than `catchUpTicks` ticks
+    /// and its oldest tick is more than `catchUpNanoseconds` overdue: both
+    /// `Int64.max` for `.catchUp`, both 0 for `.skip`.
+    private let catchUpTicks: Int64
+    private let catchUpNanoseconds: Int64
     private let lock = Lock()
     // Guarded by `lock`.
     private var phase = Phase.waiting(tick: 0, pending: nil)
@@ -61,7 +66,15 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
         self.state = state
         self.startNanoseconds = startNanoseconds
         self.periodNanoseconds = periodNanoseconds
-        self.missedTicks = missedTicks
+        switch missedTicks {
+        case .catchUp:
+            (catchUpTicks, catchUpNanoseconds) = (.max, .max)
+        case .skip:
+            (catchUpTicks, catchUpNanoseconds) = (0, 0)
+        case .boundedCatchUp(let maxTicks, let maxDuration):
+            catchUpTicks = Int64(max(0, maxTicks))
+            catchUpNanoseconds = maxDuration.dueNanoseconds ?? .max
+        }
         self.action = action
     }
 
@@ -123,7 +136,7 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
     }
 
     /// The scheduled action: runs the due tick, then at once any tick that is
-    /// due now or missed (under `.catchUp`), then schedules the next one.
+    /// due now or missed and caught up, then schedules the next one.
     private func runTicks() {
         while case .run(let tick, let action, let state) = beginTick() {
             let newState = action(state)
@@ -153,15 +166,28 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
     /// After tick `tick` returned `newState`: `ticking(k)` → `waiting(k')`,
     /// saying whether tick `k'` runs at once or must be scheduled.
     private func finishTick(_ tick: Int64, newState: State) -> NextStep {
-        let now = Int64(clamping: scheduler.monotonicNanoseconds)
-        var next = tick + 1
-        var missed = 0
-        if dueNanoseconds(of: next) < now, missedTicks == .skip {
-            let firstNotPassed = firstTick(dueAtOrAfter: now)
-            missed = Int(clamping: firstNotPassed - next)
-            next = firstNotPassed
+        let next: Int64
+        let missed: Int
+        let delay: Int64
+        if periodNanoseconds == 0 {
+            // No grid: the next tick goes through the scheduler, never inline,
+            // so other work (and a virtual clock) can move between ticks.
+            (next, missed, delay) = (tick + 1, 0, 0)
+        } else {
+            let now = Int64(clamping: scheduler.monotonicNanoseconds)
+            var first = tick + 1
+            var dropped = 0
+            let oldestDue = dueNanoseconds(of: first)
+            if oldestDue < now {
+                let firstNotPassed = firstTick(dueAtOrAfter: now)
+                let backlog = firstNotPassed - first
+                if backlog > catchUpTicks, now - oldestDue > catchUpNanoseconds {
+                    dropped = Int(clamping: backlog)
+                    first = firstNotPassed
+                }
+            }
+            (next, missed, delay) = (first, dropped, dueNanoseconds(of: first) - now)
         }
-        let delay = dueNanoseconds(of: next) - now
         let stillActive: Bool = lock.withLock {
             guard case .ticking = phase else { return false }
             state = newState
@@ -170,6 +196,9 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
             return true
         }
         guard stillActive else { return .stop }
+        if periodNanoseconds == 0 {
+            return .schedule(tick: next, delayNanoseconds: 0)
+        }
         return delay <= 0 ? .runNow : .schedule(tick: next, delayNanoseconds: delay)
     }
 

@@ -5,8 +5,10 @@
 /// `dispose()` is called from inside the action, the current tick finishes and
 /// no further tick starts). Ticks of one job never overlap.
 public protocol PeriodicDisposable: Cancelable {
-    /// How many ticks were dropped under `MissedTickPolicy.skip` because their
-    /// due time had passed when an earlier tick returned. Always zero under
-    /// `.catchUp` and for native timers that do not count.
+    /// How many ticks were dropped because their due time had passed when an
+    /// earlier tick returned: every missed tick under `MissedTickPolicy.skip`,
+    /// the ticks of a stall (a backlog beyond the bound) under
+    /// `.boundedCatchUp` and `.default`. Always zero under `.catchUp`, with a
+    /// zero period, and for native timers that do not count.
     var skippedTicks: Int { get }
 }

@@ -2,9 +2,10 @@ extension Scheduler {
     /// Runs `action` first after `startAfter`, then every `period`, by
     /// emulation: the default for every scheduler without a native timer.
     /// Same as `schedulePeriodicEmulated(_:startAfter:period:missedTicks:action:)`
-    /// with `missedTicks: .skip`; see there for timing and disposal.
+    /// with `missedTicks: .default` (catch up a short backlog, skip a stall);
+    /// see there for timing, zero periods and disposal.
     ///
-    /// - Precondition: `period` is positive and finite; a zero, negative or
+    /// - Precondition: `period` is zero or positive, and finite; a negative or
     ///   `.never` period stops the program with a message naming `period`.
     public func schedulePeriodic<StateType>(
         _ state: StateType,
@@ -24,10 +25,24 @@ extension Scheduler {
     /// returns, the next one is scheduled with `scheduleRelative` for its due
     /// time minus the current time, so a late tick never delays the ones after
     /// it: lateness does not accumulate into drift. When a tick returns after
-    /// later due times have already passed, `missedTicks` decides: `.catchUp`
-    /// runs the missed ticks at once, back to back; `.skip` (the default)
-    /// drops them and counts them in `skippedTicks`. A due time equal to the
-    /// current time is not missed: that tick runs at once, under either policy.
+    /// later due times have already passed, `missedTicks` decides (see
+    /// `MissedTickPolicy`): the default, `.default`, runs a short backlog at
+    /// once, back to back, and drops a stall (more than 10 ticks and more than
+    /// 100 ms overdue), counting what it dropped in `skippedTicks`; `.catchUp`
+    /// runs every missed tick; `.skip` drops every missed tick. A due time
+    /// equal to the current time is not missed: that tick runs at once, under
+    /// every policy. Due times are on the monotonic clock, so a change of the
+    /// wall clock never makes ticks due.
+    ///
+    /// A zero period (accepted, as in RxSwift) has no grid: each tick is
+    /// scheduled with `scheduleRelative` and a zero delay once the previous
+    /// one has returned, so the job ticks as often as the scheduler runs work
+    /// that is due now, never inline, and never skips. On `TestScheduler`
+    /// (with its default processing delay) that is once per virtual tick. On a
+    /// virtual-time scheduler that runs work due now without moving its clock
+    /// (`HistoricalScheduler`, `TestScheduler(simulateProcessingDelay: false)`)
+    /// the clock could never move again, so there a zero period stops the
+    /// program with a message naming `period` instead of hanging.
     ///
     /// Each run receives the state the previous run returned. Ticks never
     /// overlap: the next tick is scheduled only after the current one returns.
@@ -39,16 +54,22 @@ extension Scheduler {
     ///
     /// A negative `startAfter` counts as zero; `.never` means no tick ever runs.
     ///
-    /// - Precondition: `period` is positive and finite; a zero, negative or
+    /// - Precondition: `period` is zero or positive, and finite; a negative or
     ///   `.never` period stops the program with a message naming `period`.
     public func schedulePeriodicEmulated<StateType>(
         _ state: StateType,
         startAfter: RxTimeInterval,
         period: RxTimeInterval,
-        missedTicks: MissedTickPolicy = .skip,
+        missedTicks: MissedTickPolicy = .default,
         action: @escaping (StateType) -> StateType
     ) -> PeriodicDisposable {
         let periodNanoseconds = period.validatedPeriodNanoseconds(argument: "period")
+        if periodNanoseconds == 0, let virtual = self as? any ZeroDelayProgress {
+            precondition(
+                virtual.zeroDelayMovesClock,
+                "period is zero, but this virtual-time scheduler runs work due now without moving its clock, so the ticks would never let time pass; use a positive period, or a TestScheduler with simulateProcessingDelay"
+            )
+        }
         let startDelay = startAfter.dueNanoseconds
         let now = Int64(clamping: monotonicNanoseconds)
         let job = EmulatedPeriodicJob(

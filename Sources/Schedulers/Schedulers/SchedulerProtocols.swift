@@ -52,7 +52,10 @@ public protocol Scheduler: ImmediateScheduler {
     /// A scheduler that does not implement this gets the fixed-rate emulation
     /// of `schedulePeriodicEmulated(_:startAfter:period:missedTicks:action:)`.
     ///
-    /// - Precondition: `period` is positive and finite; a zero, negative or
+    /// A zero period is accepted, as in RxSwift: the job ticks as often as the
+    /// scheduler allows (each builtin scheduler documents what that means).
+    ///
+    /// - Precondition: `period` is zero or positive, and finite; a negative or
     ///   `.never` period stops the program with a message naming `period`.
     func schedulePeriodic<StateType>(
         _ state: StateType,

@@ -28,13 +28,20 @@ extension DispatchTimeInterval {
         return max(0, nanoseconds)
     }
 
-    /// Validates a period: positive and finite, or stops with a message naming `argument`.
+    /// Validates a period: zero or positive, and finite; otherwise stops with
+    /// a message naming `argument`. Zero is allowed, as in RxSwift: it means
+    /// "as often as the scheduler allows" (see `schedulePeriodic`).
     @usableFromInline
     func validatedPeriodNanoseconds(argument: String = "period") -> Int64 {
         guard let nanoseconds = nanosecondsOrNil else {
-            preconditionFailure("\(argument) must be positive and finite, got .never")
+            preconditionFailure(
+                "\(argument) must be positive and finite, got .never; pass a finite period (zero ticks as often as the scheduler allows)"
+            )
         }
-        precondition(nanoseconds > 0, "\(argument) must be positive, got \(nanoseconds) ns")
+        precondition(
+            nanoseconds >= 0,
+            "\(argument) must be positive (or zero: as often as the scheduler allows), got \(nanoseconds) ns"
+        )
         return nanoseconds
     }
 }

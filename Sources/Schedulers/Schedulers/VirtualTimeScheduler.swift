@@ -30,7 +30,7 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>:
     /// A span of this scheduler's virtual time.
     public typealias VirtualTimeInterval = Converter.VirtualTimeIntervalUnit
 
-    private let converter: Converter
+    let converter: Converter
     private let initialClock: VirtualTime
     private let lock = Lock()
     // Guarded by `lock`.
@@ -226,6 +226,20 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>:
     /// How many actions are queued. For tests of leaks and disposal.
     var queuedCount: Int {
         lock.withLock { queue.count }
+    }
+}
+
+/// A scheduler that can tell whether work scheduled with a zero delay runs at
+/// a later time than now: zero-period emulation needs it to, or the clock of
+/// a virtual-time scheduler would never move.
+protocol ZeroDelayProgress {
+    var zeroDelayMovesClock: Bool { get }
+}
+
+extension VirtualTimeScheduler: ZeroDelayProgress {
+    var zeroDelayMovesClock: Bool {
+        let now = clock
+        return converter.compareVirtualTime(adjustScheduledTime(now), now).greaterThan
     }
 }
 
