@@ -259,9 +259,11 @@ class TrampolineWork {
 }
 
 /// One queued action: also the disposable handed back for it, so queuing
-/// allocates this object and nothing else.
+/// allocates this object and nothing else. Its run-once life is
+/// `ScheduledActionCell`'s, except on the path no other reference can reach
+/// (`perform(isUnreferenced:)`), where nobody can dispose it any more.
 @usableFromInline
-final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Sendable {
+final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, Cancelable, @unchecked Sendable {
     @usableFromInline
     let phase = ScheduledActionPhase()
     // `phase` hands these fields from one thread to the next (the queuing
@@ -273,10 +275,17 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
     @exclusivity(unchecked)
     @usableFromInline
     var action: ((StateType) -> Disposable)?
-    // Written by the running thread before it publishes `.finished`.
     @exclusivity(unchecked)
     @usableFromInline
     var result: Disposable?
+
+    /// A disposer on another thread leaves the state and the action to the
+    /// trampoline's thread: that thread reads them without the phase on the
+    /// unreferenced path.
+    @inlinable
+    static var disposerReleasesPendingAction: Bool {
+        false
+    }
 
     @inlinable
     init(state: StateType, action: @escaping (StateType) -> Disposable) {
@@ -293,10 +302,10 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
 
     @usableFromInline
     var isDisposed: Bool {
-        phase.isDisposed
+        isActionDisposed
     }
 
-    /// Makes a spare item (one that ran through `runUnreferenced`) a new entry.
+    /// Makes a spare item (one that ran through `perform(isUnreferenced: true)`) a new entry.
     @inlinable
     func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
         self.state = state
@@ -308,7 +317,7 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
         // A weak or unowned reference could still reach this item, to dispose
         // it or to tell it apart from a later one: then take the usual path.
         guard isUnreferenced, _getWeakRetainCount(self) <= 1, _getUnownedRetainCount(self) <= 1 else {
-            runShared()
+            runAction()
             return false
         }
         // Nobody can dispose it any more; it may have been disposed before.
@@ -325,33 +334,8 @@ final class TrampolineItem<StateType>: TrampolineWork, Cancelable, @unchecked Se
         return true
     }
 
-    /// Runs the action unless disposed, handing its result over to a later `dispose()`.
-    @inlinable
-    func runShared() {
-        guard phase.begin() else {
-            state = nil
-            action = nil
-            return
-        }
-        let disposable = action.unsafelyUnwrapped(state.unsafelyUnwrapped)
-        state = nil
-        action = nil
-        result = disposable
-        let published = phase.finish()
-        if !published {
-            // Disposed while running: the action finished, now dispose what it returned.
-            result = nil
-            disposable.dispose()
-        }
-    }
-
     @usableFromInline
     func dispose() {
-        let previous = phase.dispose()
-        if previous == .finished {
-            let disposable = result
-            result = nil
-            disposable?.dispose()
-        }
+        disposeAction()
     }
 }
