@@ -31,19 +31,20 @@ struct ScheduledActionPhase: ~Copyable, Sendable {
     /// The runner claims the action; `false` when a disposer came first.
     @inlinable
     func begin() -> Bool {
-        value.compareExchange(
-            expected: Previous.pending.rawValue, desired: Previous.running.rawValue,
-            ordering: .acquiringAndReleasing
-        ).exchanged
+        move(from: .pending, to: .running)
     }
 
     /// The runner publishes the action's result; `false` when a disposer came
     /// while it ran, so the runner must dispose the result itself.
     @inlinable
     func finish() -> Bool {
+        move(from: .running, to: .finished)
+    }
+
+    @inlinable
+    func move(from expected: Previous, to desired: Previous) -> Bool {
         value.compareExchange(
-            expected: Previous.running.rawValue, desired: Previous.finished.rawValue,
-            ordering: .acquiringAndReleasing
+            expected: expected.rawValue, desired: desired.rawValue, ordering: .acquiringAndReleasing
         ).exchanged
     }
 

@@ -20,11 +20,13 @@ import Darwin
 /// when the thread exits.
 ///
 /// Cost: running at once allocates nothing; a queued `schedule` allocates at
-/// most one object, which is both the queue entry and the returned
-/// disposable. When nothing but the queue holds that object once it has run
-/// (the caller dropped the disposable, no weak or unowned reference), the
-/// thread keeps it and the next queued `schedule` of the same state type
-/// reuses it: a chain of schedules then allocates nothing. Nothing an item
+/// most one object, the queue entry, and returns a disposable that refers to
+/// it (a small value, stored inline in the `Disposable` existential). When
+/// nothing but the queue holds the entry once it has run (every disposable
+/// returned for it has been dropped), the thread keeps it and the next queued
+/// `schedule` of the same state type reuses it: a chain of schedules then
+/// allocates nothing. A disposable still held keeps its entry from being
+/// reused, so disposing it can never reach a later action. Nothing an item
 /// keeps (state, action) outlives the run or the skip (guarantee 8).
 /// Disposing a queued item from another thread is safe.
 ///
@@ -67,7 +69,7 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
         if trampoline.isRunning {
             let item = trampoline.makeItem(state: state, action: action)
             trampoline.enqueue(item)
-            return item
+            return TrampolineTicket(item: item)
         }
         trampoline.isRunning = true
         defer { trampoline.isRunning = false }
@@ -258,12 +260,43 @@ class TrampolineWork {
     }
 }
 
-/// One queued action: also the disposable handed back for it, so queuing
-/// allocates this object and nothing else. Its run-once life is
-/// `ScheduledActionCell`'s, except on the path no other reference can reach
+/// The disposable `schedule` returns for a queued action: the only way out
+/// of the trampoline to its item.
+///
+/// A value, not the item itself: nobody outside can hold a weak or unowned
+/// reference to an item, so "only the queue holds it" is exactly what
+/// `isKnownUniquelyReferenced` says, and an item that passes that test can
+/// be reused with no ticket left that could dispose its next action.
+@usableFromInline
+struct TrampolineTicket<StateType>: Cancelable, @unchecked Sendable {
+    @usableFromInline
+    let item: TrampolineItem<StateType>
+
+    @inlinable
+    init(item: TrampolineItem<StateType>) {
+        self.item = item
+    }
+
+    /// Whether the queued action has been disposed.
+    @usableFromInline
+    var isDisposed: Bool {
+        item.isActionDisposed
+    }
+
+    /// Skips the action if it has not started; else disposes what it
+    /// returned, once it has returned.
+    @usableFromInline
+    func dispose() {
+        item.disposeAction()
+    }
+}
+
+/// One queued action. Queuing allocates this object and nothing else, and
+/// not even that when the thread's spare item is reused. Its run-once life
+/// is `ScheduledActionCell`'s, except on the path no ticket can reach
 /// (`perform(isUnreferenced:)`), where nobody can dispose it any more.
 @usableFromInline
-final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, Cancelable, @unchecked Sendable {
+final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unchecked Sendable {
     @usableFromInline
     let phase = ScheduledActionPhase()
     // `phase` hands these fields from one thread to the next (the queuing
@@ -300,11 +333,6 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, Canc
         }
     }
 
-    @usableFromInline
-    var isDisposed: Bool {
-        isActionDisposed
-    }
-
     /// Makes a spare item (one that ran through `perform(isUnreferenced: true)`) a new entry.
     @inlinable
     func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
@@ -314,9 +342,9 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, Canc
 
     @inlinable
     func perform(isUnreferenced: Bool) -> Bool {
-        // A weak or unowned reference could still reach this item, to dispose
-        // it or to tell it apart from a later one: then take the usual path.
-        guard isUnreferenced, _getWeakRetainCount(self) <= 1, _getUnownedRetainCount(self) <= 1 else {
+        // A ticket still held could dispose it (or dispose what it returns):
+        // then take the usual path.
+        guard isUnreferenced else {
             runAction()
             return false
         }
@@ -332,10 +360,5 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, Canc
         }
         phase.reset()
         return true
-    }
-
-    @usableFromInline
-    func dispose() {
-        disposeAction()
     }
 }
