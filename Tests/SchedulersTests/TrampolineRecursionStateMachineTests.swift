@@ -14,6 +14,20 @@ final class TrampolineRecursionStateMachineTests: XCTestCase {
         return machine
     }
 
+    /// A machine running the one extra step left, its next step not queued:
+    /// step 0 recursed twice, step 1 ran in place without recursing.
+    private func inExtraStepWithNothingElseQueued() -> Machine {
+        var machine = inFirstStep(holdingReference: false)
+        _ = machine.recurse()
+        _ = machine.recurse()
+        _ = machine.stepDidEnd(nextIsFirstInQueue: true)
+        machine.stepWillStart()
+        _ = machine.stepDidEnd(nextIsFirstInQueue: true)
+        _ = machine.runDidEnd()
+        machine.extraStepWillRun()
+        return machine
+    }
+
     // MARK: - Valid transitions
 
     func testNewRecursionWaitsForItsFirstStep() {
@@ -117,14 +131,7 @@ final class TrampolineRecursionStateMachineTests: XCTestCase {
     }
 
     func testExtraStepThatRecursesQueuesTheNextStep() {
-        var machine = inFirstStep(holdingReference: false)
-        _ = machine.recurse()
-        _ = machine.recurse()
-        _ = machine.stepDidEnd(nextIsFirstInQueue: true)
-        machine.stepWillStart()
-        _ = machine.stepDidEnd(nextIsFirstInQueue: true)
-        _ = machine.runDidEnd()
-        machine.extraStepWillRun()
+        var machine = inExtraStepWithNothingElseQueued()
         XCTAssertEqual(machine.state, .inExtraStep(nextQueued: false))
         XCTAssertEqual(machine.recurse(), .enqueueRetaining)
         XCTAssertEqual(machine.state, .inExtraStep(nextQueued: true))
@@ -133,14 +140,7 @@ final class TrampolineRecursionStateMachineTests: XCTestCase {
     }
 
     func testLastExtraStepEndsTheRecursion() {
-        var machine = inFirstStep(holdingReference: false)
-        _ = machine.recurse()
-        _ = machine.recurse()
-        _ = machine.stepDidEnd(nextIsFirstInQueue: true)
-        machine.stepWillStart()
-        _ = machine.stepDidEnd(nextIsFirstInQueue: true)
-        _ = machine.runDidEnd()
-        machine.extraStepWillRun()
+        var machine = inExtraStepWithNothingElseQueued()
         XCTAssertTrue(machine.extraStepDidEnd())
         XCTAssertEqual(machine.state, .ended)
         XCTAssertFalse(machine.isInStep)
