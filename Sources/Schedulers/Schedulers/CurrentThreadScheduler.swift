@@ -54,7 +54,10 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
-        // Borrowed: the thread's own reference keeps it alive, no retain needed.
+        // Borrowed: the thread's own reference keeps it alive, no retain
+        // needed. Measured: `Trampoline.current` instead (a retain and a
+        // release per schedule) costs 565 instead of 516 instructions per
+        // level of trampoline.recursion/current-thread (callgrind).
         Trampoline.currentUnmanaged._withUnsafeGuaranteedRef { trampoline in
             schedule(on: trampoline, state, action: action)
         }
