@@ -6,6 +6,26 @@ private final class Probe {
     var value = 0
 }
 
+/// A chain of nested `schedule` calls on `CurrentThreadScheduler`, the way
+/// operators use it: each level schedules the next one from inside an action.
+private final class NestedScheduleChain {
+    var remaining = 0
+    var levels = 0
+}
+
+/// One level of `NestedScheduleChain`. The actions are closure literals that
+/// capture nothing, as operators write them: a function passed by name to the
+/// generic `schedule` would be wrapped in a reabstraction thunk, allocated at
+/// every call in a debug build (the caller's cost, not the scheduler's).
+private func nestedScheduleLevel(_ chain: NestedScheduleChain) -> Disposable {
+    chain.levels += 1
+    if chain.remaining > 0 {
+        chain.remaining -= 1
+        _ = CurrentThreadScheduler.instance.schedule(chain) { nestedScheduleLevel($0) }
+    }
+    return Disposables.create()
+}
+
 /// Exact allocation counts for `observe(on:)`: in steady state, more elements
 /// must not mean more allocations, on either path.
 final class AllocationCounterTests: XCTestCase {
@@ -34,6 +54,28 @@ final class AllocationCounterTests: XCTestCase {
         }
         XCTAssertEqual(allocation_counter_read_thread() - before, 0)
         XCTAssertEqual(sum, 499_500)
+    }
+
+    /// In steady state (the thread's spare item exists), a chain of nested
+    /// schedules reuses one queue entry: no allocation per schedule (what a
+    /// chain costs once, outside its levels, does not grow with its length).
+    func testSteadyStateNestedScheduleOnCurrentThreadAllocatesNothingPerSchedule() {
+        let chain = NestedScheduleChain()
+        func run(_ nested: Int) -> UInt64 {
+            chain.remaining = nested
+            chain.levels = 0
+            let before = allocation_counter_read_thread()
+            _ = CurrentThreadScheduler.instance.schedule(chain) { nestedScheduleLevel($0) }
+            let allocations = allocation_counter_read_thread() - before
+            XCTAssertEqual(chain.levels, nested + 1)
+            return allocations
+        }
+        _ = run(100)
+        let single = run(1_000)
+        let double = run(2_000)
+        print("allocations per chain of nested schedules: 1000 levels \(single), 2000 levels \(double)")
+        // 1000 more nested schedules, not one allocation more: 0 per schedule.
+        XCTAssertEqual(single, double, "allocations grew with the number of nested schedules")
     }
 
     func testSteadyStateFastPathAllocatesNothingPerElement() {

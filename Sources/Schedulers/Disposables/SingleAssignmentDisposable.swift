@@ -16,8 +16,6 @@ public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
     // Touched only with `lock` held: no dynamic exclusivity checks needed.
     @exclusivity(unchecked)
     private var state = State.waitingForDisposable
-    @exclusivity(unchecked)
-    private var assigned = false
 
     /// Creates an empty single-assignment disposable.
     public init() {}
@@ -37,8 +35,6 @@ public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
     /// - Precondition: called at most once.
     public func setDisposable(_ disposable: Disposable) {
         let disposeNow: Bool = lock.withLock {
-            precondition(!assigned, "SingleAssignmentDisposable.setDisposable(_:) was called twice; use SerialDisposable to replace a disposable")
-            assigned = true
             switch state {
             case .waitingForDisposable:
                 state = .holding(disposable)
@@ -47,7 +43,11 @@ public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
                 state = .disposed
                 return true
             case .holding, .disposed:
-                preconditionFailure("unreachable: assignment guarded by `assigned`")
+                // `.disposed` is reached only through an assignment: after
+                // `.holding` is disposed, or after `.disposedBeforeAssignment`.
+                preconditionFailure(
+                    "SingleAssignmentDisposable.setDisposable(_:) was called twice; use SerialDisposable to replace a disposable"
+                )
             }
         }
         if disposeNow {

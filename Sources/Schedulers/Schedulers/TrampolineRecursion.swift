@@ -21,11 +21,14 @@ import Synchronization
 ///
 /// A step that calls `recurse` once (the usual chain) re-queues this object;
 /// a second `recurse` in the same step queues a small extra entry, so the
-/// trampoline's FIFO order holds for fan-out too.
+/// trampoline's FIFO order holds for fan-out too. Which steps are queued or
+/// running, and who holds the queue's reference, is
+/// `TrampolineRecursionStateMachine`'s: its transitions say what to queue,
+/// run in place or release.
 ///
 /// A chain step costs no reference counting on this object or its action:
 /// the queue's reference to the object is handed to the running step and,
-/// when the step recurses, straight back to the queue (`holdsReference`); and
+/// when the step recurses, straight back to the queue (the machine's `holdsReference`); and
 /// when the object's entry is the next in the queue once a step returns, the
 /// next step runs in the same loop, with the action already at hand, rather
 /// than through `drain()`. That runs exactly what `drain()` would run next,
@@ -52,23 +55,10 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     @exclusivity(unchecked)
     @usableFromInline
     var pendingState: State?
-    /// Whether this object is in the trampoline's queue.
+    /// Which steps are queued or running, and who holds the queue's reference.
     @exclusivity(unchecked)
     @usableFromInline
-    var isQueued = false
-    /// Whether the running steps hold a reference to this object that is
-    /// theirs to give: `recurse` hands it to the queue instead of taking a
-    /// new one, and whatever is still held when they end is released.
-    @exclusivity(unchecked)
-    @usableFromInline
-    var holdsReference = false
-    /// Extra steps queued by a second `recurse` in one step, not yet run.
-    @exclusivity(unchecked)
-    @usableFromInline
-    var queuedExtraSteps = 0
-    @exclusivity(unchecked)
-    @usableFromInline
-    var isInStep = false
+    var machine = TrampolineRecursionStateMachine()
 
     @inlinable
     init(state: State, action: @escaping Action, trampoline: Trampoline) {
@@ -95,7 +85,6 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         let trampoline = Trampoline.current
         let recursion = TrampolineRecursion(state: state, action: action, trampoline: trampoline)
         if trampoline.isRunning {
-            recursion.isQueued = true
             trampoline.enqueue(recursion)
         } else {
             trampoline.isRunning = true
@@ -122,8 +111,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     ///   once this returns.
     @inlinable
     func runSteps(holdingReference: Bool) -> Bool {
-        holdsReference = holdingReference
-        isQueued = false
+        machine.runWillStart(holdingReference: holdingReference)
         // One copy of the action for the whole loop, not one per step.
         if let action {
             // Unmanaged, not `unowned(unsafe)`: calling through the latter
@@ -131,62 +119,63 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
             let recursion = Unmanaged.passUnretained(self)
             while let state = pendingState.take() {
                 guard phase.load(ordering: .acquiring) == Phase.live.rawValue else { break }
-                isInStep = true
+                machine.stepWillStart()
                 action(state) { next in recursion._withUnsafeGuaranteedRef { $0.recurse(next) } }
-                isInStep = false
-                guard isQueued, trampoline.isFirst(self) else { break }
+                guard machine.stepDidEnd(nextIsFirstInQueue: trampoline.isFirst(self)) == .runNextInPlace else {
+                    break
+                }
                 // The entry's reference is the one `recurse` handed over (or
-                // took): it is held again.
+                // took): the running steps hold it again.
                 _ = trampoline.popFirst()
-                holdsReference = true
-                isQueued = false
             }
         }
-        endIfIdle()
-        let mustRelease = holdsReference
-        holdsReference = false
-        return mustRelease
+        let end = machine.runDidEnd()
+        if end.end {
+            finish()
+        }
+        return end.releaseReference
     }
 
     /// A step queued by a second `recurse` within one step.
     @inlinable
     func runExtraStep(_ state: State) {
-        queuedExtraSteps -= 1
+        machine.extraStepWillRun()
         if phase.load(ordering: .acquiring) == Phase.live.rawValue, let action {
-            isInStep = true
             action(state) { [unowned(unsafe) self] in self.recurse($0) }
-            isInStep = false
         }
-        endIfIdle()
+        if machine.extraStepDidEnd() {
+            finish()
+        }
     }
 
     @inlinable
     func recurse(_ state: State) {
         guard phase.load(ordering: .relaxed) == Phase.live.rawValue else { return }
-        if isQueued {
-            queuedExtraSteps += 1
+        switch machine.recurse() {
+        case .enqueueExtraStep:
             trampoline.enqueue(TrampolineRecursionStep(recursion: self, state: state))
-        } else {
-            // Not queued, so no state is pending (a step takes the state it
-            // was queued for before it runs, and `release()` clears both):
-            // initialise rather than assign, which would release the old
-            // value, always nil here, at every step.
-            withUnsafeMutablePointer(to: &pendingState) { $0.initialize(to: state) }
-            isQueued = true
-            if holdsReference {
-                holdsReference = false
-                trampoline.enqueue(retained: Unmanaged.passUnretained(self))
-            } else {
-                trampoline.enqueue(self)
-            }
+        case .enqueueHandingOverReference:
+            storeNextState(state)
+            trampoline.enqueue(retained: Unmanaged.passUnretained(self))
+        case .enqueueRetaining:
+            storeNextState(state)
+            trampoline.enqueue(self)
         }
+    }
+
+    /// Not queued until now, so no state is pending (a step takes the state
+    /// it was queued for before it runs, and `release()` clears both):
+    /// initialise rather than assign, which would release the old value,
+    /// always nil here, at every step.
+    @inlinable
+    func storeNextState(_ state: State) {
+        withUnsafeMutablePointer(to: &pendingState) { $0.initialize(to: state) }
     }
 
     /// No step is queued or running any more: the recursion is over (or
     /// disposed); release what it holds.
     @inlinable
-    func endIfIdle() {
-        guard !isQueued, queuedExtraSteps == 0 else { return }
+    func finish() {
         _ = phase.compareExchange(
             expected: Phase.live.rawValue, desired: Phase.finished.rawValue, ordering: .acquiringAndReleasing)
         release()
@@ -208,7 +197,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         ).exchanged else { return }
         // On T outside a step, nothing uses the action now: release it at
         // once. Otherwise T releases it as soon as its current step returns.
-        if Trampoline.existing === trampoline, !isInStep {
+        if Trampoline.existing === trampoline, !machine.isInStep {
             release()
         }
     }
