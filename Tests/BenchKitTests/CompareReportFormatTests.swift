@@ -48,7 +48,7 @@ final class CompareReportFormatTests: XCTestCase {
         XCTAssertTrue(tableLines[3].contains("exact"), tableLines[3])
         XCTAssertTrue(tableLines[4].hasSuffix("removed"), tableLines[4])
         XCTAssertTrue(tableLines[5].hasSuffix("added"), tableLines[5])
-        XCTAssertTrue(header.contains("95% CI"))
+        XCTAssertTrue(header.contains("90% CI"), "each bound a one-sided 95 % bound")
         XCTAssertEqual(outcome.status, .regression)
     }
 
