@@ -1,5 +1,5 @@
 /// Sizes of a suite run. `standard` fits about five minutes on two cores,
-/// `quick` about one minute (a CI smoke run), `tiny` a fraction of a second
+/// `quick` about two minutes (a CI smoke run), `tiny` a fraction of a second
 /// (tests).
 public struct SuiteConfiguration: Sendable {
     /// Drift is measured at each period for this many ticks.
@@ -83,10 +83,17 @@ public struct SuiteConfiguration: Sendable {
             driftTraceSamples: 20, recursionProbe: recursionProbe)
     }
 
-    /// The reduced suite: about a minute, every benchmark and variant present.
+    /// The reduced suite: about two minutes, every benchmark and variant present.
+    ///
+    /// 7 repetitions so that `BenchRunner compare` can tell a clear change
+    /// between two quick runs: it controls the false discovery rate across
+    /// the run's ~85 judged timing series, so a lone series that got worse
+    /// must reach p ≤ 0.05/85 ≈ 0.0006, and with 7 against 7 repetitions
+    /// that do not overlap the one-sided rank test gives 1/3432 ≈ 0.0003
+    /// (6 give 0.0011, 5 give 0.004, 3 give 0.05: too few).
     public static func quick(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         SuiteConfiguration(
-            name: "quick", repetitions: 3, warmUp: true, throughputElements: 100_000,
+            name: "quick", repetitions: 7, warmUp: true, throughputElements: 100_000,
             latencySamples: 2_000, latencyRatePerSecond: 20_000, trampolineDepth: 10_000_000,
             driftPeriods: [
                 DriftPeriod(periodMilliseconds: 1, ticks: 150),

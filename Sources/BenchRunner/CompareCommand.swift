@@ -12,26 +12,43 @@ public struct Compare: ParsableCommand {
         discussion: """
             Rows are paired by benchmark, variant, params, metric and allocator. For each pair \
             the report shows the repetitions on each side, the two medians, the change of the \
-            medians in %, a confidence interval of the change (Hodges-Lehmann, in % of the base \
-            median), the p-value of a two-sided Mann-Whitney U test on the repetitions (as Go's \
-            benchstat does) and a verdict: better, worse or ~ (no significant change). \
+            medians in %, a confidence interval of the change (Hodges-Lehmann at 1 - 2*alpha, so each \
+            bound is a one-sided 1 - alpha bound; in % of the base median), p, q and a verdict. \
             Rates (*_per_s) and the trampoline depth are better higher; times, latencies, \
-            lateness, drift, skipped ticks and allocations are better lower; \
-            plain_recursion_limit describes the machine and is shown but not judged.
+            lateness, drift, skipped ticks and allocations are better lower.
 
-            When even non-overlapping repetitions could not reach --alpha (3 against 3 at 0.05), \
-            the verdict is "too few repetitions" instead of a guess. Exact counts (allocs_*, \
-            bytes_*, depth) are compared without a test: any change in the bad direction is \
-            worse, whatever the threshold, unless --exact-tolerance allows it. Rows with an empty value (allocation counting \
+            A regression check asks whether a series got worse, so each timing series gets a \
+            one-sided Mann-Whitney U test in the metric's harmful direction, of the new repetitions \
+            against the base ones moved by the threshold (exact null distribution without ties): \
+            3 against 3 repetitions, every new one worse than every base one by more than the \
+            threshold, give p = 1/20 = 0.05. The false discovery rate across the run is controlled by \
+            Benjamini-Hochberg: q is p adjusted across every tested series, and worse (or better) \
+            needs q <= --alpha. So two runs of one revision do not raise false alarms although they \
+            have a hundred series; the price is that a lone change among N series needs p <= alpha/N, \
+            i.e. 7 repetitions a side for about a hundred series.
+
+            Verdicts: worse / better (beyond the threshold, confirmed across the run); same (the \
+            interval lies within +-threshold); ~ (cannot tell: neither is shown). Could not be judged: \
+            "too few repetitions" (even non-overlapping repetitions could not reach --alpha: 2 against \
+            3 at 0.05) and "worse?" (worse on its own test, not after the correction: more \
+            repetitions must decide). The summary lists these series and says how many repetitions a \
+            side would judge them. Shown, not judged, by design: peers and references (they measure \
+            the machine, and their common change is divided out of CPU-bound times), single-run \
+            tails, per-tick samples, machine facts. Exact counts (allocs_*, bytes_*, depth) are \
+            compared without a test: any change in the bad direction is worse, whatever the threshold, \
+            unless --exact-tolerance allows it. Rows with an empty value (allocation counting \
             unavailable) are skipped. Series in only one file are listed as added or removed.
 
             For CI on a shared machine, gate only on the exact counts and print the timings: \
             `BenchRunner compare --gate exact --exact-tolerance 'allocs_*=0.5' \
-            results/baseline-quick.csv NEW.csv`.
+            results/baseline-quick.csv NEW.csv`. Exact counts are judged from one repetition, so \
+            a baseline with fewer timing repetitions does not make this gate exit 3.
 
-            Exit status: 0 no regression; 1 at least one regression (a gated "worse"); \
-            2 unusable input (missing file, not a CSV, missing columns, a non-numeric value: \
-            the message names the file and line) or an option out of range.
+            Exit status: 0 every gated series judged and none worse; 1 at least one regression \
+            (a gated "worse"); 2 unusable input (missing file, not a CSV, missing columns, a \
+            non-numeric value: the message names the file and line) or an option out of range; \
+            3 no regression found but at least one gated series could not be judged ("too few \
+            repetitions" or "worse?"): not a pass, rerun with the repetitions the summary names.
             """
     )
 
@@ -43,8 +60,8 @@ public struct Compare: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Smallest change in % that counts: a significant change smaller than this is ~, not a regression "
-                + "(default: 5). Written 5 or 5%. Exact counts ignore it (see --exact-tolerance).",
+            "Smallest change in % that counts (default: 5): worse and better mean beyond it, same means the "
+                + "confidence interval lies within it. Written 5 or 5%. Exact counts ignore it (see --exact-tolerance).",
             valueName: "percent"),
         transform: Compare.percentage)
     var threshold: Double?
@@ -59,7 +76,10 @@ public struct Compare: ParsableCommand {
         transform: Compare.percentage)
     var wakeUpThreshold: Double?
 
-    @Option(help: "Significance level of the Mann-Whitney U test; the confidence interval is at 1 - alpha.")
+    @Option(
+        help: ArgumentHelp(
+            "Level of the one-sided tests and of the false discovery rate across the run (0 < alpha < 0.5); "
+                + "the confidence interval is at 1 - 2*alpha."))
     var alpha: Double = 0.05
 
     @Option(

@@ -15,7 +15,7 @@ struct SuiteOptions: ParsableArguments {
             valueName: "name"))
     var filters: [String] = []
 
-    @Option(help: ArgumentHelp("Repetitions of every variant (default: 5, or 3 with --quick).", valueName: "count"))
+    @Option(help: ArgumentHelp("Repetitions of every variant (default: 5, or 7 with --quick).", valueName: "count"))
     var repetitions: Int?
 
     var patterns: [String] {

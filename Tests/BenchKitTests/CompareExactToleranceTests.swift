@@ -55,7 +55,7 @@ final class CompareExactToleranceTests: XCTestCase {
         XCTAssertEqual(strict.report?.comparisons.first?.verdict, .worse, "without a tolerance any increase fails")
         let tolerant = try fixture.compare(
             base: [base], new: [new], options: CompareOptions(exactTolerances: try tolerances("allocs_*=0.5")))
-        XCTAssertEqual(tolerant.report?.comparisons.first?.verdict, .unchanged)
+        XCTAssertEqual(tolerant.report?.comparisons.first?.verdict, .same)
         XCTAssertEqual(tolerant.status, .noRegression)
         XCTAssertTrue(tolerant.output.contains("beyond the exact tolerance (allocs_*=0.5)"), tolerant.output)
     }

@@ -48,7 +48,7 @@ final class CompareReportFormatTests: XCTestCase {
         XCTAssertTrue(tableLines[3].contains("exact"), tableLines[3])
         XCTAssertTrue(tableLines[4].hasSuffix("removed"), tableLines[4])
         XCTAssertTrue(tableLines[5].hasSuffix("added"), tableLines[5])
-        XCTAssertTrue(header.contains("95% CI"))
+        XCTAssertTrue(header.contains("90% CI"), "each bound a one-sided 95 % bound")
         XCTAssertEqual(outcome.status, .regression)
     }
 
@@ -88,9 +88,10 @@ final class CompareReportFormatTests: XCTestCase {
         let path = try fixture.writeResults([FixtureSeries(values: [1, 2, 3, 4, 5])], to: "same.csv")
         let outcome = CompareTool.run(
             basePath: path, newPath: path, options: CompareOptions(threshold: 0.1, alpha: 0.01))
-        XCTAssertTrue(outcome.output.contains("Mann-Whitney U"))
+        XCTAssertTrue(outcome.output.contains("one-sided Mann-Whitney U"))
         XCTAssertTrue(outcome.output.contains("alpha 0.01"))
-        XCTAssertTrue(outcome.output.contains("99% CI"))
+        XCTAssertTrue(outcome.output.contains("Benjamini-Hochberg across the 1 tested series"))
+        XCTAssertTrue(outcome.output.contains("98% CI"), "each bound a one-sided 99 % bound")
         XCTAssertTrue(outcome.output.contains("threshold of 10%"))
         XCTAssertTrue(outcome.output.contains("No regression: exit status 0."))
     }

@@ -32,7 +32,7 @@ final class CompareVerdictTests: XCTestCase {
         let comparison = try XCTUnwrap(only(outcome))
         XCTAssertEqual(comparison.verdict, .worse)
         XCTAssertEqual(outcome.status, .regression)
-        XCTAssertLessThan(try XCTUnwrap(comparison.test).pValue, 0.05)
+        XCTAssertLessThan(try XCTUnwrap(comparison.worseTest).pValue, 0.05)
         XCTAssertLessThan(try XCTUnwrap(comparison.change), -0.2)
         let interval = try XCTUnwrap(comparison.interval)
         XCTAssertLessThan(interval.upperBound, 0, "the interval of a clear drop excludes zero")
@@ -66,21 +66,26 @@ final class CompareVerdictTests: XCTestCase {
                 variant: variant,
                 values: CompareFixture.noisy(around: center, spread: spread, count: 10, using: &generator)))
         }
-        let report = try XCTUnwrap(fixture.compare(base: base, new: new).report)
-        let changed = report.comparisons.filter { $0.verdict != .unchanged }
-        XCTAssertLessThanOrEqual(changed.count, 6, "noise flagged as change: \(changed.map(\.key))")
-        XCTAssertGreaterThanOrEqual(report.count(of: .unchanged), 54)
+        let outcome = try fixture.compare(base: base, new: new)
+        let report = try XCTUnwrap(outcome.report)
+        let changed = report.comparisons.filter { $0.verdict == .worse || $0.verdict == .better }
+        XCTAssertEqual(changed.count, 0, "noise flagged as change: \(changed.map(\.key))")
+        XCTAssertEqual(report.unjudged.count, 0, "noise left unjudged: \(report.unjudged.map(\.key))")
+        XCTAssertEqual(report.count(of: .same) + report.count(of: .cannotTell), 60)
+        XCTAssertEqual(outcome.status, .noRegression)
         // And a naive percentage difference would have flagged many of them.
         let naive = report.comparisons.filter { abs($0.change ?? 0) >= 0.05 }
         XCTAssertGreaterThan(naive.count, 15)
     }
 
-    func testFirstNoisePairOfTheFixtureIsUnchanged() throws {
+    func testThirtyPercentNoiseWithoutAChangeIsCannotTellNotSame() throws {
+        // No change, but ±30 % noise: the interval reaches beyond ±5 %, so
+        // sameness is not shown either.
         var generator = SeededGenerator(seed: 4)
         let base = FixtureSeries(values: CompareFixture.noisy(around: 1e6, spread: 0.3, count: 10, using: &generator))
         let new = FixtureSeries(values: CompareFixture.noisy(around: 1e6, spread: 0.3, count: 10, using: &generator))
         let outcome = try fixture.compare(base: [base], new: [new])
-        XCTAssertEqual(only(outcome)?.verdict, .unchanged)
+        XCTAssertEqual(only(outcome)?.verdict, .cannotTell)
         XCTAssertEqual(outcome.status, .noRegression)
         XCTAssertTrue(outcome.output.contains("~"))
     }
@@ -132,7 +137,7 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(comparison.verdict, .informational)
         XCTAssertNotNil(comparison.change)
         XCTAssertEqual(outcome.status, .noRegression)
-        XCTAssertTrue(outcome.output.contains("1 informational series"), outcome.output)
+        XCTAssertTrue(outcome.output.contains("1 series are shown, not judged, by design"), outcome.output)
         XCTAssertFalse(outcome.output.contains("plain_recursion_limit"), "the table leaves it out")
         let csv = try fixture.compare(
             base: [FixtureSeries(metric: "plain_recursion_limit", values: [90_000])],
@@ -141,13 +146,13 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertTrue(csv.output.contains("plain_recursion_limit"), "CSV lists every series")
     }
 
-    func testThreeRepetitionsEachAreTooFewForAVerdictAtAlphaFivePercent() throws {
+    func testTwoAgainstThreeRepetitionsAreTooFewForAVerdictAtAlphaFivePercent() throws {
         let outcome = try fixture.compare(
-            base: [FixtureSeries(values: [100, 101, 102])], new: [FixtureSeries(values: [10, 11, 12])])
+            base: [FixtureSeries(values: [100, 101])], new: [FixtureSeries(values: [10, 11, 12])])
         let comparison = try XCTUnwrap(only(outcome))
         XCTAssertEqual(comparison.verdict, .tooFewRepetitions)
-        XCTAssertNil(comparison.test, "no test is reported when it cannot reach alpha")
-        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertNil(comparison.worseTest, "no test is reported when it cannot reach alpha")
+        XCTAssertEqual(outcome.status, .notJudged, "a series that could not be judged is not a pass")
         XCTAssertTrue(outcome.output.contains("too few repetitions"))
     }
 
@@ -159,11 +164,12 @@ final class CompareVerdictTests: XCTestCase {
     }
 
     func testStricterAlphaNeedsMoreRepetitions() throws {
-        // 4 against 4 reaches p = 2/70 ≈ 0.029 at best: enough for 0.05, not for 0.01.
+        // 4 against 4 reach a one-sided p = 1/70 ≈ 0.014 at best: enough for 0.05, not for 0.01.
         let outcome = try fixture.compare(
             base: [FixtureSeries(values: [100, 101, 102, 103])], new: [FixtureSeries(values: [10, 11, 12, 13])],
             options: CompareOptions(alpha: 0.01))
         XCTAssertEqual(only(outcome)?.verdict, .tooFewRepetitions)
+        XCTAssertEqual(outcome.status, .notJudged)
     }
 
     func testSignificantChangeBelowThresholdIsNotARegression() throws {
@@ -172,8 +178,12 @@ final class CompareVerdictTests: XCTestCase {
         let new = FixtureSeries(values: CompareFixture.noisy(around: 970, spread: 0.002, count: 10, using: &generator))
         let outcome = try fixture.compare(base: [base], new: [new])
         let comparison = try XCTUnwrap(only(outcome))
-        XCTAssertLessThan(try XCTUnwrap(comparison.test).pValue, 0.05, "the 3 % drop is significant")
-        XCTAssertEqual(comparison.verdict, .unchanged, "but smaller than the default 5 % threshold")
+        let baseValues = try XCTUnwrap(comparison.baseValues)
+        let newValues = try XCTUnwrap(comparison.newValues)
+        XCTAssertLessThan(
+            MannWhitneyUTest(baseValues, newValues, alternative: .secondLess).pValue, 0.05,
+            "the 3 % drop is significant")
+        XCTAssertEqual(comparison.verdict, .same, "but inside the default 5 % threshold, and shown to be")
         XCTAssertEqual(outcome.status, .noRegression)
 
         let strict = try fixture.compare(base: [base], new: [new], options: CompareOptions(threshold: 0.01))
@@ -187,8 +197,8 @@ final class CompareVerdictTests: XCTestCase {
             base: [FixtureSeries(values: [100, 60, 140, 90, 110, 70, 130])],
             new: [FixtureSeries(values: [90, 55, 150, 80, 100, 65, 135])])
         let comparison = try XCTUnwrap(only(outcome))
-        XCTAssertEqual(comparison.verdict, .unchanged)
-        XCTAssertGreaterThan(try XCTUnwrap(comparison.test).pValue, 0.05)
+        XCTAssertEqual(comparison.verdict, .cannotTell)
+        XCTAssertGreaterThan(try XCTUnwrap(comparison.worseTest).pValue, 0.05)
     }
 
     // MARK: - Exact metrics
@@ -199,7 +209,7 @@ final class CompareVerdictTests: XCTestCase {
         let outcome = try fixture.compare(base: [base], new: [new])
         let comparison = try XCTUnwrap(only(outcome))
         XCTAssertEqual(comparison.verdict, .worse)
-        XCTAssertNil(comparison.test, "exact metrics need no test")
+        XCTAssertNil(comparison.worseTest, "exact metrics need no test")
         XCTAssertEqual(outcome.status, .regression)
         XCTAssertTrue(outcome.output.contains("Regression: observeOn/serial elements=100000 allocs_per_element"))
     }
@@ -223,14 +233,14 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(outcome.status, .regression)
     }
 
-    func testAllocationDecreaseIsBetterAndEqualCountsAreUnchanged() throws {
+    func testAllocationDecreaseIsBetterAndEqualCountsAreSame() throws {
         let three = FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [3, 3, 3])
         let two = FixtureSeries(metric: "allocs_per_element", unit: "allocs", values: [2, 2, 2])
         let decrease = try fixture.compare(base: [three], new: [two])
         XCTAssertEqual(only(decrease)?.verdict, .better)
         XCTAssertEqual(decrease.status, .noRegression)
         let same = try fixture.compare(base: [two], new: [two])
-        XCTAssertEqual(only(same)?.verdict, .unchanged)
+        XCTAssertEqual(only(same)?.verdict, .same)
         XCTAssertEqual(same.status, .noRegression)
     }
 
@@ -267,7 +277,7 @@ final class CompareVerdictTests: XCTestCase {
         let outcome = try fixture.compare(base: [kept, gone], new: [kept, fresh])
         let report = try XCTUnwrap(outcome.report)
         XCTAssertEqual(report.comparisons.map(\.key.variant), ["kept", "gone", "fresh"])
-        XCTAssertEqual(report.comparisons.map(\.verdict), [.unchanged, .removed, .added])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.cannotTell, .removed, .added])
         XCTAssertEqual(outcome.status, .noRegression)
         XCTAssertTrue(outcome.output.contains("removed"))
         XCTAssertTrue(outcome.output.contains("added"))
@@ -306,7 +316,7 @@ final class CompareVerdictTests: XCTestCase {
         ]
         let outcome = try fixture.compare(base: base, new: new)
         let report = try XCTUnwrap(outcome.report)
-        XCTAssertEqual(report.comparisons.map(\.verdict), [.unchanged, .informational, .informational])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.same, .informational, .informational])
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
@@ -336,9 +346,10 @@ final class CompareVerdictTests: XCTestCase {
         let outcome = try fixture.compare(
             base: [Self.lateness([70, 72, 74, 71, 73])], new: [Self.lateness([90, 92, 94, 91, 93])])
         let comparison = try XCTUnwrap(outcome.report?.comparisons.first)
-        XCTAssertLessThan(try XCTUnwrap(comparison.test?.pValue), 0.05)
+        XCTAssertLessThan(MannWhitneyUTest([70, 72, 74, 71, 73], [90, 92, 94, 91, 93], alternative: .secondGreater).pValue, 0.05)
         XCTAssertTrue(comparison.rule.isWakeUpBound)
-        XCTAssertEqual(comparison.verdict, .unchanged)
+        XCTAssertEqual(comparison.threshold, 0.40)
+        XCTAssertEqual(comparison.verdict, .same, "+27 %, every repetition agreeing, is inside ±40 %")
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
@@ -356,7 +367,7 @@ final class CompareVerdictTests: XCTestCase {
             new: [series("serial-dispatch.native", [151, 152, 153, 155, 156]), series("peer.dispatch-timer", [105, 106, 107, 108, 109])])
         let comparison = try XCTUnwrap(outcome.report?.comparisons.first { $0.key.variant == "serial-dispatch.native" })
         XCTAssertNil(comparison.machineDrift)
-        XCTAssertEqual(comparison.verdict, .unchanged)
+        XCTAssertEqual(comparison.verdict, .same)
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
@@ -413,7 +424,7 @@ final class CompareVerdictTests: XCTestCase {
             params: "elements=1000", metric: "allocs_per_element", unit: "allocs", allocator: "system", values: [9])
         let outcome = try fixture.compare(base: [system, jemalloc, otherParams], new: [jemalloc, system, otherParams])
         let report = try XCTUnwrap(outcome.report)
-        XCTAssertEqual(report.comparisons.map(\.verdict), [.unchanged, .unchanged, .unchanged])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.same, .same, .same])
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
@@ -428,7 +439,7 @@ final class CompareVerdictTests: XCTestCase {
         ]
         let outcome = try fixture.compare(base: base, new: new)
         let report = try XCTUnwrap(outcome.report)
-        XCTAssertEqual(report.comparisons.map(\.verdict), [.noValues, .unchanged])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.noValues, .same])
         XCTAssertEqual(report.comparisons[1].baseValues, [16, 16])
         XCTAssertEqual(outcome.status, .noRegression)
         XCTAssertTrue(outcome.output.contains("no values"))

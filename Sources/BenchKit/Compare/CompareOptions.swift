@@ -20,7 +20,8 @@ public struct CompareOptions: Sendable, Equatable {
         case csv
     }
 
-    /// A significant change smaller than this fraction (0.05 = 5 %) is reported as `~`.
+    /// The smallest change that counts, as a fraction (0.05 = 5 %): `worse` and
+    /// `better` mean beyond it, `same` means the confidence interval lies within it.
     public var threshold: Double
     /// The threshold for wake-up-bound times (hop latency, timer lateness and
     /// drift, delivery on the main queue; see `MetricSpec.isWakeUpBound`):
@@ -30,7 +31,9 @@ public struct CompareOptions: Sendable, Equatable {
     /// swing of the kernel's scheduling, not of the code. An extra thread hop
     /// (+50-100 %) or drift that accumulates (x100) still clears it.
     public var wakeUpThreshold: Double
-    /// Significance level of the Mann-Whitney U test; the confidence interval is at `1 - alpha`.
+    /// Level of the one-sided Mann-Whitney U tests and of the false discovery
+    /// rate across the run; the confidence interval is at `1 - 2·alpha`, so
+    /// that each of its bounds is a one-sided bound at `1 - alpha`.
     public var alpha: Double
     public var gate: Gate
     public var format: Format
@@ -57,8 +60,8 @@ public struct CompareOptions: Sendable, Equatable {
         if !wakeUpThreshold.isFinite || wakeUpThreshold < 0 {
             return "--wakeup-threshold must be a percentage of 0 or more, e.g. --wakeup-threshold 40"
         }
-        if !alpha.isFinite || alpha <= 0 || alpha >= 1 {
-            return "--alpha must lie strictly between 0 and 1, e.g. --alpha 0.05"
+        if !alpha.isFinite || alpha <= 0 || alpha >= 0.5 {
+            return "--alpha must lie strictly between 0 and 0.5 (a one-sided level), e.g. --alpha 0.05"
         }
         return nil
     }

@@ -27,7 +27,11 @@ public struct CompareReportFormatter: Sendable {
     }
 
     private var confidenceLabel: String {
-        "\(Self.plainNumber((1 - report.options.alpha) * 100))% CI"
+        "\(Self.plainNumber((1 - 2 * report.options.alpha) * 100))% CI"
+    }
+
+    private var oneSidedConfidence: String {
+        "\(Self.plainNumber((1 - report.options.alpha) * 100))%"
     }
 
     private var columns: [Column] {
@@ -71,12 +75,14 @@ public struct CompareReportFormatter: Sendable {
                 return "[\(Self.percentage(interval.lowerBound)), \(Self.percentage(interval.upperBound))]"
             },
             Column(title: "p", alignment: .right) { comparison in
-                guard let test = comparison.test else { return "" }
-                return test.pValue < 0.001 ? "<0.001" : String(format: "%.3f", test.pValue)
+                comparison.reportedTest.map { Self.probability($0.pValue) } ?? ""
+            },
+            Column(title: "q", alignment: .right) { comparison in
+                comparison.reportedAdjustedP.map(Self.probability) ?? ""
             },
             Column(title: "verdict", alignment: .left) { comparison in
-                if comparison.verdict == .worse && !comparison.isGated {
-                    return "worse (not gated)"
+                if (comparison.verdict == .worse || comparison.verdict.isUnjudged) && !comparison.isGated {
+                    return "\(comparison.verdict.rawValue) (not gated)"
                 }
                 return comparison.verdict.rawValue
             },
@@ -145,23 +151,30 @@ public struct CompareReportFormatter: Sendable {
         return escaped
     }
 
-    /// CSV (RFC 4180) with full-precision numbers, changes as fractions and a
-    /// `regression` column that is `true` for gated regressions.
+    /// CSV (RFC 4180) with full-precision numbers, changes as fractions, a
+    /// `regression` column that is `true` for gated regressions and an
+    /// `unjudged` column that is `true` for series that could not be judged.
     public func csv() -> String {
         let header = [
             "benchmark", "variant", "params", "allocator", "metric", "unit", "direction", "exact",
-            "base_n", "base_median", "new_n", "new_median", "change", "ci_low", "ci_high",
-            "p_value", "test", "verdict", "gated", "regression",
+            "base_n", "base_median", "new_n", "new_median", "change", "ci_low", "ci_high", "threshold",
+            "p_worse", "q_worse", "p_better", "q_better", "test", "verdict", "gated", "regression", "unjudged",
         ]
         func number(_ value: Double?) -> String {
             value.map { "\($0)" } ?? ""
         }
         var text = header.joined(separator: ",") + "\n"
         for comparison in report.comparisons {
+            let direction =
+                switch comparison.rule.preference {
+                case .higherIsBetter: "higher"
+                case .lowerIsBetter: "lower"
+                case .informational: "none"
+                }
             let fields = [
                 comparison.key.benchmark, comparison.key.variant, comparison.key.params,
                 comparison.key.allocator, comparison.key.metric, comparison.unit,
-                comparison.rule.preference == .higherIsBetter ? "higher" : "lower",
+                direction,
                 comparison.rule.isExact ? "true" : "false",
                 comparison.baseValues.map { "\($0.count)" } ?? "",
                 number(comparison.baseMedian),
@@ -170,34 +183,46 @@ public struct CompareReportFormatter: Sendable {
                 number(comparison.change),
                 number(comparison.interval?.lowerBound),
                 number(comparison.interval?.upperBound),
-                number(comparison.test?.pValue),
-                comparison.test?.method.rawValue ?? "",
+                comparison.worseTest == nil ? "" : number(comparison.threshold),
+                number(comparison.worseTest?.pValue),
+                number(comparison.adjustedWorseP),
+                number(comparison.betterTest?.pValue),
+                number(comparison.adjustedBetterP),
+                comparison.worseTest.map { "one-sided Mann-Whitney U, \($0.method.rawValue)" } ?? "",
                 comparison.verdict.rawValue,
                 comparison.isGated ? "true" : "false",
                 comparison.isRegression ? "true" : "false",
+                comparison.verdict.isUnjudged ? "true" : "false",
             ]
             text += fields.map(Self.csvField).joined(separator: ",") + "\n"
         }
         return text
     }
 
-    /// What was compared, how, and why the exit status is what it is.
+    /// What was compared, how, what could not be judged and why the exit
+    /// status is what it is.
     public func summary() -> String {
         let options = report.options
+        let alpha = Self.plainNumber(options.alpha)
         var text = "\(report.comparisons.count) series compared (base \(report.basePath), new \(report.newPath)): "
         text += CompareVerdict.allCases.map { "\($0.rawValue) \(report.count(of: $0))" }.joined(separator: ", ")
         text += ".\n"
-        text += "Test: two-sided Mann-Whitney U on the repetitions (exact distribution without ties, "
-        text += "normal approximation with tie correction otherwise), alpha \(Self.plainNumber(options.alpha)); "
-        text += "\(confidenceLabel): Hodges-Lehmann interval of the shift, in % of the base median; "
-        text += "change: of the medians. A significant change under the threshold of "
-        text += "\(Self.plainNumber(options.threshold * 100))% is ~; for wake-up-bound times (latency p50, "
-        text += "timer lateness and drift, the main queue), under "
+        text += "Test: per timing series, one-sided Mann-Whitney U tests (exact distribution without ties, "
+        text += "normal approximation with tie correction otherwise) of the new repetitions against the base ones "
+        text += "moved by the threshold: worse by more than the threshold, in the metric's harmful direction, "
+        text += "and better by more than it; the threshold of \(Self.plainNumber(options.threshold * 100))%, "
+        text += "for wake-up-bound times (hop latency p50, timer lateness and drift, the main queue) "
         text += "\(Self.plainNumber(max(options.threshold, options.wakeUpThreshold) * 100))%. "
-        text += "Too few repetitions: even non-overlapping samples could not reach alpha.\n"
+        text += "CPU-bound times are corrected for the machine drift the same run's peers show.\n"
+        text += "False discovery rate: \(FalseDiscoveryRate.procedureName) across the \(report.testedCount) tested "
+        text += "series at alpha \(alpha): worse and better need q <= \(alpha), q being p adjusted across the run "
+        text += "(p: one-sided p-value in the direction the series moved).\n"
+        text += "same: the \(confidenceLabel) of the change (Hodges-Lehmann, in % of the base median; each bound a "
+        text += "one-sided \(oneSidedConfidence) bound) lies within +-threshold. ~: cannot tell, neither a change "
+        text += "beyond the threshold nor sameness within it is shown. change: of the medians.\n"
         text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
         if options.exactTolerances.isEmpty {
-            text += "any change in the bad direction is worse, whatever the threshold.\n"
+            text += "any change in the bad direction is worse, whatever the threshold; equal counts are same.\n"
         } else {
             text += "a change in the bad direction beyond the exact tolerance ("
             text += options.exactTolerances.map(\.description).joined(separator: ",")
@@ -205,7 +230,8 @@ public struct CompareReportFormatter: Sendable {
         }
         let informational = report.count(of: .informational)
         if informational > 0 {
-            text += "\(informational) informational series (describing the machine, not the code) are not judged; "
+            text += "\(informational) series are shown, not judged, by design (peers and references measure the "
+            text += "machine; single-run tails, per-tick samples and machine facts are not the code's); "
             text += "only --format csv lists them.\n"
         }
         let noValues = report.count(of: .noValues)
@@ -227,20 +253,104 @@ public struct CompareReportFormatter: Sendable {
         case .exact:
             text += "Gate: exact metrics only; timing verdicts are shown but do not affect the exit status.\n"
         }
+        text += unjudgedSummary()
         let regressions = report.regressions
         for regression in regressions {
-            let base = regression.baseMedian.map { Self.value($0, exact: regression.rule.isExact) } ?? "?"
-            let new = regression.newMedian.map { Self.value($0, exact: regression.rule.isExact) } ?? "?"
-            let change = regression.change.map { " (\(Self.percentage($0)))" } ?? ""
-            text += "Regression: \(regression.key): \(base) -> \(new) \(regression.unit)\(change)\n"
+            text += "Regression: \(regression.key): \(Self.medians(of: regression))\n"
         }
-        if regressions.isEmpty {
-            text += "No regression: exit status 0.\n"
-        } else {
+        let gatedUnjudged = report.comparisons.filter(\.isGatedUnjudged).count
+        if !regressions.isEmpty {
             let noun = regressions.count == 1 ? "regression" : "regressions"
             text += "\(regressions.count) \(noun): exit status 1.\n"
+        } else if gatedUnjudged > 0 {
+            text += "No regression found, but \(gatedUnjudged) gated series could not be judged: "
+            text += "exit status 3, not a pass.\n"
+        } else {
+            text += "No regression: exit status 0. Every gated series was judged (same \(report.count(of: .same)), "
+            text += "~ \(report.count(of: .cannotTell)))."
+            text += "\n"
         }
         return text
+    }
+
+    /// The part of the summary about series that should have been judged but
+    /// could not be: how many, why, which, and how many repetitions a side
+    /// would judge them. Empty when every series was judged.
+    private func unjudgedSummary() -> String {
+        let unjudged = report.unjudged
+        guard !unjudged.isEmpty else { return "" }
+        let alpha = Self.plainNumber(report.options.alpha)
+        let gated = unjudged.filter(\.isGated).count
+        var text = "Could not judge \(unjudged.count) series"
+        text += gated == unjudged.count ? ":\n" : " (\(gated) of them gated):\n"
+        let tooFew = unjudged.filter { $0.verdict == .tooFewRepetitions }
+        if !tooFew.isEmpty {
+            var sizes: [String: Int] = [:]
+            var order: [String] = []
+            for comparison in tooFew {
+                let base = comparison.baseValues?.count ?? 0
+                let new = comparison.newValues?.count ?? 0
+                let minimum = Self.probability(
+                    MannWhitneyUTest.minimumAchievablePValue(m: base, n: new, alternative: .secondGreater))
+                let size = "\(base) base / \(new) new repetitions (smallest possible p \(minimum))"
+                if sizes[size] == nil {
+                    order.append(size)
+                }
+                sizes[size, default: 0] += 1
+            }
+            text += "Too few repetitions, \(tooFew.count) series: even if every new repetition were worse than every "
+            text += "base one, p could not reach \(alpha): "
+            text += order.map { "\(sizes[$0] ?? 0) with \($0)" }.joined(separator: "; ")
+            if let any = report.repetitionsForAnyVerdict {
+                text += ". A verdict needs at least \(any) repetitions a side"
+            }
+            text += ".\n"
+        }
+        let unconfirmed = unjudged.filter { $0.verdict == .unconfirmedWorse }
+        if !unconfirmed.isEmpty {
+            text += "worse?, \(unconfirmed.count) series: every new repetition worse than every base one by more "
+            text += "than the threshold (p <= \(alpha), as small as these repetitions allow), but not after the "
+            text += "correction across the run (q > \(alpha)): a regression or one of the run's chance findings; "
+            text += "only more repetitions can tell.\n"
+        }
+        if let lone = report.repetitionsForALoneChange {
+            let level = report.options.alpha / Double(max(1, report.judgeableCount))
+            let reached = MannWhitneyUTest.minimumAchievablePValue(m: lone, n: lone, alternative: .secondGreater)
+            text += "Repetitions needed: \(lone) a side (both runs, e.g. BenchRunner --repetitions \(lone)): "
+            text += "then a single series whose every repetition got worse beyond the threshold reaches "
+            text += "p = \(Self.probability(reached)) <= \(alpha)/\(max(1, report.judgeableCount)) = "
+            text += "\(Self.probability(level)) and stays worse after the correction across the "
+            text += "\(report.judgeableCount) judgeable series.\n"
+        }
+        text += "Not judged:\n"
+        for comparison in unjudged {
+            text += "  \(comparison.key): \(comparison.verdict.rawValue)"
+            text += comparison.isGated ? "" : " (not gated)"
+            text += ", \(comparison.baseValues?.count ?? 0)/\(comparison.newValues?.count ?? 0) repetitions"
+            text += ", \(Self.medians(of: comparison))"
+            if let test = comparison.worseTest, let adjusted = comparison.adjustedWorseP {
+                text += ", p \(Self.probability(test.pValue)), q \(Self.probability(adjusted))"
+            }
+            text += "\n"
+        }
+        return text
+    }
+
+    /// `base -> new unit (change)`, for the summary.
+    private static func medians(of comparison: SeriesComparison) -> String {
+        let base = comparison.baseMedian.map { value($0, exact: comparison.rule.isExact) } ?? "?"
+        let new = comparison.newMedian.map { value($0, exact: comparison.rule.isExact) } ?? "?"
+        let change = comparison.change.map { " (\(percentage($0)))" } ?? ""
+        return "\(base) -> \(new) \(comparison.unit)\(change)"
+    }
+
+    /// A probability to three decimals, or three significant digits below
+    /// 0.001: `0.05`, `0.004`, `0.000291`.
+    static func probability(_ value: Double) -> String {
+        if value >= 0.001 {
+            return plainNumber((value * 1000).rounded() / 1000)
+        }
+        return String(format: "%.3g", value)
     }
 
     // MARK: - Number formatting

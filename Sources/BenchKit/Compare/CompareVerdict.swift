@@ -1,13 +1,32 @@
 /// The outcome for one pair of series in `BenchRunner compare`.
+///
+/// Three groups, which the summary and the exit status keep apart:
+/// - Judged: ``better``, ``worse``, ``same`` and ``cannotTell``.
+/// - Could not be judged although the series should have been (``isUnjudged``):
+///   ``tooFewRepetitions`` and ``unconfirmedWorse``. Never "no regression".
+/// - Not judged by design: ``informational`` (anchors, single-run tails,
+///   per-tick samples, machine facts), ``added``, ``removed`` and ``noValues``.
 public enum CompareVerdict: String, Sendable, CaseIterable {
-    /// A significant change of at least the threshold in the good direction
-    /// (for exact metrics: any decrease).
+    /// Better by more than the threshold, confirmed across the run (for exact
+    /// metrics: any change in the good direction).
     case better
-    /// A significant change of at least the threshold in the bad direction
-    /// (for exact metrics: any increase). A regression when gated.
+    /// Worse by more than the threshold, confirmed across the run (for exact
+    /// metrics: any change in the bad direction). A regression when gated.
     case worse
-    /// No significant change, or one smaller than the threshold.
-    case unchanged = "~"
+    /// Unchanged within the threshold: the confidence interval of the change
+    /// lies inside ±threshold (for exact metrics: equal counts, or within the
+    /// exact tolerance).
+    case same
+    /// Cannot tell: neither a change beyond the threshold nor sameness within
+    /// it could be shown (the repetitions are too noisy, or the change is
+    /// about the size of the threshold). Not a regression.
+    case cannotTell = "~"
+    /// Every new repetition worse than every base one by more than the
+    /// threshold, significant on its own test but not after the
+    /// false-discovery correction across the run: too few repetitions to
+    /// confirm the clearest evidence they can give. It could be a regression
+    /// or one of the run's chance findings; only more repetitions can tell.
+    case unconfirmedWorse = "worse?"
     /// The samples are too small for the test to reach alpha even if they do
     /// not overlap: no verdict rather than a guess.
     case tooFewRepetitions = "too few repetitions"
@@ -17,6 +36,14 @@ public enum CompareVerdict: String, Sendable, CaseIterable {
     case removed
     /// In both files, but one side has only empty values (not measured in that run).
     case noValues = "no values"
-    /// A metric that describes the machine rather than the code: shown, never judged.
-    case informational = "not judged"
+    /// Shown, never judged, by design: an anchor (peer or reference: it
+    /// measures the machine), a single-run tail, a per-tick sample, or a
+    /// metric describing the machine.
+    case informational = "shown only"
+
+    /// Whether the series should have been judged but could not be: such a
+    /// verdict, when gated, makes the exit status 3, never 0.
+    public var isUnjudged: Bool {
+        self == .tooFewRepetitions || self == .unconfirmedWorse
+    }
 }

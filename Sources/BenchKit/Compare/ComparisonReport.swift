@@ -1,5 +1,13 @@
 /// Every pair of series of two result files, compared: the whole outcome of
 /// `BenchRunner compare` before it is formatted.
+///
+/// Each series is first tested alone (``SeriesComparison``); then the
+/// p-values of every tested series are adjusted together
+/// (``FalseDiscoveryRate``, Benjamini–Hochberg), so that two runs of one
+/// revision come out without a regression although they have a hundred
+/// series. The exit status keeps three outcomes apart: a regression (1),
+/// series that could not be judged (3), and every gated series judged
+/// without a regression (0).
 public struct ComparisonReport: Sendable {
     public let basePath: String
     public let newPath: String
@@ -37,14 +45,56 @@ public struct ComparisonReport: Sendable {
         for series in new.series where !baseKeys.contains(series.key) {
             comparisons.append(SeriesComparison(base: nil, new: series, options: options))
         }
+        // Control the false discovery rate across every tested series: the
+        // "worse" claims form one family, the "better" claims another.
+        let tested = comparisons.indices.filter { comparisons[$0].worseTest != nil }
+        let worse = FalseDiscoveryRate.benjaminiHochbergAdjusted(tested.map { comparisons[$0].worseTest?.pValue ?? 1 })
+        let better = FalseDiscoveryRate.benjaminiHochbergAdjusted(
+            tested.map { comparisons[$0].betterTest?.pValue ?? 1 })
+        for (position, index) in tested.enumerated() {
+            comparisons[index].decide(adjustedWorseP: worse[position], adjustedBetterP: better[position])
+        }
+        testedCount = tested.count
         self.comparisons = comparisons
     }
+
+    /// How many series were tested and so share the false-discovery correction.
+    public let testedCount: Int
 
     /// Gated regressions.
     public var regressions: [SeriesComparison] { comparisons.filter(\.isRegression) }
 
-    /// 1 when any gated series got worse, else 0.
-    public var exitStatus: CompareExitStatus { regressions.isEmpty ? .noRegression : .regression }
+    /// Series that should have been judged but could not be (gated or not).
+    public var unjudged: [SeriesComparison] { comparisons.filter(\.verdict.isUnjudged) }
+
+    /// How many series a lone regression competes with in the correction:
+    /// the tested series plus those that had too few repetitions to be tested.
+    public var judgeableCount: Int { testedCount + count(of: .tooFewRepetitions) }
+
+    /// The fewest repetitions a side with which a single series, every new
+    /// repetition worse than every base one beyond the threshold, is `worse`
+    /// even when every other of the ``judgeableCount`` series is unchanged.
+    public var repetitionsForALoneChange: Int? {
+        MannWhitneyUTest.repetitionsNeeded(forOneSidedLevel: options.alpha / Double(max(1, judgeableCount)))
+    }
+
+    /// The fewest repetitions a side with which a series can be judged at all
+    /// (3 at alpha 0.05).
+    public var repetitionsForAnyVerdict: Int? {
+        MannWhitneyUTest.repetitionsNeeded(forOneSidedLevel: options.alpha)
+    }
+
+    /// 1 when any gated series got worse; else 3 when any gated series could
+    /// not be judged; else 0.
+    public var exitStatus: CompareExitStatus {
+        if !regressions.isEmpty {
+            return .regression
+        }
+        if comparisons.contains(where: \.isGatedUnjudged) {
+            return .notJudged
+        }
+        return .noRegression
+    }
 
     /// How many series got each verdict.
     public func count(of verdict: CompareVerdict) -> Int {

@@ -19,6 +19,12 @@ public struct ResultFile: Sendable {
     /// One series per key, in order of the key's first row.
     public let series: [ResultSeries]
 
+    /// A result file made of `series` (keys must be unique); `path` names it in messages.
+    public init(path: String, series: [ResultSeries]) {
+        self.path = path
+        self.series = series
+    }
+
     /// Reads and parses the file at `path`.
     public static func load(path: String) throws(CompareInputError) -> ResultFile {
         var isDirectory: ObjCBool = false

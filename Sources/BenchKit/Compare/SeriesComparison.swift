@@ -2,18 +2,35 @@
 /// allocator) between a base and a new result file.
 ///
 /// - Noisy metrics: the two medians, the change of the medians relative to
-///   the base median, a two-sided ``MannWhitneyUTest`` on the repetitions and
-///   the ``HodgesLehmannInterval`` of the shift at `1 - alpha`, expressed in
-///   per cent of the base median. The verdict is `better`/`worse` only if
-///   `p < alpha` and `|change| ≥ threshold`, in the metric's direction; `~`
-///   otherwise; `too few repetitions` if no outcome could reach alpha. For a
-///   wake-up-bound time (``MetricComparisonRule/isWakeUpBound``) the
+///   the base median, and two one-sided ``MannWhitneyUTest``s of the new
+///   repetitions against the base ones shifted by the threshold: "worse by
+///   more than the threshold" (in the metric's harmful direction) and
+///   "better by more than the threshold". The confidence interval is the
+///   ``HodgesLehmannInterval`` of the shift at `1 - 2·alpha` (each bound a
+///   one-sided `1 - alpha` bound, the level of the tests), in per cent of the
+///   base median. The verdict:
+///   - `worse`/`better` when the test's p-value, adjusted for the false
+///     discovery rate across the run (``FalseDiscoveryRate``), is at most
+///     alpha; so 3 against 3 repetitions, every new one worse than every base
+///     one by more than the threshold, give p = 1/20 and are `worse` at 0.05
+///     when the series is compared alone;
+///   - `worse?` when every new repetition is worse than every base one by
+///     more than the threshold (p at its smallest for these repetition
+///     counts, and at most alpha) but the adjusted p-value is above alpha: as
+///     clear a regression as these repetitions can show, which only more
+///     repetitions can confirm (not judged). With overlapping repetitions
+///     that do not pass the correction the verdict is `~`;
+///   - `same` when the interval lies within ±threshold (equivalence);
+///   - `~` (cannot tell) otherwise;
+///   - `too few repetitions` (not judged) when even non-overlapping samples
+///     could not reach alpha (2 against 3 at 0.05).
+///   For a wake-up-bound time (``MetricComparisonRule/isWakeUpBound``) the
 ///   threshold is the larger of `threshold` and `wakeUpThreshold`.
 /// - Exact metrics (``MetricComparisonRule/isExact``): medians only, no test;
 ///   any change in the bad direction is `worse`, in the good one `better`,
-///   whatever the threshold; only a change within the metric's
-///   ``ExactTolerance`` (none by default) is `~`.
-/// - Informational metrics: medians and change only, verdict `not judged`.
+///   whatever the threshold; equal counts, or a change within the metric's
+///   ``ExactTolerance`` (none by default), are `same`.
+/// - Informational metrics: medians and change only, verdict `shown only`.
 /// - Machine drift: the peers and the reference measured in the same run
 ///   (variants `peer.*`, `reference.*`) run code this project does not
 ///   change, so their common change between the two files is the machine's
@@ -36,20 +53,60 @@ public struct SeriesComparison: Sendable {
     /// `(new median - base median) / |base median|`; nil when the base median
     /// is zero and the new one is not, or when a side has no values.
     public let change: Double?
-    /// Confidence interval of the shift as fractions of `|base median|`.
-    public let interval: ClosedRange<Double>?
-    public let test: MannWhitneyUTest?
-    public let verdict: CompareVerdict
+    /// Confidence interval of the shift (new minus base, after the machine
+    /// drift correction) at `1 - 2·alpha`, as fractions of `|base median|`.
+    public private(set) var interval: ClosedRange<Double>?
+    /// The one-sided test of "worse by more than ``threshold``": the new
+    /// repetitions against the base ones moved by the threshold in the
+    /// harmful direction. Nil when no test was run.
+    public private(set) var worseTest: MannWhitneyUTest?
+    /// The one-sided test of "better by more than ``threshold``".
+    public private(set) var betterTest: MannWhitneyUTest?
+    /// ``worseTest``'s p-value adjusted for the false discovery rate across
+    /// the series of the comparison (equal to it for a series compared alone).
+    public private(set) var adjustedWorseP: Double?
+    /// ``betterTest``'s p-value, adjusted likewise.
+    public private(set) var adjustedBetterP: Double?
+    /// The smallest one-sided p-value the repetition counts allow (nil when
+    /// the series has no test by design).
+    public private(set) var minimumPValue: Double?
+    /// The threshold this series was judged against, as a fraction.
+    public let threshold: Double
+    public private(set) var verdict: CompareVerdict
     /// Whether this verdict counts toward the exit status under the chosen gate.
     public let isGated: Bool
     /// The machine's drift factor the verdict was corrected for (new/base of
     /// the same run's anchors), when one applied.
     public let machineDrift: Double?
+    /// Whether the interval lies within ±threshold, or every value is equal.
+    private var isWithinThreshold: Bool
+    private let alpha: Double
 
     /// A gated `worse`.
     public var isRegression: Bool { verdict == .worse && isGated }
 
-    /// Compares one key; at least one of `base` and `new` must be given.
+    /// A gated series that should have been judged but could not be.
+    public var isGatedUnjudged: Bool { verdict.isUnjudged && isGated }
+
+    /// The test in the direction the series moved (after the drift
+    /// correction): ``betterTest`` when it moved the good way, else ``worseTest``.
+    public var reportedTest: MannWhitneyUTest? {
+        movedTheGoodWay ? betterTest : worseTest
+    }
+
+    /// ``reportedTest``'s adjusted p-value.
+    public var reportedAdjustedP: Double? {
+        movedTheGoodWay ? adjustedBetterP : adjustedWorseP
+    }
+
+    private var movedTheGoodWay: Bool {
+        guard let worse = worseTest, let better = betterTest else { return false }
+        return better.pValue < worse.pValue
+    }
+
+    /// Compares one key; at least one of `base` and `new` must be given. The
+    /// verdict is that of the series tested alone; ``ComparisonReport``
+    /// adjusts it for the run's other series.
     public init(base: ResultSeries?, new: ResultSeries?, options: CompareOptions, machineDrift: Double? = nil) {
         guard let any = base ?? new else {
             preconditionFailure("base or new must be given")
@@ -60,6 +117,8 @@ public struct SeriesComparison: Sendable {
         baseValues = base?.values
         newValues = new?.values
         isGated = options.gate == .all || rule.isExact
+        alpha = options.alpha
+        threshold = rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
         // Wake-up-bound times do not move together between runs (a peer's
         // lateness can fall while the library's rises): no common factor to
         // divide out; `wakeUpThreshold` covers their run-to-run swing.
@@ -69,11 +128,14 @@ public struct SeriesComparison: Sendable {
         let newMedian = new.flatMap { Self.median($0.values) }
         self.baseMedian = baseMedian
         self.newMedian = newMedian
+        interval = nil
+        worseTest = nil
+        betterTest = nil
+        minimumPValue = nil
+        isWithinThreshold = false
 
         guard let base, let new else {
             change = nil
-            interval = nil
-            test = nil
             // Informational series (per-tick samples, machine facts) come and go
             // with the run: one side only is not a change in the suite.
             verdict = rule.preference == .informational ? .informational : (base == nil ? .added : .removed)
@@ -81,8 +143,6 @@ public struct SeriesComparison: Sendable {
         }
         guard let baseMedian, let newMedian else {
             change = nil
-            interval = nil
-            test = nil
             verdict = .noValues
             return
         }
@@ -92,21 +152,17 @@ public struct SeriesComparison: Sendable {
         self.change = change
 
         if rule.preference == .informational {
-            interval = nil
-            test = nil
             verdict = .informational
             return
         }
 
         if rule.isExact {
-            interval = nil
-            test = nil
             // The user's tolerance, or at least the rounding of a decimal written to the CSV.
             let tolerance = max(
                 ExactTolerance.amount(for: key.metric, in: options.exactTolerances),
                 1e-9 * max(scale, abs(newMedian)))
             if abs(newMedian - baseMedian) <= tolerance {
-                verdict = .unchanged
+                verdict = .same
             } else {
                 verdict = rule.isWorse(from: baseMedian, to: newMedian) ? .worse : .better
             }
@@ -115,40 +171,63 @@ public struct SeriesComparison: Sendable {
 
         if MachineDrift.isAnchor(variant: key.variant) {
             // Peers and the reference measure the machine, not this project.
-            interval = nil
-            test = nil
             verdict = .informational
+            return
+        }
+
+        let minimumP = MannWhitneyUTest.minimumAchievablePValue(
+            m: base.values.count, n: new.values.count, alternative: .secondGreater)
+        minimumPValue = minimumP
+        guard FalseDiscoveryRate.isSignificant(minimumP, at: options.alpha) else {
+            verdict = .tooFewRepetitions
             return
         }
 
         // Judge against the machine: new values as if the machine had not drifted.
         let drift = judgedDrift ?? 1
         let newJudged = drift == 1 ? new.values : new.values.map { $0 / drift }
-        let newJudgedMedian = newMedian / drift
-        let judgedChange: Double? =
-            if scale > 0 { (newJudgedMedian - baseMedian) / scale } else if newJudgedMedian == baseMedian { 0 } else { nil }
+        // "Worse by more than the threshold" is tested as "worse than the base
+        // moved by the threshold in the harmful direction" (and likewise
+        // "better"), so the threshold is part of the question the test answers.
+        let harmfulSign: Double = rule.preference == .higherIsBetter ? -1 : 1
+        let shift = threshold * scale
+        let towardsWorse: MannWhitneyUTest.Alternative = harmfulSign > 0 ? .secondGreater : .secondLess
+        let towardsBetter: MannWhitneyUTest.Alternative = harmfulSign > 0 ? .secondLess : .secondGreater
+        worseTest = MannWhitneyUTest(base.values.map { $0 + harmfulSign * shift }, newJudged, alternative: towardsWorse)
+        betterTest = MannWhitneyUTest(base.values.map { $0 - harmfulSign * shift }, newJudged, alternative: towardsBetter)
+        let everyValueEqual = Set(base.values + newJudged).count == 1
+        if scale > 0,
+            let shiftInterval = HodgesLehmannInterval(base.values, newJudged, confidence: 1 - 2 * options.alpha)
+        {
+            let relative = (shiftInterval.lower / scale)...(shiftInterval.upper / scale)
+            interval = relative
+            isWithinThreshold = everyValueEqual || (relative.lowerBound >= -threshold && relative.upperBound <= threshold)
+        } else {
+            isWithinThreshold = everyValueEqual
+        }
+        verdict = .cannotTell
+        decide(adjustedWorseP: worseTest?.pValue, adjustedBetterP: betterTest?.pValue)
+    }
 
-        let minimumP = MannWhitneyUTest.minimumAchievablePValue(m: base.values.count, n: new.values.count)
-        guard minimumP <= options.alpha else {
-            interval = nil
-            test = nil
-            verdict = .tooFewRepetitions
-            return
-        }
-        let test = MannWhitneyUTest(base.values, newJudged)
-        self.test = test
-        if scale > 0, let shift = HodgesLehmannInterval(base.values, newJudged, confidence: 1 - options.alpha) {
-            interval = (shift.lower / scale)...(shift.upper / scale)
+    /// Sets the verdict of a tested series from its p-values adjusted across
+    /// the run's series (see ``FalseDiscoveryRate``).
+    mutating func decide(adjustedWorseP: Double?, adjustedBetterP: Double?) {
+        guard let worseTest, let adjustedWorseP, let adjustedBetterP else { return }
+        self.adjustedWorseP = adjustedWorseP
+        self.adjustedBetterP = adjustedBetterP
+        if FalseDiscoveryRate.isSignificant(adjustedWorseP, at: alpha) {
+            verdict = .worse
+        } else if FalseDiscoveryRate.isSignificant(adjustedBetterP, at: alpha) {
+            verdict = .better
+        } else if worseTest.isCompleteSeparation && FalseDiscoveryRate.isSignificant(worseTest.pValue, at: alpha) {
+            // Every new repetition is worse than every base one by more than
+            // the threshold: as clear as these repetitions can show, yet not
+            // enough across the run. Not "no regression".
+            verdict = .unconfirmedWorse
+        } else if isWithinThreshold {
+            verdict = .same
         } else {
-            interval = nil
-        }
-        // A nil change means growth from zero: larger than any threshold.
-        let threshold = rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
-        let isLargeEnough = judgedChange.map { abs($0) >= threshold } ?? true
-        if test.pValue < options.alpha && isLargeEnough && newJudgedMedian != baseMedian {
-            verdict = rule.isWorse(from: baseMedian, to: newJudgedMedian) ? .worse : .better
-        } else {
-            verdict = .unchanged
+            verdict = .cannotTell
         }
     }
 
