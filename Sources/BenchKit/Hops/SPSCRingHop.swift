@@ -25,10 +25,13 @@ import Synchronization
 /// compare-and-swap per element.
 ///
 /// Elements are `UInt64`, as for every hop; nothing is allocated per element
-/// or per batch (the ring is allocated once per session).
+/// or per batch (the ring is allocated, and its pages touched, once per
+/// session, before the measured region).
 final class SPSCRingHop: HopSession, @unchecked Sendable {
-    /// Slots in the ring of `reference.spsc-ring`.
-    static let defaultCapacity = 4096
+    /// Slots in the ring of `reference.spsc-ring`: 512 KiB of `UInt64`, so
+    /// that a consumer preempted for a time slice on a shared machine rarely
+    /// makes the producer wait for room (the library's queues grow instead).
+    static let defaultCapacity = 1 << 16
 
     /// The write index, alone on its cache lines (written per element by the producer).
     private let written = PaddedIndex()
@@ -56,6 +59,8 @@ final class SPSCRingHop: HopSession, @unchecked Sendable {
         var rounded = 1
         while rounded < capacity { rounded <<= 1 }
         slots = .allocate(capacity: rounded)
+        // Touch every page now, outside the measured region.
+        slots.initialize(repeating: 0, count: rounded)
         mask = rounded - 1
     }
 
