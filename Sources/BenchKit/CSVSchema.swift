@@ -58,7 +58,8 @@ public enum CSVSchema {
             variants: [
                 "fast-path", "generic", "concurrent", "operation-queue", "main",
                 "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.nio",
-                "reference.batched-handoff",
+                "reference.batched-handoff", "reference.spsc-ring",
+                "fast-path.disturbed", "generic.disturbed",
             ],
             metrics: [
                 MetricSpec("elements_per_s", unit: "elements/s", direction: .higherIsBetter),
@@ -73,7 +74,7 @@ public enum CSVSchema {
             variants: [
                 "fast-path", "generic", "concurrent", "operation-queue", "main",
                 "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.nio",
-                "reference.batched-handoff",
+                "reference.batched-handoff", "reference.spsc-ring",
             ],
             metrics: [
                 MetricSpec("latency_p50_ns", unit: "ns", direction: .lowerIsBetter, isWakeUpBound: true),

@@ -14,7 +14,7 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     let hops: [HopVariant]
 
     public init() {
-        hops = HopCatalog.all
+        hops = HopCatalog.throughput
     }
 
     init(hops: [HopVariant]) {

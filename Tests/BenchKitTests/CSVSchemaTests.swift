@@ -23,6 +23,7 @@ final class CSVSchemaTests: XCTestCase {
             [
                 "fast-path", "generic", "concurrent", "operation-queue", "main", "peer.dispatch-async",
                 "peer.opencombine", "peer.asyncstream", "peer.nio", "reference.batched-handoff",
+                "reference.spsc-ring", "fast-path.disturbed", "generic.disturbed",
             ])
         XCTAssertEqual(
             schema.metrics.map(\.name), ["elements_per_s", "ns_per_element", "allocs_per_element", "bytes_per_element"])

@@ -8,6 +8,16 @@ enum HopCatalog {
             AsyncStreamHop.variant,
             NIOHop.variant,
             BatchedHandoffHop.variant,
+            SPSCRingHop.variant,
         ]
+    }
+
+    /// `all`, then the library's serial-queue paths again, each repetition
+    /// preceded by dispatch-heavy work (`DispatchDisturbance`): the condition
+    /// an embedding app creates, in which the two paths must keep their order.
+    static var throughput: [HopVariant] {
+        all + LibraryHops.variants
+            .filter { ["fast-path", "generic"].contains($0.name) }
+            .map(DispatchDisturbance.disturbed)
     }
 }
