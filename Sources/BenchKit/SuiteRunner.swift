@@ -63,7 +63,7 @@ public struct SuiteRunner: Sendable {
                 $0 + $1.estimatedSeconds * perPlan
                     + ($1.countAllocations == nil ? 0 : $1.countingEstimatedSeconds * countsPerPlan)
             })
-        let context = MeasureContext(counter: counter, configuration: configuration)
+        let context = MeasureContext(counter: counter, configuration: configuration, progress: progress.measurement)
         var rows: [CSVRow] = []
         var order: [String] = []
         var byBenchmark: [String: [MeasurementPlan]] = [:]
