@@ -52,7 +52,8 @@ public final class MeasurementProgress: Sendable {
 /// redraws it twice a second, so it moves during long measurements; it only
 /// reads atomics and the reporter's state, and the measuring thread never
 /// writes to the terminal inside a timed region (`willMeasure` prints before
-/// it, between measurements).
+/// it, between measurements). The timer thread does not draw while
+/// allocations are counted (counts cover every thread).
 ///
 /// Otherwise (CI logs, pipes) output stays sparse: one line per benchmark and
 /// one per repetition round.
@@ -72,6 +73,9 @@ public final class ProgressReporter: @unchecked Sendable {
         var estimatedSeconds: Double
         /// When it started (monotonic nanoseconds).
         var startedAt: UInt64
+        /// Whether the timer thread may redraw during it. Not while counting
+        /// allocations: counts cover every thread, and drawing allocates.
+        var redraws = true
     }
 
     struct State {
@@ -124,7 +128,7 @@ public final class ProgressReporter: @unchecked Sendable {
         usleep(UInt32(redrawSeconds * 1e6))
         return state.withLock { state in
             if state.finished { return false }
-            if state.lineIsOpen { draw(&state, now: MeasureContext.now()) }
+            if state.lineIsOpen, state.step?.redraws == true { draw(&state, now: MeasureContext.now()) }
             return true
         }
     }
@@ -162,7 +166,7 @@ public final class ProgressReporter: @unchecked Sendable {
 
     func willMeasure(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int, variants: Int) {
         let phase = repetition == 0 ? "warm-up" : "repetition \(repetition)/\(repetitions)"
-        start(plan, phase: phase, estimatedSeconds: plan.estimatedSeconds) { state, remaining in
+        start(plan, phase: phase, estimatedSeconds: plan.estimatedSeconds, redraws: true) { state, remaining in
             guard plan.benchmark != state.currentBenchmark || "\(repetition)" != state.currentRound else { return nil }
             var text = ""
             if plan.benchmark != state.currentBenchmark {
@@ -180,7 +184,7 @@ public final class ProgressReporter: @unchecked Sendable {
     func willCount(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int) {
         start(
             plan, phase: "counting allocations \(repetition)/\(repetitions)",
-            estimatedSeconds: plan.countingEstimatedSeconds
+            estimatedSeconds: plan.countingEstimatedSeconds, redraws: false
         ) { state, remaining in
             let key = "count " + plan.benchmark
             guard key != state.currentBenchmark else { return nil }
@@ -192,7 +196,7 @@ public final class ProgressReporter: @unchecked Sendable {
     /// Records the new step; draws it on a terminal, or prints what
     /// `lines` returns (given the state and the time left) otherwise.
     private func start(
-        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double,
+        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double, redraws: Bool,
         lines: (inout State, String) -> String?
     ) {
         measurement.reset()
@@ -201,7 +205,7 @@ public final class ProgressReporter: @unchecked Sendable {
         state.withLock { state in
             state.step = Step(
                 benchmark: plan.benchmark, variant: plan.variant, params: plan.params, phase: phase,
-                estimatedSeconds: estimatedSeconds, startedAt: now)
+                estimatedSeconds: estimatedSeconds, startedAt: now, redraws: redraws)
             switch style {
             case .silent:
                 return
@@ -265,6 +269,14 @@ public final class ProgressReporter: @unchecked Sendable {
             guard state.notes.insert(message).inserted else { return }
             closeLine(&state)
             FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
+    }
+
+    /// Stops redrawing and clears the line, after a measurement failed.
+    func abort() {
+        state.withLock { state in
+            state.finished = true
+            closeLine(&state)
         }
     }
 

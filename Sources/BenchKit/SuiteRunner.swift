@@ -63,6 +63,19 @@ public struct SuiteRunner: Sendable {
                 $0 + $1.estimatedSeconds * perPlan
                     + ($1.countAllocations == nil ? 0 : $1.countingEstimatedSeconds * countsPerPlan)
             })
+        do {
+            let rows = try measure(runnable, timing: timing, counting: counting, pass: pass, progress: progress)
+            progress.finish()
+            return rows
+        } catch {
+            progress.abort()
+            throw error
+        }
+    }
+
+    private func measure(
+        _ runnable: [MeasurementPlan], timing: Bool, counting: Bool, pass: AllocationPass, progress: ProgressReporter
+    ) throws -> [CSVRow] {
         let context = MeasureContext(counter: counter, configuration: configuration, progress: progress.measurement)
         var rows: [CSVRow] = []
         var order: [String] = []
@@ -105,7 +118,6 @@ public struct SuiteRunner: Sendable {
                 }
             }
         }
-        progress.finish()
         return rows
     }
 
