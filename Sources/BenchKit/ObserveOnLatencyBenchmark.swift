@@ -65,7 +65,8 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
             }
             return MeasurementPlan(
                 benchmark: Self.name, variant: hop.name, params: params,
-                estimatedSeconds: estimatedSeconds, needsMainQueue: hop.needsMainQueue,
+                estimatedSeconds: estimatedSeconds, warmUpEstimatedSeconds: estimatedSeconds / 4,
+                needsMainQueue: hop.needsMainQueue,
                 warmUp: { _ in
                     _ = try record(max(samples / 4, 1))
                 },

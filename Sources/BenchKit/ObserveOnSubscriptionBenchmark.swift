@@ -38,7 +38,8 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
             }
             return MeasurementPlan(
                 benchmark: Self.name, variant: variant.name, params: params,
-                estimatedSeconds: Double(lifecycles) * 30e-6 + 0.01, needsMainQueue: variant.needsMainQueue,
+                estimatedSeconds: Double(lifecycles) * 30e-6 + 0.01,
+                warmUpEstimatedSeconds: Double(max(lifecycles / 4, 1)) * 30e-6 + 0.01, needsMainQueue: variant.needsMainQueue,
                 countingEstimatedSeconds: Double(batch + Self.countingWarmUp) * 60e-6 + 0.01,
                 warmUp: { _ in
                     try variant.run(0, max(lifecycles / 4, 1)) { try $0() }

@@ -27,6 +27,7 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
                 return MeasurementPlan(
                     benchmark: Self.name, variant: job.name, params: params,
                     estimatedSeconds: Double(period.ticks * period.periodMilliseconds) / 1000 + 0.02,
+                    warmUpEstimatedSeconds: Double(min(period.ticks, 10) * period.periodMilliseconds) / 1000 + 0.02,
                     needsMainQueue: job.needsMainQueue,
                     warmUp: { context in
                         _ = try Self.record(

@@ -166,7 +166,8 @@ public final class ProgressReporter: @unchecked Sendable {
 
     func willMeasure(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int, variants: Int) {
         let phase = repetition == 0 ? "warm-up" : "repetition \(repetition)/\(repetitions)"
-        start(plan, phase: phase, estimatedSeconds: plan.estimatedSeconds, redraws: true) { state, remaining in
+        let estimate = repetition == 0 ? plan.warmUpEstimatedSeconds : plan.estimatedSeconds
+        start(plan, phase: phase, estimatedSeconds: estimate, redraws: true) { state, remaining in
             guard plan.benchmark != state.currentBenchmark || "\(repetition)" != state.currentRound else { return nil }
             var text = ""
             if plan.benchmark != state.currentBenchmark {
@@ -227,15 +228,15 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     /// The terminal line, padded to `width` columns. When it is too long the
-    /// name of the step is shortened (ending in `…`), never the progress and
-    /// the time left, unless they alone exceed the width.
+    /// name of the step (benchmark, variant, params) is shortened, ending in
+    /// `…`; never the phase, the progress and the time left, unless they
+    /// alone exceed the width.
     static func statusLine(
         step: Step, inner: (done: Int, total: Int, unit: String)?, remainingSeconds: Double, width: Int = width
     ) -> String {
         var head = "[\(step.benchmark)] \(step.variant)"
         if !step.params.isEmpty { head += " \(step.params)" }
-        head += "  \(step.phase)"
-        var tail = ""
+        var tail = "  \(step.phase)"
         if let inner {
             tail += "  \(bar(done: inner.done, total: inner.total)) \(inner.done)/\(inner.total) \(inner.unit)"
         }

@@ -24,7 +24,7 @@ final class ProgressReporterTests: XCTestCase {
         let line = ProgressReporter.statusLine(
             step: step(), inner: (done: 2_500, total: 10_000, unit: "ticks"), remainingSeconds: 65, width: 80)
         XCTAssertEqual(line.count, 80)
-        XCTAssertEqual(line, "[periodic.drift] serial-d…  [#####...............] 2500/10000 ticks  ~1m05s left")
+        XCTAssertEqual(line, "[periodic…  repetition 2/5  [#####...............] 2500/10000 ticks  ~1m05s left")
     }
 
     func testTheStatusLineWithoutStepsOrParamsAndShortenedToTheWidth() {
@@ -33,9 +33,11 @@ final class ProgressReporterTests: XCTestCase {
         let line = ProgressReporter.statusLine(step: plain, inner: nil, remainingSeconds: 4.4)
         XCTAssertEqual(
             line.trimmingCharacters(in: .whitespaces), "[periodic.drift] serial-dispatch.native  repetition 2/5  ~4s left")
-        let narrow = ProgressReporter.statusLine(step: plain, inner: nil, remainingSeconds: 4, width: 20)
-        XCTAssertEqual(narrow, "[periodic…  ~4s left")
-        XCTAssertEqual(ProgressReporter.statusLine(step: plain, inner: nil, remainingSeconds: 4, width: 6), "  ~4s ")
+        let narrow = ProgressReporter.statusLine(step: plain, inner: nil, remainingSeconds: 4, width: 30)
+        XCTAssertEqual(narrow, "[pe…  repetition 2/5  ~4s left")
+        // The phase and the time left alone are wider than 20 columns: clipped, never wider.
+        XCTAssertEqual(
+            ProgressReporter.statusLine(step: plain, inner: nil, remainingSeconds: 4, width: 20), "  repetition 2/5  ~4")
     }
 
     func testTheBarFillsInProportionAndNeverOverflows() {
@@ -105,5 +107,19 @@ final class ProgressReporterTests: XCTestCase {
         XCTAssertEqual(ProgressReporter.format(seconds: 59.4), "59s")
         XCTAssertEqual(ProgressReporter.format(seconds: 61), "1m01s")
         XCTAssertEqual(ProgressReporter.format(seconds: 330), "5m30s")
+    }
+
+    /// A drift warm-up runs 10 ticks, not 10,000: counting it as a whole
+    /// repetition would make the run look ten times faster than it is.
+    func testWarmUpsAreEstimatedAtTheirOwnSize() throws {
+        let plans = PeriodicDriftBenchmark().plans(for: .standard(recursionProbe: nil))
+            .filter { $0.params.contains("ticks=10000") }
+        XCTAssertFalse(plans.isEmpty)
+        for plan in plans {
+            XCTAssertLessThan(plan.warmUpEstimatedSeconds, plan.estimatedSeconds / 100, plan.identifier)
+        }
+        let plain = MeasurementPlan(
+            benchmark: "b", variant: "v", params: "", estimatedSeconds: 3, warmUp: { _ in }, measure: { _ in [] })
+        XCTAssertEqual(plain.warmUpEstimatedSeconds, 3)
     }
 }
