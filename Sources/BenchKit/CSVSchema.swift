@@ -73,6 +73,10 @@ public enum CSVSchema {
             ],
             wakeUpBoundVariants: ["main"]
         ),
+        // Two regimes, told apart by `params`: rows without a `regime` key
+        // (`rate_per_s=…;samples=…`, as before the busy regime existed) are the
+        // wake-up regime, `regime=busy;…` rows the busy one (see
+        // `ObserveOnLatencyBenchmark`).
         BenchmarkSchema(
             name: "observeOn.latency",
             variants: [
