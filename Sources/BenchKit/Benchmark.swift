@@ -43,6 +43,9 @@ public struct MeasurementPlan: Sendable {
     public let params: String
     /// Expected seconds of one repetition, for the progress estimate.
     public let estimatedSeconds: Double
+    /// Expected seconds of the warm-up, which usually does a fraction of a
+    /// repetition's work; `estimatedSeconds` when not given.
+    public let warmUpEstimatedSeconds: Double
     /// Set when the variant cannot run in this build or on this machine; the
     /// runner says why once and writes no rows for it.
     public let unavailableReason: String?
@@ -63,7 +66,7 @@ public struct MeasurementPlan: Sendable {
 
     public init(
         benchmark: String, variant: String, params: String, estimatedSeconds: Double,
-        unavailableReason: String? = nil, needsMainQueue: Bool = false, countingEstimatedSeconds: Double = 0.01,
+        warmUpEstimatedSeconds: Double? = nil, unavailableReason: String? = nil, needsMainQueue: Bool = false, countingEstimatedSeconds: Double = 0.01,
         warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
         measure: @escaping @Sendable (MeasureContext) throws -> [MetricValue],
         countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])? = nil
@@ -72,6 +75,7 @@ public struct MeasurementPlan: Sendable {
         self.variant = variant
         self.params = params
         self.estimatedSeconds = estimatedSeconds
+        self.warmUpEstimatedSeconds = warmUpEstimatedSeconds ?? estimatedSeconds
         self.unavailableReason = unavailableReason
         self.needsMainQueue = needsMainQueue
         self.countingEstimatedSeconds = countingEstimatedSeconds

@@ -4,6 +4,7 @@ public enum BenchmarkCatalog {
         [
             ObserveOnThroughputBenchmark(),
             ObserveOnLatencyBenchmark(),
+            ObserveOnSubscriptionBenchmark(),
             TrampolineBenchmark(),
             PeriodicDriftBenchmark(),
         ]

@@ -40,6 +40,11 @@
 ///   chain of 1000 levels: per-level allocations plus the chain's fixed
 ///   start-up (or saving: the first level runs without being queued, hence
 ///   0.999) divided by 1000. Exact on every run.
+/// - `observeOn.subscription` `allocs_per_lifecycle`, `bytes_per_lifecycle`:
+///   1000 subscription lifecycles (subscribe, one element delivered, dispose,
+///   observer released) after 100 warm-up ones on the same scheduler, divided
+///   by 1000: exact per lifecycle, with rare one-off growth (a new worker
+///   thread) spread over the batch.
 /// - `depth` is exact; every other metric is a time and varies.
 public enum CSVSchema {
     /// The columns, in order, as written in the header row.
@@ -69,6 +74,10 @@ public enum CSVSchema {
             ],
             wakeUpBoundVariants: ["main"]
         ),
+        // Two regimes, told apart by `params`: rows without a `regime` key
+        // (`rate_per_s=…;samples=…`, as before the busy regime existed) are the
+        // wake-up regime, `regime=busy;…` rows the busy one (see
+        // `ObserveOnLatencyBenchmark`).
         BenchmarkSchema(
             name: "observeOn.latency",
             variants: [
@@ -82,6 +91,21 @@ public enum CSVSchema {
                 MetricSpec("latency_p999_ns", unit: "ns", direction: .lowerIsBetter, isSingleRunTail: true),
                 MetricSpec("latency_max_ns", unit: "ns", direction: .lowerIsBetter, isSingleRunTail: true),
             ]
+        ),
+        BenchmarkSchema(
+            name: "observeOn.subscription",
+            variants: [
+                "fast-path", "generic", "concurrent", "operation-queue", "main", "current-thread",
+                "peer.opencombine",
+            ],
+            metrics: [
+                MetricSpec("ns_per_lifecycle", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("allocs_per_lifecycle", unit: "allocations", direction: .lowerIsBetter, isExactCount: true),
+                MetricSpec("bytes_per_lifecycle", unit: "bytes", direction: .lowerIsBetter, isExactCount: true),
+            ],
+            // Each lifecycle hands one drain to the scheduler's thread, which is
+            // usually idle: the time is mostly that thread's wake-up.
+            wakeUpBoundVariants: ["fast-path", "generic", "concurrent", "operation-queue", "main", "peer.opencombine"]
         ),
         BenchmarkSchema(
             name: "trampoline.recursion",

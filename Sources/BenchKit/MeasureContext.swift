@@ -5,10 +5,16 @@ import Dispatch
 public final class MeasureContext: @unchecked Sendable {
     public let counter: AllocationCounter
     public let configuration: SuiteConfiguration
+    /// Where a long measurement reports its steps (ticks, samples) for the
+    /// progress line: atomics only, safe inside a timed region.
+    public let progress: MeasurementProgress
 
-    public init(counter: AllocationCounter, configuration: SuiteConfiguration) {
+    public init(
+        counter: AllocationCounter, configuration: SuiteConfiguration, progress: MeasurementProgress = MeasurementProgress()
+    ) {
         self.counter = counter
         self.configuration = configuration
+        self.progress = progress
     }
 
     /// What one measured region cost.

@@ -1,9 +1,22 @@
 import Histogram
+import Synchronization
 
 /// `observeOn.latency`: the time from `onNext` on the producing thread to the
-/// element's arrival at the observer, at a paced rate (not a flood, which
-/// would measure queueing instead of the hop). Percentiles come from an
-/// HdrHistogram with three significant digits.
+/// element's arrival at the observer, in two regimes. Percentiles come from
+/// an HdrHistogram with three significant digits.
+///
+/// - Wake-up regime (params `rate_per_s=…;samples=…`, no `regime` key, as
+///   in runs before the busy regime existed): one element every
+///   `1/rate` seconds, paced by spinning (not a flood, which would measure
+///   queueing instead of the hop). The consumer's drain has ended and its
+///   thread has gone idle before each element, so the figure is a hop into a
+///   sleeping thread: mostly the kernel's wake-up.
+/// - Busy regime (params `regime=busy;…`): the producer keeps the drain
+///   running with a steady stream, never more than `in_flight` elements ahead
+///   of the consumer (so queueing stays bounded whatever a variant's
+///   throughput), and every `timed_every`-th element carries its send time;
+///   the others carry 0. The figure is a hop into a drain that is already
+///   running: the hand-off plus at most `in_flight - 1` elements ahead of it.
 public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     public static let name = "observeOn.latency"
     let hops: [HopVariant]
@@ -16,22 +29,49 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
         self.hops = hops
     }
 
+    /// Elements the busy regime's producer keeps in flight at most.
+    static let busyInFlight = 8
+    /// The busy regime times one element in this many.
+    static let busyTimedEvery = 16
+
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let samples = configuration.latencySamples
         let rate = configuration.latencyRatePerSecond
-        let params = formatParams(["rate_per_s": String(rate), "samples": String(samples)])
-        return hops.map { hop -> MeasurementPlan in
+        let wakeUpParams = formatParams(["rate_per_s": String(rate), "samples": String(samples)])
+        let busyParams = formatParams([
+            "regime": "busy", "samples": String(samples), "in_flight": String(Self.busyInFlight),
+            "timed_every": String(Self.busyTimedEvery),
+        ])
+        let wakeUp = hops.map { hop -> MeasurementPlan in
+            plan(hop: hop, params: wakeUpParams, estimatedSeconds: Double(samples) / Double(rate) + 0.01) { samples in
+                try Self.record(hop: hop, samples: samples, rate: rate)
+            }
+        }
+        let busy = hops.map { hop -> MeasurementPlan in
+            plan(hop: hop, params: busyParams, estimatedSeconds: Double(samples * Self.busyTimedEvery) * 1e-6 + 0.01) {
+                samples in
+                try Self.recordBusy(
+                    hop: hop, samples: samples, inFlight: Self.busyInFlight, timedEvery: Self.busyTimedEvery)
+            }
+        }
+        return wakeUp + busy
+
+        func plan(
+            hop: HopVariant, params: String, estimatedSeconds: Double,
+            record: @escaping @Sendable (_ samples: Int) throws -> Histogram<UInt64>
+        ) -> MeasurementPlan {
             if let reason = hop.unavailableReason {
                 return .unavailable(benchmark: Self.name, variant: hop.name, params: params, reason: reason)
             }
             return MeasurementPlan(
                 benchmark: Self.name, variant: hop.name, params: params,
-                estimatedSeconds: Double(samples) / Double(rate) + 0.01, needsMainQueue: hop.needsMainQueue,
+                estimatedSeconds: estimatedSeconds, warmUpEstimatedSeconds: estimatedSeconds / 4,
+                needsMainQueue: hop.needsMainQueue,
                 warmUp: { _ in
-                    _ = try Self.record(hop: hop, samples: max(samples / 4, 1), rate: rate)
+                    _ = try record(max(samples / 4, 1))
                 },
                 measure: { _ in
-                    let histogram = try Self.record(hop: hop, samples: samples, rate: rate)
+                    let histogram = try record(samples)
                     return [
                         MetricValue("latency_p50_ns", Double(histogram.valueAtPercentile(50))),
                         MetricValue("latency_p99_ns", Double(histogram.valueAtPercentile(99))),
@@ -70,6 +110,53 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
                 }
             },
             consume: { sentAt in recorder.record(sentAt: sentAt) })
+        return recorder.histogram
+    }
+
+    /// Elements consumed so far, counted by the consumer and read by the producer.
+    final class ConsumedCount: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    /// What the busy producer found; written and read on the producing thread.
+    final class Stall: @unchecked Sendable {
+        var failure: BenchmarkFailure?
+    }
+
+    /// The busy regime: `samples × timedEvery` elements, at most `inFlight`
+    /// ahead of the consumer, every `timedEvery`-th one timed.
+    static func recordBusy(hop: HopVariant, samples: Int, inFlight: Int, timedEvery: Int) throws -> Histogram<UInt64> {
+        let session = try hop.makeSession()
+        defer { session.close() }
+        let recorder = Recorder()
+        let consumed = ConsumedCount()
+        let stall = Stall()
+        let count = samples * timedEvery
+        let name = hop.name
+        try hop.deliver(
+            session: session, count: count,
+            produce: { send in
+                for index in 0..<count {
+                    if index - consumed.value.load(ordering: .acquiring) >= inFlight {
+                        let start = MeasureContext.now()
+                        var spins = 0
+                        while index - consumed.value.load(ordering: .acquiring) >= inFlight {
+                            spins += 1
+                            if spins & 1023 == 0, MeasureContext.now() - start > 10_000_000_000 {
+                                stall.failure = BenchmarkFailure(
+                                    "\(name): the consumer took no element for 10 s in the busy latency regime")
+                                return
+                            }
+                        }
+                    }
+                    send(index % timedEvery == timedEvery - 1 ? MeasureContext.now() : 0)
+                }
+            },
+            consume: { sentAt in
+                if sentAt != 0 { recorder.record(sentAt: sentAt) }
+                consumed.value.add(1, ordering: .releasing)
+            })
+        if let failure = stall.failure { throw failure }
         return recorder.histogram
     }
 }

@@ -29,20 +29,27 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
                 return MeasurementPlan(
                     benchmark: Self.name, variant: job.name, params: params,
                     estimatedSeconds: Double(period.ticks * period.periodMilliseconds) / 1000 + 0.02,
+                    warmUpEstimatedSeconds: Double(min(period.ticks, 10) * period.periodMilliseconds) / 1000 + 0.02,
                     needsMainQueue: job.needsMainQueue,
-                    warmUp: { _ in
-                        _ = try Self.record(job: job, periodNanoseconds: periodNanoseconds, ticks: min(period.ticks, 10))
+                    warmUp: { context in
+                        _ = try Self.record(
+                            job: job, periodNanoseconds: periodNanoseconds, ticks: min(period.ticks, 10),
+                            progress: context.progress)
                     },
-                    measure: { _ in
-                        let (recorder, skipped) = try Self.record(job: job, periodNanoseconds: periodNanoseconds, ticks: period.ticks)
+                    measure: { context in
+                        let (recorder, skipped) = try Self.record(
+                            job: job, periodNanoseconds: periodNanoseconds, ticks: period.ticks, progress: context.progress)
                         return Self.metrics(recorder: recorder, skipped: skipped, traceSamples: traceSamples)
                     })
             }
         }
     }
 
-    static func record(job: PeriodicJob, periodNanoseconds: UInt64, ticks: Int) throws -> (TickRecorder, Int?) {
-        let recorder = TickRecorder(start: MeasureContext.now(), periodNanoseconds: periodNanoseconds, ticks: ticks)
+    static func record(
+        job: PeriodicJob, periodNanoseconds: UInt64, ticks: Int, progress: MeasurementProgress? = nil
+    ) throws -> (TickRecorder, Int?) {
+        let recorder = TickRecorder(
+            start: MeasureContext.now(), periodNanoseconds: periodNanoseconds, ticks: ticks, progress: progress)
         let running = try job.start(recorder)
         do {
             try recorder.wait(variant: job.name)

@@ -1,25 +1,106 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Shows what runs and what is left. On a terminal one line is rewritten in
-/// place; otherwise (CI logs, pipes) one line is printed per benchmark.
+/// How far the measurement in progress has got, in the benchmark's own units
+/// (ticks, samples, lifecycles). The measuring code only stores into atomics
+/// (`begin`, `advance`): it never prints, never locks, never allocates, so
+/// reporting does not disturb what is timed. The reporter's timer thread reads it.
+public final class MeasurementProgress: Sendable {
+    private let doneSteps = Atomic<Int>(0)
+    private let totalSteps = Atomic<Int>(0)
+    private let unitStorage = Mutex<String>("")
+
+    public init() {}
+
+    /// Starts counting `total` steps called `unit` (plural, as shown: "ticks").
+    /// Call before the timed region.
+    public func begin(total: Int, unit: String) {
+        unitStorage.withLock { $0 = unit }
+        doneSteps.store(0, ordering: .relaxed)
+        totalSteps.store(max(total, 0), ordering: .relaxed)
+    }
+
+    /// One more step done: a relaxed atomic add, safe inside a timed region.
+    @inline(__always)
+    public func advance(by steps: Int = 1) {
+        doneSteps.add(steps, ordering: .relaxed)
+    }
+
+    /// Forgets the previous measurement's counts.
+    func reset() {
+        totalSteps.store(0, ordering: .relaxed)
+        doneSteps.store(0, ordering: .relaxed)
+    }
+
+    /// Steps done of the total and their unit; `nil` when nothing was begun.
+    var snapshot: (done: Int, total: Int, unit: String)? {
+        let total = totalSteps.load(ordering: .relaxed)
+        guard total > 0 else { return nil }
+        return (min(doneSteps.load(ordering: .relaxed), total), total, unitStorage.withLock { $0 })
+    }
+}
+
+/// Shows what runs and what is left.
+///
+/// On a terminal one line is rewritten in place: the benchmark, variant and
+/// parameters, the repetition (k of n), the progress inside the measurement
+/// when the benchmark reports it (`MeasurementProgress`: ticks, samples,
+/// lifecycles) with a bar, and the time left in the run. A timer thread
+/// redraws it twice a second, so it moves during long measurements; it only
+/// reads atomics and the reporter's state, and the measuring thread never
+/// writes to the terminal inside a timed region (`willMeasure` prints before
+/// it, between measurements). The timer thread does not draw while
+/// allocations are counted (counts cover every thread).
+///
+/// Otherwise (CI logs, pipes) output stays sparse: one line per benchmark and
+/// one per repetition round.
 public final class ProgressReporter: @unchecked Sendable {
     public enum Style: Sendable {
         case terminal, lines, silent
     }
 
-    private let style: Style
-    private var totalEstimate: Double = 0
-    private var doneEstimate: Double = 0
-    private var startTime: UInt64 = 0
-    private var currentBenchmark = ""
-    private var lineIsOpen = false
-    private var notes = Set<String>()
+    /// What is being measured now, for the status line.
+    struct Step: Equatable {
+        var benchmark: String
+        var variant: String
+        var params: String
+        /// "warm-up", "repetition 2/5", "counting allocations 1/3".
+        var phase: String
+        /// Seconds the measurement is expected to take.
+        var estimatedSeconds: Double
+        /// When it started (monotonic nanoseconds).
+        var startedAt: UInt64
+        /// Whether the timer thread may redraw during it. Not while counting
+        /// allocations: counts cover every thread, and drawing allocates.
+        var redraws = true
+    }
 
-    public init(style: Style) {
+    struct State {
+        var totalEstimate: Double = 0
+        var doneEstimate: Double = 0
+        var startTime: UInt64 = 0
+        var step: Step?
+        var currentBenchmark = ""
+        var currentRound = ""
+        var lineIsOpen = false
+        var notes = Set<String>()
+        var finished = false
+    }
+
+    private let style: Style
+    private let state = Mutex(State())
+    /// The progress the running measurement reports; the runner hands it to the workload.
+    public let measurement = MeasurementProgress()
+    private let redrawSeconds: Double
+    private var ticker: Thread?
+    static let width = 118
+
+    public init(style: Style, redrawSeconds: Double = 0.5) {
         self.style = style
+        self.redrawSeconds = redrawSeconds
     }
 
     /// `.terminal` when standard output is a terminal, else `.lines`.
@@ -28,82 +109,193 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     func begin(totalEstimatedSeconds: Double) {
-        totalEstimate = max(totalEstimatedSeconds, 0.001)
-        startTime = MeasureContext.now()
+        state.withLock {
+            $0.totalEstimate = max(totalEstimatedSeconds, 0.001)
+            $0.startTime = MeasureContext.now()
+        }
+        if style == .terminal {
+            let thread = Thread { [weak self] in
+                while let self, self.redrawUntilFinished() {}
+            }
+            thread.name = "BenchRunner progress"
+            thread.start()
+            ticker = thread
+        }
     }
 
-    /// Seconds left, scaling the plan's estimate by how fast the run has gone so far.
+    /// Sleeps one redraw interval, then redraws; `false` once the run finished.
+    private func redrawUntilFinished() -> Bool {
+        usleep(UInt32(redrawSeconds * 1e6))
+        return state.withLock { state in
+            if state.finished { return false }
+            if state.lineIsOpen, state.step?.redraws == true { draw(&state, now: MeasureContext.now()) }
+            return true
+        }
+    }
+
+    /// Seconds left, scaling the plans' estimates by how fast the run has gone so far.
     func remainingSeconds() -> Double {
-        let elapsed = Double(MeasureContext.now() - startTime) / 1e9
-        guard doneEstimate > 0 else { return totalEstimate }
-        let speed = elapsed / doneEstimate
-        return max(0, (totalEstimate - doneEstimate) * speed)
+        let now = MeasureContext.now()
+        return state.withLock { Self.remaining(of: $0, now: now, inner: measurement.snapshot) }
+    }
+
+    /// The estimate: the run's estimated seconds not yet done, scaled by the
+    /// ratio of elapsed time to estimated seconds done so far. The running
+    /// measurement counts as done in proportion to its reported steps, or
+    /// else to its elapsed time (at most 90 % of it, as it has not ended).
+    static func remaining(of state: State, now: UInt64, inner: (done: Int, total: Int, unit: String)?) -> Double {
+        let elapsed = Double(now &- state.startTime) / 1e9
+        var done = state.doneEstimate
+        if let step = state.step, step.estimatedSeconds > 0 {
+            let fraction: Double
+            if let inner, inner.total > 0 {
+                fraction = Double(inner.done) / Double(inner.total)
+            } else {
+                fraction = min(Double(now &- step.startedAt) / 1e9 / step.estimatedSeconds, 0.9)
+            }
+            done += step.estimatedSeconds * fraction
+        }
+        return estimate(total: state.totalEstimate, done: done, elapsed: elapsed)
+    }
+
+    /// Seconds left when `done` of `total` estimated seconds took `elapsed` real seconds.
+    static func estimate(total: Double, done: Double, elapsed: Double) -> Double {
+        guard done > 0, elapsed > 0 else { return max(total - done, 0) }
+        return max(0, (total - done) * (elapsed / done))
     }
 
     func willMeasure(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int, variants: Int) {
-        let remaining = Self.format(seconds: remainingSeconds())
-        switch style {
-        case .silent:
-            return
-        case .terminal:
-            let step = repetition == 0 ? "warm-up" : "repetition \(repetition)/\(repetitions)"
-            let text = "[\(plan.benchmark)] \(plan.variant) \(plan.params)  \(step)  ~\(remaining) left"
-            let width = 118
-            let clipped = text.count > width ? String(text.prefix(width)) : text.padding(toLength: width, withPad: " ", startingAt: 0)
-            write("\r" + clipped)
-            lineIsOpen = true
-        case .lines:
-            if plan.benchmark != currentBenchmark {
-                currentBenchmark = plan.benchmark
+        let phase = repetition == 0 ? "warm-up" : "repetition \(repetition)/\(repetitions)"
+        let estimate = repetition == 0 ? plan.warmUpEstimatedSeconds : plan.estimatedSeconds
+        start(plan, phase: phase, estimatedSeconds: estimate, redraws: true) { state, remaining in
+            guard plan.benchmark != state.currentBenchmark || "\(repetition)" != state.currentRound else { return nil }
+            var text = ""
+            if plan.benchmark != state.currentBenchmark {
+                state.currentBenchmark = plan.benchmark
                 let sets = variants == 1 ? "1 variant" : "\(variants) variant/parameter sets"
-                write("[\(plan.benchmark)] \(sets) × \(repetitions) repetitions, ~\(remaining) left in the run\n")
+                text += "[\(plan.benchmark)] \(sets) × \(repetitions) repetitions, ~\(remaining) left in the run\n"
             }
+            state.currentRound = "\(repetition)"
+            text += "  \(plan.benchmark) \(phase), ~\(remaining) left\n"
+            return text
         }
     }
 
     /// Like `willMeasure`, for a repetition of the allocation-counting pass.
     func willCount(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int) {
-        let remaining = Self.format(seconds: remainingSeconds())
-        switch style {
-        case .silent:
-            return
-        case .terminal:
-            let text = "[\(plan.benchmark)] \(plan.variant)  counting allocations \(repetition)/\(repetitions)  ~\(remaining) left"
-            let width = 118
-            let clipped = text.count > width ? String(text.prefix(width)) : text.padding(toLength: width, withPad: " ", startingAt: 0)
-            write("\r" + clipped)
-            lineIsOpen = true
-        case .lines:
+        start(
+            plan, phase: "counting allocations \(repetition)/\(repetitions)",
+            estimatedSeconds: plan.countingEstimatedSeconds, redraws: false
+        ) { state, remaining in
             let key = "count " + plan.benchmark
-            if key != currentBenchmark {
-                currentBenchmark = key
-                write("[\(plan.benchmark)] counting allocations × \(repetitions) repetitions, ~\(remaining) left\n")
+            guard key != state.currentBenchmark else { return nil }
+            state.currentBenchmark = key
+            return "[\(plan.benchmark)] counting allocations × \(repetitions) repetitions, ~\(remaining) left\n"
+        }
+    }
+
+    /// Records the new step; draws it on a terminal, or prints what
+    /// `lines` returns (given the state and the time left) otherwise.
+    private func start(
+        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double, redraws: Bool,
+        lines: (inout State, String) -> String?
+    ) {
+        measurement.reset()
+        guard style != .silent else { return }
+        let now = MeasureContext.now()
+        state.withLock { state in
+            state.step = Step(
+                benchmark: plan.benchmark, variant: plan.variant, params: plan.params, phase: phase,
+                estimatedSeconds: estimatedSeconds, startedAt: now, redraws: redraws)
+            switch style {
+            case .silent:
+                return
+            case .terminal:
+                state.lineIsOpen = true
+                draw(&state, now: now)
+            case .lines:
+                let remaining = Self.format(seconds: Self.remaining(of: state, now: now, inner: nil))
+                if let text = lines(&state, remaining) { write(text) }
             }
         }
     }
 
+    private func draw(_ state: inout State, now: UInt64) {
+        guard let step = state.step else { return }
+        let inner = measurement.snapshot
+        let remaining = Self.remaining(of: state, now: now, inner: inner)
+        write("\r" + Self.statusLine(step: step, inner: inner, remainingSeconds: remaining))
+    }
+
+    /// The terminal line, padded to `width` columns. When it is too long the
+    /// name of the step (benchmark, variant, params) is shortened, ending in
+    /// `…`; never the phase, the progress and the time left, unless they
+    /// alone exceed the width.
+    static func statusLine(
+        step: Step, inner: (done: Int, total: Int, unit: String)?, remainingSeconds: Double, width: Int = width
+    ) -> String {
+        var head = "[\(step.benchmark)] \(step.variant)"
+        if !step.params.isEmpty { head += " \(step.params)" }
+        var tail = "  \(step.phase)"
+        if let inner {
+            tail += "  \(bar(done: inner.done, total: inner.total)) \(inner.done)/\(inner.total) \(inner.unit)"
+        }
+        tail += "  ~\(format(seconds: remainingSeconds)) left"
+        if head.count + tail.count > width {
+            let room = width - tail.count
+            head = room > 1 ? String(head.prefix(room - 1)) + "…" : ""
+        }
+        let text = head + tail
+        return text.count > width ? String(text.prefix(width)) : text.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+
+    /// A 20-cell bar, for example `[#####...............]` at a quarter.
+    static func bar(done: Int, total: Int, cells: Int = 20) -> String {
+        let filled = total > 0 ? min(cells, max(0, done * cells / total)) : 0
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: cells - filled) + "]"
+    }
+
     func didMeasure(estimatedSeconds: Double) {
-        doneEstimate += estimatedSeconds
+        state.withLock {
+            $0.doneEstimate += estimatedSeconds
+            $0.step = nil
+        }
+        measurement.reset()
     }
 
     /// Prints `message` once per run, above the progress line.
     public func note(_ message: String) {
-        guard notes.insert(message).inserted, style != .silent else { return }
-        closeLine()
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        guard style != .silent else { return }
+        state.withLock { state in
+            guard state.notes.insert(message).inserted else { return }
+            closeLine(&state)
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
+    }
+
+    /// Stops redrawing and clears the line, after a measurement failed.
+    func abort() {
+        state.withLock { state in
+            state.finished = true
+            closeLine(&state)
+        }
     }
 
     func finish() {
         guard style != .silent else { return }
-        closeLine()
-        let elapsed = Double(MeasureContext.now() - startTime) / 1e9
-        write("measured in \(Self.format(seconds: elapsed))\n")
+        let now = MeasureContext.now()
+        state.withLock { state in
+            state.finished = true
+            closeLine(&state)
+            let elapsed = Double(now &- state.startTime) / 1e9
+            write("measured in \(Self.format(seconds: elapsed))\n")
+        }
     }
 
-    private func closeLine() {
-        if lineIsOpen {
-            write("\r" + String(repeating: " ", count: 118) + "\r")
-            lineIsOpen = false
+    private func closeLine(_ state: inout State) {
+        if state.lineIsOpen {
+            write("\r" + String(repeating: " ", count: Self.width) + "\r")
+            state.lineIsOpen = false
         }
     }
 

@@ -22,6 +22,8 @@ public struct SuiteConfiguration: Sendable {
     public var throughputElements: Int
     public var latencySamples: Int
     public var latencyRatePerSecond: Int
+    /// Subscription lifecycles per timing repetition of `observeOn.subscription`.
+    public var subscriptionLifecycles: Int
     public var trampolineDepth: Int
     /// Levels of the `scheduleRecursive` chain (`current-thread.recursive`).
     public var recursiveTrampolineDepth: Int
@@ -41,7 +43,8 @@ public struct SuiteConfiguration: Sendable {
 
     public init(
         name: String, repetitions: Int, warmUp: Bool, throughputElements: Int, latencySamples: Int,
-        latencyRatePerSecond: Int, trampolineDepth: Int, recursiveTrampolineDepth: Int? = nil,
+        latencyRatePerSecond: Int, subscriptionLifecycles: Int = 1_000, trampolineDepth: Int,
+        recursiveTrampolineDepth: Int? = nil,
         driftPeriods: [DriftPeriod],
         driftTraceSamples: Int, recursionProbe: PlainRecursionProbe?,
         countingRepetitions: Int = 3, countingBatch: Int = SuiteConfiguration.defaultCountingBatch
@@ -52,6 +55,7 @@ public struct SuiteConfiguration: Sendable {
         self.throughputElements = throughputElements
         self.latencySamples = latencySamples
         self.latencyRatePerSecond = latencyRatePerSecond
+        self.subscriptionLifecycles = subscriptionLifecycles
         self.trampolineDepth = trampolineDepth
         self.recursiveTrampolineDepth = recursiveTrampolineDepth ?? trampolineDepth
         self.driftPeriods = driftPeriods
@@ -68,8 +72,8 @@ public struct SuiteConfiguration: Sendable {
     public static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         SuiteConfiguration(
             name: "standard", repetitions: 5, warmUp: true, throughputElements: 500_000,
-            latencySamples: 10_000, latencyRatePerSecond: 20_000, trampolineDepth: 10_000_000,
-            recursiveTrampolineDepth: 100_000_000,
+            latencySamples: 10_000, latencyRatePerSecond: 20_000, subscriptionLifecycles: 5_000,
+            trampolineDepth: 10_000_000, recursiveTrampolineDepth: 100_000_000,
             driftPeriods: [
                 DriftPeriod(periodMilliseconds: 1, ticks: 500),
                 DriftPeriod(periodMilliseconds: 10, ticks: 100),
@@ -94,7 +98,8 @@ public struct SuiteConfiguration: Sendable {
     public static func quick(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         SuiteConfiguration(
             name: "quick", repetitions: 7, warmUp: true, throughputElements: 100_000,
-            latencySamples: 2_000, latencyRatePerSecond: 20_000, trampolineDepth: 10_000_000,
+            latencySamples: 2_000, latencyRatePerSecond: 20_000, subscriptionLifecycles: 1_000,
+            trampolineDepth: 10_000_000,
             driftPeriods: [
                 DriftPeriod(periodMilliseconds: 1, ticks: 150),
                 DriftPeriod(periodMilliseconds: 10, ticks: 25),
@@ -106,7 +111,7 @@ public struct SuiteConfiguration: Sendable {
     public static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         SuiteConfiguration(
             name: "tiny", repetitions: 2, warmUp: false, throughputElements: 500,
-            latencySamples: 50, latencyRatePerSecond: 50_000, trampolineDepth: 10_000,
+            latencySamples: 50, latencyRatePerSecond: 50_000, subscriptionLifecycles: 20, trampolineDepth: 10_000,
             driftPeriods: [
                 DriftPeriod(periodMilliseconds: 1, ticks: 4),
             ],

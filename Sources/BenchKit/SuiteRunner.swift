@@ -55,15 +55,28 @@ public struct SuiteRunner: Sendable {
             }
             return true
         }
-        let warmUpRounds = configuration.warmUp ? 1 : 0
-        let perPlan = timing ? Double(configuration.repetitions + warmUpRounds) : 0
+        let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
+        let perPlan = timing ? Double(configuration.repetitions) : 0
         let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
         progress.begin(
             totalEstimatedSeconds: runnable.reduce(0) {
-                $0 + $1.estimatedSeconds * perPlan
+                $0 + $1.estimatedSeconds * perPlan + $1.warmUpEstimatedSeconds * warmUpRounds
                     + ($1.countAllocations == nil ? 0 : $1.countingEstimatedSeconds * countsPerPlan)
             })
-        let context = MeasureContext(counter: counter, configuration: configuration)
+        do {
+            let rows = try measure(runnable, timing: timing, counting: counting, pass: pass, progress: progress)
+            progress.finish()
+            return rows
+        } catch {
+            progress.abort()
+            throw error
+        }
+    }
+
+    private func measure(
+        _ runnable: [MeasurementPlan], timing: Bool, counting: Bool, pass: AllocationPass, progress: ProgressReporter
+    ) throws -> [CSVRow] {
+        let context = MeasureContext(counter: counter, configuration: configuration, progress: progress.measurement)
         var rows: [CSVRow] = []
         var order: [String] = []
         var byBenchmark: [String: [MeasurementPlan]] = [:]
@@ -77,7 +90,7 @@ public struct SuiteRunner: Sendable {
                 for plan in group {
                     progress.willMeasure(plan, repetition: 0, of: configuration.repetitions, variants: group.count)
                     try Self.serviced(plan) { try plan.warmUp(context) }
-                    progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
+                    progress.didMeasure(estimatedSeconds: plan.warmUpEstimatedSeconds)
                 }
             }
             for repetition in 1...max(configuration.repetitions, 1) {
@@ -105,7 +118,6 @@ public struct SuiteRunner: Sendable {
                 }
             }
         }
-        progress.finish()
         return rows
     }
 

@@ -19,6 +19,9 @@ public enum SummaryTable {
         RatioRule(
             benchmark: "observeOn.latency", base: "fast-path", metric: "latency_p50_ns",
             meaning: "p50 latency of fast-path ÷ other; below 1 means the fast path is quicker"),
+        RatioRule(
+            benchmark: "observeOn.subscription", base: "fast-path", metric: "ns_per_lifecycle",
+            meaning: "time per lifecycle of fast-path ÷ other; below 1 means the fast path is quicker"),
     ]
 
     /// Renders `rows` (rows with per-tick samples are left out).
@@ -66,22 +69,24 @@ public enum SummaryTable {
                 }
                 out += line + "\n"
             }
+            // Ratios are taken within one parameter set (one regime, one period).
             for rule in ratioRules where rule.benchmark == benchmark {
-                let bases = series.filter { $0.variant == rule.base }
-                guard let base = bases.first,
-                    let baseValue = medians[Key(series: base, benchmark: benchmark, metric: rule.metric)], baseValue > 0
-                else { continue }
-                var lines = ""
-                for other in series where other.variant != rule.base {
-                    guard let value = medians[Key(series: other, benchmark: benchmark, metric: rule.metric)], value > 0 else {
-                        continue
+                for base in series where base.variant == rule.base {
+                    guard let baseValue = medians[Key(series: base, benchmark: benchmark, metric: rule.metric)], baseValue > 0
+                    else { continue }
+                    var lines = ""
+                    for other in series where other.variant != rule.base && other.params == base.params {
+                        guard let value = medians[Key(series: other, benchmark: benchmark, metric: rule.metric)], value > 0 else {
+                            continue
+                        }
+                        let ratio = baseValue / value
+                        lines += "    \(rule.base) / \(other.variant)".padding(toLength: labelWidth + 18, withPad: " ", startingAt: 0)
+                            + String(format: "%.2fx", ratio) + "\n"
                     }
-                    let ratio = baseValue / value
-                    lines += "    \(rule.base) / \(other.variant)".padding(toLength: labelWidth + 18, withPad: " ", startingAt: 0)
-                        + String(format: "%.2fx", ratio) + "\n"
-                }
-                if !lines.isEmpty {
-                    out += "  ratios (\(rule.meaning)):\n" + lines
+                    if !lines.isEmpty {
+                        let within = series.contains { $0.params != base.params } ? " [\(base.params)]" : ""
+                        out += "  ratios\(within) (\(rule.meaning)):\n" + lines
+                    }
                 }
             }
         }

@@ -38,7 +38,11 @@ final class AllocationPassTests: XCTestCase {
     func testOnlyTheAllocationMetricsBelongToTheCountingPass() {
         let counted = CSVSchema.benchmarks.flatMap { $0.metrics.filter(\.isAllocationCount).map(\.name) }
         XCTAssertEqual(
-            Set(counted), ["allocs_per_element", "bytes_per_element", "allocs_per_schedule", "bytes_per_schedule"])
+            Set(counted),
+            [
+                "allocs_per_element", "bytes_per_element", "allocs_per_lifecycle", "bytes_per_lifecycle",
+                "allocs_per_schedule", "bytes_per_schedule",
+            ])
     }
 
     func testEveryBenchmarkWithAllocationMetricsCountsThem() {

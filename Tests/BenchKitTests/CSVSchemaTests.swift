@@ -5,7 +5,21 @@ final class CSVSchemaTests: XCTestCase {
     func testBenchmarkNamesAreTheStableInterface() {
         XCTAssertEqual(
             CSVSchema.benchmarks.map(\.name),
-            ["observeOn.throughput", "observeOn.latency", "trampoline.recursion", "periodic.drift"])
+            ["observeOn.throughput", "observeOn.latency", "observeOn.subscription", "trampoline.recursion", "periodic.drift"])
+    }
+
+    func testSubscriptionHasEveryLibrarySchedulerAndTheOpenCombinePeer() throws {
+        let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.subscription"))
+        XCTAssertEqual(
+            schema.variants,
+            ["fast-path", "generic", "concurrent", "operation-queue", "main", "current-thread", "peer.opencombine"])
+        XCTAssertEqual(schema.metrics.map(\.name), ["ns_per_lifecycle", "allocs_per_lifecycle", "bytes_per_lifecycle"])
+        XCTAssertEqual(schema.metrics.map(\.direction), [.lowerIsBetter, .lowerIsBetter, .lowerIsBetter])
+        XCTAssertEqual(schema.metrics.map(\.isAllocationCount), [false, true, true])
+        // The hops are wake-up-bound; the inline current-thread chain is not.
+        XCTAssertTrue(CSVSchema.isWakeUpBound(metric: "ns_per_lifecycle", variant: "fast-path", in: schema.name))
+        XCTAssertFalse(CSVSchema.isWakeUpBound(metric: "ns_per_lifecycle", variant: "current-thread", in: schema.name))
+        XCTAssertFalse(CSVSchema.isWakeUpBound(metric: "allocs_per_lifecycle", variant: "fast-path", in: schema.name))
     }
 
     func testEveryBenchmarkOfTheCatalogFindsItsSchemaEntry() {

@@ -49,4 +49,23 @@ final class SummaryTableTests: XCTestCase {
         // Times and counts of one variant share a line, whatever allocator each came from.
         XCTAssertTrue(text.split(separator: "\n").contains { $0.contains("3.00M") && $0.contains("0.004") }, text)
     }
+
+    func testRatiosAreTakenWithinOneParameterSet() {
+        func row(_ variant: String, _ params: String, _ value: Double) -> CSVRow {
+            CSVRow(
+                benchmark: "observeOn.latency", variant: variant, params: params, metric: "latency_p50_ns", unit: "ns",
+                repetition: 1, value: value)
+        }
+        let text = SummaryTable.render([
+            row("fast-path", "rate_per_s=20000", 8000), row("generic", "rate_per_s=20000", 10000),
+            row("fast-path", "regime=busy", 500), row("generic", "regime=busy", 2000),
+        ])
+        XCTAssertTrue(text.contains("ratios [rate_per_s=20000]"), text)
+        XCTAssertTrue(text.contains("ratios [regime=busy]"), text)
+        XCTAssertTrue(text.contains("0.80x"), text)
+        XCTAssertTrue(text.contains("0.25x"), text)
+        // Never across regimes: 8000 / 2000 or 500 / 10000.
+        XCTAssertFalse(text.contains("4.00x"), text)
+        XCTAssertFalse(text.contains("0.05x"), text)
+    }
 }

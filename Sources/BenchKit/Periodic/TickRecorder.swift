@@ -23,11 +23,16 @@ public final class TickRecorder: @unchecked Sendable {
         set { skippedSourceLock.withLock { _skippedSource = newValue } }
     }
 
-    init(start: UInt64, periodNanoseconds: UInt64, ticks: Int) {
+    /// Advanced once per recorded run, for the progress line.
+    private let progress: MeasurementProgress?
+
+    init(start: UInt64, periodNanoseconds: UInt64, ticks: Int, progress: MeasurementProgress? = nil) {
         self.start = start
         self.period = periodNanoseconds
         self.ticks = ticks
+        self.progress = progress
         lateness.reserveCapacity(ticks)
+        progress?.begin(total: ticks, unit: "ticks")
     }
 
     /// Restarts the schedule's origin at `now`. A job whose API takes a
@@ -49,6 +54,7 @@ public final class TickRecorder: @unchecked Sendable {
         let index = calls + mergedFires + (skippedSource?() ?? 0)
         let due = start &+ UInt64(index) &* period
         lateness.append((index, Int64(bitPattern: now &- due)))
+        progress?.advance(by: fires)
         if index >= ticks {
             isFinished = true
             finished.signal()

@@ -1,16 +1,24 @@
+import Synchronization
+
 /// The disposable a `Producer` returns: disposes the sink and the upstream
 /// subscription exactly once each (guarantee 7 in Guarantees.md), even when
 /// `dispose()` races with, or comes before, their assignment.
+///
+/// Two flags in one atomic word instead of a lock, so a subscription costs no
+/// lock allocation here: `assigned` (set once by `setSinkAndSubscription`
+/// after it stored both) and `disposed` (set once by `dispose()`). Each side
+/// sets its flag with one read-modify-write and sees the other's; the side
+/// that completes the pair (both flags set) is the only one that disposes,
+/// and it alone clears the references afterwards. Release ordering on the
+/// store of `assigned` publishes the references to a `dispose()` that sees it.
 final class SinkDisposer: Cancelable, @unchecked Sendable {
-    private enum State {
-        case waitingForSink
-        case holding(sink: Disposable, subscription: Disposable)
-        case disposedBeforeAssignment
-        case disposed
-    }
+    private static let assigned = 1
+    private static let disposed = 2
 
-    private let lock = Lock()
-    private var state = State.waitingForSink
+    private let flags = Atomic<Int>(0)
+    /// Written once before `assigned` is set; cleared by whichever side disposes.
+    private var sink: Disposable?
+    private var subscription: Disposable?
 
     init() {
         LiveInstances.disposerCreated()
@@ -21,50 +29,34 @@ final class SinkDisposer: Cancelable, @unchecked Sendable {
     }
 
     var isDisposed: Bool {
-        lock.withLock {
-            switch state {
-            case .disposed, .disposedBeforeAssignment: return true
-            case .waitingForSink, .holding: return false
-            }
-        }
+        flags.load(ordering: .acquiring) & Self.disposed != 0
     }
 
     /// Called once by `Producer.subscribe` after `run` returns.
     func setSinkAndSubscription(sink: Disposable, subscription: Disposable) {
-        let disposeNow: Bool = lock.withLock {
-            switch state {
-            case .waitingForSink:
-                state = .holding(sink: sink, subscription: subscription)
-                return false
-            case .disposedBeforeAssignment:
-                state = .disposed
-                return true
-            case .holding, .disposed:
-                preconditionFailure("SinkDisposer assigned twice")
-            }
-        }
-        if disposeNow {
-            sink.dispose()
-            subscription.dispose()
+        self.sink = sink
+        self.subscription = subscription
+        let previous = flags.bitwiseOr(Self.assigned, ordering: .acquiringAndReleasing).oldValue
+        precondition(previous & Self.assigned == 0, "SinkDisposer assigned twice")
+        if previous & Self.disposed != 0 {
+            disposeBoth()
         }
     }
 
     func dispose() {
-        let toDispose: (Disposable, Disposable)? = lock.withLock {
-            switch state {
-            case .waitingForSink:
-                state = .disposedBeforeAssignment
-                return nil
-            case .holding(let sink, let subscription):
-                state = .disposed
-                return (sink, subscription)
-            case .disposedBeforeAssignment, .disposed:
-                return nil
-            }
+        let previous = flags.bitwiseOr(Self.disposed, ordering: .acquiringAndReleasing).oldValue
+        if previous & Self.disposed == 0, previous & Self.assigned != 0 {
+            disposeBoth()
         }
-        if let (sink, subscription) = toDispose {
-            sink.dispose()
-            subscription.dispose()
-        }
+    }
+
+    /// Runs once, on the side that set the second flag.
+    private func disposeBoth() {
+        let sink = self.sink
+        let subscription = self.subscription
+        self.sink = nil
+        self.subscription = nil
+        sink?.dispose()
+        subscription?.dispose()
     }
 }
