@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// One row of the long-form CSV: the run's fixed columns plus one measured value.
 public struct CSVRow: Sendable, Equatable {
@@ -60,15 +61,7 @@ public struct CSVWriter: Sendable {
             row.benchmark, row.variant, row.params, row.metric, row.unit, String(row.repetition),
             row.value.map(CSVWriter.format) ?? "",
         ]
-        return fields.map(CSVWriter.escape).joined(separator: ",")
-    }
-
-    /// Quotes a field when it holds a comma, a quote or a line break.
-    public static func escape(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
-            return field
-        }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return CSV.line(fields)
     }
 
     /// Integers without a fraction; other values rounded to 4 decimals.
@@ -85,56 +78,6 @@ public struct CSVWriter: Sendable {
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text
-    }
-
-    /// Parses a CSV document into records (fields per line), honouring quotes.
-    /// Used by tests and readers of the files this writer produces.
-    public static func parse(_ text: String) -> [[String]] {
-        var records: [[String]] = []
-        var record: [String] = []
-        var field = ""
-        var inQuotes = false
-        var iterator = Array(text).makeIterator()
-        var pending: Character? = nil
-        while let character = pending ?? iterator.next() {
-            pending = nil
-            if inQuotes {
-                if character == "\"" {
-                    if let next = iterator.next() {
-                        if next == "\"" {
-                            field.append("\"")
-                        } else {
-                            inQuotes = false
-                            pending = next
-                        }
-                    } else {
-                        inQuotes = false
-                    }
-                } else {
-                    field.append(character)
-                }
-                continue
-            }
-            switch character {
-            case "\"":
-                inQuotes = true
-            case ",":
-                record.append(field)
-                field = ""
-            case "\n", "\r\n":
-                record.append(field)
-                records.append(record)
-                record = []
-                field = ""
-            default:
-                field.append(character)
-            }
-        }
-        if !field.isEmpty || !record.isEmpty {
-            record.append(field)
-            records.append(record)
-        }
-        return records
     }
 }
 

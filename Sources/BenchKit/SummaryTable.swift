@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// The table printed at the end of a run: per benchmark, the median of each
 /// metric over the repetitions, then the ratios a reader looks for first

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BenchKit
 import Foundation
+import ToolSupport
 
 /// `BenchRunner run` (the default): measure, show progress, write the CSV, print the summary.
 struct Run: ParsableCommand {
@@ -184,7 +185,7 @@ struct Run: ParsableCommand {
         else {
             throw BenchmarkFailure("the jemalloc process failed (status \(process.terminationStatus))")
         }
-        return Self.rows(fromCSV: text)
+        return try Self.rows(fromCSV: text)
     }
 
     static func argumentsWithoutAllocator(_ arguments: [String]) -> [String] {
@@ -200,21 +201,21 @@ struct Run: ParsableCommand {
         return result
     }
 
-    /// The rows of a CSV this tool wrote, each with its `allocator`.
-    static func rows(fromCSV text: String) -> [CSVRow] {
-        let records = CSVWriter.parse(text)
-        guard let header = records.first else { return [] }
-        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
-        guard let allocatorColumn = column("allocator"), let benchmark = column("benchmark"), let variant = column("variant"),
-            let params = column("params"), let metric = column("metric"), let unit = column("unit"),
-            let repetition = column("repetition"), let value = column("value")
-        else { return [] }
-        return records.dropFirst().compactMap { record in
-            guard record.count == header.count else { return nil }
+    /// The rows of a CSV this tool wrote, each with its `allocator`; throws
+    /// when the text is not such a CSV (a broken child must not pass for no rows).
+    static func rows(fromCSV text: String) throws -> [CSVRow] {
+        let columns = ["allocator", "benchmark", "variant", "params", "metric", "unit", "repetition", "value"]
+        guard let table = try CSVTable(text: text) else { return [] }
+        let missing = table.missingColumns(columns)
+        guard missing.isEmpty else {
+            throw BenchmarkFailure("the rows lack the columns \(missing.joined(separator: ", "))")
+        }
+        return try table.records.map { record in
+            let row = try table.row(record)
             return CSVRow(
-                benchmark: record[benchmark], variant: record[variant], params: record[params], metric: record[metric],
-                unit: record[unit], repetition: Int(record[repetition]) ?? 0, value: Double(record[value]),
-                allocator: record[allocatorColumn])
+                benchmark: row["benchmark"], variant: row["variant"], params: row["params"], metric: row["metric"],
+                unit: row["unit"], repetition: Int(row["repetition"]) ?? 0, value: Double(row["value"]),
+                allocator: row["allocator"])
         }
     }
 

@@ -1,4 +1,5 @@
 @testable import BenchKit
+import ToolSupport
 import XCTest
 
 /// The three output formats of `BenchRunner compare` and the summary.
@@ -70,7 +71,7 @@ final class CompareReportFormatTests: XCTestCase {
 
     func testCSVFormatIsOneParseableRowPerSeriesWithTheSummaryOnStandardError() throws {
         let outcome = try mixedOutcome(format: .csv, gate: .exact)
-        let records = try RFC4180Reader.records(in: outcome.output, file: "output")
+        let records = try CSVReader.records(in: outcome.output)
         XCTAssertEqual(records.count, 1 + 4)
         let header = records[0].fields
         let verdict = try XCTUnwrap(header.firstIndex(of: "verdict"))

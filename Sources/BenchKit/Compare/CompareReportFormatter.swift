@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Writes a ``ComparisonReport`` as an aligned text table, a Markdown table or
 /// CSV, plus a summary saying what was tested and what decides the exit status.
@@ -176,7 +177,7 @@ public struct CompareReportFormatter: Sendable {
                 comparison.isGated ? "true" : "false",
                 comparison.isRegression ? "true" : "false",
             ]
-            text += fields.map(Self.csvField).joined(separator: ",") + "\n"
+            text += CSV.line(fields) + "\n"
         }
         return text
     }
@@ -300,12 +301,5 @@ public struct CompareReportFormatter: Sendable {
             }
         }
         return text
-    }
-
-    static func csvField(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
-            return field
-        }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

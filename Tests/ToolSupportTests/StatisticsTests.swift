@@ -1,4 +1,4 @@
-import BenchKit
+import ToolSupport
 import XCTest
 
 final class StatisticsTests: XCTestCase {
