@@ -59,25 +59,9 @@ public struct CSVWriter: Sendable {
             environment.runID, environment.timestamp, environment.gitRevision, environment.host,
             environment.cpu, String(environment.cores), environment.swiftVersion, row.allocator ?? environment.allocator,
             row.benchmark, row.variant, row.params, row.metric, row.unit, String(row.repetition),
-            row.value.map(CSVWriter.format) ?? "",
+            row.value.map(NumberFormat.fourDecimals) ?? "",
         ]
         return CSV.line(fields)
-    }
-
-    /// Integers without a fraction; other values rounded to 4 decimals.
-    public static func format(_ value: Double) -> String {
-        guard value.isFinite else { return "" }
-        if value == value.rounded(), abs(value) < 1e15 {
-            return String(Int64(value))
-        }
-        let rounded = (value * 10_000).rounded() / 10_000
-        if rounded == rounded.rounded(), abs(rounded) < 1e15 {
-            return String(Int64(rounded))
-        }
-        var text = String(format: "%.4f", rounded)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
     }
 }
 

@@ -22,9 +22,15 @@ public enum Statistics {
         return values[lower] + (values[upper] - values[lower]) * fraction
     }
 
-    /// The median of `values`, or `nil` when empty.
+    /// The median of `values`: the middle value, or the mean of the two middle
+    /// values for an even count (as `percentile(values, 50)`, computed as
+    /// `(a + b) / 2` so it does not depend on the interpolation's rounding).
+    /// `nil` when empty.
     public static func median(_ values: [Double]) -> Double? {
-        percentile(values, 50)
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     /// The arithmetic mean of `values`, or `nil` when empty.

@@ -31,13 +31,6 @@ final class CSVWriterTests: XCTestCase {
         XCTAssertTrue(CSVWriter(environment: environment).line(row).hasSuffix(",allocations,1,"))
     }
 
-    func testValuesAreIntegersOrFourDecimals() {
-        XCTAssertEqual(CSVWriter.format(42), "42")
-        XCTAssertEqual(CSVWriter.format(1.23456789), "1.2346")
-        XCTAssertEqual(CSVWriter.format(28_571_428.571428), "28571428.5714")
-        XCTAssertEqual(CSVWriter.format(.nan), "")
-    }
-
     func testDocumentParsesBackToTheSameFields() throws {
         let rows = [
             CSVRow(benchmark: "a", variant: "x,y", params: "k=v", metric: "m", unit: "ns", repetition: 1, value: 1),

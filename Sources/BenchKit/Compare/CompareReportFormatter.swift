@@ -11,13 +11,9 @@ public struct CompareReportFormatter: Sendable {
         self.report = report
     }
 
-    private enum Alignment {
-        case left, right
-    }
-
     private struct Column {
         let title: String
-        let alignment: Alignment
+        let alignment: TextTable.Alignment
         let cell: @Sendable (SeriesComparison) -> String
     }
 
@@ -28,7 +24,7 @@ public struct CompareReportFormatter: Sendable {
     }
 
     private var confidenceLabel: String {
-        "\(Self.plainNumber((1 - report.options.alpha) * 100))% CI"
+        "\(NumberFormat.plain((1 - report.options.alpha) * 100))% CI"
     }
 
     private var columns: [Column] {
@@ -57,7 +53,7 @@ public struct CompareReportFormatter: Sendable {
             },
             Column(title: "change", alignment: .right) { comparison in
                 if let change = comparison.change {
-                    return Self.percentage(change)
+                    return NumberFormat.percentage(change)
                 }
                 if comparison.baseMedian == 0 && comparison.newMedian != nil {
                     return "from 0"
@@ -69,7 +65,7 @@ public struct CompareReportFormatter: Sendable {
                     return "exact"
                 }
                 guard let interval = comparison.interval else { return "" }
-                return "[\(Self.percentage(interval.lowerBound)), \(Self.percentage(interval.upperBound))]"
+                return "[\(NumberFormat.percentage(interval.lowerBound)), \(NumberFormat.percentage(interval.upperBound))]"
             },
             Column(title: "p", alignment: .right) { comparison in
                 guard let test = comparison.test else { return "" }
@@ -88,32 +84,10 @@ public struct CompareReportFormatter: Sendable {
     /// An aligned plain-text table, one row per judged series.
     public func table() -> String {
         let columns = columns
+        let layout = TextTable(
+            columns: columns.map { TextTable.Column($0.title, alignment: $0.alignment) }, underlinesTitles: true)
         let rows = judgedComparisons.map { comparison in columns.map { $0.cell(comparison) } }
-        let titles = columns.map(\.title)
-        var widths = titles.map(\.count)
-        for row in rows {
-            for (index, cell) in row.enumerated() {
-                widths[index] = max(widths[index], cell.count)
-            }
-        }
-        func line(_ cells: [String]) -> String {
-            var parts: [String] = []
-            for (index, cell) in cells.enumerated() {
-                let padding = String(repeating: " ", count: widths[index] - cell.count)
-                parts.append(columns[index].alignment == .left ? cell + padding : padding + cell)
-            }
-            var text = parts.joined(separator: "  ")
-            while text.last == " " {
-                text.removeLast()
-            }
-            return text + "\n"
-        }
-        var text = line(titles)
-        text += line(widths.map { String(repeating: "-", count: $0) })
-        for row in rows {
-            text += line(row)
-        }
-        return text
+        return layout.lines(rows).map { $0 + "\n" }.joined()
     }
 
     /// A GitHub-flavoured Markdown table, one row per judged series.
@@ -189,12 +163,12 @@ public struct CompareReportFormatter: Sendable {
         text += CompareVerdict.allCases.map { "\($0.rawValue) \(report.count(of: $0))" }.joined(separator: ", ")
         text += ".\n"
         text += "Test: two-sided Mann-Whitney U on the repetitions (exact distribution without ties, "
-        text += "normal approximation with tie correction otherwise), alpha \(Self.plainNumber(options.alpha)); "
+        text += "normal approximation with tie correction otherwise), alpha \(NumberFormat.plain(options.alpha)); "
         text += "\(confidenceLabel): Hodges-Lehmann interval of the shift, in % of the base median; "
         text += "change: of the medians. A significant change under the threshold of "
-        text += "\(Self.plainNumber(options.threshold * 100))% is ~; for wake-up-bound times (latency p50, "
+        text += "\(NumberFormat.plain(options.threshold * 100))% is ~; for wake-up-bound times (latency p50, "
         text += "timer lateness and drift, the main queue), under "
-        text += "\(Self.plainNumber(max(options.threshold, options.wakeUpThreshold) * 100))%. "
+        text += "\(NumberFormat.plain(max(options.threshold, options.wakeUpThreshold) * 100))%. "
         text += "Too few repetitions: even non-overlapping samples could not reach alpha.\n"
         text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
         if options.exactTolerances.isEmpty {
@@ -232,7 +206,7 @@ public struct CompareReportFormatter: Sendable {
         for regression in regressions {
             let base = regression.baseMedian.map { Self.value($0, exact: regression.rule.isExact) } ?? "?"
             let new = regression.newMedian.map { Self.value($0, exact: regression.rule.isExact) } ?? "?"
-            let change = regression.change.map { " (\(Self.percentage($0)))" } ?? ""
+            let change = regression.change.map { " (\(NumberFormat.percentage($0)))" } ?? ""
             text += "Regression: \(regression.key): \(base) -> \(new) \(regression.unit)\(change)\n"
         }
         if regressions.isEmpty {
@@ -246,60 +220,9 @@ public struct CompareReportFormatter: Sendable {
 
     // MARK: - Number formatting
 
-    /// A signed percentage with one decimal: `+12.3%`.
-    static func percentage(_ fraction: Double) -> String {
-        String(format: "%+.1f%%", fraction * 100)
-    }
-
     /// Exact counts in full (2.0001 must not read as 2); measurements with four
     /// significant digits and an SI prefix from 10 000 on.
     static func value(_ number: Double, exact: Bool) -> String {
-        exact ? plainNumber(number) : fourDigits(number)
-    }
-
-    /// Swift's shortest round-trip form without a trailing `.0`.
-    static func plainNumber(_ number: Double) -> String {
-        var text = "\(number)"
-        if text.hasSuffix(".0") {
-            text.removeLast(2)
-        }
-        return text
-    }
-
-    static func fourDigits(_ number: Double) -> String {
-        let magnitude = abs(number)
-        if magnitude == 0 {
-            return "0"
-        }
-        if magnitude < 0.001 {
-            return String(format: "%.3e", number)
-        }
-        let prefixes: [(Double, String)] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e4, "k")]
-        for (scale, prefix) in prefixes where magnitude >= scale {
-            let scaled = prefix == "k" ? number / 1e3 : number / scale
-            return trimmed(scaled) + prefix
-        }
-        let text = trimmed(number)
-        // 9999.96 rounds to five digits: show it as 10k like every other value from 10 000 on.
-        if let rounded = Double(text), abs(rounded) >= 1e4 {
-            return trimmed(number / 1e3) + "k"
-        }
-        return text
-    }
-
-    /// Four significant digits, trailing zeros removed.
-    private static func trimmed(_ number: Double) -> String {
-        let digitsBeforePoint = max(1, Int(floor(log10(abs(number)))) + 1)
-        let decimals = max(0, 4 - digitsBeforePoint)
-        var text = String(format: "%.\(decimals)f", number)
-        if text.contains(".") {
-            while text.last == "0" {
-                text.removeLast()
-            }
-            if text.last == "." {
-                text.removeLast()
-            }
-        }
-        return text
+        exact ? NumberFormat.plain(number) : NumberFormat.fourSignificantDigits(number)
     }
 }
