@@ -59,7 +59,14 @@ let package = Package(
         ),
 
         // The dispose-race harness and its scenarios.
-        .target(name: "StressKit", dependencies: ["Schedulers", "ToolSupport"]),
+        .target(
+            name: "StressKit",
+            dependencies: [
+                "Schedulers",
+                "ToolSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(name: "Stress", dependencies: ["StressKit"]),
 
         // Counts malloc calls in the test process (wraps glibc's allocator), so
