@@ -53,7 +53,6 @@ let package = Package(
             name: "BenchRunner",
             dependencies: [
                 "BenchKit",
-                "ToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
