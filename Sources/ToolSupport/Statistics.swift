@@ -27,10 +27,14 @@ public enum Statistics {
     /// `(a + b) / 2` so it does not depend on the interpolation's rounding).
     /// `nil` when empty.
     public static func median(_ values: [Double]) -> Double? {
+        median(sorted: values.sorted())
+    }
+
+    /// `median(_:)` for input already sorted ascending.
+    public static func median(sorted values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        let middle = values.count / 2
+        return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
     }
 
     /// The arithmetic mean of `values`, or `nil` when empty.
