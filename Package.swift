@@ -28,13 +28,19 @@ let package = Package(
         // Virtual time for tests: TestScheduler and recorded events.
         .target(name: "SchedulersTesting", dependencies: ["Schedulers"]),
 
+        // What both tools share: CSV writing and strict reading, median and
+        // percentiles, number formats and text tables. Foundation only; the
+        // Schedulers library never depends on it.
+        .target(name: "ToolSupport"),
+
         // Reads jemalloc's counters through dlsym, so the build never needs jemalloc.
         .target(name: "CJemallocShim", linkerSettings: [.linkedLibrary("dl")]),
-        // BenchRunner's testable core: CSV, statistics, comparison, benchmarks.
+        // BenchRunner's testable core: result CSV, comparison, benchmarks.
         .target(
             name: "BenchKit",
             dependencies: [
                 "Schedulers",
+                "ToolSupport",
                 "CJemallocShim",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
@@ -52,7 +58,14 @@ let package = Package(
         ),
 
         // The dispose-race harness and its scenarios.
-        .target(name: "StressKit", dependencies: ["Schedulers"]),
+        .target(
+            name: "StressKit",
+            dependencies: [
+                "Schedulers",
+                "ToolSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(name: "Stress", dependencies: ["StressKit"]),
 
         // Counts malloc calls in the test process (wraps glibc's allocator), so
@@ -62,8 +75,9 @@ let package = Package(
             name: "SchedulersTests",
             dependencies: ["Schedulers", "SchedulersTesting", "CAllocationCounter"]
         ),
-        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit"]),
-        .testTarget(name: "StressKitTests", dependencies: ["StressKit"]),
+        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ToolSupport"]),
+        .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport"]),
+        .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

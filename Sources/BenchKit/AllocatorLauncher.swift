@@ -88,11 +88,16 @@ public enum AllocatorLauncher {
         }
     }
 
+    /// This executable, for re-executing it and for child processes.
+    public static var executablePath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
     /// Replaces the current process image with this executable and `arguments`
-    /// under `environment`. Returns only on failure.
+    /// under `environment` (`execve`: the process keeps its id, so whoever
+    /// started it waits for the re-executed run). Returns only on failure.
     public static func reexecute(arguments: [String], environment: [String: String]) -> String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
+        let executable = executablePath
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         fflush(nil)

@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// One row of the long-form CSV: the run's fixed columns plus one measured value.
 public struct CSVRow: Sendable, Equatable {
@@ -58,83 +59,9 @@ public struct CSVWriter: Sendable {
             environment.runID, environment.timestamp, environment.gitRevision, environment.host,
             environment.cpu, String(environment.cores), environment.swiftVersion, row.allocator ?? environment.allocator,
             row.benchmark, row.variant, row.params, row.metric, row.unit, String(row.repetition),
-            row.value.map(CSVWriter.format) ?? "",
+            row.value.map(NumberFormat.fourDecimals) ?? "",
         ]
-        return fields.map(CSVWriter.escape).joined(separator: ",")
-    }
-
-    /// Quotes a field when it holds a comma, a quote or a line break.
-    public static func escape(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
-            return field
-        }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    /// Integers without a fraction; other values rounded to 4 decimals.
-    public static func format(_ value: Double) -> String {
-        guard value.isFinite else { return "" }
-        if value == value.rounded(), abs(value) < 1e15 {
-            return String(Int64(value))
-        }
-        let rounded = (value * 10_000).rounded() / 10_000
-        if rounded == rounded.rounded(), abs(rounded) < 1e15 {
-            return String(Int64(rounded))
-        }
-        var text = String(format: "%.4f", rounded)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
-    }
-
-    /// Parses a CSV document into records (fields per line), honouring quotes.
-    /// Used by tests and readers of the files this writer produces.
-    public static func parse(_ text: String) -> [[String]] {
-        var records: [[String]] = []
-        var record: [String] = []
-        var field = ""
-        var inQuotes = false
-        var iterator = Array(text).makeIterator()
-        var pending: Character? = nil
-        while let character = pending ?? iterator.next() {
-            pending = nil
-            if inQuotes {
-                if character == "\"" {
-                    if let next = iterator.next() {
-                        if next == "\"" {
-                            field.append("\"")
-                        } else {
-                            inQuotes = false
-                            pending = next
-                        }
-                    } else {
-                        inQuotes = false
-                    }
-                } else {
-                    field.append(character)
-                }
-                continue
-            }
-            switch character {
-            case "\"":
-                inQuotes = true
-            case ",":
-                record.append(field)
-                field = ""
-            case "\n", "\r\n":
-                record.append(field)
-                records.append(record)
-                record = []
-                field = ""
-            default:
-                field.append(character)
-            }
-        }
-        if !field.isEmpty || !record.isEmpty {
-            record.append(field)
-            records.append(record)
-        }
-        return records
+        return CSV.line(fields)
     }
 }
 

@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// `periodic.drift`: how late each tick of a periodic job runs against
 /// `start + k·period` on the monotonic clock, for this library's schedulers
 /// (native and forced emulation), for a user's own `asyncAfter` scheduler

@@ -27,28 +27,24 @@ public struct PlainRecursionProbe: Sendable {
             throw BenchmarkFailure("plain recursion probe: cannot create \(path)")
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments + ["--counter-file", path]
         var environment = ProcessInfo.processInfo.environment
         // The crash is the expected end; a backtrace would only cost time.
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let result: ChildProcess.Result
         do {
-            try process.run()
+            result = try ChildProcess.run(
+                executable, arguments: arguments + ["--counter-file", path], environment: environment,
+                standardOutput: .discard, standardError: .discard)
         } catch {
             throw BenchmarkFailure("plain recursion probe: cannot start \(executable): \(error)")
         }
-        process.waitUntilExit()
         guard let data = FileManager.default.contents(atPath: path), data.count >= 8 else {
             throw BenchmarkFailure("plain recursion probe: the child left no depth")
         }
         let depth = data.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
-        guard process.terminationReason == .uncaughtSignal, depth > 0 else {
+        guard result.endedBySignal, depth > 0 else {
             throw BenchmarkFailure(
-                "plain recursion probe: the child ended without overflowing its stack (status \(process.terminationStatus))")
+                "plain recursion probe: the child ended without overflowing its stack (status \(result.status))")
         }
         return depth
     }

@@ -97,20 +97,11 @@ public struct RunEnvironment: Sendable, Equatable {
     /// Runs a tool found on `PATH` and returns its trimmed standard output, or
     /// `nil` when it cannot run or fails.
     static func runTool(_ tool: String, _ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return nil
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard
+            let result = try? ChildProcess.run(
+                "/usr/bin/env", arguments: [tool] + arguments, standardOutput: .capture, standardError: .discard),
+            !result.endedBySignal, result.status == 0
+        else { return nil }
+        return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// The table printed at the end of a run: per benchmark, the median of each
 /// metric over the repetitions, then the ratios a reader looks for first
@@ -51,24 +52,21 @@ public enum SummaryTable {
             out += "\n\(benchmark) (median of \(repetitions) repetitions)\n"
             let labels = series.map { $0.params.isEmpty ? $0.variant : "\($0.variant) [\($0.params)]" }
             let labelWidth = max(labels.map(\.count).max() ?? 0, 8) + 2
-            let columnWidth = max(metrics.map(\.name.count).max() ?? 0, 10) + 2
-            out += "  " + "variant".padding(toLength: labelWidth, withPad: " ", startingAt: 0)
-                + metrics.map { leftPad($0.name, columnWidth) }.joined() + "\n"
-            for (index, entry) in series.enumerated() {
-                var line = "  " + labels[index].padding(toLength: labelWidth, withPad: " ", startingAt: 0)
-                for metric in metrics {
-                    let key = Key(series: entry, benchmark: benchmark, metric: metric.name)
+            let columnWidth = max(metrics.map(\.name.count).max() ?? 0, 10)
+            let table = TextTable(
+                columns: [TextTable.Column("variant", minimumWidth: labelWidth)]
+                    + metrics.map { TextTable.Column($0.name, alignment: .right, minimumWidth: columnWidth) },
+                indent: "  ")
+            let cells = series.enumerated().map { index, entry in
+                [labels[index]] + metrics.map { metric in
                     // Counts keep their fraction: 0.002 is two allocations per batch of 1000.
-                    let text: String
-                    if let median = medians[key] {
-                        text = metric.isAllocationCount ? CSVWriter.format(median) : compact(median)
-                    } else {
-                        text = "-"
+                    guard let median = medians[Key(series: entry, benchmark: benchmark, metric: metric.name)] else {
+                        return "-"
                     }
-                    line += leftPad(text, columnWidth)
+                    return metric.isAllocationCount ? NumberFormat.fourDecimals(median) : NumberFormat.compact(median)
                 }
-                out += line + "\n"
             }
+            out += table.lines(cells).map { $0 + "\n" }.joined()
             // Ratios are taken within one parameter set (one regime, one period).
             for rule in ratioRules where rule.benchmark == benchmark {
                 for base in series where base.variant == rule.base {
@@ -102,19 +100,5 @@ public enum SummaryTable {
         let series: Series
         let benchmark: String
         let metric: String
-    }
-
-    static func leftPad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text
-    }
-
-    /// 1234567 → "1.23M", 0.5 → "0.50", 42 → "42".
-    static func compact(_ value: Double) -> String {
-        let magnitude = abs(value)
-        if magnitude >= 1e9 { return String(format: "%.2fG", value / 1e9) }
-        if magnitude >= 1e6 { return String(format: "%.2fM", value / 1e6) }
-        if magnitude >= 1e4 { return String(format: "%.1fk", value / 1e3) }
-        if value == value.rounded() { return String(format: "%.0f", value) }
-        return magnitude >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
     }
 }

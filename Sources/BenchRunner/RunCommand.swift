@@ -68,40 +68,16 @@ struct Run: ParsableCommand {
         } catch let error as BenchmarkFilterError {
             throw ValidationError(error.description)
         }
-        let libraryPath = AllocatorLauncher.jemallocLibraryPath()
-        let strategy = AllocationStrategy.choose(
-            allocator: allocator, countsOnly: countsOnly, jemallocInstalled: libraryPath != nil)
-        var countsUnavailableReason = strategy.countsUnavailableReason
-        switch AllocatorLauncher.decide(
-            allocator: strategy.processAllocator, environment: ProcessInfo.processInfo.environment,
-            jemallocLoaded: AllocatorLauncher.jemallocIsLoaded, tcacheEnabled: AllocationCounter().availability != .exact,
-            libraryPath: libraryPath)
-        {
-        case .proceed:
-            break
-        case .proceedWithoutJemalloc:
-            countsUnavailableReason = countsUnavailableReason ?? AllocatorLauncher.howToEnable
-        case .reexecute(let environment):
-            let failure = AllocatorLauncher.reexecute(
-                arguments: Array(CommandLine.arguments.dropFirst()), environment: environment)
-            FileHandle.standardError.write(Data("note: \(failure); measuring on the current allocator.\n".utf8))
-        }
-        let allocatorName = AllocatorLauncher.jemallocIsLoaded ? "jemalloc" : "system"
-        let pass = strategy.pass
-        let child = strategy.child
-        let counter: AllocationCounter =
-            switch pass {
-            case .here, .only: AllocatorLauncher.jemallocIsLoaded ? AllocationCounter() : .unavailable(
-                reason: countsUnavailableReason ?? AllocatorLauncher.howToEnable)
-            case .unavailable: .unavailable(reason: countsUnavailableReason ?? AllocatorLauncher.howToEnable)
-            case .elsewhere: .disabled
-            }
+        let setup = MeasurementSetup.prepare(
+            allocator: allocator, countsOnly: countsOnly, arguments: Array(CommandLine.arguments.dropFirst()))
+        let allocatorName = setup.allocatorName
+        let pass = setup.pass
         var environment = RunEnvironment.current(allocator: allocatorName)
         if let runID { environment.runID = runID }
-        let probe = PlainRecursionProbe(executable: Self.executablePath, arguments: ["probe-recursion"])
+        let probe = PlainRecursionProbe(executable: AllocatorLauncher.executablePath, arguments: ["probe-recursion"])
         let configuration = suite.configuration(recursionProbe: probe)
         let runner = SuiteRunner(
-            configuration: configuration, filter: BenchmarkFilter(suite.patterns), counter: counter,
+            configuration: configuration, filter: BenchmarkFilter(suite.patterns), counter: setup.counter,
             allocationPass: pass)
         if countsOnly {
             print("BenchRunner: counting allocations under \(allocatorName) (thread cache off), "
@@ -119,9 +95,10 @@ struct Run: ParsableCommand {
         fflush(nil)
         let progress = ProgressReporter.automatic()
         var rows = try MainQueueDriver.runWhileDrainingMainQueue { try runner.run(progress: progress) }
-        if let child {
+        if let child = setup.child {
             do {
-                rows += try runChild(child, runID: environment.runID)
+                rows += try AllocationChild.run(
+                    child, arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)
             } catch {
                 progress.note("note: allocation counts are missing: \(error)")
             }
@@ -160,66 +137,5 @@ struct Run: ParsableCommand {
         case .unavailable:
             return "times: \(allocator) allocator; allocation counts not taken."
         }
-    }
-
-    /// Runs this executable again under jemalloc and returns the rows it measured.
-    private func runChild(_ kind: AllocationStrategy.Child, runID: String) throws -> [CSVRow] {
-        let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-jemalloc.csv"
-        defer { try? FileManager.default.removeItem(atPath: rowsPath) }
-        var arguments = Self.argumentsWithoutAllocator(Array(CommandLine.arguments.dropFirst()))
-        if arguments.first != "run" { arguments.insert("run", at: 0) }
-        arguments += ["--allocator", "jemalloc", "--rows-file", rowsPath, "--run-id", runID]
-        if kind == .counts { arguments.append("--counts-only") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executablePath)
-        process.arguments = arguments
-        // The child decides its allocator afresh, even if this process was itself re-executed.
-        var environment = ProcessInfo.processInfo.environment
-        environment[AllocatorLauncher.guardVariable] = nil
-        process.environment = environment
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0,
-            let text = try? String(contentsOfFile: rowsPath, encoding: .utf8)
-        else {
-            throw BenchmarkFailure("the jemalloc process failed (status \(process.terminationStatus))")
-        }
-        return Self.rows(fromCSV: text)
-    }
-
-    static func argumentsWithoutAllocator(_ arguments: [String]) -> [String] {
-        var result: [String] = []
-        var skipNext = false
-        for argument in arguments {
-            if skipNext { skipNext = false; continue }
-            if ["--allocator", "--rows-file", "--run-id"].contains(argument) { skipNext = true; continue }
-            if ["--allocator=", "--rows-file=", "--run-id="].contains(where: { argument.hasPrefix($0) }) { continue }
-            if argument == "--counts-only" { continue }
-            result.append(argument)
-        }
-        return result
-    }
-
-    /// The rows of a CSV this tool wrote, each with its `allocator`.
-    static func rows(fromCSV text: String) -> [CSVRow] {
-        let records = CSVWriter.parse(text)
-        guard let header = records.first else { return [] }
-        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
-        guard let allocatorColumn = column("allocator"), let benchmark = column("benchmark"), let variant = column("variant"),
-            let params = column("params"), let metric = column("metric"), let unit = column("unit"),
-            let repetition = column("repetition"), let value = column("value")
-        else { return [] }
-        return records.dropFirst().compactMap { record in
-            guard record.count == header.count else { return nil }
-            return CSVRow(
-                benchmark: record[benchmark], variant: record[variant], params: record[params], metric: record[metric],
-                unit: record[unit], repetition: Int(record[repetition]) ?? 0, value: Double(record[value]),
-                allocator: record[allocatorColumn])
-        }
-    }
-
-    /// This executable, for re-executing and for child processes.
-    static var executablePath: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 }

@@ -1,4 +1,4 @@
-// Stress: the dispose-race harness. See StressOptions.usage, or run --help.
+// Stress: the dispose-race harness. See StressOptions, or run --help.
 //
 // The scenarios run on a background thread while the main thread parks in
 // dispatchMain(), so MainScheduler's work (the main queue) is drained as it

@@ -1,4 +1,5 @@
 @testable import BenchKit
+import ToolSupport
 import XCTest
 
 /// The three output formats of `BenchRunner compare` and the summary.
@@ -70,7 +71,7 @@ final class CompareReportFormatTests: XCTestCase {
 
     func testCSVFormatIsOneParseableRowPerSeriesWithTheSummaryOnStandardError() throws {
         let outcome = try mixedOutcome(format: .csv, gate: .exact)
-        let records = try RFC4180Reader.records(in: outcome.output, file: "output")
+        let records = try CSVReader.records(in: outcome.output)
         XCTAssertEqual(records.count, 1 + 4)
         let header = records[0].fields
         let verdict = try XCTUnwrap(header.firstIndex(of: "verdict"))
@@ -97,18 +98,11 @@ final class CompareReportFormatTests: XCTestCase {
     }
 
     func testMeasurementsShowFourSignificantDigitsAndExactCountsShowAllDigits() {
-        XCTAssertEqual(CompareReportFormatter.fourDigits(12_345_678), "12.35M")
-        XCTAssertEqual(CompareReportFormatter.fourDigits(12_345), "12.35k")
-        XCTAssertEqual(CompareReportFormatter.fourDigits(9_999.96), "10k")
-        XCTAssertEqual(CompareReportFormatter.fourDigits(179.64), "179.6")
-        XCTAssertEqual(CompareReportFormatter.fourDigits(98), "98")
-        XCTAssertEqual(CompareReportFormatter.fourDigits(-0.5), "-0.5")
-        XCTAssertEqual(CompareReportFormatter.fourDigits(0.000_123_4), "1.234e-04")
-        XCTAssertEqual(CompareReportFormatter.fourDigits(0), "0")
+        // The digits themselves: NumberFormatTests.
+        XCTAssertEqual(CompareReportFormatter.value(12_345_678, exact: false), "12.35M")
+        XCTAssertEqual(CompareReportFormatter.value(179.64, exact: false), "179.6")
         XCTAssertEqual(CompareReportFormatter.value(2.0001, exact: true), "2.0001")
         XCTAssertEqual(CompareReportFormatter.value(2, exact: true), "2")
-        XCTAssertEqual(CompareReportFormatter.percentage(-0.368), "-36.8%")
-        XCTAssertEqual(CompareReportFormatter.percentage(0.05), "+5.0%")
     }
 }
 

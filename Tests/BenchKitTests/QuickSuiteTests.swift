@@ -1,5 +1,6 @@
 @testable import BenchKit
 import Foundation
+import ToolSupport
 import XCTest
 
 final class QuickSuiteTests: XCTestCase {
@@ -18,7 +19,7 @@ final class QuickSuiteTests: XCTestCase {
         let directory = NSTemporaryDirectory() + "bench-quick-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = try ResultsFolder(directory: directory).write(CSVWriter(environment: environment).document(rows), environment: environment)
-        let records = CSVWriter.parse(try String(contentsOfFile: path, encoding: .utf8))
+        let records = try CSVReader.records(in: try String(contentsOfFile: path, encoding: .utf8)).map(\.fields)
         XCTAssertEqual(records.first, CSVSchema.columns)
         let data = records.dropFirst()
         XCTAssertEqual(Set(data.map { $0[8] }), Set(CSVSchema.benchmarks.map(\.name)))

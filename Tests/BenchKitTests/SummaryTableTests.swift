@@ -28,13 +28,6 @@ final class SummaryTableTests: XCTestCase {
         XCTAssertFalse(SummaryTable.render(rows).contains("tick=2"))
     }
 
-    func testCompactNumbers() {
-        XCTAssertEqual(SummaryTable.compact(1_234_567), "1.23M")
-        XCTAssertEqual(SummaryTable.compact(42), "42")
-        XCTAssertEqual(SummaryTable.compact(0.5), "0.50")
-        XCTAssertEqual(SummaryTable.compact(25_000), "25.0k")
-    }
-
     func testAllocationCountsKeepTheirFraction() {
         let rows = [
             CSVRow(

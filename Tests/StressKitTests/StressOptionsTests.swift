@@ -25,31 +25,43 @@ final class StressOptionsTests: XCTestCase {
 
     func testBadInputIsRejectedWithAMessageNamingTheOption() {
         let cases: [([String], String)] = [
-            (["--bogus"], "unknown option '--bogus'"),
-            (["--iterations"], "--iterations needs a value"),
-            (["--iterations", "--list"], "--iterations needs a value"),
-            (["--iterations", "0"], "--iterations needs a positive whole number, not '0'"),
-            (["--iterations", "many"], "--iterations needs a positive whole number, not 'many'"),
-            (["--duration", "-1"], "--duration needs a positive number of seconds, not '-1'"),
-            (["--duration", "inf"], "--duration needs a positive number of seconds, not 'inf'"),
-            (["--seed", "-3"], "--seed needs a whole number from 0 to 2^64-1 (decimal or 0x-hex), not '-3'"),
-            (["--seed", "18446744073709551616"], "--seed needs a whole number from 0 to 2^64-1 (decimal or 0x-hex), not '18446744073709551616'"),
+            (["--bogus"], "Unknown option '--bogus'"),
+            (["--iterations"], "Missing value for '--iterations <n>'"),
+            (["--iterations", "--list"], "Missing value for '--iterations <n>'"),
+            (["--iterations", "0"], "The value '0' is invalid for '--iterations <n>': needs a positive whole number"),
+            (["--iterations", "many"], "The value 'many' is invalid for '--iterations <n>': needs a positive whole number"),
+            (["--duration", "-1"], "The value '-1' is invalid for '--duration <seconds>': needs a positive number of seconds"),
+            (["--duration", "inf"], "The value 'inf' is invalid for '--duration <seconds>': needs a positive number of seconds"),
+            (["--seed", "-3"], "The value '-3' is invalid for '--seed <n>': needs a whole number from 0 to 2^64-1 (decimal or 0x-hex)"),
+            (["--seed", "18446744073709551616"], "The value '18446744073709551616' is invalid for '--seed <n>': needs a whole number from 0 to 2^64-1 (decimal or 0x-hex)"),
             (["--filter", ","], "--filter needs a non-empty text"),
-            (["--csv="], "--csv needs a file path"),
+            (["--csv="], "Missing value for '--csv <path>'"),
+            (["--csv", ""], "--csv needs a file path"),
             (["--iterations", "5", "--duration", "1"], "give either --iterations or --duration, not both"),
         ]
         for (arguments, message) in cases {
             XCTAssertThrowsError(try StressOptions.parse(arguments), "\(arguments)") { error in
-                XCTAssertEqual((error as? StressOptionError)?.message, message)
+                XCTAssertEqual(StressOptions.message(for: error), message, "\(arguments)")
+                XCTAssertNotEqual(StressOptions.exitCode(for: error), .success, "\(arguments)")
             }
         }
+    }
+
+    func testHelpIsGeneratedAndExitsWithZero() {
+        let output = OutputRecorder()
+        let command = StressCommand(scenarios: [FakeScenario { _ in .first }], output: output.record)
+        XCTAssertEqual(command.main(["--help"]), 0)
+        for option in ["--list", "--filter <text>", "--iterations <n>", "--duration <seconds>", "--seed <n>", "--csv <path>", "--self-check", "EXIT STATUS"] {
+            XCTAssertTrue(output.text.contains(option), option)
+        }
+        XCTAssertFalse(output.text.contains("Stress: error"))
     }
 
     func testBadInputMakesTheCommandExitWithTwo() {
         let output = OutputRecorder()
         let command = StressCommand(scenarios: [FakeScenario { _ in .first }], output: output.record)
         XCTAssertEqual(command.main(["--iterations", "x"]), 2)
-        XCTAssertTrue(output.text.contains("Stress: error: --iterations needs a positive whole number"))
+        XCTAssertTrue(output.text.contains("Stress: error: The value 'x' is invalid for '--iterations <n>': needs a positive whole number\nRun 'Stress --help' for usage."), output.text)
         XCTAssertEqual(command.main(["--filter", "nothing-matches"]), 2)
         XCTAssertTrue(output.text.contains("no scenario name contains 'nothing-matches'"))
         XCTAssertEqual(command.main(["--iterations", "4", "--csv", "/nonexistent-directory/x.csv"]), 2)
@@ -85,8 +97,6 @@ final class StressOptionsTests: XCTestCase {
         XCTAssertEqual(lines.count, 1 + FakeOutcome.allCases.count)
         XCTAssertTrue(lines[1].hasPrefix("1,fake.scenario,test,8,"))
         XCTAssertTrue(lines[1].hasSuffix(",0,OK,first,ACCEPTABLE,4"))
-        XCTAssertEqual(ResultCSV.escape("4, 7"), "\"4, 7\"")
-        XCTAssertEqual(ResultCSV.escape("say \"hi\""), "\"say \"\"hi\"\"\"")
     }
 
     func testCSVOptionWritesTheFile() throws {

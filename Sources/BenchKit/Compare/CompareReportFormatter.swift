@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Writes a ``ComparisonReport`` as an aligned text table, a Markdown table or
 /// CSV, plus a summary saying what was tested and what decides the exit status.
@@ -10,13 +11,9 @@ public struct CompareReportFormatter: Sendable {
         self.report = report
     }
 
-    private enum Alignment {
-        case left, right
-    }
-
     private struct Column {
         let title: String
-        let alignment: Alignment
+        let alignment: TextTable.Alignment
         let cell: @Sendable (SeriesComparison) -> String
     }
 
@@ -27,11 +24,11 @@ public struct CompareReportFormatter: Sendable {
     }
 
     private var confidenceLabel: String {
-        "\(Self.plainNumber((1 - 2 * report.options.alpha) * 100))% CI"
+        "\(NumberFormat.plain((1 - 2 * report.options.alpha) * 100))% CI"
     }
 
     private var oneSidedConfidence: String {
-        "\(Self.plainNumber((1 - report.options.alpha) * 100))%"
+        "\(NumberFormat.plain((1 - report.options.alpha) * 100))%"
     }
 
     private var columns: [Column] {
@@ -60,7 +57,7 @@ public struct CompareReportFormatter: Sendable {
             },
             Column(title: "change", alignment: .right) { comparison in
                 if let change = comparison.change {
-                    return Self.percentage(change)
+                    return NumberFormat.percentage(change)
                 }
                 if comparison.baseMedian == 0 && comparison.newMedian != nil {
                     return "from 0"
@@ -72,7 +69,7 @@ public struct CompareReportFormatter: Sendable {
                     return "exact"
                 }
                 guard let interval = comparison.interval else { return "" }
-                return "[\(Self.percentage(interval.lowerBound)), \(Self.percentage(interval.upperBound))]"
+                return "[\(NumberFormat.percentage(interval.lowerBound)), \(NumberFormat.percentage(interval.upperBound))]"
             },
             Column(title: "p", alignment: .right) { comparison in
                 comparison.reportedTest.map { Self.probability($0.pValue) } ?? ""
@@ -93,32 +90,10 @@ public struct CompareReportFormatter: Sendable {
     /// An aligned plain-text table, one row per judged series.
     public func table() -> String {
         let columns = columns
+        let layout = TextTable(
+            columns: columns.map { TextTable.Column($0.title, alignment: $0.alignment) }, underlinesTitles: true)
         let rows = judgedComparisons.map { comparison in columns.map { $0.cell(comparison) } }
-        let titles = columns.map(\.title)
-        var widths = titles.map(\.count)
-        for row in rows {
-            for (index, cell) in row.enumerated() {
-                widths[index] = max(widths[index], cell.count)
-            }
-        }
-        func line(_ cells: [String]) -> String {
-            var parts: [String] = []
-            for (index, cell) in cells.enumerated() {
-                let padding = String(repeating: " ", count: widths[index] - cell.count)
-                parts.append(columns[index].alignment == .left ? cell + padding : padding + cell)
-            }
-            var text = parts.joined(separator: "  ")
-            while text.last == " " {
-                text.removeLast()
-            }
-            return text + "\n"
-        }
-        var text = line(titles)
-        text += line(widths.map { String(repeating: "-", count: $0) })
-        for row in rows {
-            text += line(row)
-        }
-        return text
+        return layout.lines(rows).map { $0 + "\n" }.joined()
     }
 
     /// A GitHub-flavoured Markdown table, one row per judged series.
@@ -194,7 +169,7 @@ public struct CompareReportFormatter: Sendable {
                 comparison.isRegression ? "true" : "false",
                 comparison.verdict.isUnjudged ? "true" : "false",
             ]
-            text += fields.map(Self.csvField).joined(separator: ",") + "\n"
+            text += CSV.line(fields) + "\n"
         }
         return text
     }
@@ -203,16 +178,16 @@ public struct CompareReportFormatter: Sendable {
     /// status is what it is.
     public func summary() -> String {
         let options = report.options
-        let alpha = Self.plainNumber(options.alpha)
+        let alpha = NumberFormat.plain(options.alpha)
         var text = "\(report.comparisons.count) series compared (base \(report.basePath), new \(report.newPath)): "
         text += CompareVerdict.allCases.map { "\($0.rawValue) \(report.count(of: $0))" }.joined(separator: ", ")
         text += ".\n"
         text += "Test: per timing series, one-sided Mann-Whitney U tests (exact distribution without ties, "
         text += "normal approximation with tie correction otherwise) of the new repetitions against the base ones "
         text += "moved by the threshold: worse by more than the threshold, in the metric's harmful direction, "
-        text += "and better by more than it; the threshold of \(Self.plainNumber(options.threshold * 100))%, "
+        text += "and better by more than it; the threshold of \(NumberFormat.plain(options.threshold * 100))%, "
         text += "for wake-up-bound times (hop latency p50, timer lateness and drift, the main queue) "
-        text += "\(Self.plainNumber(max(options.threshold, options.wakeUpThreshold) * 100))%. "
+        text += "\(NumberFormat.plain(max(options.threshold, options.wakeUpThreshold) * 100))%. "
         text += "CPU-bound times are corrected for the machine drift the same run's peers show.\n"
         text += "False discovery rate: \(FalseDiscoveryRate.procedureName) across the \(report.testedCount) tested "
         text += "series at alpha \(alpha): worse and better need q <= \(alpha), q being p adjusted across the run "
@@ -279,7 +254,7 @@ public struct CompareReportFormatter: Sendable {
     private func unjudgedSummary() -> String {
         let unjudged = report.unjudged
         guard !unjudged.isEmpty else { return "" }
-        let alpha = Self.plainNumber(report.options.alpha)
+        let alpha = NumberFormat.plain(report.options.alpha)
         let gated = unjudged.filter(\.isGated).count
         var text = "Could not judge \(unjudged.count) series"
         text += gated == unjudged.count ? ":\n" : " (\(gated) of them gated):\n"
@@ -340,7 +315,7 @@ public struct CompareReportFormatter: Sendable {
     private static func medians(of comparison: SeriesComparison) -> String {
         let base = comparison.baseMedian.map { value($0, exact: comparison.rule.isExact) } ?? "?"
         let new = comparison.newMedian.map { value($0, exact: comparison.rule.isExact) } ?? "?"
-        let change = comparison.change.map { " (\(percentage($0)))" } ?? ""
+        let change = comparison.change.map { " (\(NumberFormat.percentage($0)))" } ?? ""
         return "\(base) -> \(new) \(comparison.unit)\(change)"
     }
 
@@ -348,74 +323,16 @@ public struct CompareReportFormatter: Sendable {
     /// 0.001: `0.05`, `0.004`, `0.000291`.
     static func probability(_ value: Double) -> String {
         if value >= 0.001 {
-            return plainNumber((value * 1000).rounded() / 1000)
+            return NumberFormat.plain((value * 1000).rounded() / 1000)
         }
         return String(format: "%.3g", value)
     }
 
     // MARK: - Number formatting
 
-    /// A signed percentage with one decimal: `+12.3%`.
-    static func percentage(_ fraction: Double) -> String {
-        String(format: "%+.1f%%", fraction * 100)
-    }
-
     /// Exact counts in full (2.0001 must not read as 2); measurements with four
     /// significant digits and an SI prefix from 10 000 on.
     static func value(_ number: Double, exact: Bool) -> String {
-        exact ? plainNumber(number) : fourDigits(number)
-    }
-
-    /// Swift's shortest round-trip form without a trailing `.0`.
-    static func plainNumber(_ number: Double) -> String {
-        var text = "\(number)"
-        if text.hasSuffix(".0") {
-            text.removeLast(2)
-        }
-        return text
-    }
-
-    static func fourDigits(_ number: Double) -> String {
-        let magnitude = abs(number)
-        if magnitude == 0 {
-            return "0"
-        }
-        if magnitude < 0.001 {
-            return String(format: "%.3e", number)
-        }
-        let prefixes: [(Double, String)] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e4, "k")]
-        for (scale, prefix) in prefixes where magnitude >= scale {
-            let scaled = prefix == "k" ? number / 1e3 : number / scale
-            return trimmed(scaled) + prefix
-        }
-        let text = trimmed(number)
-        // 9999.96 rounds to five digits: show it as 10k like every other value from 10 000 on.
-        if let rounded = Double(text), abs(rounded) >= 1e4 {
-            return trimmed(number / 1e3) + "k"
-        }
-        return text
-    }
-
-    /// Four significant digits, trailing zeros removed.
-    private static func trimmed(_ number: Double) -> String {
-        let digitsBeforePoint = max(1, Int(floor(log10(abs(number)))) + 1)
-        let decimals = max(0, 4 - digitsBeforePoint)
-        var text = String(format: "%.\(decimals)f", number)
-        if text.contains(".") {
-            while text.last == "0" {
-                text.removeLast()
-            }
-            if text.last == "." {
-                text.removeLast()
-            }
-        }
-        return text
-    }
-
-    static func csvField(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
-            return field
-        }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        exact ? NumberFormat.plain(number) : NumberFormat.fourSignificantDigits(number)
     }
 }

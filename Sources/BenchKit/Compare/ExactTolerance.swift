@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// How far an exact count may move before `BenchRunner compare` calls it a
 /// change (`--exact-tolerance`).
@@ -88,7 +89,7 @@ public struct ExactTolerance: Sendable, Equatable {
 
     /// `allocs_*=0.5`-style text, for the summary.
     public var description: String {
-        let amountText = CompareReportFormatter.plainNumber(amount)
+        let amountText = NumberFormat.plain(amount)
         return switch scope {
         case .everyExactMetric: amountText
         case .metric(let name): "\(name)=\(amountText)"

@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// The distribution-free confidence interval for the shift between two samples
 /// that goes with the Mann-Whitney U test (Hodges–Lehmann / Moses).
@@ -58,10 +59,8 @@ public struct HodgesLehmannInterval: Sendable, Equatable {
         guard k >= 1 && k <= differences.count - k + 1 else { return nil }
         lower = differences[k - 1]
         upper = differences[differences.count - k]
-        let middle = differences.count / 2
-        estimate = differences.count % 2 == 1
-            ? differences[middle]
-            : (differences[middle - 1] + differences[middle]) / 2
+        guard let median = Statistics.median(sorted: differences) else { return nil }
+        estimate = median
     }
 
     /// Inverse of the standard normal distribution function, by bisection on

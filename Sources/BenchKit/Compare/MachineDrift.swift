@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// How much the machine itself changed between two result files, read from
 /// the series that measure code this project does not change.
 ///
@@ -36,14 +38,14 @@ struct MachineDrift {
         var ratios: [GroupKey: [Double]] = [:]
         for series in base where Self.isAnchor(variant: series.key.variant) {
             guard let counterpart = newByKey[series.key],
-                let baseMedian = SeriesComparison.median(series.values),
-                let newMedian = SeriesComparison.median(counterpart.values),
+                let baseMedian = Statistics.median(series.values),
+                let newMedian = Statistics.median(counterpart.values),
                 baseMedian > 0, newMedian > 0
             else { continue }
             ratios[GroupKey(series.key), default: []].append(newMedian / baseMedian)
         }
         for (group, values) in ratios {
-            factors[group] = SeriesComparison.median(values)
+            factors[group] = Statistics.median(values)
         }
     }
 

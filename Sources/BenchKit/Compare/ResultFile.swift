@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// A BenchRunner result CSV read for comparison: its rows grouped into one
 /// ``ResultSeries`` per ``ResultSeriesKey``, in order of first appearance.
@@ -48,50 +49,41 @@ public struct ResultFile: Sendable {
 
     /// Parses CSV `text`; `path` names it in errors.
     public static func parse(text: String, path: String) throws(CompareInputError) -> ResultFile {
-        let records = try RFC4180Reader.records(in: text, file: path)
-        guard let header = records.first else {
+        let read: CSVTable?
+        do throws(CSVReadError) {
+            read = try CSVTable(text: text)
+        } catch {
+            throw CompareInputError(file: path, line: error.line, message: error.message)
+        }
+        guard let table = read else {
             throw CompareInputError(
                 file: path, line: nil,
                 message: "is empty: expected a header row with the columns "
                     + requiredColumns.joined(separator: ", "))
         }
-        var columnIndex: [String: Int] = [:]
-        for (index, name) in header.fields.enumerated() {
-            let trimmed = name.trimmingCharacters(in: .whitespaces)
-            if columnIndex[trimmed] == nil {
-                columnIndex[trimmed] = index
-            }
-        }
-        let missing = requiredColumns.filter { columnIndex[$0] == nil }
+        let missing = table.missingColumns(requiredColumns)
         guard missing.isEmpty else {
             let columns = missing.count == 1 ? "column" : "columns"
             throw CompareInputError(
-                file: path, line: header.line,
+                file: path, line: table.header.line,
                 message: "header lacks the \(columns) \(missing.joined(separator: ", ")) "
                     + "(is this a BenchRunner result CSV?)")
         }
 
-        func column(_ name: String, in fields: [String]) -> String {
-            guard let index = columnIndex[name] else { return "" }
-            return fields[index]
-        }
-
         var series: [ResultSeries] = []
         var positionOfKey: [ResultSeriesKey: Int] = [:]
-        for record in records.dropFirst() {
-            guard record.fields.count == header.fields.count else {
-                throw CompareInputError(
-                    file: path, line: record.line,
-                    message: "row has \(record.fields.count) fields but the header has \(header.fields.count)")
+        for record in table.records {
+            let row: CSVTable.Row
+            do throws(CSVReadError) {
+                row = try table.row(record)
+            } catch {
+                throw CompareInputError(file: path, line: error.line, message: error.message)
             }
             let key = ResultSeriesKey(
-                benchmark: column("benchmark", in: record.fields),
-                variant: column("variant", in: record.fields),
-                params: column("params", in: record.fields),
-                metric: column("metric", in: record.fields),
-                allocator: column("allocator", in: record.fields))
-            let unit = column("unit", in: record.fields)
-            let rawValue = column("value", in: record.fields).trimmingCharacters(in: .whitespaces)
+                benchmark: row["benchmark"], variant: row["variant"], params: row["params"],
+                metric: row["metric"], allocator: row["allocator"])
+            let unit = row["unit"]
+            let rawValue = row["value"].trimmingCharacters(in: .whitespaces)
             var value: Double?
             if !rawValue.isEmpty {
                 guard let number = Double(rawValue), number.isFinite else {

@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// The comparison of one series (benchmark, variant, params, metric,
 /// allocator) between a base and a new result file.
 ///
@@ -233,9 +235,6 @@ public struct SeriesComparison: Sendable {
 
     /// The median of `values`, nil when empty.
     public static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        Statistics.median(values)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import ToolSupport
 
 /// Writes results as long-form CSV: one row per scenario and outcome.
 public enum ResultCSV {
@@ -15,17 +15,9 @@ public enum ResultCSV {
                     String(result.seconds), String(result.leaked), result.verdict.rawValue,
                     row.outcome.id, row.outcome.grade.label, String(row.count),
                 ]
-                lines.append(fields.map(escape).joined(separator: ","))
+                lines.append(CSV.line(fields))
             }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// Quotes a field that holds a comma, a quote or a line break.
-    static func escape(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
-            return field
-        }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

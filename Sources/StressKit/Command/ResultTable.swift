@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// Formats scenario results as text tables, in the manner of jcstress.
 public enum ResultTable {
     /// The table of one scenario: header, one row per outcome, and the verdict's reasons.
@@ -7,25 +9,24 @@ public enum ResultTable {
         lines.append("    \(result.summary)")
         let rate = result.seconds > 0 ? Double(result.iterations) / result.seconds : 0
         lines.append(
-            "    \(result.iterations) iterations in \(format(result.seconds)) s (\(Int(rate))/s), "
+            "    \(result.iterations) iterations in \(NumberFormat.twoDecimals(result.seconds)) s (\(Int(rate))/s), "
                 + "seed \(result.seed), live instances at end: \(result.leaked)"
         )
-        let idWidth = max(7, result.rows.map(\.outcome.id.count).max() ?? 0)
-        let countWidth = max(5, result.rows.map { String($0.count).count }.max() ?? 0)
-        lines.append(
-            "    " + pad("outcome", idWidth) + "  " + pad("grade", 11) + "  "
-                + padLeft("count", countWidth) + "  meaning"
-        )
-        for row in result.rows {
-            var line = "    " + pad(row.outcome.id, idWidth) + "  " + pad(row.outcome.grade.label, 11)
-            line += "  " + padLeft(String(row.count), countWidth) + "  " + row.outcome.meaning
+        let table = TextTable(
+            columns: [
+                TextTable.Column("outcome", minimumWidth: 7), TextTable.Column("grade", minimumWidth: 11),
+                TextTable.Column("count", alignment: .right, minimumWidth: 5), TextTable.Column("meaning"),
+            ],
+            indent: "    ")
+        lines += table.lines(result.rows.map { row in
+            var meaning = row.outcome.meaning
             if row.outcome.grade == .forbidden && row.count > 0 {
-                line += "   <-- FORBIDDEN OUTCOME SEEN"
+                meaning += "   <-- FORBIDDEN OUTCOME SEEN"
             } else if row.outcome.grade == .acceptable && row.count == 0 {
-                line += "   <-- never seen"
+                meaning += "   <-- never seen"
             }
-            lines.append(line)
-        }
+            return [row.outcome.id, row.outcome.grade.label, String(row.count), meaning]
+        })
         if result.leaked != 0 {
             lines.append("    FAILED: \(result.leaked) tracked instance(s) still alive after tear-down (leak)")
         }
@@ -55,19 +56,5 @@ public enum ResultTable {
             lines.append("  failed (forbidden outcome or leak): " + failed.joined(separator: ", "))
         }
         return lines.joined(separator: "\n")
-    }
-
-    static func format(_ seconds: Double) -> String {
-        let hundredths = Int((seconds * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-
-    private static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
-    }
-
-    private static func padLeft(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 }

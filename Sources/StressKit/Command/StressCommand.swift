@@ -1,6 +1,7 @@
+import ArgumentParser
 import Foundation
 
-/// The `Stress` program, minus its entry point: parses nothing, runs the
+/// The `Stress` program, minus its entry point: parses the command line, runs the
 /// chosen scenarios, prints their tables, writes CSV and picks the exit status.
 public struct StressCommand: Sendable {
     /// Exit status: no forbidden outcome and no leak.
@@ -28,14 +29,22 @@ public struct StressCommand: Sendable {
         self.output = output
     }
 
-    /// Parses `arguments` and runs; returns the exit status.
+    /// Parses `arguments` and runs; returns the exit status. `--help` prints
+    /// the generated help and returns 0; any bad argument prints what is wrong
+    /// and returns ``usageError``.
     public func main(_ arguments: [String]) -> Int32 {
+        let options: StressOptions
         do {
-            return run(try StressOptions.parse(arguments))
+            options = try StressOptions.parse(arguments)
         } catch {
-            output("Stress: error: \(error.message)\nRun 'Stress --help' for usage.")
+            if StressOptions.exitCode(for: error) == .success {
+                output(StressOptions.fullMessage(for: error))
+                return Self.success
+            }
+            output("Stress: error: \(StressOptions.message(for: error))\nRun 'Stress --help' for usage.")
             return Self.usageError
         }
+        return run(options)
     }
 
     /// The scenarios `options.filters` selects (all when there is no filter).
@@ -48,10 +57,6 @@ public struct StressCommand: Sendable {
 
     /// Runs with parsed `options`; returns the exit status.
     public func run(_ options: StressOptions) -> Int32 {
-        if options.help {
-            output(StressOptions.usage)
-            return Self.success
-        }
         if options.list {
             output(scenarios.map { "\($0.name)  [guarantees \($0.guarantees), \($0.actorCount) actors]\n    \($0.summary)" }
                 .joined(separator: "\n"))

@@ -1,147 +1,117 @@
-/// The command line of `Stress`, parsed by hand (the options are few).
-public struct StressOptions: Sendable, Equatable {
+import ArgumentParser
+
+/// The command line of `Stress`, parsed by swift-argument-parser (as
+/// BenchRunner's is), which also generates `--help`.
+///
+/// A bad value is reported with the option and what it needs; ``StressCommand``
+/// turns any parse error into a message and exit status 2.
+public struct StressOptions: ParsableCommand {
     /// Iterations per scenario when neither `--iterations` nor `--duration` is given.
     public static let defaultIterations = 20_000
 
-    /// `--help`: print usage and exit.
-    public var help = false
+    /// The name, summary and exit statuses shown by `--help`.
+    public static let configuration = CommandConfiguration(
+        commandName: "Stress",
+        abstract: "Hammers the racy guarantees of the Schedulers library on every builtin scheduler.",
+        discussion: """
+            Covers guarantees 2 to 8, numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
+            each scenario runs its actors concurrently, many times, and counts each outcome.
+
+            EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome or a leak \
+            (or, with --self-check, the broken disposable went unnoticed); 2 bad command line.
+            """)
+
     /// `--list`: print the scenarios and exit.
+    @ArgumentParser.Flag(help: "List the scenarios and exit.")
     public var list = false
-    /// `--self-check`: prove the harness can fail.
-    public var selfCheck = false
-    /// `--filter`: run only scenarios whose name contains one of these.
-    public var filters: [String] = []
-    /// `--iterations` or `--duration`, per scenario.
-    public var limit = RunLimit.iterations(StressOptions.defaultIterations)
+
+    /// `--filter`, as given (each may hold several comma-separated texts); see ``filters``.
+    @Option(
+        name: .customLong("filter"),
+        help: ArgumentHelp(
+            "Run only scenarios whose name contains <text> (repeatable, or comma-separated).", valueName: "text"))
+    public var filterArguments: [String] = []
+
+    /// `--iterations`, per scenario.
+    @Option(
+        help: ArgumentHelp("Iterations per scenario (default \(defaultIterations)).", valueName: "n"),
+        transform: StressOptions.positiveCount)
+    public var iterations: Int?
+
+    /// `--duration`, per scenario, in seconds.
+    @Option(
+        // Unconditional: `--duration -1` is a bad value to explain, not a missing one.
+        parsing: .unconditional,
+        help: ArgumentHelp("Run each scenario for this long instead (e.g. 0.5).", valueName: "seconds"),
+        transform: StressOptions.positiveSeconds)
+    public var duration: Double?
+
     /// `--seed`; `nil` means pick one and print it.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seed of the choices of scheduler, order and delays (decimal or 0x-hex); "
+                + "the same seed replays the same choices.",
+            valueName: "n"),
+        transform: StressOptions.seedValue)
     public var seed: UInt64?
+
     /// `--csv`: where to write the results.
+    @Option(name: .customLong("csv"), help: ArgumentHelp("Also write the results as CSV to <path>.", valueName: "path"))
     public var csvPath: String?
+
+    /// `--self-check`: prove the harness can fail.
+    @ArgumentParser.Flag(
+        help: "Run a scenario against a deliberately broken disposable; exit 0 only if the harness catches it.")
+    public var selfCheck = false
 
     /// Creates the default options.
     public init() {}
 
-    /// The usage text.
-    public static let usage = """
-        USAGE: Stress [--list] [--filter TEXT]... [--iterations N | --duration SECONDS]
-                      [--seed N] [--csv PATH] [--self-check]
-
-        Hammers the racy guarantees of the Schedulers library (2 to 8, numbered as in
-        Sources/Schedulers/Schedulers.docc/Guarantees.md) on every builtin scheduler:
-        each scenario runs its actors concurrently, many times, and counts each outcome.
-
-        OPTIONS:
-          --list                 List the scenarios and exit.
-          --filter TEXT          Run only scenarios whose name contains TEXT (repeatable,
-                                 or comma-separated).
-          --iterations N         Iterations per scenario (default \(defaultIterations)).
-          --duration SECONDS     Run each scenario for this long instead (e.g. 0.5).
-          --seed N               Seed of the choices of scheduler, order and delays
-                                 (decimal or 0x-hex); the same seed replays the same choices.
-          --csv PATH             Also write the results as CSV to PATH.
-          --self-check           Run a scenario against a deliberately broken disposable;
-                                 exit 0 only if the harness catches it.
-          --help                 Show this text.
-
-        EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome or a leak
-        (or, with --self-check, the broken disposable went unnoticed); 2 bad command line.
-        """
-
-    /// Parses `arguments` (without the program name).
-    public static func parse(_ arguments: [String]) throws(StressOptionError) -> StressOptions {
-        var options = StressOptions()
-        var sawIterations = false
-        var sawDuration = false
-        var index = 0
-        func value(for option: String, inline: String?) throws(StressOptionError) -> String {
-            if let inline {
-                return inline
-            }
-            index += 1
-            guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                throw StressOptionError("\(option) needs a value")
-            }
-            return arguments[index]
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
-            var name = argument
-            var inline: String?
-            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            switch name {
-            case "--help", "-h":
-                options.help = true
-            case "--list":
-                options.list = true
-            case "--self-check":
-                options.selfCheck = true
-            case "--filter":
-                let text = try value(for: name, inline: inline)
-                let parts = text.split(separator: ",").map { String($0) }.filter { !$0.isEmpty }
-                guard !parts.isEmpty else {
-                    throw StressOptionError("--filter needs a non-empty text")
-                }
-                options.filters += parts
-            case "--iterations":
-                let text = try value(for: name, inline: inline)
-                guard let count = Int(text), count > 0 else {
-                    throw StressOptionError("--iterations needs a positive whole number, not '\(text)'")
-                }
-                options.limit = .iterations(count)
-                sawIterations = true
-            case "--duration":
-                let text = try value(for: name, inline: inline)
-                guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                    throw StressOptionError("--duration needs a positive number of seconds, not '\(text)'")
-                }
-                options.limit = .duration(seconds: seconds)
-                sawDuration = true
-            case "--seed":
-                let text = try value(for: name, inline: inline)
-                guard let seed = parseSeed(text) else {
-                    throw StressOptionError("--seed needs a whole number from 0 to 2^64-1 (decimal or 0x-hex), not '\(text)'")
-                }
-                options.seed = seed
-            case "--csv":
-                let path = try value(for: name, inline: inline)
-                guard !path.isEmpty else {
-                    throw StressOptionError("--csv needs a file path")
-                }
-                options.csvPath = path
-            default:
-                throw StressOptionError("unknown option '\(argument)'")
-            }
-            index += 1
-        }
-        if sawIterations && sawDuration {
-            throw StressOptionError("give either --iterations or --duration, not both")
-        }
-        return options
+    /// The scenario-name texts of every `--filter`, split at commas.
+    public var filters: [String] {
+        filterArguments.flatMap { $0.split(separator: ",").map(String.init) }
     }
 
-    static func parseSeed(_ text: String) -> UInt64? {
-        if text.hasPrefix("0x") || text.hasPrefix("0X") {
-            return UInt64(text.dropFirst(2), radix: 16)
+    /// `--iterations` or `--duration`, per scenario.
+    public var limit: RunLimit {
+        if let duration { return .duration(seconds: duration) }
+        return .iterations(iterations ?? Self.defaultIterations)
+    }
+
+    /// Rejects what each option cannot say alone.
+    public func validate() throws {
+        if !filterArguments.isEmpty && filters.isEmpty {
+            throw ValidationError("--filter needs a non-empty text")
         }
-        return UInt64(text)
-    }
-}
-
-/// A command-line mistake, with a message that says what to do.
-public struct StressOptionError: Error, Equatable, CustomStringConvertible {
-    /// What was wrong.
-    public let message: String
-
-    /// Creates an error with `message`.
-    public init(_ message: String) {
-        self.message = message
+        if csvPath == "" {
+            throw ValidationError("--csv needs a file path")
+        }
+        if iterations != nil && duration != nil {
+            throw ValidationError("give either --iterations or --duration, not both")
+        }
     }
 
-    /// The message, as printed.
-    public var description: String {
-        message
+    static func positiveCount(_ text: String) throws -> Int {
+        guard let count = Int(text), count > 0 else {
+            throw ValidationError("needs a positive whole number")
+        }
+        return count
+    }
+
+    static func positiveSeconds(_ text: String) throws -> Double {
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+            throw ValidationError("needs a positive number of seconds")
+        }
+        return seconds
+    }
+
+    static func seedValue(_ text: String) throws -> UInt64 {
+        let value =
+            text.hasPrefix("0x") || text.hasPrefix("0X") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+        guard let value else {
+            throw ValidationError("needs a whole number from 0 to 2^64-1 (decimal or 0x-hex)")
+        }
+        return value
     }
 }

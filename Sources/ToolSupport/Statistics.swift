@@ -22,9 +22,19 @@ public enum Statistics {
         return values[lower] + (values[upper] - values[lower]) * fraction
     }
 
-    /// The median of `values`, or `nil` when empty.
+    /// The median of `values`: the middle value, or the mean of the two middle
+    /// values for an even count (as `percentile(values, 50)`, computed as
+    /// `(a + b) / 2` so it does not depend on the interpolation's rounding).
+    /// `nil` when empty.
     public static func median(_ values: [Double]) -> Double? {
-        percentile(values, 50)
+        median(sorted: values.sorted())
+    }
+
+    /// `median(_:)` for input already sorted ascending.
+    public static func median(sorted values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let middle = values.count / 2
+        return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
     }
 
     /// The arithmetic mean of `values`, or `nil` when empty.

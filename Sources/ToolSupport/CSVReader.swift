@@ -1,20 +1,46 @@
 /// One CSV record with the physical line it starts on.
-struct CSVRecord: Equatable {
+public struct CSVRecord: Sendable, Equatable {
     /// 1-based line of the record's first character (quoted fields may span lines).
-    let line: Int
-    let fields: [String]
+    public let line: Int
+    /// The record's fields, unquoted.
+    public let fields: [String]
+
+    /// Creates a record of `fields` starting on `line`.
+    public init(line: Int, fields: [String]) {
+        self.line = line
+        self.fields = fields
+    }
+}
+
+/// Text that is not valid CSV, or a record that does not fit its header.
+public struct CSVReadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// 1-based line where the problem starts.
+    public let line: Int
+    /// What is wrong and how to fix it.
+    public let message: String
+
+    /// Creates an error on `line`.
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    /// `line N: message`.
+    public var description: String {
+        "line \(line): \(message)"
+    }
 }
 
 /// Splits CSV text into records following RFC 4180: fields separated by
-/// commas, records by CRLF or LF, a field in double quotes may contain
+/// commas, records by CRLF, LF or CR, a field in double quotes may contain
 /// commas, line breaks and doubled quotes (`""`).
 ///
 /// Strict on purpose: a stray quote or an unterminated quoted field is an
 /// error naming the line, because a lenient reading of a broken file would
-/// compare the wrong numbers silently. Empty lines are
-/// skipped.
-enum RFC4180Reader {
-    static func records(in text: String, file: String) throws(CompareInputError) -> [CSVRecord] {
+/// hand the wrong numbers on silently. Blank lines are skipped.
+public enum CSVReader {
+    /// The records of `text`, in order; throws on the first malformed one.
+    public static func records(in text: String) throws(CSVReadError) -> [CSVRecord] {
         let bytes = Array(text.utf8)
         let quote = UInt8(ascii: "\"")
         let comma = UInt8(ascii: ",")
@@ -64,15 +90,13 @@ enum RFC4180Reader {
                     index += 1
                 }
                 guard closed else {
-                    throw CompareInputError(
-                        file: file, line: openingLine,
-                        message: "not a valid CSV file: quoted field is never closed")
+                    throw CSVReadError(line: openingLine, message: "not a valid CSV file: quoted field is never closed")
                 }
                 if index < bytes.count {
                     let next = bytes[index]
                     guard next == comma || next == lineFeed || next == carriageReturn else {
-                        throw CompareInputError(
-                            file: file, line: line,
+                        throw CSVReadError(
+                            line: line,
                             message: "not a valid CSV file: unexpected character after a closing quote "
                                 + "(a quote inside a field must be doubled)")
                     }
@@ -95,8 +119,8 @@ enum RFC4180Reader {
                 line += 1
                 recordLine = line
             case quote:
-                throw CompareInputError(
-                    file: file, line: line,
+                throw CSVReadError(
+                    line: line,
                     message: "not a valid CSV file: a quote inside an unquoted field "
                         + "(quote the whole field and double the quote)")
             default:

@@ -1,4 +1,4 @@
-import BenchKit
+import ToolSupport
 import XCTest
 
 final class StatisticsTests: XCTestCase {
@@ -19,6 +19,10 @@ final class StatisticsTests: XCTestCase {
 
     func testMedianOfEvenCountIsMeanOfMiddlePair() {
         XCTAssertEqual(Statistics.median([4, 1, 3, 2]), 2.5)
+        XCTAssertEqual(Statistics.median([3, 1, 2]), 2)
+        XCTAssertEqual(Statistics.median(sorted: [1, 2, 3, 10]), 2.5)
+        XCTAssertEqual(Statistics.median(sorted: [-1, 7, 8]), 7)
+        XCTAssertNil(Statistics.median(sorted: []))
     }
 
     func testEmptyInputHasNoPercentile() {

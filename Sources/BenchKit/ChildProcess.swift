@@ -1,0 +1,62 @@
+import Foundation
+
+/// Runs another program to completion, synchronously: the one place the
+/// benchmark tools start a child process (tools such as `git` and `ldconfig`,
+/// the plain-recursion probe, the allocation-counting child).
+///
+/// Foundation's `Process` rather than swift-subprocess: the tools are
+/// synchronous command-line programs whose main thread drains the main queue,
+/// and swift-subprocess offers only `async` entry points; nor can it replace
+/// the process image, which ``AllocatorLauncher/reexecute(arguments:environment:)``
+/// needs (`execve`).
+struct ChildProcess {
+    /// Where a child's standard output or error goes.
+    enum Stream {
+        /// Into this process's own stream.
+        case inherit
+        /// Nowhere.
+        case discard
+        /// Into ``Result/output`` (standard output only).
+        case capture
+    }
+
+    /// How the child ended.
+    struct Result {
+        /// The exit status, or the signal number when ``endedBySignal``.
+        let status: Int32
+        /// Whether a signal ended the child (a crash) instead of `exit`.
+        let endedBySignal: Bool
+        /// Captured standard output, or empty.
+        let output: Data
+    }
+
+    /// Starts `executable` with `arguments` and `environment` (this process's
+    /// when `nil`) and waits for it to end. Throws only when it cannot start.
+    static func run(
+        _ executable: String, arguments: [String], environment: [String: String]? = nil,
+        standardOutput: Stream = .inherit, standardError: Stream = .inherit
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment {
+            process.environment = environment
+        }
+        let pipe = Pipe()
+        switch standardOutput {
+        case .inherit: break
+        case .discard: process.standardOutput = FileHandle.nullDevice
+        case .capture: process.standardOutput = pipe
+        }
+        switch standardError {
+        case .inherit, .capture: break
+        case .discard: process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+        let output = standardOutput == .capture ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, endedBySignal: process.terminationReason == .uncaughtSignal,
+            output: output)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ToolSupport
+
+/// How a run measures: under which allocator this process times, where the
+/// allocation counts come from, and the counter to use; decided once, before
+/// anything is measured, by ``prepare(allocator:countsOnly:arguments:)``.
+public struct MeasurementSetup {
+    /// `jemalloc` or `system`: the allocator of this process (the CSV's `allocator` column).
+    public let allocatorName: String
+    /// Whether this process counts allocations, a child does, or nobody.
+    public let pass: AllocationPass
+    /// The jemalloc child to run after this process's repetitions, if any.
+    public let child: AllocationStrategy.Child?
+    /// The counter the benchmarks of this process use.
+    public let counter: AllocationCounter
+
+    /// Puts this process on the allocator `allocator` asks for and decides
+    /// where counts come from. When the process must change allocator it is
+    /// re-executed with `arguments` (the command line without the program
+    /// name) and this call does not return; if re-execution fails, a note goes
+    /// to standard error and the run measures on the current allocator.
+    public static func prepare(allocator: AllocatorChoice?, countsOnly: Bool, arguments: [String]) -> MeasurementSetup {
+        let libraryPath = AllocatorLauncher.jemallocLibraryPath()
+        let strategy = AllocationStrategy.choose(
+            allocator: allocator, countsOnly: countsOnly, jemallocInstalled: libraryPath != nil)
+        var countsUnavailableReason = strategy.countsUnavailableReason
+        switch AllocatorLauncher.decide(
+            allocator: strategy.processAllocator, environment: ProcessInfo.processInfo.environment,
+            jemallocLoaded: AllocatorLauncher.jemallocIsLoaded, tcacheEnabled: AllocationCounter().availability != .exact,
+            libraryPath: libraryPath)
+        {
+        case .proceed:
+            break
+        case .proceedWithoutJemalloc:
+            countsUnavailableReason = countsUnavailableReason ?? AllocatorLauncher.howToEnable
+        case .reexecute(let environment):
+            let failure = AllocatorLauncher.reexecute(arguments: arguments, environment: environment)
+            FileHandle.standardError.write(Data("note: \(failure); measuring on the current allocator.\n".utf8))
+        }
+        let reason = countsUnavailableReason ?? AllocatorLauncher.howToEnable
+        let counter: AllocationCounter =
+            switch strategy.pass {
+            case .here, .only: AllocatorLauncher.jemallocIsLoaded ? AllocationCounter() : .unavailable(reason: reason)
+            case .unavailable: .unavailable(reason: reason)
+            case .elsewhere: .disabled
+            }
+        return MeasurementSetup(
+            allocatorName: AllocatorLauncher.jemallocIsLoaded ? "jemalloc" : "system", pass: strategy.pass,
+            child: strategy.child, counter: counter)
+    }
+}
+
+/// The child process of a run that measures under jemalloc (allocation counts,
+/// or with `--allocator both` everything): this executable run again with the
+/// parent's options, writing its rows to a temporary CSV the parent reads back.
+public enum AllocationChild {
+    /// Runs the child of `kind` with the parent's `arguments` (without the
+    /// program name) and run id; returns its rows, each with its `allocator`.
+    /// Throws when the child fails or leaves no readable rows.
+    public static func run(_ kind: AllocationStrategy.Child, arguments: [String], runID: String) throws -> [CSVRow] {
+        let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-jemalloc.csv"
+        defer { try? FileManager.default.removeItem(atPath: rowsPath) }
+        var childArguments = argumentsWithoutAllocator(arguments)
+        if childArguments.first != "run" { childArguments.insert("run", at: 0) }
+        childArguments += ["--allocator", "jemalloc", "--rows-file", rowsPath, "--run-id", runID]
+        if kind == .counts { childArguments.append("--counts-only") }
+        // The child decides its allocator afresh, even if this process was itself re-executed.
+        var environment = ProcessInfo.processInfo.environment
+        environment[AllocatorLauncher.guardVariable] = nil
+        let result = try ChildProcess.run(
+            AllocatorLauncher.executablePath, arguments: childArguments, environment: environment)
+        guard !result.endedBySignal, result.status == 0,
+            let text = try? String(contentsOfFile: rowsPath, encoding: .utf8)
+        else {
+            throw BenchmarkFailure("the jemalloc process failed (status \(result.status))")
+        }
+        return try rows(fromCSV: text)
+    }
+
+    /// `arguments` without the options the parent sets for its child.
+    static func argumentsWithoutAllocator(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var skipNext = false
+        for argument in arguments {
+            if skipNext { skipNext = false; continue }
+            if ["--allocator", "--rows-file", "--run-id"].contains(argument) { skipNext = true; continue }
+            if ["--allocator=", "--rows-file=", "--run-id="].contains(where: { argument.hasPrefix($0) }) { continue }
+            if argument == "--counts-only" { continue }
+            result.append(argument)
+        }
+        return result
+    }
+
+    /// The rows of a CSV this tool wrote, each with its `allocator`; throws
+    /// when the text is not such a CSV (a broken child must not pass for no rows).
+    static func rows(fromCSV text: String) throws -> [CSVRow] {
+        let columns = ["allocator", "benchmark", "variant", "params", "metric", "unit", "repetition", "value"]
+        guard let table = try CSVTable(text: text) else { return [] }
+        let missing = table.missingColumns(columns)
+        guard missing.isEmpty else {
+            throw BenchmarkFailure("the rows lack the columns \(missing.joined(separator: ", "))")
+        }
+        return try table.records.map { record in
+            let row = try table.row(record)
+            return CSVRow(
+                benchmark: row["benchmark"], variant: row["variant"], params: row["params"], metric: row["metric"],
+                unit: row["unit"], repetition: Int(row["repetition"]) ?? 0, value: Double(row["value"]),
+                allocator: row["allocator"])
+        }
+    }
+}
