@@ -61,16 +61,16 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     /// - Parameter scheduler: Kept (strongly) by the executor.
     public init(_ scheduler: any SerialScheduler) {
         if let dispatchScheduler = scheduler as? SerialDispatchQueueScheduler {
-            kind = Self.kind(for: dispatchScheduler.configuration.queue)
+            kind = Self.kind(for: dispatchScheduler)
         } else {
             kind = .scheduler(scheduler)
         }
         adoptJobQueue()
     }
 
-    /// An executor on a serial dispatch queue.
-    init(serialQueue: DispatchQueue) {
-        kind = Self.kind(for: serialQueue)
+    /// An executor on a dispatch scheduler's serial queue.
+    init(dispatchScheduler: SerialDispatchQueueScheduler) {
+        kind = Self.kind(for: dispatchScheduler)
         adoptJobQueue()
     }
 
@@ -80,8 +80,15 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
         }
     }
 
-    private static func kind(for queue: DispatchQueue) -> Kind {
-        queue === DispatchQueue.main ? .main : .dispatch(DispatchJobQueue(queue: queue))
+    /// The main queue's schedulers are the `MainScheduler`s and
+    /// `asyncInstance` (the initialiser that takes a queue as serial is
+    /// internal). Not `queue === DispatchQueue.main`: on Linux every read of
+    /// `DispatchQueue.main` makes a new wrapper object.
+    private static func kind(for scheduler: SerialDispatchQueueScheduler) -> Kind {
+        if scheduler is MainScheduler || scheduler === MainScheduler.asyncInstance {
+            return .main
+        }
+        return .dispatch(DispatchJobQueue(queue: scheduler.configuration.queue))
     }
 
     /// Runs `job` on the scheduler after every job enqueued before it.
@@ -168,7 +175,7 @@ extension SerialDispatchQueueScheduler {
         if let existing = executorReference.load() {
             return existing
         }
-        return executorReference.storeIfNil(SerialSchedulerExecutor(serialQueue: configuration.queue))
+        return executorReference.storeIfNil(SerialSchedulerExecutor(dispatchScheduler: self))
     }
 }
 
