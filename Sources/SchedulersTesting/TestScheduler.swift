@@ -34,7 +34,10 @@ public final class TestScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeC
 
     private let simulateProcessingDelay: Bool
     private let initialTestTime: TestTime
-    private let resolution: Double
+    /// Seconds per tick.
+    public let resolution: Double
+    /// The sleepers of `asClock()` (TestSchedulerClock.swift).
+    let sleepers = VirtualSleeperRegistry()
 
     /// Creates a stopped scheduler at `initialClock`.
     ///

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs work on a serial dispatch queue: one action at a time, in the order
 /// scheduled.
@@ -35,6 +36,8 @@ import Foundation
 /// wakeups at the cost of lateness.
 public class SerialDispatchQueueScheduler: SerialScheduler, PeriodicScheduler, @unchecked Sendable {
     let configuration: DispatchQueueConfiguration
+    /// `executor`'s storage, filled on first use (Concurrency/SerialSchedulerExecutor.swift).
+    let executorReference = AtomicLazyReference<SerialSchedulerExecutor>()
 
     /// The scheduler's notion of now: the wall clock. Due times do not use it.
     public var now: Date {

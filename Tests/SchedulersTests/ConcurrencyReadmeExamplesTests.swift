@@ -1,0 +1,109 @@
+import Foundation
+import Schedulers
+import SchedulersTesting
+import XCTest
+
+// The README's "Swift Concurrency" examples, as written there, with `print`
+// recording its lines; each test asserts the output the README shows.
+
+/// README: an actor whose jobs run on a scheduler's serial queue.
+private actor ScheduledCounter {
+    let scheduler: SerialDispatchQueueScheduler
+    private var count = 0
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        scheduler.executor.asUnownedSerialExecutor()
+    }
+
+    init(scheduler: SerialDispatchQueueScheduler) {
+        self.scheduler = scheduler
+    }
+
+    func increment() -> Int {
+        count += 1
+        return count
+    }
+
+    func isOnScheduler() -> Bool {
+        scheduler.executor.isIsolated
+    }
+}
+
+final class ConcurrencyReadmeExamplesTests: XCTestCase {
+    private let output = LineBox()
+
+    private func print(_ line: String) {
+        output.append(line)
+    }
+
+    func testActorOnAScheduler() async {
+        // --- README: actor executor ---
+        let counter = ScheduledCounter(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "counter"))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<100 {
+                group.addTask { _ = await counter.increment() }
+            }
+        }
+        print("count: \(await counter.increment() - 1)")
+        print("on the scheduler's queue: \(await counter.isOnScheduler())")
+        // --- end ---
+        XCTAssertEqual(output.all, ["count: 100", "on the scheduler's queue: true"])
+    }
+
+    func testValues() async {
+        // --- README: values ---
+        struct Failure: Error {}
+        let numbers = Observable<Int>.create { observer in
+            observer.onNext(1)
+            observer.onNext(2)
+            observer.onError(Failure())
+            return Disposables.create()
+        }
+        do {
+            for try await value in numbers.values(bufferingPolicy: .bufferingNewest(16)) {
+                print("value \(value)")
+            }
+        } catch {
+            print("error \(error)")
+        }
+        // --- end ---
+        XCTAssertEqual(output.all, ["value 1", "value 2", "error Failure()"])
+    }
+
+    func testFromAsyncSequenceAndCreateAsync() async throws {
+        // --- README: from and createAsync ---
+        let stream = AsyncStream<Int> { continuation in
+            for value in 1...3 { continuation.yield(value) }
+            continuation.finish()
+        }
+        for try await value in Observable.from(stream).map({ $0 * 10 }).values {
+            print("from: \(value)")
+        }
+        let greeting = Observable<String>.createAsync { observer in
+            try await Task.sleep(for: .milliseconds(1))
+            observer.onNext("hello from a task")
+        }
+        for try await line in greeting.values {
+            print(line)
+        }
+        // --- end ---
+        XCTAssertEqual(output.all, ["from: 10", "from: 20", "from: 30", "hello from a task"])
+    }
+
+    func testVirtualTimeClock() async throws {
+        // --- README: clock ---
+        let scheduler = TestScheduler(initialClock: 0)
+        let clock = scheduler.asClock()
+        let sleeper = Task {
+            try await clock.sleep(for: .seconds(5))
+            return clock.now.offset
+        }
+        try await clock.waitForSleepers(1)   // the task is asleep
+        scheduler.advanceTo(4)
+        print("after 4 s: \(clock.sleeperCount) asleep")
+        scheduler.advanceTo(5)
+        print("woke at \(try await sleeper.value)")
+        // --- end ---
+        XCTAssertEqual(output.all, ["after 4 s: 1 asleep", "woke at 5.0 seconds"])
+    }
+}
