@@ -22,8 +22,12 @@ extension ObservableConvertibleType {
     ///   every element before it has been taken, then return `nil`.
     /// - Cancelling the consuming task while it waits in `next()` disposes the
     ///   subscription at once (inside `Task.cancel()`), drops what is
-    ///   buffered, and ends the iteration: `next()` returns `nil`. A task
-    ///   cancelled between two `next()` calls is seen at the next call.
+    ///   buffered, and ends the iteration: `next()` returns `nil`. If the
+    ///   cancellation lands while the first `next()` is still inside the
+    ///   source's `subscribe` (the disposable does not exist yet), the
+    ///   subscription is disposed as soon as `subscribe` returns, before that
+    ///   `next()` returns. A task cancelled between two `next()` calls is
+    ///   seen at the next call.
     /// - Abandoning the iterator (leaving the `for` loop with `break`,
     ///   `return` or a thrown error) disposes the subscription when the
     ///   iterator is released.
