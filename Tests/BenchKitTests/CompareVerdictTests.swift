@@ -112,7 +112,8 @@ final class CompareVerdictTests: XCTestCase {
         let high = CompareFixture.noisy(around: 150, spread: 0.1, count: 6, using: &generator)
         for (metric, expected) in [
             ("elements_per_s", CompareVerdict.better), ("depth", .better), ("plain_recursion_limit", .informational),
-            ("ns_per_element", .worse), ("lateness_p99_us", .worse), ("final_drift_us", .worse),
+            ("ns_per_element", .worse), ("lateness_p50_us", .worse), ("lateness_p99_us", .informational),
+            ("final_drift_us", .worse),
             ("stack_growth_bytes", .worse), ("some_future_rate_per_s", .better),
         ] {
             let outcome = try fixture.compare(
