@@ -359,7 +359,7 @@ final class CompareJudgementTests: XCTestCase {
             same += report.count(of: .same)
             tested = report.testedCount
         }
-        XCTAssertGreaterThan(tested, 80, "the committed run has about ninety judged timing series")
+        XCTAssertGreaterThan(tested, 60, "the committed run has about seventy judged timing series (tick lateness p99 is a tail, not judged)")
         XCTAssertLessThanOrEqual(falseAlarms, comparisons / 20, "false alarms: \(falseAlarms) of \(comparisons)")
         // Exit 3 (a series whose every repetition looks worse beyond the
         // threshold, not confirmed) is not a false alarm but asks for a rerun;
@@ -373,12 +373,15 @@ final class CompareJudgementTests: XCTestCase {
     // MARK: - Quick runs
 
     func testTwoQuickRunsTellAClearTwentyPercentChangeOfOneSeries() throws {
-        // The series and spread of a quick run, from the committed baseline;
-        // two simulated quick runs with the quick suite's repetitions, the
-        // second with the trampoline's cost per schedule 20 % higher (its
-        // repetitions spread by 2 %, so the change is clear; the fast path's
+        // The series and spread of a committed run on a quiet machine (the
+        // first default run of baafc87; a fixed file, so the test does not
+        // change when the CI baseline is regenerated); two simulated quick
+        // runs with the quick suite's repetitions, the second with the
+        // trampoline's cost per schedule 20 % higher (its repetitions spread
+        // by about 2 % there, so the change is clear; the fast path's
         // throughput spreads by 20 % in a quick run, where 20 % is not clear).
-        let baseline = try ResultFile.load(path: Self.resultsFolder.appendingPathComponent("baseline-quick.csv").path)
+        let baseline = try ResultFile.load(
+            path: Self.resultsFolder.appendingPathComponent("20261121T112142Z-baafc877e541.csv").path)
         let spread = Self.withinRunSpread([baseline])
         let counts = Self.observedCounts([baseline])
         let repetitions = SuiteConfiguration.quick(recursionProbe: nil).repetitions

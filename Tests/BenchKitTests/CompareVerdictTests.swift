@@ -354,10 +354,11 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
-    func testAWakeUpBoundTimeIsNotCorrectedByItsPeers() throws {
+    func testAWakeUpBoundTimeIsNotMadeWorseByItsPeers() throws {
         // Seen between two runs of one revision: the peer's lateness fell by
         // a quarter while the library's rose by a quarter. Divided by the
-        // peer's factor that would be +68 %, a regression; it is noise.
+        // peer's factor that would be +68 %, a regression; it is noise. The
+        // correction may only excuse a change, never make one.
         func series(_ variant: String, _ values: [Double]) -> FixtureSeries {
             FixtureSeries(
                 benchmark: "periodic.drift", variant: variant, params: "period_ms=10;ticks=100",
@@ -367,9 +368,63 @@ final class CompareVerdictTests: XCTestCase {
             base: [series("serial-dispatch.native", [120, 121, 122, 123, 124]), series("peer.dispatch-timer", [140, 141, 143, 144, 145])],
             new: [series("serial-dispatch.native", [151, 152, 153, 155, 156]), series("peer.dispatch-timer", [105, 106, 107, 108, 109])])
         let comparison = try XCTUnwrap(outcome.report?.comparisons.first { $0.key.variant == "serial-dispatch.native" })
-        XCTAssertNil(comparison.machineDrift)
+        XCTAssertEqual(try XCTUnwrap(comparison.machineDrift), 107.0 / 143.0, accuracy: 1e-9)
         XCTAssertEqual(comparison.verdict, .same)
         XCTAssertEqual(outcome.status, .noRegression)
+    }
+
+    func testThePeersCannotTurnAnUnchangedTimeIntoARegression() throws {
+        // Seen between two quick runs of one revision: the peers sped up by a
+        // third while the library's time stayed; corrected, the library looks
+        // 25 % slower. As measured it did not change: not worse.
+        func series(_ variant: String, _ values: [Double]) -> FixtureSeries {
+            FixtureSeries(
+                benchmark: "observeOn.throughput", variant: variant, params: "elements=100000",
+                metric: "ns_per_element", unit: "ns", values: values.map { $0 })
+        }
+        let outcome = try fixture.compare(
+            base: [series("generic", [30, 30.5, 31, 31.5, 32, 32.5, 33]), series("peer.dispatch-async", [800, 805, 810, 815, 820, 825, 830])],
+            new: [series("generic", [30.2, 30.7, 31.2, 31.7, 32.2, 32.7, 33.2]), series("peer.dispatch-async", [600, 604, 608, 611, 615, 619, 623])])
+        let comparison = try XCTUnwrap(outcome.report?.comparisons.first { $0.key.variant == "generic" })
+        XCTAssertEqual(try XCTUnwrap(comparison.machineDrift), 611.0 / 815.0, accuracy: 1e-9)
+        // Corrected alone, every new repetition is far beyond the threshold.
+        let corrected = comparison.newValues!.map { $0 / comparison.machineDrift! }
+        XCTAssertGreaterThan(corrected.min()!, comparison.baseValues!.max()! * 1.05)
+        XCTAssertNotEqual(comparison.verdict, .worse)
+        XCTAssertNotEqual(comparison.verdict, .unconfirmedWorse)
+        XCTAssertEqual(outcome.status, .noRegression)
+    }
+
+    func testAMachineSlowdownExcusesASlowerTimeButARealRegressionStaysWorse() throws {
+        func series(_ variant: String, _ values: [Double]) -> FixtureSeries {
+            FixtureSeries(
+                benchmark: "observeOn.throughput", variant: variant, params: "elements=100000",
+                metric: "ns_per_element", unit: "ns", values: values.map { $0 })
+        }
+        let base = [30, 30.5, 31, 31.5, 32, 32.5, 33]
+        let peerBase = [800, 805, 810, 815, 820, 825, 830].map { Double($0) }
+        let peerSlower = peerBase.map { $0 * 1.3 }
+        // The machine 30 % slower, the library 30 % slower: excused.
+        let excused = try fixture.compare(
+            base: [series("generic", base), series("peer.dispatch-async", peerBase)],
+            new: [series("generic", base.map { $0 * 1.3 }), series("peer.dispatch-async", peerSlower)])
+        XCTAssertNotEqual(excused.report?.comparisons.first { $0.key.variant == "generic" }?.verdict, .worse)
+        XCTAssertEqual(excused.status, .noRegression)
+        // The machine 30 % slower, the library twice as slow: still worse.
+        let regressed = try fixture.compare(
+            base: [series("generic", base), series("peer.dispatch-async", peerBase)],
+            new: [series("generic", base.map { $0 * 2 }), series("peer.dispatch-async", peerSlower)])
+        XCTAssertEqual(regressed.report?.comparisons.first { $0.key.variant == "generic" }?.verdict, .worse)
+        XCTAssertEqual(regressed.status, .regression)
+    }
+
+    func testCountsOfAVariantWhoseRunLoopAllocatesAreShownNotJudged() throws {
+        let main = MetricComparisonRule(metric: "allocs_per_lifecycle", benchmark: "observeOn.subscription", variant: "main")
+        XCTAssertEqual(main.preference, .informational)
+        XCTAssertFalse(main.isExact)
+        let fastPath = MetricComparisonRule(metric: "allocs_per_lifecycle", benchmark: "observeOn.subscription", variant: "fast-path")
+        XCTAssertTrue(fastPath.isExact)
+        XCTAssertEqual(fastPath.preference, .lowerIsBetter)
     }
 
     func testAWakeUpBoundShiftBeyondTheWakeUpThresholdIsWorse() throws {

@@ -41,8 +41,11 @@ public struct MetricComparisonRule: Sendable, Equatable {
         isWakeUpBound = benchmark.map { CSVSchema.isWakeUpBound(metric: metric, variant: variant ?? "", in: $0) } ?? false
         let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) }
             ?? CSVSchema.benchmarks.lazy.flatMap(\.metrics).first { $0.name == metric }
-        if let declared, declared.isSingleRunTail {
-            // Shown, not judged: see `MetricSpec.isSingleRunTail`.
+        let countsVary = declared?.isExactCount == true
+            && benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.varyingCountVariants.contains(variant ?? "") == true
+        if let declared, declared.isSingleRunTail || countsVary {
+            // Shown, not judged: see `MetricSpec.isSingleRunTail` and
+            // `BenchmarkSchema.varyingCountVariants`.
             preference = .informational
             isExact = false
             return

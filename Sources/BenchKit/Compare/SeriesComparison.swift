@@ -121,10 +121,15 @@ public struct SeriesComparison: Sendable {
         isGated = options.gate == .all || rule.isExact
         alpha = options.alpha
         threshold = rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
-        // Wake-up-bound times do not move together between runs (a peer's
-        // lateness can fall while the library's rises): no common factor to
-        // divide out; `wakeUpThreshold` covers their run-to-run swing.
-        let judgedDrift = rule.isExact || rule.preference == .informational || rule.isWakeUpBound ? nil : machineDrift
+        // The machine's drift may only excuse a change, never make one: a
+        // series is worse (or better) only if it is so both as measured and
+        // corrected for the drift (an intersection-union test, whose p-value
+        // is the larger of the two). So anchors that moved against the library
+        // (a peer's lateness fell while the library's rose, a peer sped up
+        // while the library stayed) cannot turn an unchanged series into a
+        // regression, and wake-up-bound times, which do not always move with
+        // their anchors, get the correction only where it agrees.
+        let judgedDrift = rule.isExact || rule.preference == .informational ? nil : machineDrift
         self.machineDrift = judgedDrift
         let baseMedian = base.flatMap { Self.median($0.values) }
         let newMedian = new.flatMap { Self.median($0.values) }
@@ -195,11 +200,20 @@ public struct SeriesComparison: Sendable {
         let shift = threshold * scale
         let towardsWorse: MannWhitneyUTest.Alternative = harmfulSign > 0 ? .secondGreater : .secondLess
         let towardsBetter: MannWhitneyUTest.Alternative = harmfulSign > 0 ? .secondLess : .secondGreater
-        worseTest = MannWhitneyUTest(base.values.map { $0 + harmfulSign * shift }, newJudged, alternative: towardsWorse)
-        betterTest = MannWhitneyUTest(base.values.map { $0 - harmfulSign * shift }, newJudged, alternative: towardsBetter)
-        let everyValueEqual = Set(base.values + newJudged).count == 1
+        let worseBase = base.values.map { $0 + harmfulSign * shift }
+        let betterBase = base.values.map { $0 - harmfulSign * shift }
+        worseTest = Self.bothAgree(
+            MannWhitneyUTest(worseBase, newJudged, alternative: towardsWorse),
+            drift == 1 ? nil : MannWhitneyUTest(worseBase, new.values, alternative: towardsWorse))
+        betterTest = Self.bothAgree(
+            MannWhitneyUTest(betterBase, newJudged, alternative: towardsBetter),
+            drift == 1 ? nil : MannWhitneyUTest(betterBase, new.values, alternative: towardsBetter))
+        // Sameness of a wake-up-bound time is read as measured: its anchors do
+        // not reliably move with it, so the correction may not make it "same".
+        let newForInterval = rule.isWakeUpBound ? new.values : newJudged
+        let everyValueEqual = Set(base.values + newForInterval).count == 1
         if scale > 0,
-            let shiftInterval = HodgesLehmannInterval(base.values, newJudged, confidence: 1 - 2 * options.alpha)
+            let shiftInterval = HodgesLehmannInterval(base.values, newForInterval, confidence: 1 - 2 * options.alpha)
         {
             let relative = (shiftInterval.lower / scale)...(shiftInterval.upper / scale)
             interval = relative
@@ -231,6 +245,14 @@ public struct SeriesComparison: Sendable {
         } else {
             verdict = .cannotTell
         }
+    }
+
+    /// The test with the larger p-value: the intersection-union test of
+    /// "changed as corrected" and "changed as measured".
+    static func bothAgree(_ corrected: MannWhitneyUTest?, _ measured: MannWhitneyUTest?) -> MannWhitneyUTest? {
+        guard let corrected else { return measured }
+        guard let measured else { return corrected }
+        return measured.pValue > corrected.pValue ? measured : corrected
     }
 
     /// The median of `values`, nil when empty.
