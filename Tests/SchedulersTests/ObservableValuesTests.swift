@@ -171,51 +171,48 @@ final class ObservableValuesTests: XCTestCase {
     }
 
     func testBufferingNewestKeepsTheLatest() async throws {
-        let source = HandDrivenSource()
-        var iterator = source.observable.values(bufferingPolicy: .bufferingNewest(2)).makeAsyncIterator()
-        // The first next() subscribes; deliver during it from the subscribe closure's thread.
-        let first = Task {
-            await source.subscribed()
-            source.send(.next(1))
-        }
-        let one = try await iterator.next()
-        await first.value
-        XCTAssertEqual(one, 1)
-        for value in 2...6 {
-            source.send(.next(value))
-        }
-        source.send(.completed)
-        var rest: [Int] = []
-        while let value = try await iterator.next() {
-            rest.append(value)
-        }
+        let (first, rest, error) = try await takeFirstThenFloodWithFive(.bufferingNewest(2), ending: .completed)
+        XCTAssertEqual(first, 1)
         XCTAssertEqual(rest, [5, 6])
+        XCTAssertNil(error)
     }
 
     func testBufferingOldestKeepsTheFirst() async throws {
+        let (first, rest, error) = try await takeFirstThenFloodWithFive(
+            .bufferingOldest(2), ending: .error(ValuesTestError(code: 2)))
+        XCTAssertEqual(first, 1)
+        XCTAssertEqual(rest, [2, 3])
+        XCTAssertEqual(error as? ValuesTestError, ValuesTestError(code: 2), "the error comes after what was kept")
+    }
+
+    /// Takes element 1 through the first `next()` (which subscribes), then
+    /// sends 2...6 and `ending` while nobody waits, and drains what the
+    /// policy kept: the first element, the rest, and the error thrown, if any.
+    private func takeFirstThenFloodWithFive(
+        _ policy: ObservableValuesBufferingPolicy, ending: Event<Int>
+    ) async throws -> (Int?, [Int], (any Error)?) {
         let source = HandDrivenSource()
-        var iterator = source.observable.values(bufferingPolicy: .bufferingOldest(2)).makeAsyncIterator()
+        var iterator = source.observable.values(bufferingPolicy: policy).makeAsyncIterator()
+        // The first next() subscribes; deliver during it from another task.
         let first = Task {
             await source.subscribed()
             source.send(.next(1))
         }
         let one = try await iterator.next()
         await first.value
-        XCTAssertEqual(one, 1)
         for value in 2...6 {
             source.send(.next(value))
         }
-        source.send(.error(ValuesTestError(code: 2)))
+        source.send(ending)
         var rest: [Int] = []
         do {
             while let value = try await iterator.next() {
                 rest.append(value)
             }
-            XCTFail("expected the error")
+            return (one, rest, nil)
         } catch {
-            XCTAssertEqual(error as? ValuesTestError, ValuesTestError(code: 2))
+            return (one, rest, error)
         }
-        XCTAssertEqual(rest, [2, 3])
     }
 
     func testEachIterationSubscribesOnceOnItsFirstNext() async throws {

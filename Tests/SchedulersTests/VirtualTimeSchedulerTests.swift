@@ -52,7 +52,7 @@ final class VirtualTimeSchedulerTests: XCTestCase {
     }
 
     func testRandomScheduleAndDisposeRunsSurvivorsInStableTimeOrder() {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let scheduler = makeScheduler()
         var expected: [(time: Int, index: Int)] = []
         var ran: [Int] = []
@@ -430,22 +430,5 @@ final class VirtualTimeSchedulerTests: XCTestCase {
         scheduler.start()
         XCTAssertEqual(counter.count, 2_000)
         XCTAssertEqual(scheduler.queuedCount, 0)
-    }
-}
-
-/// A small deterministic random number generator, so randomized tests repeat exactly.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }
