@@ -1,5 +1,5 @@
-/// Sizes of a suite run. `standard` fits about five minutes on two cores,
-/// `quick` about two minutes (a CI smoke run), `tiny` a fraction of a second
+/// Sizes of a suite run. `standard` takes about seven minutes on two cores,
+/// `quick` one to two minutes (a CI smoke run), `tiny` a fraction of a second
 /// (tests).
 public struct SuiteConfiguration: Sendable {
     /// Drift is measured at each period for this many ticks.
@@ -68,7 +68,7 @@ public struct SuiteConfiguration: Sendable {
     /// Operations per counted region in the standard and quick suites.
     public static let defaultCountingBatch = 1000
 
-    /// The default suite: at most about five minutes on two cores.
+    /// The default suite: about seven minutes on two cores (7 min 08 s for run 20261123T212442Z).
     public static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         SuiteConfiguration(
             name: "standard", repetitions: 5, warmUp: true, throughputElements: 500_000,
