@@ -373,18 +373,20 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
+    /// observeOn throughput's cost per element of `variant`, for the drift tests.
+    private func throughputCost(_ variant: String, _ values: [Double]) -> FixtureSeries {
+        FixtureSeries(
+            benchmark: "observeOn.throughput", variant: variant, params: "elements=100000",
+            metric: "ns_per_element", unit: "ns", values: values)
+    }
+
     func testThePeersCannotTurnAnUnchangedTimeIntoARegression() throws {
         // Seen between two quick runs of one revision: the peers sped up by a
         // third while the library's time stayed; corrected, the library looks
         // 25 % slower. As measured it did not change: not worse.
-        func series(_ variant: String, _ values: [Double]) -> FixtureSeries {
-            FixtureSeries(
-                benchmark: "observeOn.throughput", variant: variant, params: "elements=100000",
-                metric: "ns_per_element", unit: "ns", values: values.map { $0 })
-        }
         let outcome = try fixture.compare(
-            base: [series("generic", [30, 30.5, 31, 31.5, 32, 32.5, 33]), series("peer.dispatch-async", [800, 805, 810, 815, 820, 825, 830])],
-            new: [series("generic", [30.2, 30.7, 31.2, 31.7, 32.2, 32.7, 33.2]), series("peer.dispatch-async", [600, 604, 608, 611, 615, 619, 623])])
+            base: [throughputCost("generic", [30, 30.5, 31, 31.5, 32, 32.5, 33]), throughputCost("peer.dispatch-async", [800, 805, 810, 815, 820, 825, 830])],
+            new: [throughputCost("generic", [30.2, 30.7, 31.2, 31.7, 32.2, 32.7, 33.2]), throughputCost("peer.dispatch-async", [600, 604, 608, 611, 615, 619, 623])])
         let comparison = try XCTUnwrap(outcome.report?.comparisons.first { $0.key.variant == "generic" })
         XCTAssertEqual(try XCTUnwrap(comparison.machineDrift), 611.0 / 815.0, accuracy: 1e-9)
         // Corrected alone, every new repetition is far beyond the threshold.
@@ -396,24 +398,19 @@ final class CompareVerdictTests: XCTestCase {
     }
 
     func testAMachineSlowdownExcusesASlowerTimeButARealRegressionStaysWorse() throws {
-        func series(_ variant: String, _ values: [Double]) -> FixtureSeries {
-            FixtureSeries(
-                benchmark: "observeOn.throughput", variant: variant, params: "elements=100000",
-                metric: "ns_per_element", unit: "ns", values: values.map { $0 })
-        }
         let base = [30, 30.5, 31, 31.5, 32, 32.5, 33]
         let peerBase = [800, 805, 810, 815, 820, 825, 830].map { Double($0) }
         let peerSlower = peerBase.map { $0 * 1.3 }
         // The machine 30 % slower, the library 30 % slower: excused.
         let excused = try fixture.compare(
-            base: [series("generic", base), series("peer.dispatch-async", peerBase)],
-            new: [series("generic", base.map { $0 * 1.3 }), series("peer.dispatch-async", peerSlower)])
+            base: [throughputCost("generic", base), throughputCost("peer.dispatch-async", peerBase)],
+            new: [throughputCost("generic", base.map { $0 * 1.3 }), throughputCost("peer.dispatch-async", peerSlower)])
         XCTAssertNotEqual(excused.report?.comparisons.first { $0.key.variant == "generic" }?.verdict, .worse)
         XCTAssertEqual(excused.status, .noRegression)
         // The machine 30 % slower, the library twice as slow: still worse.
         let regressed = try fixture.compare(
-            base: [series("generic", base), series("peer.dispatch-async", peerBase)],
-            new: [series("generic", base.map { $0 * 2 }), series("peer.dispatch-async", peerSlower)])
+            base: [throughputCost("generic", base), throughputCost("peer.dispatch-async", peerBase)],
+            new: [throughputCost("generic", base.map { $0 * 2 }), throughputCost("peer.dispatch-async", peerSlower)])
         XCTAssertEqual(regressed.report?.comparisons.first { $0.key.variant == "generic" }?.verdict, .worse)
         XCTAssertEqual(regressed.status, .regression)
     }
