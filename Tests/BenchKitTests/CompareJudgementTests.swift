@@ -1,5 +1,6 @@
 @testable import BenchKit
 import Foundation
+import ToolSupport
 import XCTest
 
 /// What `BenchRunner compare` may and may not conclude: one-sided tests in the
@@ -278,7 +279,7 @@ final class CompareJudgementTests: XCTestCase {
         for original in template.series {
             let rule = MetricComparisonRule(
                 metric: original.key.metric, benchmark: original.key.benchmark, variant: original.key.variant)
-            guard rule.preference != .informational, let median = SeriesComparison.median(original.values) else {
+            guard rule.preference != .informational, let median = Statistics.median(original.values) else {
                 continue
             }
             if rule.isExact {

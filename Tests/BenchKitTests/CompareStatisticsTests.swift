@@ -1,4 +1,5 @@
 @testable import BenchKit
+import ToolSupport
 import XCTest
 
 /// The statistics behind `BenchRunner compare`, against values from R / SciPy.
@@ -157,8 +158,8 @@ final class CompareStatisticsTests: XCTestCase {
     }
 
     func testMedian() {
-        XCTAssertNil(SeriesComparison.median([]))
-        XCTAssertEqual(SeriesComparison.median([3, 1, 2]), 2)
-        XCTAssertEqual(SeriesComparison.median([4, 1, 3, 2]), 2.5)
+        XCTAssertNil(Statistics.median([]))
+        XCTAssertEqual(Statistics.median([3, 1, 2]), 2)
+        XCTAssertEqual(Statistics.median([4, 1, 3, 2]), 2.5)
     }
 }

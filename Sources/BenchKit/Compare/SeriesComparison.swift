@@ -131,8 +131,8 @@ public struct SeriesComparison: Sendable {
         // their anchors, get the correction only where it agrees.
         let judgedDrift = rule.isExact || rule.preference == .informational ? nil : machineDrift
         self.machineDrift = judgedDrift
-        let baseMedian = base.flatMap { Self.median($0.values) }
-        let newMedian = new.flatMap { Self.median($0.values) }
+        let baseMedian = base.flatMap { Statistics.median($0.values) }
+        let newMedian = new.flatMap { Statistics.median($0.values) }
         self.baseMedian = baseMedian
         self.newMedian = newMedian
         interval = nil
@@ -253,10 +253,5 @@ public struct SeriesComparison: Sendable {
         guard let corrected else { return measured }
         guard let measured else { return corrected }
         return measured.pValue > corrected.pValue ? measured : corrected
-    }
-
-    /// The median of `values`, nil when empty.
-    public static func median(_ values: [Double]) -> Double? {
-        Statistics.median(values)
     }
 }
