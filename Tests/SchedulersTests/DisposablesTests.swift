@@ -178,14 +178,6 @@ final class DisposablesTests: XCTestCase {
         XCTAssertNil(weakInner)
     }
 
-    func testSingleAssignmentSetTwiceStopsWithMessage() {
-        let single = SingleAssignmentDisposable()
-        single.setDisposable(Disposables.create())
-        assertStops(messageContaining: "setDisposable(_:) was called twice") {
-            single.setDisposable(Disposables.create())
-        }
-    }
-
     // MARK: - SerialDisposable
 
     func testSerialReplacementDisposesPreviousDisposable() {
