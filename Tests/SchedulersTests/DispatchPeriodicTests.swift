@@ -275,20 +275,6 @@ final class DispatchPeriodicTests: XCTestCase {
         XCTAssertEqual(probe.ticksOutOfOrder, 0, "each tick gets the state the previous one returned")
         XCTAssertEqual((disposable as? PeriodicDisposable)?.skippedTicks, 0)
     }
-
-    func testNegativePeriodStopsWithMessageNamingPeriod() {
-        assertStops(messageContaining: "period must be positive") {
-            let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
-            _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .milliseconds(-1)) { $0 }
-        }
-    }
-
-    func testNeverPeriodStopsWithMessageNamingPeriod() {
-        assertStops(messageContaining: "period must be positive") {
-            let scheduler = OperationQueueScheduler(operationQueue: OperationQueue())
-            _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .never) { $0 }
-        }
-    }
 }
 
 private final class ZeroPeriodProbe: @unchecked Sendable {
