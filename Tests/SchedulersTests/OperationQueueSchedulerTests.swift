@@ -150,23 +150,6 @@ final class OperationQueueSchedulerTests: XCTestCase {
         XCTAssertEqual(probe.events, ["ran"])
     }
 
-    func testZeroMaxConcurrentOperationCountStopsWithMessageNamingIt() {
-        assertStops(messageContaining: "maxConcurrentOperationCount") {
-            let queue = OperationQueue()
-            queue.maxConcurrentOperationCount = 0
-            _ = OperationQueueScheduler(operationQueue: queue)
-        }
-    }
-
-    func testZeroMaxConcurrentOperationCountSetLaterStopsScheduleWithMessageNamingIt() {
-        assertStops(messageContaining: "maxConcurrentOperationCount") {
-            let queue = OperationQueue()
-            let scheduler = OperationQueueScheduler(operationQueue: queue)
-            queue.maxConcurrentOperationCount = 0
-            _ = scheduler.schedule(()) { _ in Disposables.create() }
-        }
-    }
-
     func testScheduleRelativeRunsAsAnOperationOnTheQueue() {
         let queue = makeQueue(maxConcurrent: 2)
         let scheduler = OperationQueueScheduler(operationQueue: queue)
