@@ -28,7 +28,7 @@ import Testing
 
     @Test func neverPeriodOfEmulatedPeriodicWorkStopsNamingPeriod() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let scheduler = ManualScheduler()
+            let scheduler = TestScheduler(initialClock: 0)
             _ = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .never) { $0 }
         }
         expectStopped(result, messageContaining: "period must be positive and finite, got .never")
