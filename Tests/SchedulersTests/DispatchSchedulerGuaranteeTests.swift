@@ -124,4 +124,73 @@ import Testing
         #expect(dispatchEventually { weakState == nil }, "disposing releases the state at once, not at the due time")
         #expect(probe.events == [])
     }
+
+    /// Guarantee 9: a suspended queue holds the scheduler's work until it is
+    /// resumed, and work disposed meanwhile never runs.
+    @Test(arguments: SchedulerKind.allCases)
+    func suspendedQueueHoldsWorkUntilResumedAndDisposedWorkNeverRuns(kind: SchedulerKind) {
+        let target = kind.make(label: "guarantee.suspended.\(kind)")
+        let probe = DispatchProbe()
+        target.hold()
+        let dropped = target.scheduler.schedule(()) { _ in
+            probe.record("dropped")
+            return Disposables.create()
+        }
+        let kept = DispatchSemaphore(value: 0)
+        _ = target.scheduler.schedule(()) { _ in
+            probe.record("kept")
+            kept.signal()
+            return Disposables.create()
+        }
+        dropped.dispose()
+        usleep(5_000)
+        #expect(probe.events == [], "nothing runs on a suspended queue")
+        target.release()
+        #expect(kept.wait(timeout: .now() + 10) == .success)
+        #expect(target.waitUntilIdle())
+        #expect(probe.events == ["kept"])
+    }
+
+    /// Guarantee 6 where the queue could run ticks at once: a tick longer than
+    /// the period never overlaps the next; the fires it outlasts are merged.
+    @Test(arguments: [SchedulerKind.concurrentDispatchQueue, .operationQueue])
+    func periodicTicksNeverOverlapOnAQueueThatRunsWorkConcurrently(kind: SchedulerKind) {
+        let target = kind.make(label: "guarantee.periodic-overlap.\(kind)")
+        let probe = DispatchProbe()
+        let disposable = target.scheduler.schedulePeriodic((), startAfter: .nanoseconds(0), period: .microseconds(500)) { _ in
+            probe.enter()
+            usleep(2_000)
+            probe.leave()
+            return ()
+        }
+        #expect(dispatchEventually { probe.count >= 6 })
+        disposable.dispose()
+        #expect(target.waitUntilIdle())
+        #expect(probe.maxRunning == 1)
+        let skipped = (disposable as? PeriodicDisposable)?.skippedTicks ?? 0
+        #expect(skipped > 0, "fires that came due during a 2 ms tick were merged")
+    }
+
+    /// A zero period is accepted, as RxSwift accepts it: ticks come back to
+    /// back, in order (each gets the state the previous one returned), never
+    /// overlap, count nothing as skipped, and stop at `dispose()`.
+    @Test(arguments: SchedulerKind.allCases)
+    func zeroPeriodTicksBackToBack(kind: SchedulerKind) {
+        let target = kind.make(label: "guarantee.zero-period.\(kind)")
+        let probe = DispatchProbe()
+        let periodic = target.scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .seconds(0)) { state in
+            probe.enter()
+            probe.record("\(state)")
+            probe.leave()
+            return state + 1
+        }
+        #expect(dispatchEventually { probe.count >= 20 }, "zero-period ticks did not come")
+        periodic.dispose()
+        let states = probe.events
+        #expect(states == (0..<states.count).map { "\($0)" }, "each tick gets the state the previous one returned")
+        #expect(probe.maxRunning == 1)
+        #expect((periodic as? PeriodicDisposable)?.skippedTicks == 0)
+        usleep(10_000)
+        #expect(probe.events.count == states.count, "no tick after dispose() returned")
+    }
 }

@@ -35,13 +35,12 @@ final class SchedulerUnderTest: @unchecked Sendable {
     fileprivate init(kind: SchedulerKind, label: String) {
         switch kind {
         case .serialDispatchQueue:
+            // A queue the user passes in, as the target of the scheduler's own
+            // serial queue: holding it holds the scheduler's queue too.
             let key = DispatchSpecificKey<String>()
-            nonisolated(unsafe) var captured: DispatchQueue?
-            let serial = SerialDispatchQueueScheduler(internalSerialQueueName: label, serialQueueConfiguration: { queue in
-                queue.setSpecific(key: key, value: label)
-                captured = queue
-            })
-            let queue = captured!
+            let queue = DispatchQueue(label: label)
+            queue.setSpecific(key: key, value: label)
+            let serial = SerialDispatchQueueScheduler(queue: queue, internalSerialQueueName: "\(label).serial")
             scheduler = serial
             holdQueue = { queue.suspend() }
             releaseQueue = { queue.resume() }
