@@ -137,29 +137,6 @@ final class SerialDispatchQueueSchedulerTests: XCTestCase {
         XCTAssertLessThan(abs(scheduler.now.timeIntervalSinceNow), 60)
     }
 
-    func testSuspendedQueueHoldsWorkUntilResumedAndDisposedWorkNeverRunsGuarantee9() {
-        let queue = DispatchQueue(label: "test.suspended")
-        let scheduler = SerialDispatchQueueScheduler(queue: queue, internalSerialQueueName: "test.suspended.serial")
-        let probe = DispatchProbe()
-        queue.suspend()
-        let dropped = scheduler.schedule(()) { _ in
-            probe.record("dropped")
-            return Disposables.create()
-        }
-        let kept = expectation(description: "kept ran after resume")
-        _ = scheduler.schedule(()) { _ in
-            probe.record("kept")
-            kept.fulfill()
-            return Disposables.create()
-        }
-        dropped.dispose()
-        usleep(5_000)
-        XCTAssertEqual(probe.events, [], "nothing runs on a suspended queue")
-        queue.resume()
-        wait(for: [kept], timeout: 5)
-        XCTAssertEqual(probe.events, ["kept"])
-    }
-
     /// Counts the allocations of `count` calls made from generic code, as an
     /// operator would make them: the closure is passed as is, no thunk.
     private func allocationsOfScheduleInOrder<S: SerialScheduler, State>(
