@@ -51,21 +51,6 @@ final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
         XCTAssertEqual(probe.maxRunning, 1)
     }
 
-    func testSuspendedQueueHoldsWorkUntilResumedGuarantee9() {
-        let queue = DispatchQueue(label: "test.concurrent.suspended", attributes: .concurrent)
-        let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
-        let probe = DispatchProbe()
-        queue.suspend()
-        _ = scheduler.schedule(()) { _ in
-            probe.record("ran")
-            return Disposables.create()
-        }
-        usleep(5_000)
-        XCTAssertEqual(probe.events, [])
-        queue.resume()
-        XCTAssertTrue(dispatchEventually { probe.events == ["ran"] })
-    }
-
     func testDisposeRacingTheRunEitherSkipsTheActionOrDisposesItsResultOnceGuarantee5() {
         let queue = DispatchQueue(label: "test.concurrent.race", attributes: .concurrent)
         let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
