@@ -93,20 +93,4 @@ final class OperationQueueSchedulerTests: XCTestCase {
         queue.waitUntilAllOperationsAreFinished()
         XCTAssertEqual(probe.events, ["later work ran"])
     }
-
-    func testSuspendedQueueHoldsWorkUntilResumedGuarantee9() {
-        let queue = makeQueue(maxConcurrent: 2)
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let probe = DispatchProbe()
-        queue.isSuspended = true
-        _ = scheduler.schedule(()) { _ in
-            probe.record("ran")
-            return Disposables.create()
-        }
-        usleep(5_000)
-        XCTAssertEqual(probe.events, [])
-        queue.isSuspended = false
-        queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(probe.events, ["ran"])
-    }
 }
