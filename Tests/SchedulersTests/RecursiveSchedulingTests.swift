@@ -150,7 +150,7 @@ final class RecursiveSchedulingTests: XCTestCase {
                 recurse(value + 1)
             }
             let done = DispatchSemaphore(value: 0)
-            let transfer = DisposableTransfer(value: disposable)
+            let transfer = UncheckedBox(disposable)
             DispatchQueue.global().async {
                 transfer.value.dispose()
                 done.signal()
@@ -455,9 +455,4 @@ private extension Disposable {
     var isDisposedIfCancelable: Bool {
         (self as? Cancelable)?.isDisposed ?? false
     }
-}
-
-/// Hands a disposable to another thread in a test.
-private struct DisposableTransfer: @unchecked Sendable {
-    let value: Disposable
 }
