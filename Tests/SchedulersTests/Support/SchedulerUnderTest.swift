@@ -6,9 +6,10 @@ import Testing
 /// The real schedulers a guarantee is checked on, one case each: the argument
 /// of the parameterised tests that used to be one copy per scheduler.
 ///
-/// The main schedulers are not among them: their work runs only while the
-/// main thread drives the main queue, which Swift Testing's test functions
-/// (run off the main thread) cannot do; their tests stay in XCTest.
+/// The main schedulers are not among them: their tests drive the main queue
+/// from the main thread (`MainScheduler.runMainQueue`) and check that work
+/// runs there, and Swift Testing runs test functions off the main thread;
+/// those tests stay in XCTest.
 enum SchedulerKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case serialDispatchQueue
     case concurrentDispatchQueue
