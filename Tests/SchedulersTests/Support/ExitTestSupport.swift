@@ -1,13 +1,5 @@
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Checks what an exit test saw: the child was stopped by a signal (a failed
 /// `precondition`, `preconditionFailure`, `fatalError` or other trap; not an
 /// `exit` with a failure status) and its standard error contains `message`.
