@@ -8,7 +8,8 @@ import XCTest
 /// one. Negative due times and `.never` are documented behaviour (run at once;
 /// never run); a zero period is accepted as RxSwift accepts it (ticks as often
 /// as the scheduler allows); a negative or `.never` period is a programming
-/// error that stops the program with a message naming `period`.
+/// error that stops the program with a message naming `period`
+/// (`BadInputStopTests`).
 final class BadInputTests: XCTestCase {
     // MARK: - Due times: documented behaviour
 
@@ -108,7 +109,7 @@ final class BadInputTests: XCTestCase {
         periodic.dispose()
     }
 
-    // MARK: - Periods: programming errors that stop with a message
+    // MARK: - Periods (the stops: BadInputStopTests; zero periods on real queues: DispatchSchedulerGuaranteeTests)
 
     func testZeroPeriodOfEmulatedPeriodicWorkTicksOncePerVirtualTick() {
         // Was a stop: RxSwift accepts a zero period, so this library does too.
@@ -122,118 +123,5 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(times, [1, 2, 3, 4, 5, 6])
         XCTAssertEqual((periodic as? PeriodicDisposable)?.skippedTicks, 0)
         periodic.dispose()
-    }
-
-    func testZeroPeriodOnHistoricalSchedulerStopsInsteadOfHanging() {
-        // Work due now runs without moving this clock: zero-period ticks would
-        // never let time pass (RxSwift hangs in advanceTo here).
-        let scheduler = HistoricalScheduler()
-        assertStops(messageContaining: "period is zero, but this virtual-time scheduler") {
-            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .seconds(0)) { $0 }
-        }
-    }
-
-    func testNegativePeriodOfEmulatedPeriodicWorkStopsNamingPeriod() {
-        let scheduler = TestScheduler(initialClock: 0)
-        assertStops(messageContaining: "period must be positive") {
-            _ = scheduler.schedulePeriodicEmulated(0, startAfter: .seconds(1), period: .milliseconds(-1)) { $0 }
-        }
-    }
-
-    func testNeverPeriodOfEmulatedPeriodicWorkStopsNamingPeriod() {
-        let scheduler = ManualScheduler()
-        assertStops(messageContaining: "period must be positive and finite, got .never") {
-            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .never) { $0 }
-        }
-    }
-
-    func testZeroPeriodOnSerialDispatchQueueSchedulerTicksBackToBack() {
-        // Was a stop: as in RxSwift, the timer repeats at libdispatch's
-        // shortest interval; ticks come one per turn of the queue.
-        let scheduler = SerialDispatchQueueScheduler(qos: .default)
-        assertZeroPeriodTicks(on: scheduler)
-    }
-
-    func testNeverPeriodOnSerialDispatchQueueSchedulerStopsNamingPeriod() {
-        let scheduler = SerialDispatchQueueScheduler(qos: .default)
-        assertStops(messageContaining: "period must be positive and finite") {
-            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .never) { $0 }
-        }
-    }
-
-    func testNegativePeriodOnConcurrentDispatchQueueSchedulerStopsNamingPeriod() {
-        let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
-        assertStops(messageContaining: "period must be positive") {
-            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .seconds(-1)) { $0 }
-        }
-    }
-
-    func testZeroPeriodOnOperationQueueSchedulerTicksBackToBack() {
-        // Was a stop: a zero period is accepted, one operation per fire.
-        let scheduler = OperationQueueScheduler(operationQueue: OperationQueue())
-        assertZeroPeriodTicks(on: scheduler)
-    }
-
-    func testZeroPeriodOnConcurrentDispatchQueueSchedulerTicksBackToBack() {
-        assertZeroPeriodTicks(on: ConcurrentDispatchQueueScheduler(qos: .default))
-    }
-
-    /// Waits for 20 zero-period ticks on a real scheduler: they run in order,
-    /// never overlap, count nothing as skipped, and stop at `dispose()`.
-    private func assertZeroPeriodTicks(
-        on scheduler: SchedulerType, file: StaticString = #filePath, line: UInt = #line
-    ) {
-        let record = ZeroPeriodRecord()
-        let periodic = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .seconds(0)) { state in
-            record.enter(state)
-            return state + 1
-        }
-        XCTAssertTrue(dispatchEventually { record.states.count >= 20 }, "zero-period ticks did not come", file: file, line: line)
-        periodic.dispose()
-        let states = record.states
-        XCTAssertEqual(states, Array(0..<states.count), "each tick gets the state the previous one returned", file: file, line: line)
-        XCTAssertEqual(record.overlaps, 0, file: file, line: line)
-        XCTAssertEqual((periodic as? PeriodicDisposable)?.skippedTicks, 0, file: file, line: line)
-        usleep(10_000)
-        XCTAssertEqual(record.states.count, states.count, "no tick after dispose() returned", file: file, line: line)
-    }
-
-    func testZeroMaxConcurrentOperationCountStopsNamingIt() {
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 0
-        assertStops(messageContaining: "maxConcurrentOperationCount") {
-            _ = OperationQueueScheduler(operationQueue: queue)
-        }
-    }
-}
-
-/// What the ticks of a zero-period job saw, from any thread.
-private final class ZeroPeriodRecord: @unchecked Sendable {
-    private let lock = NSLock()
-    private var inside = false
-    private var seen: [Int] = []
-    private var overlapCount = 0
-
-    func enter(_ state: Int) {
-        lock.lock()
-        if inside { overlapCount += 1 }
-        inside = true
-        seen.append(state)
-        lock.unlock()
-        lock.lock()
-        inside = false
-        lock.unlock()
-    }
-
-    var states: [Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return seen
-    }
-
-    var overlaps: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return overlapCount
     }
 }

@@ -109,41 +109,6 @@ final class DispatchPeriodicTests: XCTestCase {
         }
     }
 
-    func testTicksNeverOverlapOnAConcurrentQueueGuarantee6() {
-        let queue = DispatchQueue(label: "test.periodic.overlap", attributes: .concurrent)
-        let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
-        let probe = DispatchProbe()
-        let disposable = scheduler.schedulePeriodic((), startAfter: .nanoseconds(0), period: .microseconds(500)) { _ in
-            probe.enter()
-            usleep(2_000)
-            probe.leave()
-            return ()
-        }
-        XCTAssertTrue(dispatchEventually { probe.count >= 6 })
-        disposable.dispose()
-        XCTAssertEqual(probe.maxRunning, 1)
-        let skipped = (disposable as? PeriodicDisposable)?.skippedTicks ?? 0
-        XCTAssertGreaterThan(skipped, 0, "fires that came due during a 2 ms tick were merged")
-    }
-
-    func testTicksNeverOverlapOnAnOperationQueueGuarantee6() {
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 4
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let probe = DispatchProbe()
-        let disposable = scheduler.schedulePeriodic((), startAfter: .nanoseconds(0), period: .microseconds(500)) { _ in
-            probe.enter()
-            usleep(2_000)
-            probe.leave()
-            return ()
-        }
-        XCTAssertTrue(dispatchEventually { probe.count >= 6 })
-        disposable.dispose()
-        queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(probe.maxRunning, 1)
-        XCTAssertGreaterThan((disposable as? PeriodicDisposable)?.skippedTicks ?? 0, 0)
-    }
-
     func testSkippedTicksCountsFiresMergedWhileTheQueueWasSuspended() {
         let queue = DispatchQueue(label: "test.periodic.suspended")
         let scheduler = SerialDispatchQueueScheduler(queue: queue, internalSerialQueueName: "test.periodic.suspended.serial")
@@ -274,20 +239,6 @@ final class DispatchPeriodicTests: XCTestCase {
         disposable.dispose()
         XCTAssertEqual(probe.ticksOutOfOrder, 0, "each tick gets the state the previous one returned")
         XCTAssertEqual((disposable as? PeriodicDisposable)?.skippedTicks, 0)
-    }
-
-    func testNegativePeriodStopsWithMessageNamingPeriod() {
-        assertStops(messageContaining: "period must be positive") {
-            let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
-            _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .milliseconds(-1)) { $0 }
-        }
-    }
-
-    func testNeverPeriodStopsWithMessageNamingPeriod() {
-        assertStops(messageContaining: "period must be positive") {
-            let scheduler = OperationQueueScheduler(operationQueue: OperationQueue())
-            _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .never) { $0 }
-        }
     }
 }
 

@@ -2,6 +2,7 @@ import Dispatch
 import XCTest
 
 @testable import Schedulers
+import SchedulersTesting
 
 /// Guarantee 7 (each underlying resource disposed exactly once, from any
 /// thread, in any order) and guarantee 8 (nothing leaks) for every disposable.
@@ -176,14 +177,6 @@ final class DisposablesTests: XCTestCase {
         XCTAssertNotNil(weakInner)
         single.dispose()
         XCTAssertNil(weakInner)
-    }
-
-    func testSingleAssignmentSetTwiceStopsWithMessage() {
-        let single = SingleAssignmentDisposable()
-        single.setDisposable(Disposables.create())
-        assertStops(messageContaining: "setDisposable(_:) was called twice") {
-            single.setDisposable(Disposables.create())
-        }
     }
 
     // MARK: - SerialDisposable
@@ -433,22 +426,24 @@ final class DisposablesTests: XCTestCase {
     // MARK: - ScheduledDisposable
 
     func testScheduledDisposableDisposesOnTheScheduler() {
-        let scheduler = ManualScheduler()
+        // The test scheduler runs work scheduled at tick 0 at tick 1: a
+        // disposal seen at tick 1 ran as an action of the scheduler.
+        let scheduler = TestScheduler(initialClock: 0)
         let inner = DisposalCounter()
-        var disposedOnScheduler = false
+        var disposedAt: [TestTime] = []
         let scheduled = ScheduledDisposable(
             scheduler: scheduler,
             disposable: Disposables.create {
-                disposedOnScheduler = scheduler.isRunningAction
+                disposedAt.append(scheduler.clock)
                 inner.dispose()
             })
         XCTAssertTrue(scheduled.scheduler as AnyObject === scheduler)
         scheduled.dispose()
         XCTAssertTrue(scheduled.isDisposed, "isDisposed is true as soon as dispose() returns")
         XCTAssertEqual(inner.disposeCount, 0, "disposal waits for the scheduler")
-        scheduler.runDue()
+        scheduler.start()
         XCTAssertEqual(inner.disposeCount, 1)
-        XCTAssertTrue(disposedOnScheduler)
+        XCTAssertEqual(disposedAt, [1])
     }
 
     func testScheduledDisposableDisposedFromManyThreadsDisposesOnceOnTheScheduler() {
@@ -474,7 +469,7 @@ final class DisposablesTests: XCTestCase {
     }
 
     func testScheduledDisposableReleasesDisposableAfterDisposal() {
-        let scheduler = ManualScheduler()
+        let scheduler = TestScheduler(initialClock: 0)
         weak var weakInner: DisposalCounter?
         let scheduled: ScheduledDisposable
         do {
@@ -483,7 +478,7 @@ final class DisposablesTests: XCTestCase {
             scheduled = ScheduledDisposable(scheduler: scheduler, disposable: inner)
         }
         scheduled.dispose()
-        scheduler.runDue()
+        scheduler.start()
         XCTAssertNil(weakInner)
     }
 

@@ -30,9 +30,10 @@ final class GuaranteeSequencesTests: XCTestCase {
             XCTAssertEqual(events(), [.next(1), .completed], "\(path)")
         }
         let testScheduler = TestScheduler(initialClock: 0)
-        let (events, _) = sequencesRecord(unruly().subscribe(on: testScheduler))
+        let observer = testScheduler.createObserver(Int.self)
+        _ = unruly().subscribe(on: testScheduler).subscribe(observer)
         testScheduler.start()
-        XCTAssertEqual(events(), [.next(1), .completed])
+        XCTAssertEqual(observer.events, [.next(1, 1), .completed(1)])
 
         // A hand-written observable that breaks the grammar, seen through subscribe(onNext:...).
         var calls: [String] = []

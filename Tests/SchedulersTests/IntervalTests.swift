@@ -6,53 +6,49 @@ import XCTest
 final class IntervalTests: XCTestCase {
     func testIntervalCountsOnePerPeriodStartingAfterOnePeriod() {
         let scheduler = TestScheduler(initialClock: 0)
-        var ticks: [(time: Int, value: Int)] = []
-        let subscription = Observable<Int>.interval(.seconds(10), scheduler: scheduler)
-            .subscribe(onNext: { ticks.append((scheduler.clock, $0)) })
+        let observer = scheduler.createObserver(Int.self)
+        let subscription = Observable<Int>.interval(.seconds(10), scheduler: scheduler).subscribe(observer)
         scheduler.advanceTo(45)
-        XCTAssertEqual(ticks.map(\.value), [0, 1, 2, 3])
-        XCTAssertEqual(ticks.map(\.time), [10, 20, 30, 40])
+        XCTAssertEqual(observer.events, [.next(10, 0), .next(20, 1), .next(30, 2), .next(40, 3)])
         subscription.dispose()
     }
 
     func testIntervalIsGenericOverTheIntegerType() {
         let scheduler = TestScheduler(initialClock: 0)
-        var values: [UInt8] = []
-        let subscription = Observable<UInt8>.interval(.seconds(1), scheduler: scheduler)
-            .subscribe(onNext: { values.append($0) })
+        let observer = scheduler.createObserver(UInt8.self)
+        let subscription = Observable<UInt8>.interval(.seconds(1), scheduler: scheduler).subscribe(observer)
         scheduler.advanceTo(3)
-        XCTAssertEqual(values, [0, 1, 2])
+        XCTAssertEqual(observer.events, [.next(1, 0), .next(2, 1), .next(3, 2)])
         subscription.dispose()
     }
 
     func testIntervalWrapsAroundAtTheIntegerMaximum() {
         let scheduler = TestScheduler(initialClock: 0)
-        var values: [Int8] = []
-        let subscription = Observable<Int8>.interval(.seconds(1), scheduler: scheduler)
-            .subscribe(onNext: { values.append($0) })
+        let observer = scheduler.createObserver(Int8.self)
+        let subscription = Observable<Int8>.interval(.seconds(1), scheduler: scheduler).subscribe(observer)
         scheduler.advanceTo(130)
-        XCTAssertEqual(values.count, 130)
-        XCTAssertEqual(values[127], 127)
-        XCTAssertEqual(values[128], -128)
+        XCTAssertEqual(observer.events.count, 130)
+        XCTAssertEqual(observer.events[127], .next(128, 127))
+        XCTAssertEqual(observer.events[128], .next(129, -128))
         subscription.dispose()
     }
 
     func testDisposedIntervalStopsTicking() {
         let scheduler = TestScheduler(initialClock: 0)
-        var values: [Int] = []
-        let subscription = Observable<Int>.interval(.seconds(5), scheduler: scheduler)
-            .subscribe(onNext: { values.append($0) })
+        let observer = scheduler.createObserver(Int.self)
+        let subscription = Observable<Int>.interval(.seconds(5), scheduler: scheduler).subscribe(observer)
         scheduler.advanceTo(12)
         subscription.dispose()
         scheduler.advanceTo(100)
-        XCTAssertEqual(values, [0, 1])
+        XCTAssertEqual(observer.events, [.next(5, 0), .next(10, 1)])
     }
 
     func testIntervalThroughTakeCompletesAndStops() {
         let scheduler = TestScheduler(initialClock: 0)
-        let (events, _) = sequencesRecord(Observable<Int>.interval(.seconds(1), scheduler: scheduler).take(3))
+        let observer = scheduler.createObserver(Int.self)
+        _ = Observable<Int>.interval(.seconds(1), scheduler: scheduler).take(3).subscribe(observer)
         scheduler.start()
-        XCTAssertEqual(events(), [.next(0), .next(1), .next(2), .completed])
+        XCTAssertEqual(observer.events, [.next(1, 0), .next(2, 1), .next(3, 2), .completed(3)])
     }
 
     func testIntervalOnASerialDispatchQueueUsesTheNativeTimer() {

@@ -4,17 +4,6 @@ import Schedulers
 import XCTest
 
 final class MainSchedulerTests: XCTestCase {
-    /// Whether the calling thread is the process's main thread, asked of the
-    /// kernel rather than of Foundation: the main thread's id is the process id.
-    private static func isKernelMainThread() -> Bool {
-        // "/proc/thread-self" links to "<pid>/task/<tid>".
-        guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self") else {
-            return Thread.isMainThread
-        }
-        let parts = link.split(separator: "/")
-        return parts.count == 3 && parts[0] == parts[2]
-    }
-
     /// Runs everything already on the main queue, so that the main scheduler
     /// has nothing pending (main-queue FIFO: a marker behind it all).
     private func drainMainQueue() {
@@ -34,12 +23,12 @@ final class MainSchedulerTests: XCTestCase {
     }
 
     func testWorkFromABackgroundThreadRunsOnTheMainThreadWhenTheMainQueueIsDriven() {
-        XCTAssertTrue(Self.isKernelMainThread(), "XCTest runs tests on the main thread")
+        XCTAssertTrue(isKernelMainThread(), "XCTest runs tests on the main thread")
         let probe = DispatchProbe()
         DispatchQueue.global().async {
-            probe.record("scheduling from kernel main thread: \(Self.isKernelMainThread())")
+            probe.record("scheduling from kernel main thread: \(isKernelMainThread())")
             _ = MainScheduler.instance.schedule(()) { _ in
-                probe.record("main thread: \(Thread.isMainThread), kernel main thread: \(Self.isKernelMainThread())")
+                probe.record("main thread: \(Thread.isMainThread), kernel main thread: \(isKernelMainThread())")
                 return Disposables.create()
             }
         }
@@ -55,7 +44,7 @@ final class MainSchedulerTests: XCTestCase {
         let probe = DispatchProbe()
         DispatchQueue.global().async {
             _ = MainScheduler.asyncInstance.schedule(()) { _ in
-                probe.record("kernel main thread: \(Self.isKernelMainThread())")
+                probe.record("kernel main thread: \(isKernelMainThread())")
                 return Disposables.create()
             }
         }
@@ -158,7 +147,7 @@ final class MainSchedulerTests: XCTestCase {
     func testScheduleRelativeRunsOnTheMainThread() {
         let probe = DispatchProbe()
         _ = MainScheduler.instance.scheduleRelative((), dueTime: .milliseconds(2)) { _ in
-            probe.record("kernel main thread: \(Self.isKernelMainThread())")
+            probe.record("kernel main thread: \(isKernelMainThread())")
             return Disposables.create()
         }
         XCTAssertTrue(dispatchEventually { !probe.events.isEmpty })
@@ -168,7 +157,7 @@ final class MainSchedulerTests: XCTestCase {
     func testSchedulePeriodicTicksOnTheMainThread() {
         let probe = DispatchProbe()
         let disposable = MainScheduler.instance.schedulePeriodic(0, startAfter: .milliseconds(1), period: .milliseconds(2)) { tick in
-            probe.record("tick \(tick) main: \(Self.isKernelMainThread())")
+            probe.record("tick \(tick) main: \(isKernelMainThread())")
             return tick + 1
         }
         XCTAssertTrue(dispatchEventually { probe.events.count >= 3 })
@@ -181,17 +170,6 @@ final class MainSchedulerTests: XCTestCase {
         MainScheduler.ensureExecutingOnScheduler()
         MainScheduler.ensureExecutingOnScheduler(errorMessage: "not reached")
         MainScheduler.ensureRunningOnMainThread()
-    }
-
-    func testEnsureExecutingOnSchedulerStopsOffTheMainQueueWithTheMessage() {
-        assertStops(messageContaining: "custom message from the test") {
-            let done = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                MainScheduler.ensureExecutingOnScheduler(errorMessage: "custom message from the test")
-                done.signal()
-            }
-            done.wait()
-        }
     }
 
     func testConcurrentMainSchedulerRunsInlineEvenWithMainSchedulerWorkPending() {
@@ -214,7 +192,7 @@ final class MainSchedulerTests: XCTestCase {
         let probe = DispatchProbe()
         DispatchQueue.global().async {
             _ = ConcurrentMainScheduler.instance.schedule(()) { _ in
-                probe.record("kernel main thread: \(Self.isKernelMainThread())")
+                probe.record("kernel main thread: \(isKernelMainThread())")
                 return Disposables.create()
             }
         }
@@ -240,36 +218,4 @@ final class MainSchedulerTests: XCTestCase {
         drainMainQueue()
         XCTAssertEqual(probe.events, ["queued by another instance", "scheduled on the shared instance"])
     }
-
-    /// Documents why `runMainQueue(until:)` is the way to get main-thread
-    /// delivery on Linux: after `dispatchMain()`, libdispatch exits the main
-    /// thread and its workers drain the main queue. Runs in a child process,
-    /// since `dispatchMain()` never returns.
-    func testAfterDispatchMainTheMainQueueRunsOffTheMainThreadOnLinux() throws {
-        let site = "dispatchMain-child"
-        if ProcessInfo.processInfo.environment[crashTestSiteVariable] == site {
-            _ = MainScheduler.instance.scheduleInOrder(()) { _ in
-                let report = "main queue: \(DispatchQueue.getSpecific(key: Self.childMainKey) == true), kernel main thread: \(Self.isKernelMainThread())\n"
-                FileHandle.standardError.write(Data(report.utf8))
-                exit(EXIT_SUCCESS)
-            }
-            DispatchQueue.main.setSpecific(key: Self.childMainKey, value: true)
-            dispatchMain()
-        }
-        guard let filter = CrashTest.filterArgument(for: self) else {
-            return XCTFail("cannot name the current test")
-        }
-        let outcome = try CrashTest.runChild(filter: filter, site: site, timeout: 60)
-        guard case .exited(0) = outcome.termination else {
-            return XCTFail("child did not exit cleanly: \(outcome.termination); stderr:\n\(outcome.standardError)")
-        }
-        #if os(Linux)
-        XCTAssertTrue(
-            outcome.standardError.contains("main queue: true, kernel main thread: false"),
-            outcome.standardError
-        )
-        #endif
-    }
-
-    private static let childMainKey = DispatchSpecificKey<Bool>()
 }

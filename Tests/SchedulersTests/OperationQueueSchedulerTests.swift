@@ -64,46 +64,6 @@ final class OperationQueueSchedulerTests: XCTestCase {
         XCTAssertEqual(probe.events, ["high 0", "high 1", "high 2", "low 0", "low 1", "low 2"])
     }
 
-    func testDisposingBeforeStartSkipsActionGuarantee5() {
-        let queue = makeQueue(maxConcurrent: 1)
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let probe = DispatchProbe()
-        queue.isSuspended = true
-        let disposable = scheduler.schedule(()) { _ in
-            probe.record("ran")
-            return Disposables.create()
-        }
-        disposable.dispose()
-        XCTAssertTrue((disposable as? Cancelable)?.isDisposed == true)
-        queue.isSuspended = false
-        queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(probe.events, [])
-    }
-
-    func testDisposingWhileRunningFinishesAndDisposesResultGuarantee5() {
-        let queue = makeQueue(maxConcurrent: 2)
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let started = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let result = DispatchCountingDisposable()
-        let probe = DispatchProbe()
-        let disposable = scheduler.schedule(()) { _ in
-            probe.enter()
-            started.signal()
-            proceed.wait()
-            return result
-        }
-        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
-        disposable.dispose()
-        XCTAssertEqual(result.disposeCount, 0)
-        proceed.signal()
-        queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(result.disposeCount, 1)
-        disposable.dispose()
-        XCTAssertEqual(result.disposeCount, 1)
-        XCTAssertEqual(probe.count, 1)
-    }
-
     func testCancelAllOperationsDisposesQueuedWorkGuarantee9() {
         let queue = makeQueue(maxConcurrent: 1)
         let scheduler = OperationQueueScheduler(operationQueue: queue)
@@ -132,74 +92,5 @@ final class OperationQueueSchedulerTests: XCTestCase {
         }
         queue.waitUntilAllOperationsAreFinished()
         XCTAssertEqual(probe.events, ["later work ran"])
-    }
-
-    func testSuspendedQueueHoldsWorkUntilResumedGuarantee9() {
-        let queue = makeQueue(maxConcurrent: 2)
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let probe = DispatchProbe()
-        queue.isSuspended = true
-        _ = scheduler.schedule(()) { _ in
-            probe.record("ran")
-            return Disposables.create()
-        }
-        usleep(5_000)
-        XCTAssertEqual(probe.events, [])
-        queue.isSuspended = false
-        queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(probe.events, ["ran"])
-    }
-
-    func testZeroMaxConcurrentOperationCountStopsWithMessageNamingIt() {
-        assertStops(messageContaining: "maxConcurrentOperationCount") {
-            let queue = OperationQueue()
-            queue.maxConcurrentOperationCount = 0
-            _ = OperationQueueScheduler(operationQueue: queue)
-        }
-    }
-
-    func testZeroMaxConcurrentOperationCountSetLaterStopsScheduleWithMessageNamingIt() {
-        assertStops(messageContaining: "maxConcurrentOperationCount") {
-            let queue = OperationQueue()
-            let scheduler = OperationQueueScheduler(operationQueue: queue)
-            queue.maxConcurrentOperationCount = 0
-            _ = scheduler.schedule(()) { _ in Disposables.create() }
-        }
-    }
-
-    func testScheduleRelativeRunsAsAnOperationOnTheQueue() {
-        let queue = makeQueue(maxConcurrent: 2)
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let ran = expectation(description: "ran on the operation queue")
-        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(3)) { _ in
-            if OperationQueue.current === queue { ran.fulfill() }
-            return Disposables.create()
-        }
-        wait(for: [ran], timeout: 5)
-    }
-
-    func testNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns() {
-        let queue = makeQueue(maxConcurrent: 2)
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        assertNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns(on: scheduler, negative: .seconds(-1))
-    }
-
-    func testDisposingRelativeBeforeDueNeverRunsAndReleasesState() {
-        let queue = makeQueue(maxConcurrent: 2)
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let probe = DispatchProbe()
-        weak var weakState: DispatchTracked?
-        var disposable: Disposable?
-        do {
-            let state = DispatchTracked()
-            weakState = state
-            disposable = scheduler.scheduleRelative(state, dueTime: .seconds(60)) { _ in
-                probe.record("ran")
-                return Disposables.create()
-            }
-        }
-        disposable?.dispose()
-        XCTAssertTrue(dispatchEventually { weakState == nil })
-        XCTAssertEqual(probe.events, [])
     }
 }

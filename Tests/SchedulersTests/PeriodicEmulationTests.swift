@@ -358,27 +358,6 @@ final class PeriodicEmulationTests: XCTestCase {
         job.dispose()
     }
 
-    func testZeroPeriodOnAVirtualClockThatWouldNeverMoveStopsWithAMessage() {
-        let scheduler = TestScheduler(initialClock: 0, simulateProcessingDelay: false)
-        assertStops(messageContaining: "period is zero, but this virtual-time scheduler") {
-            _ = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(1), period: .seconds(0)) { _ in }
-        }
-    }
-
-    func testNegativePeriodStopsWithAMessageNamingPeriod() {
-        let scheduler = TestScheduler(initialClock: 0)
-        assertStops(messageContaining: "period must be positive") {
-            _ = scheduler.schedulePeriodic((), startAfter: .seconds(1), period: .milliseconds(-10)) { _ in }
-        }
-    }
-
-    func testNeverPeriodStopsWithAMessageNamingPeriod() {
-        let scheduler = TestScheduler(initialClock: 0)
-        assertStops(messageContaining: "period must be positive and finite") {
-            _ = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(1), period: .never) { _ in }
-        }
-    }
-
     func testTicksOnAConcurrentSchedulerNeverOverlapAndNoneStartsAfterDispose() {
         let scheduler = ConcurrentAfterScheduler()
         let state = TickObservations()

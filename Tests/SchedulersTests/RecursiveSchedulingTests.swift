@@ -1,7 +1,7 @@
 import CAllocationCounter
 import Dispatch
 import Foundation
-import Schedulers
+@testable import Schedulers
 import SchedulersTesting
 import XCTest
 
@@ -35,18 +35,21 @@ final class RecursiveSchedulingTests: XCTestCase {
     }
 
     func testImmediateRecursionOnTestSchedulerRunsOneLevelPerSchedule() {
-        let scheduler = ManualScheduler()
-        var seen: [Int] = []
+        // Each schedule costs the test scheduler one tick: one level per tick
+        // is one scheduled action per level.
+        let scheduler = TestScheduler(initialClock: 0)
+        var seen: [(value: Int, time: Int)] = []
         let disposable = scheduler.scheduleRecursive(0) { value, recurse in
-            seen.append(value)
+            seen.append((value, scheduler.clock))
             if value < 3 {
                 recurse(value + 1)
             }
         }
-        XCTAssertEqual(seen, [], "nothing runs until the scheduler runs")
-        scheduler.runAll()
-        XCTAssertEqual(seen, [0, 1, 2, 3])
-        XCTAssertEqual(scheduler.ranCount, 4)
+        XCTAssertEqual(seen.map(\.value), [], "nothing runs until the scheduler runs")
+        scheduler.start()
+        XCTAssertEqual(seen.map(\.value), [0, 1, 2, 3])
+        XCTAssertEqual(seen.map(\.time), [1, 2, 3, 4])
+        XCTAssertEqual(scheduler.queuedCount, 0)
         XCTAssertFalse((disposable as? Cancelable)?.isDisposed ?? true)
     }
 
@@ -147,7 +150,7 @@ final class RecursiveSchedulingTests: XCTestCase {
                 recurse(value + 1)
             }
             let done = DispatchSemaphore(value: 0)
-            let transfer = DisposableTransfer(value: disposable)
+            let transfer = UncheckedBox(disposable)
             DispatchQueue.global().async {
                 transfer.value.dispose()
                 done.signal()
@@ -212,17 +215,19 @@ final class RecursiveSchedulingTests: XCTestCase {
     }
 
     func testRelativeRecursionCanAlsoRecurseWithoutADueTime() {
-        let scheduler = ManualScheduler()
-        var seen: [(value: Int, time: Int64)] = []
+        // Ticks of a millisecond, no processing delay: work without a due
+        // time runs at the tick it was scheduled at.
+        let scheduler = TestScheduler(initialClock: 0, resolution: 0.001, simulateProcessingDelay: false)
+        var seen: [(value: Int, time: Int)] = []
         _ = scheduler.scheduleRecursive(0, dueTime: .milliseconds(3)) { value, recursive in
-            seen.append((value, scheduler.nanoseconds))
+            seen.append((value, scheduler.clock))
             if value < 2 {
                 recursive.schedule(value + 1)
             }
         }
-        scheduler.runAll()
+        scheduler.start()
         XCTAssertEqual(seen.map(\.value), [0, 1, 2])
-        XCTAssertEqual(seen.map(\.time), [3_000_000, 3_000_000, 3_000_000])
+        XCTAssertEqual(seen.map(\.time), [3, 3, 3])
     }
 
     func testRelativeRecursionWithNegativeDueTimeRunsAtOnceAndNeverDueTimeNeverRuns() {
@@ -240,14 +245,15 @@ final class RecursiveSchedulingTests: XCTestCase {
     // MARK: - Disposal
 
     func testDisposingBeforeTheFirstRunCancelsIt() {
-        let scheduler = ManualScheduler()
+        let scheduler = TestScheduler(initialClock: 0)
         var ran = false
         let disposable = scheduler.scheduleRecursive((), dueTime: .seconds(1)) { _, _ in ran = true }
         disposable.dispose()
         XCTAssertTrue((disposable as? Cancelable)?.isDisposed ?? false)
-        scheduler.runAll()
+        XCTAssertEqual(scheduler.queuedCount, 0, "the first run left the queue")
+        scheduler.start()
         XCTAssertFalse(ran)
-        XCTAssertEqual(scheduler.ranCount, 0)
+        XCTAssertEqual(scheduler.clock, 0, "no run was left to move the clock")
     }
 
     func testDisposingCancelsPendingRecursions() {
@@ -265,23 +271,25 @@ final class RecursiveSchedulingTests: XCTestCase {
     }
 
     func testDisposingImmediateRecursionCancelsPendingRuns() {
-        let scheduler = ManualScheduler()
+        // One level per tick (the test scheduler's processing delay).
+        let scheduler = TestScheduler(initialClock: 0)
         var seen: [Int] = []
         let disposable = scheduler.scheduleRecursive(0) { value, recurse in
             seen.append(value)
             recurse(value + 1)
         }
-        scheduler.runAll(limit: 3)
+        scheduler.advanceTo(3)
         XCTAssertEqual(seen, [0, 1, 2])
         XCTAssertEqual(scheduler.queuedCount, 1, "the fourth run is pending")
         disposable.dispose()
-        scheduler.runAll()
+        XCTAssertEqual(scheduler.queuedCount, 0)
+        scheduler.start()
         XCTAssertEqual(seen, [0, 1, 2])
-        XCTAssertEqual(scheduler.ranCount, 3)
+        XCTAssertEqual(scheduler.clock, 3, "no run was left to move the clock")
     }
 
     func testActionDisposingItsOwnRecursionFinishesAndDoesNotRecurseAgain() {
-        let scheduler = ManualScheduler()
+        let scheduler = TestScheduler(initialClock: 0)
         var handle: Disposable?
         var log: [String] = []
         handle = scheduler.scheduleRecursive(0) { value, recurse in
@@ -292,7 +300,7 @@ final class RecursiveSchedulingTests: XCTestCase {
             recurse(value + 1)
             log.append("end \(value)")
         }
-        scheduler.runAll()
+        scheduler.start()
         XCTAssertEqual(log, ["begin 0", "end 0", "begin 1", "end 1", "begin 2", "end 2"])
     }
 
@@ -319,7 +327,7 @@ final class RecursiveSchedulingTests: XCTestCase {
     }
 
     func testRelativeActionRunningDuringDisposeFinishesAndDoesNotRecurseAgain() {
-        let scheduler = ManualScheduler()
+        let scheduler = TestScheduler(initialClock: 0)
         let started = DispatchSemaphore(value: 0)
         let disposed = DispatchSemaphore(value: 0)
         let runs = ConcurrentCounter()
@@ -332,7 +340,7 @@ final class RecursiveSchedulingTests: XCTestCase {
         let driver = UncheckedBox(scheduler)
         let driverDone = DispatchSemaphore(value: 0)
         Thread {
-            driver.value.runAll()
+            driver.value.start()
             driverDone.signal()
         }.start()
         XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
@@ -369,7 +377,7 @@ final class RecursiveSchedulingTests: XCTestCase {
     }
 
     func testRecursionIsFreedAfterItsLastRun() {
-        let scheduler = ManualScheduler()
+        let scheduler = TestScheduler(initialClock: 0)
         weak var weakRecursion: AnyObject?
         weak var weakCaptured: LifetimeToken?
         do {
@@ -384,7 +392,7 @@ final class RecursiveSchedulingTests: XCTestCase {
             weakRecursion = disposable as AnyObject
         }
         XCTAssertNotNil(weakRecursion, "kept alive by its pending run")
-        scheduler.runAll()
+        scheduler.start()
         XCTAssertNil(weakRecursion)
         XCTAssertNil(weakCaptured)
     }
@@ -408,6 +416,9 @@ final class RecursiveSchedulingTests: XCTestCase {
     }
 
     func testDisposingReleasesTheActionAtOnce() {
+        // ManualScheduler, not TestScheduler: it keeps a disposed run queued
+        // until its due time, as dispatch queues do, so only the recursion
+        // itself can let go of the action here.
         let scheduler = ManualScheduler()
         weak var weakCaptured: LifetimeToken?
         let disposable: Disposable
@@ -422,6 +433,8 @@ final class RecursiveSchedulingTests: XCTestCase {
     }
 
     func testDisposedRecursionIsFreedOnceTheSchedulerDropsItsSkippedRun() {
+        // ManualScheduler, not TestScheduler: a disposed run stays queued
+        // until the scheduler reaches and skips it, as on dispatch queues.
         let scheduler = ManualScheduler()
         weak var weakRecursion: AnyObject?
         weak var weakState: LifetimeToken?
@@ -442,9 +455,4 @@ private extension Disposable {
     var isDisposedIfCancelable: Bool {
         (self as? Cancelable)?.isDisposed ?? false
     }
-}
-
-/// Hands a disposable to another thread in a test.
-private struct DisposableTransfer: @unchecked Sendable {
-    let value: Disposable
 }

@@ -107,56 +107,6 @@ final class SerialDispatchQueueSchedulerTests: XCTestCase {
         wait(for: [seen], timeout: 5)
     }
 
-    func testDisposingBeforeStartSkipsActionGuarantee5() {
-        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.dispose.before")
-        let gate = DispatchSemaphore(value: 0)
-        let probe = DispatchProbe()
-        _ = scheduler.schedule(()) { _ in
-            gate.wait()
-            return Disposables.create()
-        }
-        let skipped = scheduler.schedule(()) { _ in
-            probe.record("skipped ran")
-            return Disposables.create()
-        }
-        skipped.dispose()
-        XCTAssertTrue((skipped as? Cancelable)?.isDisposed == true)
-        let done = expectation(description: "later ran")
-        _ = scheduler.schedule(()) { _ in
-            probe.record("later")
-            done.fulfill()
-            return Disposables.create()
-        }
-        gate.signal()
-        wait(for: [done], timeout: 5)
-        XCTAssertEqual(probe.events, ["later"])
-    }
-
-    func testDisposingWhileRunningFinishesAndDisposesResultGuarantee5() {
-        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.dispose.during")
-        let started = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let result = DispatchCountingDisposable()
-        let probe = DispatchProbe()
-        let disposable = scheduler.schedule(()) { _ in
-            probe.enter()
-            started.signal()
-            proceed.wait()
-            probe.record("finished")
-            return result
-        }
-        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
-        disposable.dispose()
-        XCTAssertEqual(result.disposeCount, 0, "the result cannot be disposed before the action returns it")
-        proceed.signal()
-        dispatchDrain(scheduler)
-        XCTAssertEqual(probe.events, ["finished"])
-        XCTAssertEqual(result.disposeCount, 1)
-        disposable.dispose()
-        XCTAssertEqual(probe.count, 1, "not run again")
-        XCTAssertEqual(result.disposeCount, 1)
-    }
-
     func testDisposingAfterFinishDisposesResultOnce() {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.dispose.after")
         let result = DispatchCountingDisposable()
@@ -166,67 +116,6 @@ final class SerialDispatchQueueSchedulerTests: XCTestCase {
         disposable.dispose()
         disposable.dispose()
         XCTAssertEqual(result.disposeCount, 1)
-    }
-
-    func testScheduleRelativeRunsOnTheSchedulerQueue() {
-        let key = DispatchSpecificKey<Bool>()
-        let scheduler = SerialDispatchQueueScheduler(
-            internalSerialQueueName: "test.relative",
-            serialQueueConfiguration: { queue in queue.setSpecific(key: key, value: true) }
-        )
-        let ran = expectation(description: "relative ran on the queue")
-        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(5)) { _ in
-            if DispatchQueue.getSpecific(key: key) == true { ran.fulfill() }
-            return Disposables.create()
-        }
-        wait(for: [ran], timeout: 5)
-    }
-
-    func testNegativeDueTimeIsDueNow() {
-        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.negative")
-        let ran = expectation(description: "ran")
-        _ = scheduler.scheduleRelative((), dueTime: .seconds(-10)) { _ in
-            ran.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [ran], timeout: 5)
-    }
-
-    func testNeverDueTimeNeverRuns() {
-        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.never")
-        let probe = DispatchProbe()
-        let never = scheduler.scheduleRelative((), dueTime: .never) { _ in
-            probe.record("never")
-            return Disposables.create()
-        }
-        let later = expectation(description: "a later action ran")
-        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
-            probe.record("later")
-            later.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [later], timeout: 5)
-        XCTAssertEqual(probe.events, ["later"])
-        never.dispose()
-    }
-
-    func testDisposingRelativeBeforeDueNeverRunsAndReleasesState() {
-        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.relative.dispose")
-        let probe = DispatchProbe()
-        weak var weakState: DispatchTracked?
-        var disposable: Disposable?
-        do {
-            let state = DispatchTracked(7)
-            weakState = state
-            disposable = scheduler.scheduleRelative(state, dueTime: .seconds(30)) { state in
-                probe.record("ran \(state.value)")
-                return Disposables.create()
-            }
-        }
-        XCTAssertNotNil(weakState)
-        disposable?.dispose()
-        XCTAssertTrue(dispatchEventually { weakState == nil }, "disposing releases the state at once, not at the due time")
-        XCTAssertEqual(probe.events, [])
     }
 
     func testDisposingRelativeAfterItRanDisposesResult() {
@@ -246,29 +135,6 @@ final class SerialDispatchQueueSchedulerTests: XCTestCase {
     func testNowIsTheWallClock() {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.now")
         XCTAssertLessThan(abs(scheduler.now.timeIntervalSinceNow), 60)
-    }
-
-    func testSuspendedQueueHoldsWorkUntilResumedAndDisposedWorkNeverRunsGuarantee9() {
-        let queue = DispatchQueue(label: "test.suspended")
-        let scheduler = SerialDispatchQueueScheduler(queue: queue, internalSerialQueueName: "test.suspended.serial")
-        let probe = DispatchProbe()
-        queue.suspend()
-        let dropped = scheduler.schedule(()) { _ in
-            probe.record("dropped")
-            return Disposables.create()
-        }
-        let kept = expectation(description: "kept ran after resume")
-        _ = scheduler.schedule(()) { _ in
-            probe.record("kept")
-            kept.fulfill()
-            return Disposables.create()
-        }
-        dropped.dispose()
-        usleep(5_000)
-        XCTAssertEqual(probe.events, [], "nothing runs on a suspended queue")
-        queue.resume()
-        wait(for: [kept], timeout: 5)
-        XCTAssertEqual(probe.events, ["kept"])
     }
 
     /// Counts the allocations of `count` calls made from generic code, as an

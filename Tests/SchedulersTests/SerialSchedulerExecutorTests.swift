@@ -205,13 +205,6 @@ final class SerialSchedulerExecutorTests: XCTestCase {
         XCTAssertEqual(result.withLock { $0 }, 1)
     }
 
-    func testCheckIsolatedStopsOffTheSchedulersQueue() {
-        let target = QueueUnderTest("executor.check-isolated")
-        assertStops(messageContaining: "Not running on the scheduler of this SerialSchedulerExecutor: dispatch queue 'executor.check-isolated'") {
-            target.scheduler.executor.checkIsolated()
-        }
-    }
-
     /// 10,000 hops into an actor and back (the test thread blocks on a
     /// semaphore meanwhile: an `async` XCTest polls its run loop and
     /// allocates while it waits), on the scheduler's executor and on a naive

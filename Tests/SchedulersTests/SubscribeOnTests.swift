@@ -14,11 +14,12 @@ final class SubscribeOnTests: XCTestCase {
             observer.onNext(1)
             return Disposables.create()
         }
-        let (events, subscription) = sequencesRecord(observable.subscribe(on: scheduler))
+        let observer = scheduler.createObserver(Int.self)
+        let subscription = observable.subscribe(on: scheduler).subscribe(observer)
         XCTAssertNil(subscribedAt, "not subscribed inside subscribe()")
         scheduler.advanceTo(5)
         XCTAssertEqual(subscribedAt, 1)
-        XCTAssertEqual(events(), [.next(1)])
+        XCTAssertEqual(observer.events, [.next(1, 1)])
         subscription.dispose()
     }
 
@@ -73,8 +74,9 @@ final class SubscribeOnTests: XCTestCase {
 
     func testEventsPassThroughAndCompletionDisposesTheSource() {
         let scheduler = TestScheduler(initialClock: 0)
-        let (events, _) = sequencesRecord(Observable.of(1, 2).subscribe(on: scheduler))
+        let observer = scheduler.createObserver(Int.self)
+        _ = Observable.of(1, 2).subscribe(on: scheduler).subscribe(observer)
         scheduler.start()
-        XCTAssertEqual(events(), [.next(1), .next(2), .completed])
+        XCTAssertEqual(observer.events, [.next(1, 1), .next(1, 2), .completed(1)])
     }
 }

@@ -6,50 +6,47 @@ import XCTest
 final class TimerTests: XCTestCase {
     func testOneShotTimerSendsZeroAtDueTimeThenCompletes() {
         let scheduler = TestScheduler(initialClock: 0)
-        var times: [Int] = []
-        let box = SequencesEventBox<Int>()
-        let subscription = Observable<Int>.timer(.seconds(30), scheduler: scheduler).subscribe { event in
-            times.append(scheduler.clock)
-            box.append(SequencesRecordedEvent(event))
-        }
+        let observer = scheduler.createObserver(Int.self)
+        let subscription = Observable<Int>.timer(.seconds(30), scheduler: scheduler).subscribe(observer)
         scheduler.start()
-        XCTAssertEqual(box.events, [.next(0), .completed])
-        XCTAssertEqual(times, [30, 30])
+        XCTAssertEqual(observer.events, [.next(30, 0), .completed(30)])
         subscription.dispose()
     }
 
     func testPeriodicTimerStartsAtDueTimeThenEveryPeriod() {
         let scheduler = TestScheduler(initialClock: 0)
-        var ticks: [(time: Int, value: Int64)] = []
+        let observer = scheduler.createObserver(Int64.self)
         let subscription = Observable<Int64>.timer(.seconds(5), period: .seconds(10), scheduler: scheduler)
-            .subscribe(onNext: { ticks.append((scheduler.clock, $0)) })
+            .subscribe(observer)
         scheduler.advanceTo(40)
-        XCTAssertEqual(ticks.map(\.value), [0, 1, 2, 3])
-        XCTAssertEqual(ticks.map(\.time), [5, 15, 25, 35])
+        XCTAssertEqual(observer.events, [.next(5, 0), .next(15, 1), .next(25, 2), .next(35, 3)])
         subscription.dispose()
     }
 
     func testTimerDisposedBeforeItsDueTimeNeverFires() {
         let scheduler = TestScheduler(initialClock: 0)
-        let (events, subscription) = sequencesRecord(Observable<Int>.timer(.seconds(30), scheduler: scheduler))
+        let observer = scheduler.createObserver(Int.self)
+        let subscription = Observable<Int>.timer(.seconds(30), scheduler: scheduler).subscribe(observer)
         scheduler.advanceTo(29)
         subscription.dispose()
         scheduler.start()
-        XCTAssertEqual(events(), [])
+        XCTAssertEqual(observer.events, [])
     }
 
     func testNegativeDueTimeCountsAsZero() {
         let scheduler = TestScheduler(initialClock: 0, simulateProcessingDelay: false)
-        let (events, _) = sequencesRecord(Observable<Int>.timer(.seconds(-5), scheduler: scheduler))
+        let observer = scheduler.createObserver(Int.self)
+        _ = Observable<Int>.timer(.seconds(-5), scheduler: scheduler).subscribe(observer)
         scheduler.advanceTo(0)
-        XCTAssertEqual(events(), [.next(0), .completed])
+        XCTAssertEqual(observer.events, [.next(0, 0), .completed(0)])
     }
 
     func testNeverDueTimeNeverFires() {
         let scheduler = TestScheduler(initialClock: 0)
-        let (events, subscription) = sequencesRecord(Observable<Int>.timer(.never, scheduler: scheduler))
+        let observer = scheduler.createObserver(Int.self)
+        let subscription = Observable<Int>.timer(.never, scheduler: scheduler).subscribe(observer)
         scheduler.advanceTo(1_000)
-        XCTAssertEqual(events(), [])
+        XCTAssertEqual(observer.events, [])
         subscription.dispose()
     }
 }

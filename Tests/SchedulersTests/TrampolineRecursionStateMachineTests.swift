@@ -1,8 +1,8 @@
 @testable import Schedulers
 import XCTest
 
-/// Every transition of `TrampolineRecursionStateMachine`, and the ones the
-/// recursion never makes (they stop the program).
+/// Every transition of `TrampolineRecursionStateMachine`. The ones the
+/// recursion never makes stop the program: `TrampolineRecursionStateMachineStopTests`.
 final class TrampolineRecursionStateMachineTests: XCTestCase {
     private typealias Machine = TrampolineRecursionStateMachine
 
@@ -144,60 +144,5 @@ final class TrampolineRecursionStateMachineTests: XCTestCase {
         XCTAssertTrue(machine.extraStepDidEnd())
         XCTAssertEqual(machine.state, .ended)
         XCTAssertFalse(machine.isInStep)
-    }
-
-    // MARK: - Transitions the recursion never makes
-
-    func testRunWithoutAPendingStepStops() {
-        var machine = inFirstStep(holdingReference: false)
-        _ = machine.stepDidEnd(nextIsFirstInQueue: false)
-        _ = machine.runDidEnd()
-        assertStops(messageContaining: "runSteps without a pending step") {
-            machine.runWillStart(holdingReference: false)
-        }
-    }
-
-    func testStepStartedOutsideRunStepsStops() {
-        var machine = Machine()
-        assertStops(messageContaining: "a step started outside runSteps") {
-            machine.stepWillStart()
-        }
-    }
-
-    func testRecurseOutsideAStepStops() {
-        var machine = Machine()
-        machine.runWillStart(holdingReference: false)
-        assertStops(messageContaining: "recurse outside a step") {
-            _ = machine.recurse()
-        }
-    }
-
-    func testStepEndedThatHadNotStartedStops() {
-        var machine = Machine()
-        machine.runWillStart(holdingReference: false)
-        assertStops(messageContaining: "a step ended that had not started") {
-            _ = machine.stepDidEnd(nextIsFirstInQueue: false)
-        }
-    }
-
-    func testRunEndedInsideAStepStops() {
-        var machine = inFirstStep(holdingReference: false)
-        assertStops(messageContaining: "runSteps ended inside a step") {
-            _ = machine.runDidEnd()
-        }
-    }
-
-    func testExtraStepThatWasNotQueuedStops() {
-        var machine = Machine()
-        assertStops(messageContaining: "an extra step ran that was not queued") {
-            machine.extraStepWillRun()
-        }
-    }
-
-    func testExtraStepEndedThatHadNotStartedStops() {
-        var machine = Machine()
-        assertStops(messageContaining: "an extra step ended that had not started") {
-            _ = machine.extraStepDidEnd()
-        }
     }
 }

@@ -111,31 +111,6 @@ final class VirtualTimeSchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.clock, 7)
     }
 
-    func testAdvanceToAPastTimeStopsWithAMessageNamingVirtualTime() {
-        let scheduler = makeScheduler(initialClock: 50)
-        assertStops(messageContaining: "virtualTime 10 is before the clock 50") {
-            scheduler.advanceTo(10)
-        }
-    }
-
-    func testAdvanceToFromARunningActionStopsWithAMessage() {
-        let scheduler = makeScheduler()
-        _ = scheduler.scheduleAbsoluteVirtual((), time: 1) { _ in
-            scheduler.advanceTo(5)
-            return Disposables.create()
-        }
-        assertStops(messageContaining: "advanceTo(_:) was called while the scheduler is running") {
-            scheduler.start()
-        }
-    }
-
-    func testNegativeSleepStopsWithAMessageNamingVirtualInterval() {
-        let scheduler = makeScheduler()
-        assertStops(messageContaining: "virtualInterval -3 is negative") {
-            scheduler.sleep(-3)
-        }
-    }
-
     func testStopMakesStartReturnAfterTheRunningActionAndStartResumes() {
         let scheduler = makeScheduler()
         var ran: [Int] = []

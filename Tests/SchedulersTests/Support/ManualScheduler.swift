@@ -1,15 +1,20 @@
 import Foundation
 import Schedulers
 
-/// A test-only scheduler whose clock moves only when a test says so.
+/// A test-only scheduler whose clock moves only when a test says so, and
+/// which, unlike `TestScheduler`, keeps a disposed action queued until the
+/// clock reaches it and then skips it, as dispatch queues do. Tests of what a
+/// disposed action keeps alive in the meantime need that; everything else on
+/// virtual time uses `TestScheduler`, which takes a disposed action out of
+/// its queue at once.
 ///
 /// `schedule` and `scheduleRelative` queue the action; nothing runs until the
-/// test calls `runDue()`, `advance(by:)` or `runAll()`. Actions with the same
-/// due time run in the order they were scheduled. The handle returned for an
-/// action skips it when disposed before it runs and disposes what it returned
-/// when disposed after (guarantee 5 in Guarantees.md). Actions run on the thread
-/// that drives the scheduler, never concurrently. Periodic work comes from
-/// the library's emulation (`Scheduler.schedulePeriodic`'s default).
+/// test calls `runAll()`. Actions with the same due time run in the order
+/// they were scheduled. The handle returned for an action skips it when
+/// disposed before it runs and disposes what it returned when disposed after
+/// (guarantee 5 in Guarantees.md). Actions run on the thread that drives the
+/// scheduler, never concurrently. Periodic work comes from the library's
+/// emulation (`Scheduler.schedulePeriodic`'s default).
 final class ManualScheduler: Scheduler, @unchecked Sendable {
     private final class Item {
         let due: Int64
@@ -28,8 +33,6 @@ final class ManualScheduler: Scheduler, @unchecked Sendable {
     private var clock: Int64 = 0
     private var items: [Item] = []
     private var nextSequence: UInt64 = 0
-    private var runningActions = 0
-    private var ranActions = 0
 
     init() {}
 
@@ -43,23 +46,8 @@ final class ManualScheduler: Scheduler, @unchecked Sendable {
     }
 
     /// The virtual clock in nanoseconds since the scheduler was created.
-    var nanoseconds: Int64 {
+    private var nanoseconds: Int64 {
         lock.withLock { clock }
-    }
-
-    /// Whether an action of this scheduler is running right now.
-    var isRunningAction: Bool {
-        lock.withLock { runningActions > 0 }
-    }
-
-    /// Actions queued and not yet run or skipped (disposed ones included).
-    var queuedCount: Int {
-        lock.withLock { items.count }
-    }
-
-    /// How many actions have run so far (skipped ones not counted).
-    var ranCount: Int {
-        lock.withLock { ranActions }
     }
 
     func schedule<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
@@ -89,18 +77,6 @@ final class ManualScheduler: Scheduler, @unchecked Sendable {
         }
     }
 
-    /// Runs every action due at the current time, including ones they schedule for now.
-    func runDue() {
-        while runNext(upTo: nanoseconds) {}
-    }
-
-    /// Moves the clock forward by `interval`, running each action when its due time is reached.
-    func advance(by interval: RxTimeInterval) {
-        let target = nanoseconds + (interval.testNanoseconds ?? 0)
-        while runNext(upTo: target) {}
-        lock.withLock { clock = max(clock, target) }
-    }
-
     /// Runs until nothing is queued, moving the clock to each due time; stops
     /// after `limit` actions so a runaway recursion cannot hang a test.
     @discardableResult
@@ -124,13 +100,7 @@ final class ManualScheduler: Scheduler, @unchecked Sendable {
         let work = next.work
         next.work = nil
         guard !next.handle.isDisposed, let work else { return true }
-        lock.withLock {
-            runningActions += 1
-            ranActions += 1
-        }
-        let result = work()
-        lock.withLock { runningActions -= 1 }
-        next.handle.setDisposable(result)
+        next.handle.setDisposable(work())
         return true
     }
 }

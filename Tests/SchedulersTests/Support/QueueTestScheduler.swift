@@ -5,6 +5,10 @@ import Schedulers
 /// A test-only scheduler that runs actions on its own serial dispatch queue,
 /// so a test can tell whether code ran on the scheduler (`isCurrent`).
 ///
+/// Not `TestScheduler`: that one runs actions on the thread that drives it,
+/// so it cannot show work moving to another thread or racing a dispose
+/// made on the test's thread while an action runs.
+///
 /// The handle returned for an action skips it when disposed before it runs
 /// and disposes what it returned when disposed after. `waitUntilIdle()`
 /// returns once everything scheduled before the call has run.

@@ -1,6 +1,9 @@
 import Schedulers
 
 /// A scheduler that runs every action at once, inside the call.
+///
+/// Not `TestScheduler`: that one queues every action until it is driven, so
+/// it cannot show what a sequence does when the scheduler runs work inline.
 final class InlineScheduler: ImmediateScheduler, @unchecked Sendable {
     private(set) var scheduledCount = 0
 

@@ -6,6 +6,10 @@ import Schedulers
 /// Both `schedule` and `scheduleInOrder` enqueue (never inline). Disposables it
 /// returns do nothing: a sequence must not rely on them to keep its promises.
 /// Single-threaded: only the test thread may use it.
+///
+/// Not `TestScheduler`: its disposables cancel queued work, which would hide a
+/// sequence that relies on them, and its queue allocates per action, which
+/// would move the allocation counts the tests assert.
 final class ManualSerialScheduler: SerialScheduler, @unchecked Sendable {
     private var queue: [() -> Void] = []
     /// How many actions were scheduled, through either method.
