@@ -203,11 +203,15 @@ final class Trampoline {
     func makeItem<StateType>(
         state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem<StateType> {
-        if let spare, ObjectIdentifier(type(of: spare)) == ObjectIdentifier(TrampolineItem<StateType>.self) {
-            self.spare = nil
-            let item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
-            item.reuse(state: state, action: action)
-            return item
+        // Moved out of the field, not copied: reusing the spare costs no
+        // reference counting on it.
+        if let spare = spare.take() {
+            if ObjectIdentifier(type(of: spare)) == ObjectIdentifier(TrampolineItem<StateType>.self) {
+                let item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
+                item.reuse(state: state, action: action)
+                return item
+            }
+            self.spare = spare
         }
         return TrampolineItem(state: state, action: action)
     }
@@ -216,11 +220,10 @@ final class Trampoline {
     @usableFromInline
     func drain() {
         while let work = popFirst() {
-            let run = work._withUnsafeGuaranteedRef { $0.runner }
             // The latest reusable entry becomes the spare, replacing an older
             // one: a spare of another state type, kept forever, would make
             // every later schedule on this thread allocate.
-            if let reusable = run.body(work) {
+            if let reusable = work._withUnsafeGuaranteedRef({ $0.runner.body(work) }) {
                 spare = reusable
             }
         }
@@ -339,8 +342,10 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// Makes a spare item (one that ran through `perform(isUnreferenced: true)`) a new entry.
     @inlinable
     func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
-        self.state = state
-        self.action = action
+        // Both are nil in a spare: initialise rather than assign, which would
+        // release the old value first.
+        withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: state) }
+        withUnsafeMutablePointer(to: &self.action) { $0.initialize(to: action) }
     }
 
     @inlinable
@@ -352,16 +357,15 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             return false
         }
         // Nobody can dispose it any more; it may have been disposed before.
-        let wasDisposed = phase.isDisposed
-        let action = self.action.unsafelyUnwrapped
-        let state = self.state.unsafelyUnwrapped
-        self.action = nil
-        self.state = nil
-        if !wasDisposed {
+        // Moved out, not copied: the item lets go of both with no reference counting.
+        let action = self.action.take().unsafelyUnwrapped
+        let state = self.state.take().unsafelyUnwrapped
+        if phase.isDisposed {
+            phase.reset()
+        } else {
             // What the action returns can no longer be disposed through this item: drop it.
             _ = action(state)
         }
-        phase.reset()
         return true
     }
 }
