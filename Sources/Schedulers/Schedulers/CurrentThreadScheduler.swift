@@ -224,7 +224,12 @@ final class Trampoline {
             // one: a spare of another state type, kept forever, would make
             // every later schedule on this thread allocate.
             if let reusable = work._withUnsafeGuaranteedRef({ $0.runner.body(work) }) {
-                spare = reusable
+                if spare == nil {
+                    // The usual case: store without releasing the old value, nil.
+                    withUnsafeMutablePointer(to: &spare) { $0.initialize(to: reusable) }
+                } else {
+                    spare = reusable
+                }
             }
         }
     }
@@ -311,12 +316,33 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @exclusivity(unchecked)
     @usableFromInline
     var state: StateType?
+    /// The action, wrapped: a closure stored bare in a generic class is kept
+    /// in its most general form, so writing it through a pointer (`reuse`)
+    /// would go through a converted temporary and release the old value.
     @exclusivity(unchecked)
     @usableFromInline
-    var action: ((StateType) -> Disposable)?
+    var storedAction: Action?
     @exclusivity(unchecked)
     @usableFromInline
     var result: Disposable?
+
+    @usableFromInline
+    struct Action {
+        @usableFromInline
+        let body: (StateType) -> Disposable
+
+        @inlinable
+        init(_ body: @escaping (StateType) -> Disposable) {
+            self.body = body
+        }
+    }
+
+    /// `ScheduledActionCell`'s view of `storedAction`.
+    @inlinable
+    var action: ((StateType) -> Disposable)? {
+        get { storedAction?.body }
+        set { storedAction = newValue.map(Action.init) }
+    }
 
     /// A disposer on another thread leaves the state and the action to the
     /// trampoline's thread: that thread reads them without the phase on the
@@ -329,7 +355,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @inlinable
     init(state: StateType, action: @escaping (StateType) -> Disposable) {
         self.state = state
-        self.action = action
+        self.storedAction = Action(action)
         super.init { work in
             // The queue's reference becomes this local: when it is the only
             // one, nobody can dispose the item any more.
@@ -345,10 +371,11 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         // Both are nil in a spare: initialise rather than assign, which would
         // release the old value first.
         withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: state) }
-        withUnsafeMutablePointer(to: &self.action) { $0.initialize(to: action) }
+        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: Action(action)) }
     }
 
     @inlinable
+    @inline(__always)
     func perform(isUnreferenced: Bool) -> Bool {
         // A ticket still held could dispose it (or dispose what it returns):
         // then take the usual path.
@@ -358,7 +385,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         }
         // Nobody can dispose it any more; it may have been disposed before.
         // Moved out, not copied: the item lets go of both with no reference counting.
-        let action = self.action.take().unsafelyUnwrapped
+        let action = storedAction.take().unsafelyUnwrapped.body
         let state = self.state.take().unsafelyUnwrapped
         if phase.isDisposed {
             phase.reset()
