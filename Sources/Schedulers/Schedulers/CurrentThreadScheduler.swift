@@ -30,6 +30,14 @@ import Darwin
 /// keeps (state, action) outlives the run or the skip (guarantee 8).
 /// Disposing a queued item from another thread is safe.
 ///
+/// Time: a queued `schedule` costs four reference-count operations, which
+/// dominate it: one to make the returned disposable and one when the caller
+/// drops it (it must stay able to cancel the action, guarantee 5), and one
+/// each to keep the state until the run and to let it go after (guarantee 8).
+/// Everything else (the spare item, its state and action) is moved, never
+/// copied. `scheduleRecursive` needs only the state's two, as its one
+/// disposable serves every step.
+///
 /// Serial per thread, but not a `SerialScheduler`: two threads can run its
 /// actions at the same time.
 public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
