@@ -23,6 +23,8 @@ public enum MainQueueDriver {
     /// services the main queue whenever `work` asks for it; returns what
     /// `work` returned or rethrows.
     public static func runWhileDrainingMainQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) throws -> T {
+        // Called on the main thread: remember it before any plan asks.
+        _ = isMainThread
         let outcome = WorkOutcome<T>()
         let worker = Thread {
             let result = Result { try work() }
@@ -58,8 +60,34 @@ public enum MainQueueDriver {
     }
 
     /// `true` on the process's main thread.
+    ///
+    /// Cheap enough to check per element. Foundation's `Thread.isMainThread`
+    /// makes two system calls on Linux (`gettid` and `getpid`, seen with
+    /// strace): 0.6 to 3.5 µs a call on this machine, more than a whole
+    /// `observe(on:)` hop. Asked once per element, it held the `main` variant
+    /// of `observeOn.throughput` to 2.4 M elements/s. So Foundation is asked
+    /// only until the main thread has been seen once; from then on this
+    /// compares `pthread_self()` with the main thread's handle.
     public static var isMainThread: Bool {
-        Thread.isMainThread
+        let current = currentThreadID
+        let known = mainThreadID.load(ordering: .acquiring)
+        if known != 0 {
+            return known == current
+        }
+        guard Thread.isMainThread else { return false }
+        mainThreadID.store(current, ordering: .releasing)
+        return true
+    }
+
+    /// The main thread's `pthread_self()` as a number, 0 until the main thread has been seen.
+    static let mainThreadID = Atomic<UInt>(0)
+
+    static var currentThreadID: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
     }
 }
 

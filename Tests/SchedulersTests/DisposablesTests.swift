@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Dispatch
 import XCTest
 
@@ -19,7 +20,26 @@ final class DisposablesTests: XCTestCase {
         runConcurrently(iterations: racingCalls) { _ in
             disposable.dispose()
         }
-        XCTAssertTrue(Disposables.create() as AnyObject === disposable as AnyObject, "the no-op disposable is shared")
+        XCTAssertFalse(type(of: disposable) is AnyClass, "an empty value, not a shared object")
+    }
+
+    func testCreateWithoutArgumentsAllocatesNothingToMakeKeepDisposeOrDrop() throws {
+        try XCTSkipUnless(allocation_counter_is_active() != 0, "allocation counting is off under sanitizers")
+        var kept: [Disposable] = []
+        kept.reserveCapacity(1_000)
+        func makeKeepDisposeAndDrop(_ count: Int) -> UInt64 {
+            let before = allocation_counter_read_thread()
+            for _ in 0..<count {
+                let disposable = Disposables.create()
+                disposable.dispose()
+                kept.append(disposable)
+            }
+            kept.removeAll(keepingCapacity: true)
+            return allocation_counter_read_thread() - before
+        }
+        // The first pass may instantiate type metadata once.
+        _ = makeKeepDisposeAndDrop(10)
+        XCTAssertEqual(makeKeepDisposeAndDrop(1_000), 0)
     }
 
     func testCreateWithActionRunsActionExactlyOnceFromManyThreads() {

@@ -2,9 +2,12 @@ import Synchronization
 
 /// Factory functions for the common disposables.
 public enum Disposables {
-    /// A disposable that does nothing when disposed. Shared; allocates nothing.
+    /// A disposable that does nothing when disposed. Allocates nothing, and
+    /// costs no reference counting to return, keep or drop (an empty value,
+    /// stored inline in the `Disposable` existential).
+    @inlinable
     public static func create() -> Disposable {
-        NopDisposable.instance
+        NopDisposable()
     }
 
     /// A disposable that runs `dispose` exactly once, on the first call to `dispose()`.
@@ -46,12 +49,16 @@ public enum Disposables {
     }
 }
 
-/// The shared do-nothing disposable behind `Disposables.create()`.
-final class NopDisposable: Disposable, Sendable {
-    static let instance = NopDisposable()
+/// The do-nothing disposable behind `Disposables.create()`: an empty value,
+/// not a shared object, so that returning and dropping it (what every action
+/// that needs no cleanup does) touches no reference count and no lazily
+/// initialised global.
+@usableFromInline
+struct NopDisposable: Disposable, Sendable {
+    @inlinable
+    init() {}
 
-    private init() {}
-
+    @inlinable
     func dispose() {}
 }
 

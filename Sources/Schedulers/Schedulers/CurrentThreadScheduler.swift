@@ -30,6 +30,14 @@ import Darwin
 /// keeps (state, action) outlives the run or the skip (guarantee 8).
 /// Disposing a queued item from another thread is safe.
 ///
+/// Time: a queued `schedule` costs four reference-count operations, which
+/// dominate it: one to make the returned disposable and one when the caller
+/// drops it (it must stay able to cancel the action, guarantee 5), and one
+/// each to keep the state until the run and to let it go after (guarantee 8).
+/// Everything else (the spare item, its state and action) is moved, never
+/// copied. `scheduleRecursive` needs only the state's two, as its one
+/// disposable serves every step.
+///
 /// Serial per thread, but not a `SerialScheduler`: two threads can run its
 /// actions at the same time.
 public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
@@ -203,11 +211,15 @@ final class Trampoline {
     func makeItem<StateType>(
         state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem<StateType> {
-        if let spare, ObjectIdentifier(type(of: spare)) == ObjectIdentifier(TrampolineItem<StateType>.self) {
-            self.spare = nil
-            let item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
-            item.reuse(state: state, action: action)
-            return item
+        // Moved out of the field, not copied: reusing the spare costs no
+        // reference counting on it.
+        if let spare = spare.take() {
+            if ObjectIdentifier(type(of: spare)) == ObjectIdentifier(TrampolineItem<StateType>.self) {
+                let item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
+                item.reuse(state: state, action: action)
+                return item
+            }
+            self.spare = spare
         }
         return TrampolineItem(state: state, action: action)
     }
@@ -216,12 +228,16 @@ final class Trampoline {
     @usableFromInline
     func drain() {
         while let work = popFirst() {
-            let run = work._withUnsafeGuaranteedRef { $0.runner }
             // The latest reusable entry becomes the spare, replacing an older
             // one: a spare of another state type, kept forever, would make
             // every later schedule on this thread allocate.
-            if let reusable = run.body(work) {
-                spare = reusable
+            if let reusable = work._withUnsafeGuaranteedRef({ $0.runner.body(work) }) {
+                if spare == nil {
+                    // The usual case: store without releasing the old value, nil.
+                    withUnsafeMutablePointer(to: &spare) { $0.initialize(to: reusable) }
+                } else {
+                    spare = reusable
+                }
             }
         }
     }
@@ -308,12 +324,33 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @exclusivity(unchecked)
     @usableFromInline
     var state: StateType?
+    /// The action, wrapped: a closure stored bare in a generic class is kept
+    /// in its most general form, so writing it through a pointer (`reuse`)
+    /// would go through a converted temporary and release the old value.
     @exclusivity(unchecked)
     @usableFromInline
-    var action: ((StateType) -> Disposable)?
+    var storedAction: Action?
     @exclusivity(unchecked)
     @usableFromInline
     var result: Disposable?
+
+    @usableFromInline
+    struct Action {
+        @usableFromInline
+        let body: (StateType) -> Disposable
+
+        @inlinable
+        init(_ body: @escaping (StateType) -> Disposable) {
+            self.body = body
+        }
+    }
+
+    /// `ScheduledActionCell`'s view of `storedAction`.
+    @inlinable
+    var action: ((StateType) -> Disposable)? {
+        get { storedAction?.body }
+        set { storedAction = newValue.map(Action.init) }
+    }
 
     /// A disposer on another thread leaves the state and the action to the
     /// trampoline's thread: that thread reads them without the phase on the
@@ -326,7 +363,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @inlinable
     init(state: StateType, action: @escaping (StateType) -> Disposable) {
         self.state = state
-        self.action = action
+        self.storedAction = Action(action)
         super.init { work in
             // The queue's reference becomes this local: when it is the only
             // one, nobody can dispose the item any more.
@@ -339,11 +376,14 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// Makes a spare item (one that ran through `perform(isUnreferenced: true)`) a new entry.
     @inlinable
     func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
-        self.state = state
-        self.action = action
+        // Both are nil in a spare: initialise rather than assign, which would
+        // release the old value first.
+        withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: state) }
+        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: Action(action)) }
     }
 
     @inlinable
+    @inline(__always)
     func perform(isUnreferenced: Bool) -> Bool {
         // A ticket still held could dispose it (or dispose what it returns):
         // then take the usual path.
@@ -352,16 +392,15 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             return false
         }
         // Nobody can dispose it any more; it may have been disposed before.
-        let wasDisposed = phase.isDisposed
-        let action = self.action.unsafelyUnwrapped
-        let state = self.state.unsafelyUnwrapped
-        self.action = nil
-        self.state = nil
-        if !wasDisposed {
+        // Moved out, not copied: the item lets go of both with no reference counting.
+        let action = storedAction.take().unsafelyUnwrapped.body
+        let state = self.state.take().unsafelyUnwrapped
+        if phase.isDisposed {
+            phase.reset()
+        } else {
             // What the action returns can no longer be disposed through this item: drop it.
             _ = action(state)
         }
-        phase.reset()
         return true
     }
 }
