@@ -8,28 +8,28 @@ public protocol Benchmark: Sendable {
     func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan]
 }
 
-/// A benchmark whose schema is its entry in `CSVSchema`, found by its name.
+/// A benchmark that declares its name and schema once, for the type.
 public protocol NamedBenchmark: Benchmark {
     /// The `benchmark` column's value.
     static var name: String { get }
+    /// Its variants (from its catalogue) and metrics; ``CSVSchema/benchmarks``
+    /// lists it, so readers of a result file know what this benchmark writes.
+    static var schema: BenchmarkSchema { get }
 }
 
 extension NamedBenchmark {
-    /// `CSVSchema`'s entry for `name`; empty if the table lacks it (a test
-    /// checks that every benchmark has one).
-    public var schema: BenchmarkSchema {
-        CSVSchema.benchmark(named: Self.name) ?? BenchmarkSchema(name: Self.name, variants: [], metrics: [])
-    }
+    /// ``NamedBenchmark/schema``, whatever variants this instance measures.
+    public var schema: BenchmarkSchema { Self.schema }
 }
 
 /// One measured value of a repetition. `extraParams` is appended to the
 /// plan's parameters (used for per-tick samples).
 public struct MetricValue: Sendable, Equatable {
-    public var metric: String
+    public var metric: Metric
     public var value: Double?
     public var extraParams: String?
 
-    public init(_ metric: String, _ value: Double?, extraParams: String? = nil) {
+    public init(_ metric: Metric, _ value: Double?, extraParams: String? = nil) {
         self.metric = metric
         self.value = value
         self.extraParams = extraParams
@@ -39,7 +39,7 @@ public struct MetricValue: Sendable, Equatable {
 /// What to measure for one variant with one parameter set.
 public struct MeasurementPlan: Sendable {
     public let benchmark: String
-    public let variant: String
+    public let variantID: VariantID
     public let params: String
     /// Expected seconds of one repetition, for the progress estimate.
     public let estimatedSeconds: Double
@@ -58,21 +58,21 @@ public struct MeasurementPlan: Sendable {
     /// One timing repetition: every metric except the allocation counts.
     let measure: @Sendable (MeasureContext) throws -> [MetricValue]
     /// One counting repetition: only the allocation metrics
-    /// (`MetricSpec.isAllocationCount`), counted at steady state with an
+    /// (`Metric.isAllocationCount`), counted at steady state with an
     /// exact counter; `nil` when the benchmark has no allocation metrics.
     /// It warms up on its own (on the same subscription or chain it counts),
     /// so the counting pass needs no separate warm-up.
     let countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])?
 
     public init(
-        benchmark: String, variant: String, params: String, estimatedSeconds: Double,
+        benchmark: String, variant: VariantID, params: String, estimatedSeconds: Double,
         warmUpEstimatedSeconds: Double? = nil, unavailableReason: String? = nil, needsMainQueue: Bool = false, countingEstimatedSeconds: Double = 0.01,
         warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
         measure: @escaping @Sendable (MeasureContext) throws -> [MetricValue],
         countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])? = nil
     ) {
         self.benchmark = benchmark
-        self.variant = variant
+        self.variantID = variant
         self.params = params
         self.estimatedSeconds = estimatedSeconds
         self.warmUpEstimatedSeconds = warmUpEstimatedSeconds ?? estimatedSeconds
@@ -84,11 +84,14 @@ public struct MeasurementPlan: Sendable {
         self.countAllocations = countAllocations
     }
 
+    /// The `variant` column's value.
+    public var variant: String { variantID.name }
+
     /// The name a filter matches: `benchmark/variant`.
     public var identifier: String { "\(benchmark)/\(variant)" }
 
     /// A plan that cannot run, with the reason.
-    public static func unavailable(benchmark: String, variant: String, params: String, reason: String) -> MeasurementPlan {
+    public static func unavailable(benchmark: String, variant: VariantID, params: String, reason: String) -> MeasurementPlan {
         MeasurementPlan(
             benchmark: benchmark, variant: variant, params: params, estimatedSeconds: 0,
             unavailableReason: reason, warmUp: { _ in }, measure: { _ in [] })

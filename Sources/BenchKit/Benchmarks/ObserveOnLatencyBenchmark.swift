@@ -19,6 +19,14 @@ import Synchronization
 ///   running: the hand-off plus at most `in_flight - 1` elements ahead of it.
 public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     public static let name = "observeOn.latency"
+    /// Two regimes, told apart by `params`: rows without a `regime` key are
+    /// the wake-up regime (as before the busy regime existed), `regime=busy;…`
+    /// rows the busy one.
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: HopCatalog.all.map(\.id),
+            metrics: [.latencyP50, .latencyP99, .latencyP999, .latencyMax])
+    }
     let hops: [HopVariant]
 
     public init() {
@@ -61,10 +69,10 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
             record: @escaping @Sendable (_ samples: Int) throws -> Histogram<UInt64>
         ) -> MeasurementPlan {
             if let reason = hop.unavailableReason {
-                return .unavailable(benchmark: Self.name, variant: hop.name, params: params, reason: reason)
+                return .unavailable(benchmark: Self.name, variant: hop.id, params: params, reason: reason)
             }
             return MeasurementPlan(
-                benchmark: Self.name, variant: hop.name, params: params,
+                benchmark: Self.name, variant: hop.id, params: params,
                 estimatedSeconds: estimatedSeconds, warmUpEstimatedSeconds: estimatedSeconds / 4,
                 needsMainQueue: hop.needsMainQueue,
                 warmUp: { _ in
@@ -73,10 +81,10 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
                 measure: { _ in
                     let histogram = try record(samples)
                     return [
-                        MetricValue("latency_p50_ns", Double(histogram.valueAtPercentile(50))),
-                        MetricValue("latency_p99_ns", Double(histogram.valueAtPercentile(99))),
-                        MetricValue("latency_p999_ns", Double(histogram.valueAtPercentile(99.9))),
-                        MetricValue("latency_max_ns", Double(histogram.max)),
+                        MetricValue(.latencyP50, Double(histogram.valueAtPercentile(50))),
+                        MetricValue(.latencyP99, Double(histogram.valueAtPercentile(99))),
+                        MetricValue(.latencyP999, Double(histogram.valueAtPercentile(99.9))),
+                        MetricValue(.latencyMax, Double(histogram.max)),
                     ]
                 })
         }

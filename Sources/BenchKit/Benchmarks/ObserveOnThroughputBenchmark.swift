@@ -11,6 +11,12 @@
 /// steady state (`HopAllocationCount`).
 public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     public static let name = "observeOn.throughput"
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: HopCatalog.throughput.map(\.id),
+            metrics: [.elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement],
+            wakeUpBoundVariants: [.main])
+    }
     let hops: [HopVariant]
 
     public init() {
@@ -27,10 +33,10 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
         let params = formatParams(["elements": String(elements)])
         return hops.map { hop -> MeasurementPlan in
             if let reason = hop.unavailableReason {
-                return .unavailable(benchmark: Self.name, variant: hop.name, params: params, reason: reason)
+                return .unavailable(benchmark: Self.name, variant: hop.id, params: params, reason: reason)
             }
             return MeasurementPlan(
-                benchmark: Self.name, variant: hop.name, params: params,
+                benchmark: Self.name, variant: hop.id, params: params,
                 estimatedSeconds: Double(elements) * 1.5e-6 + 0.01, needsMainQueue: hop.needsMainQueue,
                 countingEstimatedSeconds: Double(batch * (HopAllocationCount.warmUpBatches + 1)) * 3e-6 + 0.03,
                 warmUp: { context in
@@ -39,15 +45,15 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
                 measure: { context in
                     let region = try Self.measureOnce(hop: hop, elements: elements, context: context)
                     return [
-                        MetricValue("elements_per_s", region.operationsPerSecond(elements)),
-                        MetricValue("ns_per_element", region.nanosecondsPer(elements)),
+                        MetricValue(.elementsPerSecond, region.operationsPerSecond(elements)),
+                        MetricValue(.nanosecondsPerElement, region.nanosecondsPer(elements)),
                     ]
                 },
                 countAllocations: { context in
                     let delta = try HopAllocationCount.count(hop: hop, batch: batch, context: context)
                     return [
-                        MetricValue("allocs_per_element", delta.map { Double($0.allocations) / Double(batch) }),
-                        MetricValue("bytes_per_element", delta.map { Double($0.bytes) / Double(batch) }),
+                        MetricValue(.allocationsPerElement, delta.map { Double($0.allocations) / Double(batch) }),
+                        MetricValue(.bytesPerElement, delta.map { Double($0.bytes) / Double(batch) }),
                     ]
                 })
         }

@@ -9,13 +9,24 @@ import ToolSupport
 /// scheduled after the previous ran) accumulates it: `final_drift_us` shows which.
 public struct PeriodicDriftBenchmark: NamedBenchmark {
     public static let name = "periodic.drift"
-    let jobs: [PeriodicJob]
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: catalog.map(\.id),
+            metrics: [.latenessP50, .latenessP99, .latenessMax, .finalDrift, .skippedTicks, .latenessAtTick])
+    }
 
-    public init() {
-        jobs = LibraryPeriodicJobs.all + [
+    /// Every job, in the order a run interleaves them.
+    static var catalog: [PeriodicJob] {
+        LibraryPeriodicJobs.all + [
             UserSchedulerPeriodicJob.job,
             PeerPeriodicJobs.dispatchTimer, PeerPeriodicJobs.nio, PeerPeriodicJobs.openCombine,
         ]
+    }
+
+    let jobs: [PeriodicJob]
+
+    public init() {
+        jobs = Self.catalog
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
@@ -26,10 +37,10 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
             let jobs = period.variants.map { names in self.jobs.filter { names.contains($0.name) } } ?? self.jobs
             return jobs.map { job -> MeasurementPlan in
                 if let reason = job.unavailableReason {
-                    return .unavailable(benchmark: Self.name, variant: job.name, params: params, reason: reason)
+                    return .unavailable(benchmark: Self.name, variant: job.id, params: params, reason: reason)
                 }
                 return MeasurementPlan(
-                    benchmark: Self.name, variant: job.name, params: params,
+                    benchmark: Self.name, variant: job.id, params: params,
                     estimatedSeconds: Double(period.ticks * period.periodMilliseconds) / 1000 + 0.02,
                     warmUpEstimatedSeconds: Double(min(period.ticks, 10) * period.periodMilliseconds) / 1000 + 0.02,
                     needsMainQueue: job.needsMainQueue,
@@ -67,11 +78,11 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
         let lateness = recorder.lateness.map { Double($0.nanoseconds) / 1000 }
         let sorted = lateness.sorted()
         var values = [
-            MetricValue("lateness_p50_us", Statistics.percentile(sorted: sorted, 50)),
-            MetricValue("lateness_p99_us", Statistics.percentile(sorted: sorted, 99)),
-            MetricValue("lateness_max_us", sorted.last),
-            MetricValue("final_drift_us", lateness.last),
-            MetricValue("skipped_ticks", skipped.map(Double.init)),
+            MetricValue(.latenessP50, Statistics.percentile(sorted: sorted, 50)),
+            MetricValue(.latenessP99, Statistics.percentile(sorted: sorted, 99)),
+            MetricValue(.latenessMax, sorted.last),
+            MetricValue(.finalDrift, lateness.last),
+            MetricValue(.skippedTicks, skipped.map(Double.init)),
         ]
         let samples = recorder.lateness
         if traceSamples > 0, !samples.isEmpty {
@@ -81,7 +92,7 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
                 guard seen.insert(position).inserted else { continue }
                 let sample = samples[position]
                 values.append(
-                    MetricValue("lateness_at_tick_us", Double(sample.nanoseconds) / 1000, extraParams: "tick=\(sample.tick)"))
+                    MetricValue(.latenessAtTick, Double(sample.nanoseconds) / 1000, extraParams: "tick=\(sample.tick)"))
             }
         }
         return values

@@ -11,6 +11,16 @@ import Schedulers
 /// measured in a child process.
 public struct TrampolineBenchmark: NamedBenchmark {
     public static let name = "trampoline.recursion"
+    /// One `scheduleRecursive` chain instead of a `schedule` per level.
+    static let recursive = VariantID.library("current-thread.recursive")
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: [.currentThread, recursive, ClosureQueueReference.variant],
+            metrics: [
+                .nanosecondsPerSchedule, .allocationsPerSchedule, .bytesPerSchedule, .depth, .stackGrowthBytes,
+                .plainRecursionLimit,
+            ])
+    }
 
     public init() {}
 
@@ -21,10 +31,10 @@ public struct TrampolineBenchmark: NamedBenchmark {
             // The plain recursion limit is a fact of the machine: measured
             // once per repetition, by `current-thread`.
             Self.chainPlan(
-                variant: "current-thread", depth: configuration.trampolineDepth, counted: counted,
+                variant: .currentThread, depth: configuration.trampolineDepth, counted: counted,
                 secondsPerLevel: 400e-9, warmUpFraction: 10, probe: probe, run: Self.runChain),
             Self.chainPlan(
-                variant: "current-thread.recursive", depth: configuration.recursiveTrampolineDepth, counted: counted,
+                variant: Self.recursive, depth: configuration.recursiveTrampolineDepth, counted: counted,
                 secondsPerLevel: 100e-9, warmUpFraction: 100, probe: nil, run: Self.runRecursiveChain),
         ]
             + Self.referenceDepths(configuration).map { depth in
@@ -44,7 +54,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
     /// (after a warm-up of `depth / warmUpFraction`), and, for the counts, one
     /// chain of `counted` levels after a warm-up chain on the same thread.
     private static func chainPlan(
-        variant: String, depth: Int, counted: Int, secondsPerLevel: Double, warmUpFraction: Int,
+        variant: VariantID, depth: Int, counted: Int, secondsPerLevel: Double, warmUpFraction: Int,
         probe: PlainRecursionProbe?,
         run: @escaping @Sendable (Int, MeasureContext) -> (Chain, MeasureContext.Region)
     ) -> MeasurementPlan {
@@ -60,18 +70,18 @@ public struct TrampolineBenchmark: NamedBenchmark {
                 let (chain, region) = run(depth, context)
                 let limit = try probe.map { try $0.measure() }
                 return [
-                    MetricValue("ns_per_schedule", region.nanosecondsPer(chain.count)),
-                    MetricValue("depth", Double(chain.count)),
-                    MetricValue("stack_growth_bytes", Double(chain.highestAddress - chain.lowestAddress)),
-                    MetricValue("plain_recursion_limit", limit.map(Double.init)),
+                    MetricValue(.nanosecondsPerSchedule, region.nanosecondsPer(chain.count)),
+                    MetricValue(.depth, Double(chain.count)),
+                    MetricValue(.stackGrowthBytes, Double(chain.highestAddress - chain.lowestAddress)),
+                    MetricValue(.plainRecursionLimit, limit.map(Double.init)),
                 ]
             },
             countAllocations: { context in
                 _ = run(counted, context)
                 let (chain, region) = run(counted, context)
                 return [
-                    MetricValue("allocs_per_schedule", region.allocationsPer(chain.count)),
-                    MetricValue("bytes_per_schedule", region.bytesPer(chain.count)),
+                    MetricValue(.allocationsPerSchedule, region.allocationsPer(chain.count)),
+                    MetricValue(.bytesPerSchedule, region.bytesPer(chain.count)),
                 ]
             })
     }

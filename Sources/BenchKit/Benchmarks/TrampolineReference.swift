@@ -13,7 +13,7 @@
 /// `compare` tells the machine's drift from the trampoline's (it runs code
 /// this project's library does not contain).
 enum ClosureQueueReference {
-    static let variant = "reference.closure-queue"
+    static let variant = VariantID.reference("closure-queue")
 
     /// A step receives the queue that runs it, so that it captures nothing
     /// and queuing it allocates nothing.

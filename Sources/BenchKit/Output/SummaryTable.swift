@@ -8,20 +8,20 @@ public enum SummaryTable {
     /// The variant every ratio of a benchmark is taken against, and the metric used.
     struct RatioRule {
         let benchmark: String
-        let base: String
-        let metric: String
+        let base: VariantID
+        let metric: Metric
         let meaning: String
     }
 
     static let ratioRules = [
         RatioRule(
-            benchmark: "observeOn.throughput", base: "fast-path", metric: "elements_per_s",
+            benchmark: ObserveOnThroughputBenchmark.name, base: .fastPath, metric: .elementsPerSecond,
             meaning: "elements/s of fast-path ÷ other; above 1 means the fast path is faster"),
         RatioRule(
-            benchmark: "observeOn.latency", base: "fast-path", metric: "latency_p50_ns",
+            benchmark: ObserveOnLatencyBenchmark.name, base: .fastPath, metric: .latencyP50,
             meaning: "p50 latency of fast-path ÷ other; below 1 means the fast path is quicker"),
         RatioRule(
-            benchmark: "observeOn.subscription", base: "fast-path", metric: "ns_per_lifecycle",
+            benchmark: ObserveOnSubscriptionBenchmark.name, base: .fastPath, metric: .nanosecondsPerLifecycle,
             meaning: "time per lifecycle of fast-path ÷ other; below 1 means the fast path is quicker"),
     ]
 
@@ -45,7 +45,7 @@ public enum SummaryTable {
         var out = ""
         for benchmark in benchmarkOrder {
             let metrics = (CSVSchema.benchmark(named: benchmark)?.metrics ?? [])
-                .filter { $0.name != "lateness_at_tick_us" }
+                .filter { $0 != .latenessAtTick }
                 .filter { metric in samples.keys.contains { $0.benchmark == benchmark && $0.metric == metric.name } }
             let series = seriesOrder[benchmark] ?? []
             let repetitions = rows.filter { $0.benchmark == benchmark }.map(\.repetition).max() ?? 0
@@ -69,16 +69,16 @@ public enum SummaryTable {
             out += table.lines(cells).map { $0 + "\n" }.joined()
             // Ratios are taken within one parameter set (one regime, one period).
             for rule in ratioRules where rule.benchmark == benchmark {
-                for base in series where base.variant == rule.base {
-                    guard let baseValue = medians[Key(series: base, benchmark: benchmark, metric: rule.metric)], baseValue > 0
+                for base in series where base.variant == rule.base.name {
+                    guard let baseValue = medians[Key(series: base, benchmark: benchmark, metric: rule.metric.name)], baseValue > 0
                     else { continue }
                     var lines = ""
-                    for other in series where other.variant != rule.base && other.params == base.params {
-                        guard let value = medians[Key(series: other, benchmark: benchmark, metric: rule.metric)], value > 0 else {
+                    for other in series where other.variant != rule.base.name && other.params == base.params {
+                        guard let value = medians[Key(series: other, benchmark: benchmark, metric: rule.metric.name)], value > 0 else {
                             continue
                         }
                         let ratio = baseValue / value
-                        lines += "    \(rule.base) / \(other.variant)".padding(toLength: labelWidth + 18, withPad: " ", startingAt: 0)
+                        lines += "    \(rule.base.name) / \(other.variant)".padding(toLength: labelWidth + 18, withPad: " ", startingAt: 0)
                             + String(format: "%.2fx", ratio) + "\n"
                     }
                     if !lines.isEmpty {

@@ -125,7 +125,7 @@ public struct SuiteRunner: Sendable {
     static func emptyCounts(of plan: MeasurementPlan) -> [MetricValue] {
         (CSVSchema.benchmark(named: plan.benchmark)?.metrics ?? [])
             .filter(\.isAllocationCount)
-            .map { MetricValue($0.name, nil) }
+            .map { MetricValue($0, nil) }
     }
 
     static func serviced<T>(_ plan: MeasurementPlan, _ body: () throws -> T) rethrows -> T {
@@ -134,12 +134,11 @@ public struct SuiteRunner: Sendable {
 
     static func rows(for plan: MeasurementPlan, repetition: Int, values: [MetricValue]) -> [CSVRow] {
         values.map { value in
-            let unit = CSVSchema.metric(value.metric, in: plan.benchmark)?.unit ?? ""
             let params = [plan.params, value.extraParams ?? ""].filter { !$0.isEmpty }
                 .joined(separator: String(CSVSchema.paramsSeparator))
             return CSVRow(
-                benchmark: plan.benchmark, variant: plan.variant, params: params, metric: value.metric,
-                unit: unit, repetition: repetition, value: value.value)
+                benchmark: plan.benchmark, variant: plan.variant, params: params, metric: value.metric.name,
+                unit: value.metric.unit, repetition: repetition, value: value.value)
         }
     }
 }

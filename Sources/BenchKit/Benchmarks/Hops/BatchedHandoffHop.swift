@@ -76,5 +76,5 @@ final class BatchedHandoffHop: HopSession, @unchecked Sendable {
         condition.broadcast()
     }
 
-    static let variant = HopVariant(name: "reference.batched-handoff") { BatchedHandoffHop() }
+    static let variant = HopVariant(id: .reference("batched-handoff")) { BatchedHandoffHop() }
 }

@@ -14,5 +14,5 @@ final class DispatchAsyncHop: HopSession {
 
     func close() {}
 
-    static let variant = HopVariant(name: "peer.dispatch-async") { DispatchAsyncHop() }
+    static let variant = HopVariant(id: .peer("dispatch-async")) { DispatchAsyncHop() }
 }

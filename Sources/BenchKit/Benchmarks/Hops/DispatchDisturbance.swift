@@ -53,7 +53,7 @@ enum DispatchDisturbance {
     /// `variant` under the name `<name>.disturbed`, its sessions made after a disturbance.
     static func disturbed(_ variant: HopVariant) -> HopVariant {
         HopVariant(
-            name: variant.name + ".disturbed", unavailableReason: variant.unavailableReason,
+            id: variant.id.suffixed("disturbed"), unavailableReason: variant.unavailableReason,
             needsMainQueue: variant.needsMainQueue
         ) {
             run()

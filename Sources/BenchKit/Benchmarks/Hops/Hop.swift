@@ -21,7 +21,7 @@ extension HopSession {
 
 /// A named way to hop, created afresh for every repetition (outside the measured region).
 public struct HopVariant: Sendable {
-    public let name: String
+    public let id: VariantID
     /// Set when this build or machine cannot run the variant.
     public let unavailableReason: String?
     /// Delivers on the main thread, so the main queue must be serviced.
@@ -29,18 +29,21 @@ public struct HopVariant: Sendable {
     public let makeSession: @Sendable () throws -> any HopSession
 
     public init(
-        name: String, unavailableReason: String? = nil, needsMainQueue: Bool = false,
+        id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
         makeSession: @escaping @Sendable () throws -> any HopSession
     ) {
-        self.name = name
+        self.id = id
         self.unavailableReason = unavailableReason
         self.needsMainQueue = needsMainQueue
         self.makeSession = makeSession
     }
 
+    /// The `variant` column's value.
+    public var name: String { id.name }
+
     /// A variant that cannot run here, and why.
-    public static func unavailable(_ name: String, reason: String) -> HopVariant {
-        HopVariant(name: name, unavailableReason: reason) { throw BenchmarkFailure("\(name): \(reason)") }
+    public static func unavailable(_ id: VariantID, reason: String) -> HopVariant {
+        HopVariant(id: id, unavailableReason: reason) { throw BenchmarkFailure("\(id.name): \(reason)") }
     }
 }
 

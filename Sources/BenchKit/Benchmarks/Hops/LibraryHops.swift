@@ -7,22 +7,22 @@ import Schedulers
 enum LibraryHops {
     static var variants: [HopVariant] {
         [
-            HopVariant(name: "fast-path") {
+            HopVariant(id: .fastPath) {
                 ObservableHop(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.fast-path"), path: .automatic)
             },
-            HopVariant(name: "generic") {
+            HopVariant(id: .generic) {
                 ObservableHop(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.generic"), path: .generic)
             },
-            HopVariant(name: "concurrent") {
+            HopVariant(id: .concurrent) {
                 ObservableHop(
                     scheduler: ConcurrentDispatchQueueScheduler(
                         queue: DispatchQueue(label: "bench.concurrent", attributes: .concurrent)),
                     path: .automatic)
             },
-            HopVariant(name: "operation-queue") {
+            HopVariant(id: .operationQueue) {
                 ObservableHop(scheduler: OperationQueueScheduler(operationQueue: OperationQueue()), path: .automatic)
             },
-            HopVariant(name: "main", needsMainQueue: true) {
+            HopVariant(id: .main, needsMainQueue: true) {
                 ObservableHop(scheduler: MainScheduler.instance, path: .automatic, requireMainThread: true)
             },
         ]

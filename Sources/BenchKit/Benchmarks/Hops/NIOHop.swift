@@ -16,5 +16,5 @@ final class NIOHop: HopSession {
         try? group.syncShutdownGracefully()
     }
 
-    static let variant = HopVariant(name: "peer.nio") { NIOHop() }
+    static let variant = HopVariant(id: .peer("nio")) { NIOHop() }
 }

@@ -22,5 +22,5 @@ final class OpenCombineHop: HopSession {
         subscription = nil
     }
 
-    static let variant = HopVariant(name: "peer.opencombine") { OpenCombineHop() }
+    static let variant = HopVariant(id: .peer("opencombine")) { OpenCombineHop() }
 }

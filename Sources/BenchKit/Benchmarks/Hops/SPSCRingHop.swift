@@ -168,7 +168,7 @@ final class SPSCRingHop: HopSession, @unchecked Sendable {
         }
     }
 
-    static let variant = HopVariant(name: "reference.spsc-ring") { SPSCRingHop() }
+    static let variant = HopVariant(id: .reference("spsc-ring")) { SPSCRingHop() }
 }
 
 /// An atomic index padded to sit alone on its cache line (128 bytes each

@@ -9,22 +9,22 @@ import Schedulers
 enum LibraryPeriodicJobs {
     static var all: [PeriodicJob] {
         [
-            job("serial-dispatch.native", emulated: false) { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.drift.serial") },
-            job("serial-dispatch.emulated", emulated: true) { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.drift.serial") },
-            job("concurrent-dispatch.native", emulated: false) { ConcurrentDispatchQueueScheduler(qos: .default) },
-            job("concurrent-dispatch.emulated", emulated: true) { ConcurrentDispatchQueueScheduler(qos: .default) },
-            job("operation-queue.native", emulated: false) { OperationQueueScheduler(operationQueue: OperationQueue()) },
-            job("operation-queue.emulated", emulated: true) { OperationQueueScheduler(operationQueue: OperationQueue()) },
-            job("main.native", emulated: false, needsMainQueue: true) { MainScheduler.instance },
-            job("main.emulated", emulated: true, needsMainQueue: true) { MainScheduler.instance },
+            job(.library("serial-dispatch.native"), emulated: false) { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.drift.serial") },
+            job(.library("serial-dispatch.emulated"), emulated: true) { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.drift.serial") },
+            job(.library("concurrent-dispatch.native"), emulated: false) { ConcurrentDispatchQueueScheduler(qos: .default) },
+            job(.library("concurrent-dispatch.emulated"), emulated: true) { ConcurrentDispatchQueueScheduler(qos: .default) },
+            job(.library("operation-queue.native"), emulated: false) { OperationQueueScheduler(operationQueue: OperationQueue()) },
+            job(.library("operation-queue.emulated"), emulated: true) { OperationQueueScheduler(operationQueue: OperationQueue()) },
+            job(.library("main.native"), emulated: false, needsMainQueue: true) { MainScheduler.instance },
+            job(.library("main.emulated"), emulated: true, needsMainQueue: true) { MainScheduler.instance },
         ]
     }
 
     static func job(
-        _ name: String, emulated: Bool, needsMainQueue: Bool = false,
+        _ id: VariantID, emulated: Bool, needsMainQueue: Bool = false,
         scheduler: @escaping @Sendable () -> any SchedulerType
     ) -> PeriodicJob {
-        PeriodicJob(name: name, needsMainQueue: needsMainQueue) { recorder in
+        PeriodicJob(id: id, needsMainQueue: needsMainQueue) { recorder in
             let scheduler = scheduler()
             let period = RxTimeInterval.nanoseconds(Int(recorder.period))
             let disposable: Disposable

@@ -8,7 +8,7 @@ import OpenCombineDispatch
 enum PeerPeriodicJobs {
     /// `peer.dispatch-timer`: a `DispatchSourceTimer` with zero leeway. A late
     /// timer merges fires silently; `data` says how many, so skips are counted.
-    static let dispatchTimer = PeriodicJob(name: "peer.dispatch-timer") { recorder in
+    static let dispatchTimer = PeriodicJob(id: .peer("dispatch-timer")) { recorder in
         let queue = DispatchQueue(label: "bench.peer.dispatch-timer")
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let box = SkipBox()
@@ -28,7 +28,7 @@ enum PeerPeriodicJobs {
 
     /// `peer.nio`: `scheduleRepeatedTask` on a one-thread event loop (fixed
     /// delay after each run, so it never skips and its drift accumulates).
-    static let nio = PeriodicJob(name: "peer.nio") { recorder in
+    static let nio = PeriodicJob(id: .peer("nio")) { recorder in
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let period = TimeAmount.nanoseconds(Int64(recorder.period))
         let initial = TimeAmount.nanoseconds(Int64(recorder.start + recorder.period) - Int64(MeasureContext.now()))
@@ -51,7 +51,7 @@ enum PeerPeriodicJobs {
     /// `peer.opencombine`: `schedule(after:interval:)` on a dispatch queue
     /// scheduler. It is a dispatch timer underneath that merges late fires
     /// without telling, so skipped ticks are left empty.
-    static let openCombine = PeriodicJob(name: "peer.opencombine") { recorder in
+    static let openCombine = PeriodicJob(id: .peer("opencombine")) { recorder in
         let scheduler = DispatchQueue(label: "bench.peer.opencombine-timer").ocombine
         let cancellable = scheduler.schedule(
             after: .init(DispatchTime(uptimeNanoseconds: recorder.start + recorder.period)),

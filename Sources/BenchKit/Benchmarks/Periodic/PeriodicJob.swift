@@ -1,7 +1,7 @@
 /// A periodic job to measure: starts ticking into a recorder and reports
 /// how many ticks it skipped, if it can know.
 public struct PeriodicJob: Sendable {
-    public let name: String
+    public let id: VariantID
     public let unavailableReason: String?
     /// Ticks on the main thread, so the main queue must be serviced.
     public let needsMainQueue: Bool
@@ -9,17 +9,20 @@ public struct PeriodicJob: Sendable {
     let start: @Sendable (_ recorder: TickRecorder) throws -> RunningJob
 
     init(
-        name: String, unavailableReason: String? = nil, needsMainQueue: Bool = false,
+        id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
         start: @escaping @Sendable (TickRecorder) throws -> RunningJob
     ) {
-        self.name = name
+        self.id = id
         self.unavailableReason = unavailableReason
         self.needsMainQueue = needsMainQueue
         self.start = start
     }
 
-    static func unavailable(_ name: String, reason: String) -> PeriodicJob {
-        PeriodicJob(name: name, unavailableReason: reason) { _ in throw BenchmarkFailure("\(name): \(reason)") }
+    /// The `variant` column's value.
+    public var name: String { id.name }
+
+    static func unavailable(_ id: VariantID, reason: String) -> PeriodicJob {
+        PeriodicJob(id: id, unavailableReason: reason) { _ in throw BenchmarkFailure("\(id.name): \(reason)") }
     }
 }
 

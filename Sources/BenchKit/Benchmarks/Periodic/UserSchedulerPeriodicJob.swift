@@ -14,7 +14,7 @@ import Schedulers
 /// missed-tick policy does with a timer that wakes up late by up to about a
 /// period plus 1 ms.
 enum UserSchedulerPeriodicJob {
-    static let job = PeriodicJob(name: "user-scheduler.emulated") { recorder in
+    static let job = PeriodicJob(id: .library("user-scheduler.emulated")) { recorder in
         let scheduler: SchedulerType = AsyncAfterUserScheduler(queue: DispatchQueue(label: "bench.drift.user-scheduler"))
         let period = RxTimeInterval.nanoseconds(Int(recorder.period))
         recorder.markStart()

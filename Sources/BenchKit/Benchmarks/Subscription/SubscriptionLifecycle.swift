@@ -20,7 +20,7 @@ protocol SubscriptionLifecycle: AnyObject, SendableMetatype {
 
 /// A named lifecycle variant, created afresh for every repetition (outside the timed region).
 struct SubscriptionVariant: Sendable {
-    let name: String
+    let id: VariantID
     let unavailableReason: String?
     /// Delivers on the main thread, so the main queue must be serviced.
     let needsMainQueue: Bool
@@ -29,20 +29,23 @@ struct SubscriptionVariant: Sendable {
     let run: @Sendable (_ warmUp: Int, _ lifecycles: Int, _ around: LifecycleRunner.Around) throws -> Void
 
     init<Session: SubscriptionLifecycle>(
-        name: String, needsMainQueue: Bool = false, requireMainThread: Bool = false,
+        id: VariantID, needsMainQueue: Bool = false, requireMainThread: Bool = false,
         makeSession: @escaping @Sendable () -> Session
     ) {
-        self.name = name
+        self.id = id
         self.unavailableReason = nil
         self.needsMainQueue = needsMainQueue
         self.run = { warmUp, lifecycles, around in
             let session = makeSession()
             defer { session.close() }
             try LifecycleRunner.run(
-                session, variant: name, warmUp: warmUp, lifecycles: lifecycles, requireMainThread: requireMainThread,
+                session, variant: id.name, warmUp: warmUp, lifecycles: lifecycles, requireMainThread: requireMainThread,
                 around: around)
         }
     }
+
+    /// The `variant` column's value.
+    var name: String { id.name }
 }
 
 /// The observer's handle on a lifecycle: `delivered()` when the element

@@ -9,32 +9,32 @@ import Schedulers
 enum SubscriptionVariants {
     static var all: [SubscriptionVariant] {
         [
-            SubscriptionVariant(name: "fast-path") {
+            SubscriptionVariant(id: .fastPath) {
                 LibraryLifecycle(
                     scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.subscription.fast-path"),
                     path: .automatic)
             },
-            SubscriptionVariant(name: "generic") {
+            SubscriptionVariant(id: .generic) {
                 LibraryLifecycle(
                     scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.subscription.generic"),
                     path: .generic)
             },
-            SubscriptionVariant(name: "concurrent") {
+            SubscriptionVariant(id: .concurrent) {
                 LibraryLifecycle(
                     scheduler: ConcurrentDispatchQueueScheduler(
                         queue: DispatchQueue(label: "bench.subscription.concurrent", attributes: .concurrent)),
                     path: .automatic)
             },
-            SubscriptionVariant(name: "operation-queue") {
+            SubscriptionVariant(id: .operationQueue) {
                 LibraryLifecycle(scheduler: OperationQueueScheduler(operationQueue: OperationQueue()), path: .automatic)
             },
-            SubscriptionVariant(name: "main", needsMainQueue: true, requireMainThread: true) {
+            SubscriptionVariant(id: .main, needsMainQueue: true, requireMainThread: true) {
                 LibraryLifecycle(scheduler: MainScheduler.instance, path: .automatic)
             },
-            SubscriptionVariant(name: "current-thread") {
+            SubscriptionVariant(id: .currentThread) {
                 LibraryLifecycle(scheduler: CurrentThreadScheduler.instance, path: .automatic)
             },
-            SubscriptionVariant(name: "peer.opencombine") { OpenCombineLifecycle() },
+            SubscriptionVariant(id: .peer("opencombine")) { OpenCombineLifecycle() },
         ]
     }
 }
