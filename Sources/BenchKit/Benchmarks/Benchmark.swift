@@ -4,8 +4,16 @@
 public protocol Benchmark: Sendable {
     /// The names this benchmark writes (see `CSVSchema`).
     var schema: BenchmarkSchema { get }
-    /// One plan per variant and parameter set, in the order they interleave.
+    /// One plan per variant and parameter set, in the order they interleave,
+    /// at the sizes this benchmark declares for `configuration.size`.
     func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan]
+    /// Timing repetitions of every variant in a suite of `size` (unless
+    /// `--repetitions` overrides them); by default the suite's own.
+    func repetitions(in size: SuiteSize) -> Int
+}
+
+extension Benchmark {
+    public func repetitions(in size: SuiteSize) -> Int { size.repetitions }
 }
 
 /// A benchmark that declares its name and schema once, for the type.

@@ -29,6 +29,22 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     }
     let hops: [HopVariant]
 
+    /// What a repetition measures at each suite size.
+    public struct Configuration: Sendable, Equatable {
+        /// Timed elements per repetition, in each regime.
+        public var samples: Int
+        /// The wake-up regime's pace.
+        public var ratePerSecond: Int
+
+        public init(_ size: SuiteSize) {
+            switch size {
+            case .standard: (samples, ratePerSecond) = (10_000, 20_000)
+            case .quick: (samples, ratePerSecond) = (2_000, 20_000)
+            case .tiny: (samples, ratePerSecond) = (50, 50_000)
+            }
+        }
+    }
+
     public init() {
         hops = HopCatalog.all
     }
@@ -43,8 +59,9 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     static let busyTimedEvery = 16
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        let samples = configuration.latencySamples
-        let rate = configuration.latencyRatePerSecond
+        let sizes = Configuration(configuration.size)
+        let samples = sizes.samples
+        let rate = sizes.ratePerSecond
         let wakeUpParams = formatParams(["rate_per_s": String(rate), "samples": String(samples)])
         let busyParams = formatParams([
             "regime": "busy", "samples": String(samples), "in_flight": String(Self.busyInFlight),

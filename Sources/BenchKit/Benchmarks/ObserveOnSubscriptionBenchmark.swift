@@ -32,6 +32,20 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     static let timingWarmUp = 10
     let variants: [SubscriptionVariant]
 
+    /// What a repetition measures at each suite size.
+    public struct Configuration: Sendable, Equatable {
+        /// Subscription lifecycles per timing repetition.
+        public var lifecycles: Int
+
+        public init(_ size: SuiteSize) {
+            switch size {
+            case .standard: lifecycles = 5_000
+            case .quick: lifecycles = 1_000
+            case .tiny: lifecycles = 20
+            }
+        }
+    }
+
     public init() {
         variants = SubscriptionVariants.all
     }
@@ -41,7 +55,7 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        let lifecycles = configuration.subscriptionLifecycles
+        let lifecycles = Configuration(configuration.size).lifecycles
         let batch = configuration.countingBatch
         let params = formatParams(["lifecycles": String(lifecycles)])
         return variants.map { variant -> MeasurementPlan in

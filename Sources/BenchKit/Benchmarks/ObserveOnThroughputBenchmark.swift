@@ -19,6 +19,20 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     }
     let hops: [HopVariant]
 
+    /// What a repetition measures at each suite size.
+    public struct Configuration: Sendable, Equatable {
+        /// Elements per timed flood.
+        public var elements: Int
+
+        public init(_ size: SuiteSize) {
+            switch size {
+            case .standard: elements = 500_000
+            case .quick: elements = 100_000
+            case .tiny: elements = 500
+            }
+        }
+    }
+
     public init() {
         hops = HopCatalog.throughput
     }
@@ -28,7 +42,7 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        let elements = configuration.throughputElements
+        let elements = Configuration(configuration.size).elements
         let batch = configuration.countingBatch
         let params = formatParams(["elements": String(elements)])
         return hops.map { hop -> MeasurementPlan in

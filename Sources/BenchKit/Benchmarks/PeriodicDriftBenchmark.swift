@@ -25,16 +25,64 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
 
     let jobs: [PeriodicJob]
 
+    /// What a repetition measures at each suite size.
+    public struct Configuration: Sendable, Equatable {
+        /// Drift is measured at each period for this many ticks.
+        public struct Period: Sendable, Equatable {
+            public var periodMilliseconds: Int
+            public var ticks: Int
+            /// The variants measured at this period; `nil` for all of them.
+            public var variants: [VariantID]?
+
+            public init(periodMilliseconds: Int, ticks: Int, variants: [VariantID]? = nil) {
+                self.periodMilliseconds = periodMilliseconds
+                self.ticks = ticks
+                self.variants = variants
+            }
+        }
+
+        public var periods: [Period]
+        /// How many per-tick lateness samples a repetition writes for the plot.
+        public var traceSamples: Int
+
+        public init(_ size: SuiteSize) {
+            switch size {
+            case .standard:
+                periods = [
+                    Period(periodMilliseconds: 1, ticks: 500),
+                    Period(periodMilliseconds: 10, ticks: 100),
+                    // Long enough (10 s) to show whether drift accumulates: a
+                    // fixed-rate job's last tick is as late as any other, a
+                    // fixed-delay one's is late by the sum of every tick's delay.
+                    Period(
+                        periodMilliseconds: 1, ticks: 10_000,
+                        variants: [
+                            .library("serial-dispatch.native"), .library("serial-dispatch.emulated"),
+                            UserSchedulerPeriodicJob.job.id,
+                        ]),
+                ]
+                traceSamples = 20
+            case .quick:
+                periods = [Period(periodMilliseconds: 1, ticks: 150), Period(periodMilliseconds: 10, ticks: 25)]
+                traceSamples = 10
+            case .tiny:
+                periods = [Period(periodMilliseconds: 1, ticks: 4)]
+                traceSamples = 2
+            }
+        }
+    }
+
     public init() {
         jobs = Self.catalog
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        let traceSamples = configuration.driftTraceSamples
-        return configuration.driftPeriods.flatMap { period in
+        let sizes = Configuration(configuration.size)
+        let traceSamples = sizes.traceSamples
+        return sizes.periods.flatMap { period in
             let params = formatParams(["period_ms": String(period.periodMilliseconds), "ticks": String(period.ticks)])
             let periodNanoseconds = UInt64(period.periodMilliseconds) * 1_000_000
-            let jobs = period.variants.map { names in self.jobs.filter { names.contains($0.name) } } ?? self.jobs
+            let jobs = period.variants.map { ids in self.jobs.filter { ids.contains($0.id) } } ?? self.jobs
             return jobs.map { job -> MeasurementPlan in
                 if let reason = job.unavailableReason {
                     return .unavailable(benchmark: Self.name, variant: job.id, params: params, reason: reason)

@@ -22,22 +22,39 @@ public struct TrampolineBenchmark: NamedBenchmark {
             ])
     }
 
+    /// What a repetition measures at each suite size.
+    public struct Configuration: Sendable, Equatable {
+        /// Levels of the `schedule` chain (`current-thread`).
+        public var depth: Int
+        /// Levels of the `scheduleRecursive` chain (`current-thread.recursive`).
+        public var recursiveDepth: Int
+
+        public init(_ size: SuiteSize) {
+            switch size {
+            case .standard: (depth, recursiveDepth) = (10_000_000, 100_000_000)
+            case .quick: (depth, recursiveDepth) = (10_000_000, 10_000_000)
+            case .tiny: (depth, recursiveDepth) = (10_000, 10_000)
+            }
+        }
+    }
+
     public init() {}
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let probe = configuration.recursionProbe
         let counted = configuration.countingBatch
+        let sizes = Configuration(configuration.size)
         return [
             // The plain recursion limit is a fact of the machine: measured
             // once per repetition, by `current-thread`.
             Self.chainPlan(
-                variant: .currentThread, depth: configuration.trampolineDepth, counted: counted,
+                variant: .currentThread, depth: sizes.depth, counted: counted,
                 secondsPerLevel: 400e-9, warmUpFraction: 10, probe: probe, run: Self.runChain),
             Self.chainPlan(
-                variant: Self.recursive, depth: configuration.recursiveTrampolineDepth, counted: counted,
+                variant: Self.recursive, depth: sizes.recursiveDepth, counted: counted,
                 secondsPerLevel: 100e-9, warmUpFraction: 100, probe: nil, run: Self.runRecursiveChain),
         ]
-            + Self.referenceDepths(configuration).map { depth in
+            + Self.referenceDepths(sizes).map { depth in
                 Self.chainPlan(
                     variant: ClosureQueueReference.variant, depth: depth, counted: counted,
                     secondsPerLevel: 10e-9, warmUpFraction: 100, probe: nil, run: ClosureQueueReference.runChain)
@@ -45,8 +62,8 @@ public struct TrampolineBenchmark: NamedBenchmark {
     }
 
     /// The depths of the library variants, each once: one reference plan per params.
-    static func referenceDepths(_ configuration: SuiteConfiguration) -> [Int] {
-        let depths = [configuration.trampolineDepth, configuration.recursiveTrampolineDepth]
+    static func referenceDepths(_ sizes: Configuration) -> [Int] {
+        let depths = [sizes.depth, sizes.recursiveDepth]
         return depths[0] == depths[1] ? [depths[0]] : depths
     }
 

@@ -22,7 +22,7 @@
 /// would depend on how elements happened to batch) but from a counting pass at
 /// steady state: the workload first warms up on the same subscription or
 /// trampoline (queues and ring buffers grow to size), then one region of
-/// `SuiteConfiguration.countingBatch` operations (1000 in every suite) is
+/// `SuiteConfiguration/countingBatch` operations (1000 in every suite) is
 /// counted. Counts cover every thread of the process; bytes are jemalloc size
 /// classes, the usable size handed out. How exact each one is:
 /// - `observeOn.throughput` `allocs_per_element`, `bytes_per_element`: one

@@ -56,11 +56,11 @@ public struct SuiteRunner: Sendable {
             return true
         }
         let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
-        let perPlan = timing ? Double(configuration.repetitions) : 0
         let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
         progress.begin(
             totalEstimatedSeconds: runnable.reduce(0) {
-                $0 + $1.estimatedSeconds * perPlan + $1.warmUpEstimatedSeconds * warmUpRounds
+                let perPlan = timing ? Double(repetitions(of: $1.benchmark)) : 0
+                return $0 + $1.estimatedSeconds * perPlan + $1.warmUpEstimatedSeconds * warmUpRounds
                     + ($1.countAllocations == nil ? 0 : $1.countingEstimatedSeconds * countsPerPlan)
             })
         do {
@@ -86,17 +86,17 @@ public struct SuiteRunner: Sendable {
         }
         for benchmark in order where timing {
             let group = byBenchmark[benchmark] ?? []
+            let repetitions = repetitions(of: benchmark)
             if configuration.warmUp {
                 for plan in group {
-                    progress.willMeasure(plan, repetition: 0, of: configuration.repetitions, variants: group.count)
+                    progress.willMeasure(plan, repetition: 0, of: repetitions, variants: group.count)
                     try Self.serviced(plan) { try plan.warmUp(context) }
                     progress.didMeasure(estimatedSeconds: plan.warmUpEstimatedSeconds)
                 }
             }
-            for repetition in 1...max(configuration.repetitions, 1) {
+            for repetition in 1...max(repetitions, 1) {
                 for plan in group {
-                    progress.willMeasure(
-                        plan, repetition: repetition, of: configuration.repetitions, variants: group.count)
+                    progress.willMeasure(plan, repetition: repetition, of: repetitions, variants: group.count)
                     let values = try Self.serviced(plan) { try plan.measure(context) }
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
                     rows += Self.rows(for: plan, repetition: repetition, values: values)
@@ -119,6 +119,12 @@ public struct SuiteRunner: Sendable {
             }
         }
         return rows
+    }
+
+    /// The timing repetitions of the benchmark named `name`: its own count
+    /// in this suite (see ``SuiteConfiguration/repetitions(of:)``).
+    func repetitions(of name: String) -> Int {
+        benchmarks.first { $0.schema.name == name }.map { configuration.repetitions(of: $0) } ?? configuration.repetitions
     }
 
     /// The allocation metrics of `plan`'s benchmark, without values.
