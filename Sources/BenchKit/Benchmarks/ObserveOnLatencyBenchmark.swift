@@ -36,6 +36,7 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
         /// The wake-up regime's pace.
         public var ratePerSecond: Int
 
+        /// The sizes this benchmark measures in a suite of `size`.
         public init(_ size: SuiteSize) {
             switch size {
             case .standard: (samples, ratePerSecond) = (10_000, 20_000)

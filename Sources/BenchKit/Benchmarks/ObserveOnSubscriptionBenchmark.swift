@@ -13,6 +13,7 @@
 /// (the harness's own objects are made before the counted region).
 public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     public static let name = "observeOn.subscription"
+    /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: SubscriptionVariants.all.map(\.id),
@@ -37,6 +38,7 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
         /// Subscription lifecycles per timing repetition.
         public var lifecycles: Int
 
+        /// The sizes this benchmark measures in a suite of `size`.
         public init(_ size: SuiteSize) {
             switch size {
             case .standard: lifecycles = 5_000

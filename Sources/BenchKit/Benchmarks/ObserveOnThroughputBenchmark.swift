@@ -11,6 +11,7 @@
 /// steady state (`HopAllocationCount`).
 public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     public static let name = "observeOn.throughput"
+    /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: HopCatalog.throughput.map(\.id),
@@ -24,6 +25,7 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
         /// Elements per timed flood.
         public var elements: Int
 
+        /// The sizes this benchmark measures in a suite of `size`.
         public init(_ size: SuiteSize) {
             switch size {
             case .standard: elements = 500_000

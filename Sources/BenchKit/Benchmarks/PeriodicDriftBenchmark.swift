@@ -9,6 +9,7 @@ import ToolSupport
 /// scheduled after the previous ran) accumulates it: `final_drift_us` shows which.
 public struct PeriodicDriftBenchmark: NamedBenchmark {
     public static let name = "periodic.drift"
+    /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: catalog.map(\.id),
@@ -45,6 +46,7 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
         /// How many per-tick lateness samples a repetition writes for the plot.
         public var traceSamples: Int
 
+        /// The sizes this benchmark measures in a suite of `size`.
         public init(_ size: SuiteSize) {
             switch size {
             case .standard:

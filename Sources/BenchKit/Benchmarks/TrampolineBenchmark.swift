@@ -13,6 +13,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
     public static let name = "trampoline.recursion"
     /// One `scheduleRecursive` chain instead of a `schedule` per level.
     static let recursive = VariantID.library("current-thread.recursive")
+    /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.currentThread, recursive, ClosureQueueReference.variant],
@@ -29,6 +30,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
         /// Levels of the `scheduleRecursive` chain (`current-thread.recursive`).
         public var recursiveDepth: Int
 
+        /// The sizes this benchmark measures in a suite of `size`.
         public init(_ size: SuiteSize) {
             switch size {
             case .standard: (depth, recursiveDepth) = (10_000_000, 100_000_000)

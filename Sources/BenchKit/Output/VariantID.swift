@@ -70,11 +70,16 @@ public struct VariantID: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension VariantID {
-    // The library's schedulers, as the hop and subscription benchmarks name them.
+    /// `observe(on:)` a serial dispatch queue scheduler, on its fast path.
     public static let fastPath = library("fast-path")
+    /// `observe(on:)` a serial dispatch queue scheduler, forced onto the generic path.
     public static let generic = library("generic")
+    /// `observe(on:)` a concurrent dispatch queue scheduler.
     public static let concurrent = library("concurrent")
+    /// `observe(on:)` an operation queue scheduler.
     public static let operationQueue = library("operation-queue")
+    /// `observe(on:)` the main scheduler: delivery on the main thread.
     public static let main = library("main")
+    /// The current-thread (trampoline) scheduler.
     public static let currentThread = library("current-thread")
 }
