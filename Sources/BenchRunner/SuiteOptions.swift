@@ -33,7 +33,7 @@ struct SuiteOptions: ParsableArguments {
 
     func configuration(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         var configuration = quick ? SuiteConfiguration.quick(recursionProbe: recursionProbe) : .standard(recursionProbe: recursionProbe)
-        if let repetitions { configuration.repetitions = repetitions }
+        configuration.repetitionsOverride = repetitions
         return configuration
     }
 }

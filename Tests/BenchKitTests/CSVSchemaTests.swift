@@ -11,7 +11,7 @@ final class CSVSchemaTests: XCTestCase {
     func testSubscriptionHasEveryLibrarySchedulerAndTheOpenCombinePeer() throws {
         let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.subscription"))
         XCTAssertEqual(
-            schema.variants,
+            schema.variants.map(\.name),
             ["fast-path", "generic", "concurrent", "operation-queue", "main", "current-thread", "peer.opencombine"])
         XCTAssertEqual(schema.metrics.map(\.name), ["ns_per_lifecycle", "allocs_per_lifecycle", "bytes_per_lifecycle"])
         XCTAssertEqual(schema.metrics.map(\.direction), [.lowerIsBetter, .lowerIsBetter, .lowerIsBetter])
@@ -33,7 +33,7 @@ final class CSVSchemaTests: XCTestCase {
     func testThroughputHasEveryVariantAndMetricOfTheIssue() throws {
         let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.throughput"))
         XCTAssertEqual(
-            Set(schema.variants),
+            Set(schema.variants.map(\.name)),
             [
                 "fast-path", "generic", "concurrent", "operation-queue", "main", "peer.dispatch-async",
                 "peer.opencombine", "peer.asyncstream", "peer.nio", "reference.batched-handoff",
@@ -74,7 +74,7 @@ final class CSVSchemaTests: XCTestCase {
             XCTAssertNotNil(CSVSchema.benchmark(named: schema.name))
             for plan in benchmark.plans(for: configuration) {
                 XCTAssertEqual(plan.benchmark, schema.name)
-                XCTAssertTrue(schema.variants.contains(plan.variant), "\(plan.identifier) missing from the schema")
+                XCTAssertTrue(schema.variants.contains(plan.variantID), "\(plan.identifier) missing from the schema")
             }
         }
     }
@@ -84,6 +84,36 @@ final class CSVSchemaTests: XCTestCase {
             for metric in benchmark.metrics {
                 XCTAssertFalse(metric.unit.isEmpty, "\(benchmark.name).\(metric.name)")
             }
+        }
+    }
+
+    func testAVariantsRoleIsAFieldThatItsCSVNameReadsBackTo() {
+        XCTAssertEqual(VariantID.peer("nio").name, "peer.nio")
+        XCTAssertEqual(VariantID.peer("nio").role, .peer)
+        XCTAssertEqual(VariantID.reference("spsc-ring").name, "reference.spsc-ring")
+        XCTAssertEqual(VariantID.reference("spsc-ring").role, .reference)
+        XCTAssertEqual(VariantID.fastPath.suffixed("disturbed"), .library("fast-path.disturbed"))
+        XCTAssertEqual(VariantID(reading: "peer.opencombine"), .peer("opencombine"))
+        XCTAssertEqual(VariantID(reading: "reference.closure-queue"), .reference("closure-queue"))
+        XCTAssertEqual(VariantID(reading: "user-scheduler.emulated"), .library("user-scheduler.emulated"))
+        // Every variant a run writes reads back from its name to the same role,
+        // so an old file's rows are classified as the run that wrote them did.
+        for schema in CSVSchema.benchmarks {
+            for variant in schema.variants {
+                XCTAssertEqual(VariantID(reading: variant.name), variant, "\(schema.name)/\(variant)")
+            }
+            XCTAssertEqual(Set(schema.variants).count, schema.variants.count, "\(schema.name) repeats a variant")
+        }
+    }
+
+    func testEveryMetricIsNamedOnceWithOneMeaning() {
+        var seen: [String: Metric] = [:]
+        for metric in CSVSchema.benchmarks.flatMap(\.metrics) {
+            if let earlier = seen[metric.name] { XCTAssertEqual(earlier, metric, metric.name) }
+            seen[metric.name] = metric
+            XCTAssertEqual(
+                metric.isAllocationCount, metric.name.hasPrefix("allocs_") || metric.name.hasPrefix("bytes_per_"),
+                metric.name)
         }
     }
 }

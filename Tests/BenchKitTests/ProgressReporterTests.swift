@@ -119,7 +119,7 @@ final class ProgressReporterTests: XCTestCase {
             XCTAssertLessThan(plan.warmUpEstimatedSeconds, plan.estimatedSeconds / 100, plan.identifier)
         }
         let plain = MeasurementPlan(
-            benchmark: "b", variant: "v", params: "", estimatedSeconds: 3, warmUp: { _ in }, measure: { _ in [] })
+            benchmark: "b", variant: .library("v"), params: "", estimatedSeconds: 3, warmUp: { _ in }, measure: { _ in [] })
         XCTAssertEqual(plain.warmUpEstimatedSeconds, 3)
     }
 }

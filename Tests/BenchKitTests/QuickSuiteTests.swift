@@ -41,8 +41,8 @@ final class QuickSuiteTests: XCTestCase {
         XCTAssertFalse(timing.isEmpty)
         XCTAssertTrue(timing.allSatisfy { Double($0[14]) != nil })
         for (variant, expected) in [
-            ("current-thread", configuration.trampolineDepth),
-            ("current-thread.recursive", configuration.recursiveTrampolineDepth),
+            ("current-thread", TrampolineBenchmark.Configuration(configuration.size).depth),
+            ("current-thread.recursive", TrampolineBenchmark.Configuration(configuration.size).recursiveDepth),
         ] {
             let depth = data.filter { $0[9] == variant && $0[11] == "depth" }.compactMap { Double($0[14]) }
             XCTAssertEqual(depth, Array(repeating: Double(expected), count: configuration.repetitions), variant)

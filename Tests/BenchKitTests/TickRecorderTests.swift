@@ -42,14 +42,14 @@ final class TickRecorderTests: XCTestCase {
         let recorder = TickRecorder(start: 0, periodNanoseconds: 1_000, ticks: 4)
         for _ in 0..<4 { recorder.tick() }
         let metrics = PeriodicDriftBenchmark.metrics(recorder: recorder, skipped: 0, traceSamples: 2)
-        let names = metrics.map(\.metric)
+        let names = metrics.map(\.metric.name)
         XCTAssertEqual(
             Array(names.prefix(5)), ["lateness_p50_us", "lateness_p99_us", "lateness_max_us", "final_drift_us", "skipped_ticks"])
-        let trace = metrics.filter { $0.metric == "lateness_at_tick_us" }
+        let trace = metrics.filter { $0.metric.name == "lateness_at_tick_us" }
         XCTAssertEqual(trace.map(\.extraParams), ["tick=2", "tick=4"])
-        XCTAssertEqual(metrics.first { $0.metric == "skipped_ticks" }?.value, 0)
+        XCTAssertEqual(metrics.first { $0.metric.name == "skipped_ticks" }?.value, 0)
         XCTAssertEqual(
-            metrics.first { $0.metric == "final_drift_us" }?.value,
+            metrics.first { $0.metric.name == "final_drift_us" }?.value,
             Double(recorder.lateness[3].nanoseconds) / 1000)
     }
 
@@ -57,7 +57,7 @@ final class TickRecorderTests: XCTestCase {
         let recorder = TickRecorder(start: 0, periodNanoseconds: 1_000, ticks: 1)
         recorder.tick()
         let metrics = PeriodicDriftBenchmark.metrics(recorder: recorder, skipped: nil, traceSamples: 0)
-        let skipped = try XCTUnwrap(metrics.first { $0.metric == "skipped_ticks" })
+        let skipped = try XCTUnwrap(metrics.first { $0.metric.name == "skipped_ticks" })
         XCTAssertNil(skipped.value)
     }
 }

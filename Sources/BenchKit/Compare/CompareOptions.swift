@@ -24,7 +24,7 @@ public struct CompareOptions: Sendable, Equatable {
     /// `better` mean beyond it, `same` means the confidence interval lies within it.
     public var threshold: Double
     /// The threshold for wake-up-bound times (hop latency, timer lateness and
-    /// drift, delivery on the main queue; see `MetricSpec.isWakeUpBound`):
+    /// drift, delivery on the main queue; see `Metric.isWakeUpBound`):
     /// 0.40 by default. On the 2-core VM, two runs of the same revision moved
     /// such medians by up to 28 % with every repetition agreeing (so the test
     /// calls it significant), against 6 % for CPU-bound times: a run-to-run

@@ -29,9 +29,10 @@ struct MachineDrift {
 
     private var factors: [GroupKey: Double] = [:]
 
-    /// Whether a variant runs code this project does not change.
+    /// Whether a variant runs code this project does not change (its
+    /// ``VariantRole`` is a peer's or a reference's).
     static func isAnchor(variant: String) -> Bool {
-        variant.hasPrefix("peer.") || variant.hasPrefix("reference.")
+        VariantID(reading: variant).role.isAnchor
     }
 
     init(base: [ResultSeries], newByKey: [ResultSeriesKey: ResultSeries]) {

@@ -39,12 +39,11 @@ public struct MetricComparisonRule: Sendable, Equatable {
     public init(metric: String, benchmark: String? = nil, variant: String? = nil) {
         self.metric = metric
         isWakeUpBound = benchmark.map { CSVSchema.isWakeUpBound(metric: metric, variant: variant ?? "", in: $0) } ?? false
-        let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) }
-            ?? CSVSchema.benchmarks.lazy.flatMap(\.metrics).first { $0.name == metric }
+        let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) } ?? CSVSchema.metric(named: metric)
         let countsVary = declared?.isExactCount == true
-            && benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.varyingCountVariants.contains(variant ?? "") == true
+            && benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.countsVary(for: variant ?? "") == true
         if let declared, declared.isSingleRunTail || countsVary {
-            // Shown, not judged: see `MetricSpec.isSingleRunTail` and
+            // Shown, not judged: see `Metric.isSingleRunTail` and
             // `BenchmarkSchema.varyingCountVariants`.
             preference = .informational
             isExact = false

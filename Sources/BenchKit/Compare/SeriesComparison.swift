@@ -120,7 +120,7 @@ public struct SeriesComparison: Sendable {
         newValues = new?.values
         isGated = options.gate == .all || rule.isExact
         alpha = options.alpha
-        threshold = rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
+        threshold = SeriesVerdicts.threshold(rule: rule, options: options)
         // The machine's drift may only excuse a change, never make one: a
         // series is worse (or better) only if it is so both as measured and
         // corrected for the drift (an intersection-union test, whose p-value
@@ -129,7 +129,7 @@ public struct SeriesComparison: Sendable {
         // while the library stayed) cannot turn an unchanged series into a
         // regression, and wake-up-bound times, which do not always move with
         // their anchors, get the correction only where it agrees.
-        let judgedDrift = rule.isExact || rule.preference == .informational ? nil : machineDrift
+        let judgedDrift = SeriesVerdicts.drift(rule: rule, machineDrift: machineDrift)
         self.machineDrift = judgedDrift
         let baseMedian = base.flatMap { Statistics.median($0.values) }
         let newMedian = new.flatMap { Statistics.median($0.values) }
@@ -143,9 +143,7 @@ public struct SeriesComparison: Sendable {
 
         guard let base, let new else {
             change = nil
-            // Informational series (per-tick samples, machine facts) come and go
-            // with the run: one side only is not a change in the suite.
-            verdict = rule.preference == .informational ? .informational : (base == nil ? .added : .removed)
+            verdict = SeriesVerdicts.oneSided(inBase: base != nil, rule: rule)
             return
         }
         guard let baseMedian, let newMedian else {
@@ -153,76 +151,49 @@ public struct SeriesComparison: Sendable {
             verdict = .noValues
             return
         }
-        let scale = abs(baseMedian)
-        let change: Double? =
-            if scale > 0 { (newMedian - baseMedian) / scale } else if newMedian == baseMedian { 0 } else { nil }
-        self.change = change
+        change = SeriesVerdicts.relativeChange(base: baseMedian, new: newMedian)
 
         if rule.preference == .informational {
             verdict = .informational
             return
         }
-
         if rule.isExact {
-            // The user's tolerance, or at least the rounding of a decimal written to the CSV.
-            let tolerance = max(
-                ExactTolerance.amount(for: key.metric, in: options.exactTolerances),
-                1e-9 * max(scale, abs(newMedian)))
-            if abs(newMedian - baseMedian) <= tolerance {
-                verdict = .same
-            } else {
-                verdict = rule.isWorse(from: baseMedian, to: newMedian) ? .worse : .better
-            }
+            let tolerance = SeriesVerdicts.exactTolerance(
+                metric: key.metric, baseMedian: baseMedian, newMedian: newMedian, options: options)
+            verdict = SeriesVerdicts.exact(baseMedian: baseMedian, newMedian: newMedian, tolerance: tolerance, rule: rule)
             return
         }
-
         if MachineDrift.isAnchor(variant: key.variant) {
             // Peers and the reference measure the machine, not this project.
             verdict = .informational
             return
         }
 
-        let minimumP = MannWhitneyUTest.minimumAchievablePValue(
-            m: base.values.count, n: new.values.count, alternative: .secondGreater)
-        minimumPValue = minimumP
-        guard FalseDiscoveryRate.isSignificant(minimumP, at: options.alpha) else {
+        let repetitions = SeriesVerdicts.repetitionsSuffice(
+            m: base.values.count, n: new.values.count, alpha: options.alpha)
+        minimumPValue = repetitions.minimumP
+        guard repetitions.suffice else {
             verdict = .tooFewRepetitions
             return
         }
 
         // Judge against the machine: new values as if the machine had not drifted.
-        let drift = judgedDrift ?? 1
-        let newJudged = drift == 1 ? new.values : new.values.map { $0 / drift }
-        // "Worse by more than the threshold" is tested as "worse than the base
-        // moved by the threshold in the harmful direction" (and likewise
-        // "better"), so the threshold is part of the question the test answers.
-        let harmfulSign: Double = rule.preference == .higherIsBetter ? -1 : 1
-        let shift = threshold * scale
-        let towardsWorse: MannWhitneyUTest.Alternative = harmfulSign > 0 ? .secondGreater : .secondLess
-        let towardsBetter: MannWhitneyUTest.Alternative = harmfulSign > 0 ? .secondLess : .secondGreater
-        let worseBase = base.values.map { $0 + harmfulSign * shift }
-        let betterBase = base.values.map { $0 - harmfulSign * shift }
-        worseTest = Self.bothAgree(
-            MannWhitneyUTest(worseBase, newJudged, alternative: towardsWorse),
-            drift == 1 ? nil : MannWhitneyUTest(worseBase, new.values, alternative: towardsWorse))
-        betterTest = Self.bothAgree(
-            MannWhitneyUTest(betterBase, newJudged, alternative: towardsBetter),
-            drift == 1 ? nil : MannWhitneyUTest(betterBase, new.values, alternative: towardsBetter))
+        let corrected = SeriesVerdicts.corrected(new.values, drift: judgedDrift)
+        let scale = abs(baseMedian)
+        let tests = SeriesVerdicts.thresholdTests(
+            base: base.values, new: new.values, corrected: corrected,
+            shift: threshold * scale, preference: rule.preference)
+        worseTest = tests.worse
+        betterTest = tests.better
         // Sameness of a wake-up-bound time is read as measured: its anchors do
         // not reliably move with it, so the correction may not make it "same".
-        let newForInterval = rule.isWakeUpBound ? new.values : newJudged
-        let everyValueEqual = Set(base.values + newForInterval).count == 1
-        if scale > 0,
-            let shiftInterval = HodgesLehmannInterval(base.values, newForInterval, confidence: 1 - 2 * options.alpha)
-        {
-            let relative = (shiftInterval.lower / scale)...(shiftInterval.upper / scale)
-            interval = relative
-            isWithinThreshold = everyValueEqual || (relative.lowerBound >= -threshold && relative.upperBound <= threshold)
-        } else {
-            isWithinThreshold = everyValueEqual
-        }
+        let equivalence = SeriesVerdicts.equivalence(
+            base: base.values, new: rule.isWakeUpBound ? new.values : corrected ?? new.values, scale: scale, threshold: threshold,
+            alpha: options.alpha)
+        interval = equivalence.interval
+        isWithinThreshold = equivalence.isWithinThreshold
         verdict = .cannotTell
-        decide(adjustedWorseP: worseTest?.pValue, adjustedBetterP: betterTest?.pValue)
+        decide(adjustedWorseP: tests.worse.pValue, adjustedBetterP: tests.better.pValue)
     }
 
     /// Sets the verdict of a tested series from its p-values adjusted across
@@ -231,27 +202,8 @@ public struct SeriesComparison: Sendable {
         guard let worseTest, let adjustedWorseP, let adjustedBetterP else { return }
         self.adjustedWorseP = adjustedWorseP
         self.adjustedBetterP = adjustedBetterP
-        if FalseDiscoveryRate.isSignificant(adjustedWorseP, at: alpha) {
-            verdict = .worse
-        } else if FalseDiscoveryRate.isSignificant(adjustedBetterP, at: alpha) {
-            verdict = .better
-        } else if worseTest.isCompleteSeparation && FalseDiscoveryRate.isSignificant(worseTest.pValue, at: alpha) {
-            // Every new repetition is worse than every base one by more than
-            // the threshold: as clear as these repetitions can show, yet not
-            // enough across the run. Not "no regression".
-            verdict = .unconfirmedWorse
-        } else if isWithinThreshold {
-            verdict = .same
-        } else {
-            verdict = .cannotTell
-        }
-    }
-
-    /// The test with the larger p-value: the intersection-union test of
-    /// "changed as corrected" and "changed as measured".
-    static func bothAgree(_ corrected: MannWhitneyUTest?, _ measured: MannWhitneyUTest?) -> MannWhitneyUTest? {
-        guard let corrected else { return measured }
-        guard let measured else { return corrected }
-        return measured.pValue > corrected.pValue ? measured : corrected
+        verdict = SeriesVerdicts.tested(
+            worseTest: worseTest, adjustedWorseP: adjustedWorseP, adjustedBetterP: adjustedBetterP,
+            isWithinThreshold: isWithinThreshold, alpha: alpha)
     }
 }

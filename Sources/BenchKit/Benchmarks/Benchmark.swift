@@ -1,0 +1,113 @@
+/// A benchmark family: its stable schema and, for a configuration, the
+/// measurements it wants made. It declares workloads and parameters only;
+/// `SuiteRunner` orders, repeats, times and records them.
+public protocol Benchmark: Sendable {
+    /// The names this benchmark writes (see `CSVSchema`).
+    var schema: BenchmarkSchema { get }
+    /// One plan per variant and parameter set, in the order they interleave,
+    /// at the sizes this benchmark declares for `configuration.size`.
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan]
+    /// Timing repetitions of every variant in a suite of `size` (unless
+    /// `--repetitions` overrides them); by default the suite's own.
+    func repetitions(in size: SuiteSize) -> Int
+}
+
+extension Benchmark {
+    public func repetitions(in size: SuiteSize) -> Int { size.repetitions }
+}
+
+/// A benchmark that declares its name and schema once, for the type.
+public protocol NamedBenchmark: Benchmark {
+    /// The `benchmark` column's value.
+    static var name: String { get }
+    /// Its variants (from its catalogue) and metrics; ``CSVSchema/benchmarks``
+    /// lists it, so readers of a result file know what this benchmark writes.
+    static var schema: BenchmarkSchema { get }
+}
+
+extension NamedBenchmark {
+    /// ``NamedBenchmark/schema``, whatever variants this instance measures.
+    public var schema: BenchmarkSchema { Self.schema }
+}
+
+/// One measured value of a repetition. `extraParams` is appended to the
+/// plan's parameters (used for per-tick samples).
+public struct MetricValue: Sendable, Equatable {
+    public var metric: Metric
+    public var value: Double?
+    public var extraParams: String?
+
+    public init(_ metric: Metric, _ value: Double?, extraParams: String? = nil) {
+        self.metric = metric
+        self.value = value
+        self.extraParams = extraParams
+    }
+}
+
+/// What to measure for one variant with one parameter set.
+public struct MeasurementPlan: Sendable {
+    public let benchmark: String
+    public let variantID: VariantID
+    public let params: String
+    /// Expected seconds of one repetition, for the progress estimate.
+    public let estimatedSeconds: Double
+    /// Expected seconds of the warm-up, which usually does a fraction of a
+    /// repetition's work; `estimatedSeconds` when not given.
+    public let warmUpEstimatedSeconds: Double
+    /// Set when the variant cannot run in this build or on this machine; the
+    /// runner says why once and writes no rows for it.
+    public let unavailableReason: String?
+    /// The workload delivers to the main thread: the main queue must be
+    /// serviced while it runs (see `MainQueueDriver`).
+    public let needsMainQueue: Bool
+    /// Expected seconds of one counting repetition (see `countAllocations`).
+    public let countingEstimatedSeconds: Double
+    let warmUp: @Sendable (MeasureContext) throws -> Void
+    /// One timing repetition: every metric except the allocation counts.
+    let measure: @Sendable (MeasureContext) throws -> [MetricValue]
+    /// One counting repetition: only the allocation metrics
+    /// (`Metric.isAllocationCount`), counted at steady state with an
+    /// exact counter; `nil` when the benchmark has no allocation metrics.
+    /// It warms up on its own (on the same subscription or chain it counts),
+    /// so the counting pass needs no separate warm-up.
+    let countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])?
+
+    public init(
+        benchmark: String, variant: VariantID, params: String, estimatedSeconds: Double,
+        warmUpEstimatedSeconds: Double? = nil, unavailableReason: String? = nil, needsMainQueue: Bool = false, countingEstimatedSeconds: Double = 0.01,
+        warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
+        measure: @escaping @Sendable (MeasureContext) throws -> [MetricValue],
+        countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])? = nil
+    ) {
+        self.benchmark = benchmark
+        self.variantID = variant
+        self.params = params
+        self.estimatedSeconds = estimatedSeconds
+        self.warmUpEstimatedSeconds = warmUpEstimatedSeconds ?? estimatedSeconds
+        self.unavailableReason = unavailableReason
+        self.needsMainQueue = needsMainQueue
+        self.countingEstimatedSeconds = countingEstimatedSeconds
+        self.warmUp = warmUp
+        self.measure = measure
+        self.countAllocations = countAllocations
+    }
+
+    /// The `variant` column's value.
+    public var variant: String { variantID.name }
+
+    /// The name a filter matches: `benchmark/variant`.
+    public var identifier: String { "\(benchmark)/\(variant)" }
+
+    /// A plan that cannot run, with the reason.
+    public static func unavailable(benchmark: String, variant: VariantID, params: String, reason: String) -> MeasurementPlan {
+        MeasurementPlan(
+            benchmark: benchmark, variant: variant, params: params, estimatedSeconds: 0,
+            unavailableReason: reason, warmUp: { _ in }, measure: { _ in [] })
+    }
+}
+
+/// A measurement failed in a way that makes its numbers meaningless.
+public struct BenchmarkFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

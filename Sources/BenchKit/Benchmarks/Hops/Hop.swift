@@ -1,0 +1,91 @@
+import Dispatch
+
+/// Pushes values from the producing thread into some execution context.
+/// The variants of `observeOn.throughput` and `observeOn.latency` are hops:
+/// this library's `observe(on:)` on each scheduler, and each peer.
+public protocol HopSession: AnyObject {
+    /// Calls `produce` on the calling thread; every value it sends reaches
+    /// `consume` on the hop's context, in order. Returns once `produce` has
+    /// returned (not necessarily once everything was consumed).
+    func pass(produce: @escaping (_ send: (UInt64) -> Void) -> Void, consume: @escaping @Sendable (UInt64) -> Void) throws
+    /// Throws when the pass broke the variant's promise (for example a main
+    /// hop that delivered off the main thread). Called after the last value.
+    func verify() throws
+    /// Releases threads and queues.
+    func close()
+}
+
+extension HopSession {
+    public func verify() throws {}
+}
+
+/// A named way to hop, created afresh for every repetition (outside the measured region).
+public struct HopVariant: Sendable {
+    public let id: VariantID
+    /// Set when this build or machine cannot run the variant.
+    public let unavailableReason: String?
+    /// Delivers on the main thread, so the main queue must be serviced.
+    public let needsMainQueue: Bool
+    public let makeSession: @Sendable () throws -> any HopSession
+
+    public init(
+        id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
+        makeSession: @escaping @Sendable () throws -> any HopSession
+    ) {
+        self.id = id
+        self.unavailableReason = unavailableReason
+        self.needsMainQueue = needsMainQueue
+        self.makeSession = makeSession
+    }
+
+    /// The `variant` column's value.
+    public var name: String { id.name }
+
+    /// A variant that cannot run here, and why.
+    public static func unavailable(_ id: VariantID, reason: String) -> HopVariant {
+        HopVariant(id: id, unavailableReason: reason) { throw BenchmarkFailure("\(id.name): \(reason)") }
+    }
+}
+
+/// Counts consumed values and wakes the producer once the last one arrived.
+/// Runs its handler only on the consuming context, which each hop keeps serial.
+final class CompletionLatch: @unchecked Sendable {
+    private let expected: Int
+    private var received = 0
+    private let done = DispatchSemaphore(value: 0)
+    private let handler: @Sendable (UInt64) -> Void
+
+    init(expected: Int, handler: @escaping @Sendable (UInt64) -> Void) {
+        self.expected = expected
+        self.handler = handler
+    }
+
+    @inline(__always)
+    func consume(_ value: UInt64) {
+        handler(value)
+        received += 1
+        if received == expected {
+            done.signal()
+        }
+    }
+
+    /// Waits for the last value; fails after `timeoutSeconds` rather than hang.
+    func wait(timeoutSeconds: Double, variant: String) throws {
+        if done.wait(timeout: .now() + timeoutSeconds) == .timedOut {
+            throw BenchmarkFailure("\(variant): values were not all delivered within \(Int(timeoutSeconds)) s")
+        }
+    }
+}
+
+extension HopVariant {
+    /// Sends `count` values produced by `produce` and returns after the last was consumed.
+    func deliver(
+        session: any HopSession, count: Int, produce: @escaping (_ send: (UInt64) -> Void) -> Void,
+        consume: @escaping @Sendable (UInt64) -> Void
+    ) throws {
+        let latch = CompletionLatch(expected: count, handler: consume)
+        try session.pass(produce: produce, consume: { latch.consume($0) })
+        try latch.wait(timeoutSeconds: 120, variant: name)
+        try session.verify()
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Schedulers
+
+/// This library's `observe(on:)` hops, one per variant name of `CSVSchema`:
+/// a producer looping inside `Observable.create`, `observe(on:)` the
+/// scheduler, a `subscribe(onNext:)` consumer.
+enum LibraryHops {
+    static var variants: [HopVariant] {
+        [
+            HopVariant(id: .fastPath) {
+                ObservableHop(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.fast-path"), path: .automatic)
+            },
+            HopVariant(id: .generic) {
+                ObservableHop(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.generic"), path: .generic)
+            },
+            HopVariant(id: .concurrent) {
+                ObservableHop(
+                    scheduler: ConcurrentDispatchQueueScheduler(
+                        queue: DispatchQueue(label: "bench.concurrent", attributes: .concurrent)),
+                    path: .automatic)
+            },
+            HopVariant(id: .operationQueue) {
+                ObservableHop(scheduler: OperationQueueScheduler(operationQueue: OperationQueue()), path: .automatic)
+            },
+            HopVariant(id: .main, needsMainQueue: true) {
+                ObservableHop(scheduler: MainScheduler.instance, path: .automatic, requireMainThread: true)
+            },
+        ]
+    }
+}
+
+/// One `observe(on:)` subscription per pass.
+final class ObservableHop: HopSession {
+    private let scheduler: ImmediateSchedulerType
+    private let path: ObserveOnPath
+    private let requireMainThread: Bool
+    private var subscription: Disposable?
+
+    init(scheduler: ImmediateSchedulerType, path: ObserveOnPath, requireMainThread: Bool = false) {
+        self.scheduler = scheduler
+        self.path = path
+        self.requireMainThread = requireMainThread
+    }
+
+    func pass(produce: @escaping ((UInt64) -> Void) -> Void, consume: @escaping @Sendable (UInt64) -> Void) throws {
+        if requireMainThread && MainQueueDriver.isMainThread {
+            throw BenchmarkFailure("main: the producer runs on the main thread, so nothing would hop")
+        }
+        let source = Observable<UInt64>.create { observer in
+            produce { value in observer.onNext(value) }
+            observer.onCompleted()
+            return Disposables.create()
+        }
+        let offMain = OffMainCounter()
+        let checked: @Sendable (UInt64) -> Void
+        if requireMainThread {
+            checked = { value in
+                if !MainQueueDriver.isMainThread { offMain.count += 1 }
+                consume(value)
+            }
+        } else {
+            checked = consume
+        }
+        subscription = source.observe(on: scheduler, path: path).subscribe(onNext: checked)
+        if requireMainThread {
+            offMainCounter = offMain
+        }
+    }
+
+    private var offMainCounter: OffMainCounter?
+
+    func close() {
+        subscription?.dispose()
+        subscription = nil
+    }
+
+    func verify() throws {
+        if let offMainCounter, offMainCounter.count > 0 {
+            throw BenchmarkFailure("main: \(offMainCounter.count) elements were delivered off the main thread")
+        }
+    }
+
+    final class OffMainCounter: @unchecked Sendable {
+        var count = 0
+    }
+}

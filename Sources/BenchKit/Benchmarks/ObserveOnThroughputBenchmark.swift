@@ -1,0 +1,93 @@
+/// `observeOn.throughput`: how many elements per second cross from a
+/// producing thread to the scheduler, and what each costs in allocations.
+///
+/// The producer is a tight loop inside `Observable.create` (or the peer's
+/// equivalent), so the hop is what is measured. Each repetition creates a
+/// fresh scheduler or peer outside the measured region; the region ends when
+/// the last element has been consumed.
+///
+/// Allocations are not taken from the timed flood, where they would depend on
+/// how the elements happened to batch, but from a separate counting pass at
+/// steady state (`HopAllocationCount`).
+public struct ObserveOnThroughputBenchmark: NamedBenchmark {
+    public static let name = "observeOn.throughput"
+    /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: HopCatalog.throughput.map(\.id),
+            metrics: [.elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement],
+            wakeUpBoundVariants: [.main])
+    }
+    let hops: [HopVariant]
+
+    /// What a repetition measures at each suite size.
+    public struct Configuration: Sendable, Equatable {
+        /// Elements per timed flood.
+        public var elements: Int
+
+        /// The sizes this benchmark measures in a suite of `size`.
+        public init(_ size: SuiteSize) {
+            switch size {
+            case .standard: elements = 500_000
+            case .quick: elements = 100_000
+            case .tiny: elements = 500
+            }
+        }
+    }
+
+    public init() {
+        hops = HopCatalog.throughput
+    }
+
+    init(hops: [HopVariant]) {
+        self.hops = hops
+    }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        let elements = Configuration(configuration.size).elements
+        let batch = configuration.countingBatch
+        let params = formatParams(["elements": String(elements)])
+        return hops.map { hop -> MeasurementPlan in
+            if let reason = hop.unavailableReason {
+                return .unavailable(benchmark: Self.name, variant: hop.id, params: params, reason: reason)
+            }
+            return MeasurementPlan(
+                benchmark: Self.name, variant: hop.id, params: params,
+                estimatedSeconds: Double(elements) * 1.5e-6 + 0.01, needsMainQueue: hop.needsMainQueue,
+                countingEstimatedSeconds: Double(batch * (HopAllocationCount.warmUpBatches + 1)) * 3e-6 + 0.03,
+                warmUp: { context in
+                    _ = try Self.measureOnce(hop: hop, elements: max(elements / 4, 1), context: context)
+                },
+                measure: { context in
+                    let region = try Self.measureOnce(hop: hop, elements: elements, context: context)
+                    return [
+                        MetricValue(.elementsPerSecond, region.operationsPerSecond(elements)),
+                        MetricValue(.nanosecondsPerElement, region.nanosecondsPer(elements)),
+                    ]
+                },
+                countAllocations: { context in
+                    let delta = try HopAllocationCount.count(hop: hop, batch: batch, context: context)
+                    return [
+                        MetricValue(.allocationsPerElement, delta.map { Double($0.allocations) / Double(batch) }),
+                        MetricValue(.bytesPerElement, delta.map { Double($0.bytes) / Double(batch) }),
+                    ]
+                })
+        }
+    }
+
+    static func measureOnce(hop: HopVariant, elements: Int, context: MeasureContext) throws -> MeasureContext.Region {
+        let session = try hop.makeSession()
+        defer { session.close() }
+        let (_, region) = try context.region {
+            try hop.deliver(
+                session: session, count: elements,
+                produce: { send in
+                    for index in 0..<elements {
+                        send(UInt64(truncatingIfNeeded: index))
+                    }
+                },
+                consume: { _ in })
+        }
+        return region
+    }
+}

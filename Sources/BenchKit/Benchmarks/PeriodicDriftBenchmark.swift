@@ -1,0 +1,150 @@
+import ToolSupport
+
+/// `periodic.drift`: how late each tick of a periodic job runs against
+/// `start + k·period` on the monotonic clock, for this library's schedulers
+/// (native and forced emulation), for a user's own `asyncAfter` scheduler
+/// driven by the library's emulation, and for the timers a user would pick instead.
+///
+/// A fixed-rate job keeps its lateness bounded; a fixed-delay one (each tick
+/// scheduled after the previous ran) accumulates it: `final_drift_us` shows which.
+public struct PeriodicDriftBenchmark: NamedBenchmark {
+    public static let name = "periodic.drift"
+    /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: catalog.map(\.id),
+            metrics: [.latenessP50, .latenessP99, .latenessMax, .finalDrift, .skippedTicks, .latenessAtTick])
+    }
+
+    /// Every job, in the order a run interleaves them.
+    static var catalog: [PeriodicJob] {
+        LibraryPeriodicJobs.all + [
+            UserSchedulerPeriodicJob.job,
+            PeerPeriodicJobs.dispatchTimer, PeerPeriodicJobs.nio, PeerPeriodicJobs.openCombine,
+        ]
+    }
+
+    let jobs: [PeriodicJob]
+
+    /// What a repetition measures at each suite size.
+    public struct Configuration: Sendable, Equatable {
+        /// Drift is measured at each period for this many ticks.
+        public struct Period: Sendable, Equatable {
+            public var periodMilliseconds: Int
+            public var ticks: Int
+            /// The variants measured at this period; `nil` for all of them.
+            public var variants: [VariantID]?
+
+            public init(periodMilliseconds: Int, ticks: Int, variants: [VariantID]? = nil) {
+                self.periodMilliseconds = periodMilliseconds
+                self.ticks = ticks
+                self.variants = variants
+            }
+        }
+
+        public var periods: [Period]
+        /// How many per-tick lateness samples a repetition writes for the plot.
+        public var traceSamples: Int
+
+        /// The sizes this benchmark measures in a suite of `size`.
+        public init(_ size: SuiteSize) {
+            switch size {
+            case .standard:
+                periods = [
+                    Period(periodMilliseconds: 1, ticks: 500),
+                    Period(periodMilliseconds: 10, ticks: 100),
+                    // Long enough (10 s) to show whether drift accumulates: a
+                    // fixed-rate job's last tick is as late as any other, a
+                    // fixed-delay one's is late by the sum of every tick's delay.
+                    Period(
+                        periodMilliseconds: 1, ticks: 10_000,
+                        variants: [
+                            .library("serial-dispatch.native"), .library("serial-dispatch.emulated"),
+                            UserSchedulerPeriodicJob.job.id,
+                        ]),
+                ]
+                traceSamples = 20
+            case .quick:
+                periods = [Period(periodMilliseconds: 1, ticks: 150), Period(periodMilliseconds: 10, ticks: 25)]
+                traceSamples = 10
+            case .tiny:
+                periods = [Period(periodMilliseconds: 1, ticks: 4)]
+                traceSamples = 2
+            }
+        }
+    }
+
+    public init() {
+        jobs = Self.catalog
+    }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        let sizes = Configuration(configuration.size)
+        let traceSamples = sizes.traceSamples
+        return sizes.periods.flatMap { period in
+            let params = formatParams(["period_ms": String(period.periodMilliseconds), "ticks": String(period.ticks)])
+            let periodNanoseconds = UInt64(period.periodMilliseconds) * 1_000_000
+            let jobs = period.variants.map { ids in self.jobs.filter { ids.contains($0.id) } } ?? self.jobs
+            return jobs.map { job -> MeasurementPlan in
+                if let reason = job.unavailableReason {
+                    return .unavailable(benchmark: Self.name, variant: job.id, params: params, reason: reason)
+                }
+                return MeasurementPlan(
+                    benchmark: Self.name, variant: job.id, params: params,
+                    estimatedSeconds: Double(period.ticks * period.periodMilliseconds) / 1000 + 0.02,
+                    warmUpEstimatedSeconds: Double(min(period.ticks, 10) * period.periodMilliseconds) / 1000 + 0.02,
+                    needsMainQueue: job.needsMainQueue,
+                    warmUp: { context in
+                        _ = try Self.record(
+                            job: job, periodNanoseconds: periodNanoseconds, ticks: min(period.ticks, 10),
+                            progress: context.progress)
+                    },
+                    measure: { context in
+                        let (recorder, skipped) = try Self.record(
+                            job: job, periodNanoseconds: periodNanoseconds, ticks: period.ticks, progress: context.progress)
+                        return Self.metrics(recorder: recorder, skipped: skipped, traceSamples: traceSamples)
+                    })
+            }
+        }
+    }
+
+    static func record(
+        job: PeriodicJob, periodNanoseconds: UInt64, ticks: Int, progress: MeasurementProgress? = nil
+    ) throws -> (TickRecorder, Int?) {
+        let recorder = TickRecorder(
+            start: MeasureContext.now(), periodNanoseconds: periodNanoseconds, ticks: ticks, progress: progress)
+        let running = try job.start(recorder)
+        do {
+            try recorder.wait(variant: job.name)
+        } catch {
+            running.stop()
+            throw error
+        }
+        running.stop()
+        return (recorder, running.skippedTicks())
+    }
+
+    static func metrics(recorder: TickRecorder, skipped: Int?, traceSamples: Int) -> [MetricValue] {
+        let lateness = recorder.lateness.map { Double($0.nanoseconds) / 1000 }
+        let sorted = lateness.sorted()
+        var values = [
+            MetricValue(.latenessP50, Statistics.percentile(sorted: sorted, 50)),
+            MetricValue(.latenessP99, Statistics.percentile(sorted: sorted, 99)),
+            MetricValue(.latenessMax, sorted.last),
+            MetricValue(.finalDrift, lateness.last),
+            MetricValue(.skippedTicks, skipped.map(Double.init)),
+        ]
+        let samples = recorder.lateness
+        if traceSamples > 0, !samples.isEmpty {
+            var seen = Set<Int>()
+            for step in 1...traceSamples {
+                let position = min(samples.count - 1, max(0, step * samples.count / traceSamples - 1))
+                guard seen.insert(position).inserted else { continue }
+                let sample = samples[position]
+                values.append(
+                    MetricValue(.latenessAtTick, Double(sample.nanoseconds) / 1000, extraParams: "tick=\(sample.tick)"))
+            }
+        }
+        return values
+    }
+}

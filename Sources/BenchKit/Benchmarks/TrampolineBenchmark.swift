@@ -1,0 +1,169 @@
+import Schedulers
+
+/// `trampoline.recursion`: a chain of recursive schedules on
+/// `CurrentThreadScheduler`, proving that the trampoline runs millions of
+/// levels without growing the stack, and what each level costs. Variant
+/// `current-thread`: each action calls `schedule` for the next level;
+/// `current-thread.recursive`: one `scheduleRecursive` whose action calls
+/// `recurse` (the form the performance target names); `reference.closure-queue`: the same chain on
+/// the least a trampoline can be (``ClosureQueueReference``), at the params of each library variant.
+/// For contrast, the depth at which plain recursion of a small closure runs out of an 8 MiB stack,
+/// measured in a child process.
+public struct TrampolineBenchmark: NamedBenchmark {
+    public static let name = "trampoline.recursion"
+    /// One `scheduleRecursive` chain instead of a `schedule` per level.
+    static let recursive = VariantID.library("current-thread.recursive")
+    /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: [.currentThread, recursive, ClosureQueueReference.variant],
+            metrics: [
+                .nanosecondsPerSchedule, .allocationsPerSchedule, .bytesPerSchedule, .depth, .stackGrowthBytes,
+                .plainRecursionLimit,
+            ])
+    }
+
+    /// What a repetition measures at each suite size.
+    public struct Configuration: Sendable, Equatable {
+        /// Levels of the `schedule` chain (`current-thread`).
+        public var depth: Int
+        /// Levels of the `scheduleRecursive` chain (`current-thread.recursive`).
+        public var recursiveDepth: Int
+
+        /// The sizes this benchmark measures in a suite of `size`.
+        public init(_ size: SuiteSize) {
+            switch size {
+            case .standard: (depth, recursiveDepth) = (10_000_000, 100_000_000)
+            case .quick: (depth, recursiveDepth) = (10_000_000, 10_000_000)
+            case .tiny: (depth, recursiveDepth) = (10_000, 10_000)
+            }
+        }
+    }
+
+    public init() {}
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        let probe = configuration.recursionProbe
+        let counted = configuration.countingBatch
+        let sizes = Configuration(configuration.size)
+        return [
+            // The plain recursion limit is a fact of the machine: measured
+            // once per repetition, by `current-thread`.
+            Self.chainPlan(
+                variant: .currentThread, depth: sizes.depth, counted: counted,
+                secondsPerLevel: 400e-9, warmUpFraction: 10, probe: probe, run: Self.runChain),
+            Self.chainPlan(
+                variant: Self.recursive, depth: sizes.recursiveDepth, counted: counted,
+                secondsPerLevel: 100e-9, warmUpFraction: 100, probe: nil, run: Self.runRecursiveChain),
+        ]
+            + Self.referenceDepths(sizes).map { depth in
+                Self.chainPlan(
+                    variant: ClosureQueueReference.variant, depth: depth, counted: counted,
+                    secondsPerLevel: 10e-9, warmUpFraction: 100, probe: nil, run: ClosureQueueReference.runChain)
+            }
+    }
+
+    /// The depths of the library variants, each once: one reference plan per params.
+    static func referenceDepths(_ sizes: Configuration) -> [Int] {
+        let depths = [sizes.depth, sizes.recursiveDepth]
+        return depths[0] == depths[1] ? [depths[0]] : depths
+    }
+
+    /// One variant: `run` drives a chain of `depth` levels per repetition
+    /// (after a warm-up of `depth / warmUpFraction`), and, for the counts, one
+    /// chain of `counted` levels after a warm-up chain on the same thread.
+    private static func chainPlan(
+        variant: VariantID, depth: Int, counted: Int, secondsPerLevel: Double, warmUpFraction: Int,
+        probe: PlainRecursionProbe?,
+        run: @escaping @Sendable (Int, MeasureContext) -> (Chain, MeasureContext.Region)
+    ) -> MeasurementPlan {
+        let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
+        return MeasurementPlan(
+            benchmark: name, variant: variant, params: params,
+            estimatedSeconds: Double(depth) * secondsPerLevel + (probe == nil ? 0 : 0.2),
+            countingEstimatedSeconds: Double(counted) * 2e-6 + 0.01,
+            warmUp: { context in
+                _ = run(max(depth / warmUpFraction, 1), context)
+            },
+            measure: { context in
+                let (chain, region) = run(depth, context)
+                let limit = try probe.map { try $0.measure() }
+                return [
+                    MetricValue(.nanosecondsPerSchedule, region.nanosecondsPer(chain.count)),
+                    MetricValue(.depth, Double(chain.count)),
+                    MetricValue(.stackGrowthBytes, Double(chain.highestAddress - chain.lowestAddress)),
+                    MetricValue(.plainRecursionLimit, limit.map(Double.init)),
+                ]
+            },
+            countAllocations: { context in
+                _ = run(counted, context)
+                let (chain, region) = run(counted, context)
+                return [
+                    MetricValue(.allocationsPerSchedule, region.allocationsPer(chain.count)),
+                    MetricValue(.bytesPerSchedule, region.bytesPer(chain.count)),
+                ]
+            })
+    }
+
+    /// The chain's state, passed to every level as the scheduled state.
+    ///
+    /// Its fields are exempt from Swift's dynamic exclusivity checks: a class's
+    /// stored `var` mutated from an escaping closure pays `swift_beginAccess`
+    /// on every access, some 230 instructions per level here (callgrind),
+    /// which is the benchmark's own bookkeeping, not the trampoline's cost.
+    /// Only the thread running the chain touches them.
+    final class Chain {
+        let target: Int
+        @exclusivity(unchecked) var count = 0
+        @exclusivity(unchecked) var lowestAddress = UInt.max
+        @exclusivity(unchecked) var highestAddress: UInt = 0
+
+        init(target: Int) {
+            self.target = target
+        }
+
+        /// Counts a level and notes the address of a local of the caller's frame.
+        @inline(__always)
+        func noteFrame() {
+            var marker: UInt8 = 0
+            let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+            if address < lowestAddress { lowestAddress = address }
+            if address > highestAddress { highestAddress = address }
+            count += 1
+        }
+    }
+
+    static func runChain(_ depth: Int, _ context: MeasureContext) -> (Chain, MeasureContext.Region) {
+        let chain = Chain(target: depth)
+        let (_, region) = context.region {
+            _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
+        }
+        return (chain, region)
+    }
+
+    static func runRecursiveChain(_ depth: Int, _ context: MeasureContext) -> (Chain, MeasureContext.Region) {
+        let chain = Chain(target: depth)
+        let (_, region) = context.region {
+            _ = CurrentThreadScheduler.instance.scheduleRecursive(chain) { chain, recurse in
+                chain.noteFrame()
+                if chain.count < chain.target {
+                    recurse(chain)
+                }
+            }
+        }
+        return (chain, region)
+    }
+
+    /// One level: notes where its frame is, then schedules the next level.
+    static func level(_ chain: Chain) -> Disposable {
+        var marker: UInt8 = 0
+        let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        if address < chain.lowestAddress { chain.lowestAddress = address }
+        if address > chain.highestAddress { chain.highestAddress = address }
+        chain.count += 1
+        if chain.count < chain.target {
+            _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
+        }
+        return Disposables.create()
+    }
+}

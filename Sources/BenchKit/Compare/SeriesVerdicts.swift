@@ -1,0 +1,127 @@
+import ToolSupport
+
+/// The steps of judging one series, each a pure function of its inputs, in
+/// the order ``SeriesComparison`` applies them (its type comment states the
+/// rules as a whole).
+enum SeriesVerdicts {
+    /// The verdict of a series found in one file only. Informational series
+    /// (per-tick samples, machine facts) come and go with the run, so one
+    /// side only is not a change in the suite.
+    static func oneSided(inBase: Bool, rule: MetricComparisonRule) -> CompareVerdict {
+        if rule.preference == .informational { return .informational }
+        return inBase ? .removed : .added
+    }
+
+    /// `(new - base) / |base|`; 0 when both are 0; nil when only the base is 0.
+    static func relativeChange(base: Double, new: Double) -> Double? {
+        let scale = abs(base)
+        if scale > 0 { return (new - base) / scale }
+        return new == base ? 0 : nil
+    }
+
+    /// The threshold a series is judged against: a wake-up-bound time gets
+    /// the larger of `threshold` and `wakeUpThreshold`.
+    static func threshold(rule: MetricComparisonRule, options: CompareOptions) -> Double {
+        rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
+    }
+
+    /// The machine's drift the series is judged against: none for exact and
+    /// informational metrics, which no test judges.
+    static func drift(rule: MetricComparisonRule, machineDrift: Double?) -> Double? {
+        rule.isExact || rule.preference == .informational ? nil : machineDrift
+    }
+
+    /// How far apart two exact counts may be and still be `same`: the user's
+    /// tolerance for the metric, or at least the rounding of a decimal
+    /// written to the CSV.
+    static func exactTolerance(metric: String, baseMedian: Double, newMedian: Double, options: CompareOptions) -> Double {
+        max(
+            ExactTolerance.amount(for: metric, in: options.exactTolerances),
+            1e-9 * max(abs(baseMedian), abs(newMedian)))
+    }
+
+    /// The verdict of an exact count: `same` within `tolerance`, otherwise
+    /// `worse` or `better` by the rule's direction, whatever the threshold.
+    static func exact(baseMedian: Double, newMedian: Double, tolerance: Double, rule: MetricComparisonRule)
+        -> CompareVerdict
+    {
+        if abs(newMedian - baseMedian) <= tolerance { return .same }
+        return rule.isWorse(from: baseMedian, to: newMedian) ? .worse : .better
+    }
+
+    /// The smallest one-sided p-value `m` against `n` repetitions allow, and
+    /// whether it reaches `alpha`; when it does not, no test can judge them.
+    static func repetitionsSuffice(m: Int, n: Int, alpha: Double) -> (minimumP: Double, suffice: Bool) {
+        let minimumP = MannWhitneyUTest.minimumAchievablePValue(m: m, n: n, alternative: .secondGreater)
+        return (minimumP, FalseDiscoveryRate.isSignificant(minimumP, at: alpha))
+    }
+
+    /// The new values as if the machine had not drifted (divided by
+    /// `drift`); nil when no correction applies (no drift, or exactly 1).
+    static func corrected(_ values: [Double], drift: Double?) -> [Double]? {
+        guard let drift, drift != 1 else { return nil }
+        return values.map { $0 / drift }
+    }
+
+    /// The two one-sided tests: "worse by more than `shift`" as "worse than
+    /// the base moved by `shift` in the harmful direction", and "better"
+    /// likewise, so the threshold is part of the question each answers. With
+    /// a drift correction each is the intersection-union of the corrected and
+    /// the measured test (``bothAgree(_:_:)``): the drift may only excuse a
+    /// change, never make one.
+    static func thresholdTests(
+        base: [Double], new: [Double], corrected: [Double]?, shift: Double, preference: MetricComparisonRule.Preference
+    ) -> (worse: MannWhitneyUTest, better: MannWhitneyUTest) {
+        let harmfulSign: Double = preference == .higherIsBetter ? -1 : 1
+        let towardsWorse: MannWhitneyUTest.Alternative = harmfulSign > 0 ? .secondGreater : .secondLess
+        let towardsBetter: MannWhitneyUTest.Alternative = harmfulSign > 0 ? .secondLess : .secondGreater
+        let worseBase = base.map { $0 + harmfulSign * shift }
+        let betterBase = base.map { $0 - harmfulSign * shift }
+        func test(_ moved: [Double], _ alternative: MannWhitneyUTest.Alternative) -> MannWhitneyUTest {
+            let measured = MannWhitneyUTest(moved, new, alternative: alternative)
+            guard let corrected else { return measured }
+            return bothAgree(MannWhitneyUTest(moved, corrected, alternative: alternative), measured) ?? measured
+        }
+        return (test(worseBase, towardsWorse), test(betterBase, towardsBetter))
+    }
+
+    /// The confidence interval of the shift (new minus base) at
+    /// `1 - 2·alpha`, in fractions of `scale`, and whether the series is
+    /// `same`: the interval lies within ±`threshold`, or every value is equal.
+    static func equivalence(base: [Double], new: [Double], scale: Double, threshold: Double, alpha: Double)
+        -> (interval: ClosedRange<Double>?, isWithinThreshold: Bool)
+    {
+        let everyValueEqual = Set(base + new).count == 1
+        guard scale > 0, let shift = HodgesLehmannInterval(base, new, confidence: 1 - 2 * alpha) else {
+            return (nil, everyValueEqual)
+        }
+        let relative = (shift.lower / scale)...(shift.upper / scale)
+        return (relative, everyValueEqual || (relative.lowerBound >= -threshold && relative.upperBound <= threshold))
+    }
+
+    /// The verdict of a tested series from its p-values adjusted across the
+    /// run (see ``FalseDiscoveryRate``): `worse`, else `better`, else
+    /// `worse?` when every new repetition is worse than every base one by
+    /// more than the threshold and significant alone (as clear as these
+    /// repetitions can show, yet not enough across the run: not "no
+    /// regression"), else `same` within the threshold, else `~`.
+    static func tested(
+        worseTest: MannWhitneyUTest, adjustedWorseP: Double, adjustedBetterP: Double, isWithinThreshold: Bool,
+        alpha: Double
+    ) -> CompareVerdict {
+        if FalseDiscoveryRate.isSignificant(adjustedWorseP, at: alpha) { return .worse }
+        if FalseDiscoveryRate.isSignificant(adjustedBetterP, at: alpha) { return .better }
+        if worseTest.isCompleteSeparation && FalseDiscoveryRate.isSignificant(worseTest.pValue, at: alpha) {
+            return .unconfirmedWorse
+        }
+        return isWithinThreshold ? .same : .cannotTell
+    }
+
+    /// The test with the larger p-value: the intersection-union test of
+    /// "changed as corrected" and "changed as measured".
+    static func bothAgree(_ corrected: MannWhitneyUTest?, _ measured: MannWhitneyUTest?) -> MannWhitneyUTest? {
+        guard let corrected else { return measured }
+        guard let measured else { return corrected }
+        return measured.pValue > corrected.pValue ? measured : corrected
+    }
+}

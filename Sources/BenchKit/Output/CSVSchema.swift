@@ -1,0 +1,128 @@
+/// The CSV contract between a run and every later reader (`compare`, the plot
+/// script, a spreadsheet). Results are compared across versions, so the column
+/// names, benchmark names, variant names (``VariantID``) and metric names
+/// (``Metric``) are part of the interface: add to them, never rename.
+///
+/// The file is long form: one measured value per row. An empty `value` means
+/// "not measured in this run" (allocation counts without jemalloc, skipped
+/// ticks a timer cannot report).
+///
+/// The `allocator` column says under which allocator a row was measured, and
+/// one file may hold several:
+/// - default run: every timing row is `system` (the normal allocator, so times
+///   are what users get); the allocation rows (`allocs_*`, `bytes_per_*`) are
+///   `jemalloc`, counted by a separate jemalloc process with its thread cache
+///   off, which makes the counts exact but every allocation slow;
+/// - `--allocator system`: `system` rows only, allocation values empty;
+/// - `--allocator jemalloc`: everything `jemalloc` (times are distorted by the
+///   thread-cache-less allocator; compare them only with other jemalloc times);
+/// - `--allocator both`: the default run plus the jemalloc run's rows.
+///
+/// Allocation metrics are not taken from the timed repetitions (there they
+/// would depend on how elements happened to batch) but from a counting pass at
+/// steady state: the workload first warms up on the same subscription or
+/// trampoline (queues and ring buffers grow to size), then one region of
+/// `SuiteConfiguration/countingBatch` operations (1000 in every suite) is
+/// counted. Counts cover every thread of the process; bytes are jemalloc size
+/// classes, the usable size handed out. How exact each one is:
+/// - `observeOn.throughput` `allocs_per_element`, `bytes_per_element`: one
+///   gated batch (`BatchGate`: the consumer wakes with the first element, the
+///   other 999 queue behind it), so the count is the same on every run and
+///   `value = per-element allocations + per-batch allocations / 1000`. The
+///   integer part is exact per element (a peer that allocates per element
+///   shows 3 or 1); the fraction is exact per batch of this shape (0.004 is
+///   four allocations per batch: scheduling a drain, waking a worker). In a
+///   free-running flood batches are smaller and vary with timing, so there the
+///   per-batch part weighs more per element; it is reported, not hidden.
+///   Rare one-off growth inside a scheduler (a new worker thread) can still
+///   show in one repetition; the median of the repetitions is what to compare.
+/// - `trampoline.recursion` `allocs_per_schedule`, `bytes_per_schedule`: one
+///   chain of 1000 levels: per-level allocations plus the chain's fixed
+///   start-up (or saving: the first level runs without being queued, hence
+///   0.999) divided by 1000. Exact on every run.
+/// - `observeOn.subscription` `allocs_per_lifecycle`, `bytes_per_lifecycle`:
+///   1000 subscription lifecycles (subscribe, one element delivered, dispose,
+///   observer released) after 100 warm-up ones on the same scheduler, divided
+///   by 1000: exact per lifecycle, with rare one-off growth (a new worker
+///   thread) spread over the batch.
+/// - `depth` is exact; every other metric is a time and varies.
+public enum CSVSchema {
+    /// The columns, in order, as written in the header row.
+    public static let columns: [String] = [
+        "run_id", "timestamp", "git_rev", "host", "cpu", "cores", "swift_version",
+        "allocator", "benchmark", "variant", "params", "metric", "unit", "repetition", "value",
+    ]
+
+    /// Separates `key=value` pairs in the `params` column, for example `period_ms=1;ticks=2000`.
+    public static let paramsSeparator: Character = ";"
+
+    /// Every benchmark with its variants and metrics, in the order a run
+    /// executes them: each benchmark of ``BenchmarkCatalog`` declares its own
+    /// schema (its variants are those of its catalogue, its metrics
+    /// ``Metric`` constants), so what a run writes and what a reader expects
+    /// come from one source.
+    public static let benchmarks: [BenchmarkSchema] = BenchmarkCatalog.all.map(\.schema)
+
+    /// The schema of the benchmark named `name`, if there is one.
+    public static func benchmark(named name: String) -> BenchmarkSchema? {
+        benchmarks.first { $0.name == name }
+    }
+
+    /// Whether `metric` of `variant` in `benchmark` is a wake-up-bound time:
+    /// the metric is (`Metric.isWakeUpBound`) or the variant is
+    /// (`BenchmarkSchema.wakeUpBoundVariants`) and the metric is a time, not a count.
+    public static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
+        guard let schema = self.benchmark(named: benchmark), let spec = schema.metric(named: metric) else { return false }
+        if spec.isWakeUpBound { return true }
+        return !spec.isExactCount && spec.direction != .informational
+            && schema.wakeUpBoundVariants.contains { $0.name == variant }
+    }
+
+    /// The metric named `metric` in `benchmark`, if both exist.
+    public static func metric(_ metric: String, in benchmark: String) -> Metric? {
+        self.benchmark(named: benchmark)?.metric(named: metric)
+    }
+
+    /// The metric named `metric` in any benchmark, if one has it.
+    public static func metric(named metric: String) -> Metric? {
+        benchmarks.lazy.compactMap { $0.metric(named: metric) }.first
+    }
+}
+
+/// One benchmark's stable name, its variants and the metrics each repetition writes.
+public struct BenchmarkSchema: Sendable, Equatable {
+    public let name: String
+    /// Every variant a run may write, in the order it runs them.
+    public let variants: [VariantID]
+    public let metrics: [Metric]
+    /// Variants whose every timing is wake-up-bound (see
+    /// `Metric.isWakeUpBound`): delivery on the main queue waits for the
+    /// main thread's run loop to wake for each batch.
+    public let wakeUpBoundVariants: [VariantID]
+    /// Variants whose allocation counts are not exact: code outside the
+    /// library (a run loop) allocates a varying amount inside the counted
+    /// region. `compare` shows their counts but does not judge them.
+    public let varyingCountVariants: [VariantID]
+
+    public init(
+        name: String, variants: [VariantID], metrics: [Metric], wakeUpBoundVariants: [VariantID] = [],
+        varyingCountVariants: [VariantID] = []
+    ) {
+        self.name = name
+        self.variants = variants
+        self.metrics = metrics
+        self.wakeUpBoundVariants = wakeUpBoundVariants
+        self.varyingCountVariants = varyingCountVariants
+    }
+
+    /// This benchmark's metric named `name`, if it has one.
+    public func metric(named name: String) -> Metric? {
+        metrics.first { $0.name == name }
+    }
+
+    /// Whether the counts of the variant named `variant` vary between runs
+    /// (see ``varyingCountVariants``).
+    public func countsVary(for variant: String) -> Bool {
+        varyingCountVariants.contains { $0.name == variant }
+    }
+}

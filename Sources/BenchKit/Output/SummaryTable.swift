@@ -1,0 +1,104 @@
+import Foundation
+import ToolSupport
+
+/// The table printed at the end of a run: per benchmark, the median of each
+/// metric over the repetitions, then the ratios a reader looks for first
+/// (fast path against generic path, this library against each peer).
+public enum SummaryTable {
+    /// The variant every ratio of a benchmark is taken against, and the metric used.
+    struct RatioRule {
+        let benchmark: String
+        let base: VariantID
+        let metric: Metric
+        let meaning: String
+    }
+
+    static let ratioRules = [
+        RatioRule(
+            benchmark: ObserveOnThroughputBenchmark.name, base: .fastPath, metric: .elementsPerSecond,
+            meaning: "elements/s of fast-path ÷ other; above 1 means the fast path is faster"),
+        RatioRule(
+            benchmark: ObserveOnLatencyBenchmark.name, base: .fastPath, metric: .latencyP50,
+            meaning: "p50 latency of fast-path ÷ other; below 1 means the fast path is quicker"),
+        RatioRule(
+            benchmark: ObserveOnSubscriptionBenchmark.name, base: .fastPath, metric: .nanosecondsPerLifecycle,
+            meaning: "time per lifecycle of fast-path ÷ other; below 1 means the fast path is quicker"),
+    ]
+
+    /// Renders `rows` (rows with per-tick samples are left out).
+    public static func render(_ rows: [CSVRow]) -> String {
+        var medians: [Key: Double] = [:]
+        var samples: [Key: [Double]] = [:]
+        var seriesOrder: [String: [Series]] = [:]
+        var benchmarkOrder: [String] = []
+        for row in rows where !row.params.contains("tick=") {
+            let key = Key(series: Series(variant: row.variant, params: row.params), benchmark: row.benchmark, metric: row.metric)
+            if let value = row.value { samples[key, default: []].append(value) } else { samples[key, default: []] += [] }
+            if !benchmarkOrder.contains(row.benchmark) { benchmarkOrder.append(row.benchmark) }
+            if !(seriesOrder[row.benchmark] ?? []).contains(key.series) {
+                seriesOrder[row.benchmark, default: []].append(key.series)
+            }
+        }
+        for (key, values) in samples {
+            if let median = Statistics.median(values) { medians[key] = median }
+        }
+        var out = ""
+        for benchmark in benchmarkOrder {
+            let metrics = (CSVSchema.benchmark(named: benchmark)?.metrics ?? [])
+                .filter { $0 != .latenessAtTick }
+                .filter { metric in samples.keys.contains { $0.benchmark == benchmark && $0.metric == metric.name } }
+            let series = seriesOrder[benchmark] ?? []
+            let repetitions = rows.filter { $0.benchmark == benchmark }.map(\.repetition).max() ?? 0
+            out += "\n\(benchmark) (median of \(repetitions) repetitions)\n"
+            let labels = series.map { $0.params.isEmpty ? $0.variant : "\($0.variant) [\($0.params)]" }
+            let labelWidth = max(labels.map(\.count).max() ?? 0, 8) + 2
+            let columnWidth = max(metrics.map(\.name.count).max() ?? 0, 10)
+            let table = TextTable(
+                columns: [TextTable.Column("variant", minimumWidth: labelWidth)]
+                    + metrics.map { TextTable.Column($0.name, alignment: .right, minimumWidth: columnWidth) },
+                indent: "  ")
+            let cells = series.enumerated().map { index, entry in
+                [labels[index]] + metrics.map { metric in
+                    // Counts keep their fraction: 0.002 is two allocations per batch of 1000.
+                    guard let median = medians[Key(series: entry, benchmark: benchmark, metric: metric.name)] else {
+                        return "-"
+                    }
+                    return metric.isAllocationCount ? NumberFormat.fourDecimals(median) : NumberFormat.compact(median)
+                }
+            }
+            out += table.lines(cells).map { $0 + "\n" }.joined()
+            // Ratios are taken within one parameter set (one regime, one period).
+            for rule in ratioRules where rule.benchmark == benchmark {
+                for base in series where base.variant == rule.base.name {
+                    guard let baseValue = medians[Key(series: base, benchmark: benchmark, metric: rule.metric.name)], baseValue > 0
+                    else { continue }
+                    var lines = ""
+                    for other in series where other.variant != rule.base.name && other.params == base.params {
+                        guard let value = medians[Key(series: other, benchmark: benchmark, metric: rule.metric.name)], value > 0 else {
+                            continue
+                        }
+                        let ratio = baseValue / value
+                        lines += "    \(rule.base.name) / \(other.variant)".padding(toLength: labelWidth + 18, withPad: " ", startingAt: 0)
+                            + String(format: "%.2fx", ratio) + "\n"
+                    }
+                    if !lines.isEmpty {
+                        let within = series.contains { $0.params != base.params } ? " [\(base.params)]" : ""
+                        out += "  ratios\(within) (\(rule.meaning)):\n" + lines
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    struct Series: Hashable {
+        let variant: String
+        let params: String
+    }
+
+    struct Key: Hashable {
+        let series: Series
+        let benchmark: String
+        let metric: String
+    }
+}

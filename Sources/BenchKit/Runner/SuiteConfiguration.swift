@@ -1,0 +1,91 @@
+/// Which suite a run is. Each benchmark declares its own sizes for each
+/// (its `Configuration(_:)`), and may declare its own repetitions
+/// (``Benchmark/repetitions(in:)``).
+public enum SuiteSize: String, Sendable, CaseIterable {
+    /// The default suite: about seven minutes on two cores (7 min 08 s for run 20261123T212442Z).
+    case standard
+    /// The reduced suite: about two minutes, every benchmark and variant present.
+    case quick
+    /// A sub-second suite for tests: every benchmark, tiny sizes.
+    case tiny
+
+    /// Repetitions of every variant unless a benchmark declares its own.
+    ///
+    /// Quick runs 7 so that `BenchRunner compare` can tell a clear change
+    /// between two quick runs: it controls the false discovery rate across
+    /// the run's ~85 judged timing series, so a lone series that got worse
+    /// must reach p ≤ 0.05/85 ≈ 0.0006, and with 7 against 7 repetitions
+    /// that do not overlap the one-sided rank test gives 1/3432 ≈ 0.0003
+    /// (6 give 0.0011, 5 give 0.004, 3 give 0.05: too few).
+    public var repetitions: Int {
+        switch self {
+        case .standard: 5
+        case .quick: 7
+        case .tiny: 2
+        }
+    }
+}
+
+/// What a suite run shares across its benchmarks: its size, warm-up, the
+/// allocation-counting pass and the `--repetitions` override. What each
+/// benchmark measures at that size (elements, samples, depths, periods) the
+/// benchmark declares itself.
+public struct SuiteConfiguration: Sendable {
+    public var size: SuiteSize
+    /// Every benchmark this many times instead of its own count (`--repetitions`).
+    public var repetitionsOverride: Int?
+    /// Run every plan once, unrecorded, before the first repetition.
+    public var warmUp: Bool
+    /// How to start the child process that measures plain recursion; `nil`
+    /// leaves `plain_recursion_limit` empty.
+    public var recursionProbe: PlainRecursionProbe?
+    /// Repetitions of the allocation-counting pass. Counts are exact, so a
+    /// few repetitions only show that they agree.
+    public var countingRepetitions: Int
+    /// Operations in one counted region: elements of one batch of a hop,
+    /// schedules of one trampoline chain. The same in every suite, so that
+    /// counts of a quick run and a default run are comparable.
+    public var countingBatch: Int
+
+    public init(
+        size: SuiteSize, repetitionsOverride: Int? = nil, warmUp: Bool, recursionProbe: PlainRecursionProbe?,
+        countingRepetitions: Int = 3, countingBatch: Int = SuiteConfiguration.defaultCountingBatch
+    ) {
+        self.size = size
+        self.repetitionsOverride = repetitionsOverride
+        self.warmUp = warmUp
+        self.recursionProbe = recursionProbe
+        self.countingRepetitions = countingRepetitions
+        self.countingBatch = countingBatch
+    }
+
+    /// The suite's name, as the run's header line says it.
+    public var name: String { size.rawValue }
+
+    /// The repetitions of a benchmark that does not declare its own.
+    public var repetitions: Int { repetitionsOverride ?? size.repetitions }
+
+    /// How many timing repetitions `benchmark` runs in this suite.
+    public func repetitions(of benchmark: any Benchmark) -> Int {
+        repetitionsOverride ?? benchmark.repetitions(in: size)
+    }
+
+    /// Operations per counted region in the standard and quick suites.
+    public static let defaultCountingBatch = 1000
+
+    /// The default suite.
+    public static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+        SuiteConfiguration(size: .standard, warmUp: true, recursionProbe: recursionProbe)
+    }
+
+    /// The reduced suite (see ``SuiteSize/repetitions`` for its 7 repetitions).
+    public static func quick(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+        SuiteConfiguration(size: .quick, warmUp: true, recursionProbe: recursionProbe)
+    }
+
+    /// A sub-second configuration for tests: no warm-up, smaller counted regions.
+    public static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+        SuiteConfiguration(
+            size: .tiny, warmUp: false, recursionProbe: recursionProbe, countingRepetitions: 2, countingBatch: 100)
+    }
+}

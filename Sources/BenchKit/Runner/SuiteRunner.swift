@@ -1,0 +1,150 @@
+/// Runs plans the way a careful engineer would: a warm-up of every plan,
+/// then repetitions with the variants interleaved (A B C, A B C, …) so that
+/// drift of the machine hits every variant alike. Every repetition becomes
+/// one row per metric.
+///
+/// Allocation counts are a separate pass (`AllocationPass`): after the
+/// timing repetitions (or instead of them), every plan that has allocation
+/// metrics counts `countingRepetitions` steady-state regions.
+public struct SuiteRunner: Sendable {
+    public let configuration: SuiteConfiguration
+    public let benchmarks: [any Benchmark]
+    public let filter: BenchmarkFilter
+    public let counter: AllocationCounter
+    public let allocationPass: AllocationPass
+
+    /// `allocationPass` defaults to `.here` with an exact counter, else `.unavailable`.
+    public init(
+        configuration: SuiteConfiguration, benchmarks: [any Benchmark] = BenchmarkCatalog.all,
+        filter: BenchmarkFilter = BenchmarkFilter([]), counter: AllocationCounter,
+        allocationPass: AllocationPass? = nil
+    ) {
+        self.configuration = configuration
+        self.benchmarks = benchmarks
+        self.filter = filter
+        self.counter = counter
+        self.allocationPass = allocationPass ?? (counter.isExact ? .here : .unavailable)
+    }
+
+    /// Every plan of every benchmark, filtered. Throws `BenchmarkFilterError`
+    /// when a filter pattern matches nothing.
+    public func selectedPlans() throws -> [MeasurementPlan] {
+        try filter.select(benchmarks.flatMap { $0.plans(for: configuration) })
+    }
+
+    /// Measures everything selected and returns the rows.
+    public func run(progress: ProgressReporter) throws -> [CSVRow] {
+        let plans = try selectedPlans()
+        var pass = allocationPass
+        if pass == .only, case let .unavailable(reason) = counter.availability {
+            throw BenchmarkFailure("cannot count allocations: \(reason)")
+        }
+        if pass == .here, !counter.isExact {
+            pass = .unavailable
+        }
+        if pass == .unavailable, case let .unavailable(reason) = counter.availability {
+            progress.note("note: allocation counts are left empty: \(reason)")
+        }
+        let timing = pass != .only
+        let counting = pass == .here || pass == .only
+        let runnable = plans.filter { plan in
+            if let reason = plan.unavailableReason {
+                // A counting child stays quiet: its parent has said it already.
+                if timing { progress.note("note: \(plan.identifier) [\(plan.params)] is not measured: \(reason)") }
+                return false
+            }
+            return true
+        }
+        let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
+        let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
+        progress.begin(
+            totalEstimatedSeconds: runnable.reduce(0) {
+                let perPlan = timing ? Double(repetitions(of: $1.benchmark)) : 0
+                return $0 + $1.estimatedSeconds * perPlan + $1.warmUpEstimatedSeconds * warmUpRounds
+                    + ($1.countAllocations == nil ? 0 : $1.countingEstimatedSeconds * countsPerPlan)
+            })
+        do {
+            let rows = try measure(runnable, timing: timing, counting: counting, pass: pass, progress: progress)
+            progress.finish()
+            return rows
+        } catch {
+            progress.abort()
+            throw error
+        }
+    }
+
+    private func measure(
+        _ runnable: [MeasurementPlan], timing: Bool, counting: Bool, pass: AllocationPass, progress: ProgressReporter
+    ) throws -> [CSVRow] {
+        let context = MeasureContext(counter: counter, configuration: configuration, progress: progress.measurement)
+        var rows: [CSVRow] = []
+        var order: [String] = []
+        var byBenchmark: [String: [MeasurementPlan]] = [:]
+        for plan in runnable {
+            if byBenchmark[plan.benchmark] == nil { order.append(plan.benchmark) }
+            byBenchmark[plan.benchmark, default: []].append(plan)
+        }
+        for benchmark in order where timing {
+            let group = byBenchmark[benchmark] ?? []
+            let repetitions = repetitions(of: benchmark)
+            if configuration.warmUp {
+                for plan in group {
+                    progress.willMeasure(plan, repetition: 0, of: repetitions, variants: group.count)
+                    try Self.serviced(plan) { try plan.warmUp(context) }
+                    progress.didMeasure(estimatedSeconds: plan.warmUpEstimatedSeconds)
+                }
+            }
+            for repetition in 1...max(repetitions, 1) {
+                for plan in group {
+                    progress.willMeasure(plan, repetition: repetition, of: repetitions, variants: group.count)
+                    let values = try Self.serviced(plan) { try plan.measure(context) }
+                    progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
+                    rows += Self.rows(for: plan, repetition: repetition, values: values)
+                    if pass == .unavailable, plan.countAllocations != nil {
+                        rows += Self.rows(for: plan, repetition: repetition, values: Self.emptyCounts(of: plan))
+                    }
+                }
+            }
+        }
+        for benchmark in order where counting {
+            let group = (byBenchmark[benchmark] ?? []).filter { $0.countAllocations != nil }
+            for repetition in 1...max(configuration.countingRepetitions, 1) {
+                for plan in group {
+                    guard let count = plan.countAllocations else { continue }
+                    progress.willCount(plan, repetition: repetition, of: configuration.countingRepetitions)
+                    let values = try Self.serviced(plan) { try count(context) }
+                    progress.didMeasure(estimatedSeconds: plan.countingEstimatedSeconds)
+                    rows += Self.rows(for: plan, repetition: repetition, values: values)
+                }
+            }
+        }
+        return rows
+    }
+
+    /// The timing repetitions of the benchmark named `name`: its own count
+    /// in this suite (see ``SuiteConfiguration/repetitions(of:)``).
+    func repetitions(of name: String) -> Int {
+        benchmarks.first { $0.schema.name == name }.map { configuration.repetitions(of: $0) } ?? configuration.repetitions
+    }
+
+    /// The allocation metrics of `plan`'s benchmark, without values.
+    static func emptyCounts(of plan: MeasurementPlan) -> [MetricValue] {
+        (CSVSchema.benchmark(named: plan.benchmark)?.metrics ?? [])
+            .filter(\.isAllocationCount)
+            .map { MetricValue($0, nil) }
+    }
+
+    static func serviced<T>(_ plan: MeasurementPlan, _ body: () throws -> T) rethrows -> T {
+        plan.needsMainQueue ? try MainQueueDriver.servicingMainQueue(body) : try body()
+    }
+
+    static func rows(for plan: MeasurementPlan, repetition: Int, values: [MetricValue]) -> [CSVRow] {
+        values.map { value in
+            let params = [plan.params, value.extraParams ?? ""].filter { !$0.isEmpty }
+                .joined(separator: String(CSVSchema.paramsSeparator))
+            return CSVRow(
+                benchmark: plan.benchmark, variant: plan.variant, params: params, metric: value.metric.name,
+                unit: value.metric.unit, repetition: repetition, value: value.value)
+        }
+    }
+}
