@@ -61,8 +61,8 @@ public enum CSVSchema {
         BenchmarkSchema(
             name: "observeOn.throughput",
             variants: [
-                "fast-path", "generic", "concurrent", "operation-queue", "main",
-                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.nio",
+                "fast-path", "generic", "concurrent", "operation-queue", "main", "actor-executor",
+                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.actor", "peer.nio",
                 "reference.batched-handoff", "reference.spsc-ring",
                 "fast-path.disturbed", "generic.disturbed",
             ],
@@ -81,8 +81,8 @@ public enum CSVSchema {
         BenchmarkSchema(
             name: "observeOn.latency",
             variants: [
-                "fast-path", "generic", "concurrent", "operation-queue", "main",
-                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.nio",
+                "fast-path", "generic", "concurrent", "operation-queue", "main", "actor-executor",
+                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.actor", "peer.nio",
                 "reference.batched-handoff", "reference.spsc-ring",
             ],
             metrics: [
@@ -110,6 +110,17 @@ public enum CSVSchema {
             // around the library's own (28.69 against 28.80 in two runs of one
             // revision); the same sinks are counted exactly on the other variants.
             varyingCountVariants: ["main"]
+        ),
+        // `values` against an `AsyncStream`, measured as `observeOn.throughput` is.
+        BenchmarkSchema(
+            name: "asyncSequence.throughput",
+            variants: ["values", "peer.asyncstream"],
+            metrics: [
+                MetricSpec("elements_per_s", unit: "elements/s", direction: .higherIsBetter),
+                MetricSpec("ns_per_element", unit: "ns", direction: .lowerIsBetter),
+                MetricSpec("allocs_per_element", unit: "allocations", direction: .lowerIsBetter, isExactCount: true),
+                MetricSpec("bytes_per_element", unit: "bytes", direction: .lowerIsBetter, isExactCount: true),
+            ]
         ),
         BenchmarkSchema(
             name: "trampoline.recursion",

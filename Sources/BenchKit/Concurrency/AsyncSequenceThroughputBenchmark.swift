@@ -1,0 +1,57 @@
+/// `asyncSequence.throughput`: elements per second, and allocations per
+/// element, from a producing thread to a task reading an `AsyncSequence`:
+/// this library's `observable.values` (variant `values`) against an
+/// `AsyncStream` (`peer.asyncstream`, the same session as in
+/// `observeOn.throughput`), in the same run.
+///
+/// Measured exactly as `observeOn.throughput` is: the same `UInt64`
+/// elements, the same count per repetition (`throughputElements`), a fresh
+/// session per repetition made outside the measured region, which ends when
+/// the last element was consumed; allocations from the gated counting pass
+/// (`HopAllocationCount`, `BatchGate`).
+public struct AsyncSequenceThroughputBenchmark: NamedBenchmark {
+    public static let name = "asyncSequence.throughput"
+    let hops: [HopVariant]
+
+    public init() {
+        hops = [ObservableValuesHop.variant, AsyncStreamHop.variant]
+    }
+
+    init(hops: [HopVariant]) {
+        self.hops = hops
+    }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        let elements = configuration.throughputElements
+        let batch = configuration.countingBatch
+        let params = formatParams(["elements": String(elements)])
+        return hops.map { hop -> MeasurementPlan in
+            if let reason = hop.unavailableReason {
+                return .unavailable(benchmark: Self.name, variant: hop.name, params: params, reason: reason)
+            }
+            return MeasurementPlan(
+                benchmark: Self.name, variant: hop.name, params: params,
+                estimatedSeconds: Double(elements) * 1e-6 + 0.01,
+                countingEstimatedSeconds: Double(batch * (HopAllocationCount.warmUpBatches + 1)) * 3e-6 + 0.03,
+                warmUp: { context in
+                    _ = try ObserveOnThroughputBenchmark.measureOnce(
+                        hop: hop, elements: max(elements / 4, 1), context: context)
+                },
+                measure: { context in
+                    let region = try ObserveOnThroughputBenchmark.measureOnce(
+                        hop: hop, elements: elements, context: context)
+                    return [
+                        MetricValue("elements_per_s", region.operationsPerSecond(elements)),
+                        MetricValue("ns_per_element", region.nanosecondsPer(elements)),
+                    ]
+                },
+                countAllocations: { context in
+                    let delta = try HopAllocationCount.count(hop: hop, batch: batch, context: context)
+                    return [
+                        MetricValue("allocs_per_element", delta.map { Double($0.allocations) / Double(batch) }),
+                        MetricValue("bytes_per_element", delta.map { Double($0.bytes) / Double(batch) }),
+                    ]
+                })
+        }
+    }
+}
