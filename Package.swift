@@ -21,6 +21,9 @@ let package = Package(
         // Documentation only: `swift package generate-documentation --target Schedulers`
         // builds the DocC catalog in Sources/Schedulers/Schedulers.docc. No target uses it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Tests only: pointfree's TestClock, run side by side with
+        // TestSchedulerClock in ClockComparisonTests. No library or tool uses it.
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // The library: protocols, disposables, builtin schedulers, sequences.
@@ -78,6 +81,16 @@ let package = Package(
         .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ToolSupport"]),
         .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
+        // TestSchedulerClock against swift-clocks' TestClock: how often a
+        // "sleep, advance, check" test misses a wake-up on each.
+        .testTarget(
+            name: "ClockComparisonTests",
+            dependencies: [
+                "Schedulers",
+                "SchedulersTesting",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,7 +5,10 @@ final class CSVSchemaTests: XCTestCase {
     func testBenchmarkNamesAreTheStableInterface() {
         XCTAssertEqual(
             CSVSchema.benchmarks.map(\.name),
-            ["observeOn.throughput", "observeOn.latency", "observeOn.subscription", "trampoline.recursion", "periodic.drift"])
+            [
+                "observeOn.throughput", "observeOn.latency", "observeOn.subscription", "asyncSequence.throughput",
+                "trampoline.recursion", "periodic.drift",
+            ])
     }
 
     func testSubscriptionHasEveryLibrarySchedulerAndTheOpenCombinePeer() throws {
@@ -35,9 +38,9 @@ final class CSVSchemaTests: XCTestCase {
         XCTAssertEqual(
             Set(schema.variants.map(\.name)),
             [
-                "fast-path", "generic", "concurrent", "operation-queue", "main", "peer.dispatch-async",
-                "peer.opencombine", "peer.asyncstream", "peer.nio", "reference.batched-handoff",
-                "reference.spsc-ring", "fast-path.disturbed", "generic.disturbed",
+                "fast-path", "generic", "concurrent", "operation-queue", "main", "actor-executor",
+                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.actor", "peer.nio",
+                "reference.batched-handoff", "reference.spsc-ring", "fast-path.disturbed", "generic.disturbed",
             ])
         XCTAssertEqual(
             schema.metrics.map(\.name), ["elements_per_s", "ns_per_element", "allocs_per_element", "bytes_per_element"])

@@ -50,6 +50,20 @@ final class ConcurrencyReadmeExamplesTests: XCTestCase {
         XCTAssertEqual(output.all, ["count: 100", "on the scheduler's queue: true"])
     }
 
+    func testTaskExecutor() async {
+        // --- README: task executor ---
+        let workers = OperationQueue()
+        workers.name = "workers"
+        workers.maxConcurrentOperationCount = 2
+        let scheduler = OperationQueueScheduler(operationQueue: workers)
+        let ranOn = await Task(executorPreference: scheduler.taskExecutor) {
+            OperationQueue.current?.name ?? "elsewhere"
+        }.value
+        print("task body ran on: \(ranOn)")
+        // --- end ---
+        XCTAssertEqual(output.all, ["task body ran on: workers"])
+    }
+
     func testValues() async {
         // --- README: values ---
         struct Failure: Error {}

@@ -271,6 +271,27 @@ final class ObservableValuesTests: XCTestCase {
         XCTAssertNil(weakToken)
     }
 
+    /// Found by the `cancel-vs-values.task` stress scenario: a source that
+    /// keeps its subscriber's observer (as a `create` closure storing it
+    /// does) was kept alive by the iteration holding the source, a cycle that
+    /// outlived the cancelled task.
+    func testASourceThatKeepsItsObserverIsFreedOnceTheCancelledIterationEnds() async throws {
+        weak var weakSource: HandDrivenSource?
+        let task: Task<Void, any Error>
+        do {
+            let source = HandDrivenSource()
+            weakSource = source
+            let observable = source.observable
+            task = Task {
+                for try await _ in observable.values {}
+            }
+            await source.subscribed()
+        }
+        task.cancel()
+        try await task.value
+        XCTAssertNil(weakSource, "the iteration let go of the source it subscribed to")
+    }
+
     func testCompletionDisposesTheSubscriptionBeforeTheIteratorGoes() async throws {
         let source = HandDrivenSource()
         var iterator = source.observable.values.makeAsyncIterator()

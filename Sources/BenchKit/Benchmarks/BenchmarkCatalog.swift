@@ -5,6 +5,7 @@ public enum BenchmarkCatalog {
             ObserveOnThroughputBenchmark(),
             ObserveOnLatencyBenchmark(),
             ObserveOnSubscriptionBenchmark(),
+            AsyncSequenceThroughputBenchmark(),
             TrampolineBenchmark(),
             PeriodicDriftBenchmark(),
         ]

@@ -148,7 +148,10 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
         case failed(any Error)
     }
 
-    private let source: Observable<Element>
+    /// The sequence to subscribe to, dropped once subscribed (or cancelled):
+    /// an observer the source keeps (a subject's, or one a `create` closure
+    /// stored) must not keep the source alive through this iteration.
+    private var source: Observable<Element>?
     private let bufferingPolicy: ObservableValuesBufferingPolicy
     private let lock = Lock()
     private var phase = Phase.idle
@@ -170,7 +173,7 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
     /// What `next(_:)` does once it has looked at the state.
     private enum NextAction {
         case resume(ValuesOutcome<Element>)
-        case subscribe
+        case subscribe(Observable<Element>)
         case wait
     }
 
@@ -186,9 +189,11 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
             }
             switch phase {
             case .idle:
+                guard let subscribeTo = source else { return .resume(.finished) }
+                source = nil
                 phase = .active
                 waiting = continuation
-                return .subscribe
+                return .subscribe(subscribeTo)
             case .active:
                 precondition(waiting == nil, "ObservableValues: next() called while another next() of the same iterator is waiting")
                 waiting = continuation
@@ -205,8 +210,8 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
             continuation.resume(returning: outcome)
         case .wait:
             break
-        case .subscribe:
-            let disposable = source.subscribe(self)
+        case .subscribe(let subscribeTo):
+            let disposable = subscribeTo.subscribe(self)
             let disposeNow = lock.withLock {
                 if cancelled {
                     return true
@@ -307,6 +312,7 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
         var waiter: UnsafeContinuation<ValuesOutcome<Element>, Never>?
         var toDispose: Disposable?
         var dropped: [Element] = []
+        var unsubscribedSource: Observable<Element>?
         lock.withLock {
             guard !cancelled else { return }
             cancelled = true
@@ -314,12 +320,16 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
             waiting = nil
             toDispose = subscription
             subscription = nil
+            unsubscribedSource = source
+            source = nil
             swap(&dropped, &buffer)
             head = 0
         }
         toDispose?.dispose()
         waiter?.resume(returning: .finished)
-        // The dropped elements are released here, outside the lock.
+        // The dropped elements and a never-subscribed source are released
+        // here, outside the lock.
         _ = dropped
+        _ = unsubscribedSource
     }
 }

@@ -34,6 +34,10 @@ public enum ScenarioCatalog {
         // emulation's code is the same on every scheduler).
         scenarios += kinds.map { PeriodicDisposeVersusTick($0) as any StressScenario }
         scenarios.append(PeriodicDisposeVersusTick(.concurrentDispatch, emulated: true))
+        // The Swift Concurrency bridge: cancellation is disposal for `values`,
+        // and a serial scheduler's executor outlives neither its jobs nor its actor.
+        scenarios.append(ValuesCancelVersusDelivery())
+        scenarios.append(ActorJobVersusSchedulerTeardown())
         return scenarios
     }
 }

@@ -3,9 +3,11 @@
 enum HopCatalog {
     static var all: [HopVariant] {
         LibraryHops.variants + [
+            ActorHops.schedulerExecutor,
             DispatchAsyncHop.variant,
             OpenCombineHop.variant,
             AsyncStreamHop.variant,
+            ActorHops.defaultActor,
             NIOHop.variant,
             BatchedHandoffHop.variant,
             SPSCRingHop.variant,

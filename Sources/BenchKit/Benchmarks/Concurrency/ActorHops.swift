@@ -1,0 +1,71 @@
+import Schedulers
+
+/// The actor hops of `observeOn.throughput` and `observeOn.latency`: what a
+/// synchronous producer writes to hand each element to an actor,
+/// `Task { @SomeGlobalActor in consume(value) }`.
+///
+/// Since Swift 6 a task whose operation is isolated to an actor is enqueued
+/// on that actor's executor when it is created, so every element is one job
+/// on the actor, in the order sent (one task allocation and one hop, no
+/// detour through the global pool). The two variants differ only in the
+/// executor behind the actor:
+/// - `actor-executor`: the actor's executor is a
+///   `SerialDispatchQueueScheduler`'s `executor`, so the job runs on the
+///   scheduler's serial queue (this library's `SerialSchedulerExecutor`);
+/// - `peer.actor`: a default actor, run by the Swift runtime on the
+///   cooperative pool.
+///
+/// A hop needs an actor the closure can be isolated to from a non-isolated
+/// caller, hence global actors, and a global actor is one per process: unlike
+/// the other variants, the scheduler behind `actor-executor` is made once and
+/// reused by every repetition (its queue is idle between passes).
+enum ActorHops {
+    static let schedulerExecutor = HopVariant(id: .library("actor-executor")) {
+        ActorHop { value, consume in
+            Task { @SchedulerExecutorBenchActor in consume(value) }
+        }
+    }
+
+    static let defaultActor = HopVariant(id: .peer("actor")) {
+        ActorHop { value, consume in
+            Task { @DefaultBenchActor in consume(value) }
+        }
+    }
+}
+
+/// The actor of `actor-executor`: its jobs run on one
+/// `SerialDispatchQueueScheduler`'s queue, through the scheduler's `executor`.
+@globalActor
+actor SchedulerExecutorBenchActor {
+    static let shared = SchedulerExecutorBenchActor()
+    /// Kept for the whole process: the actor's executor lives as long as it does.
+    static let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "bench.actor-executor")
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        Self.scheduler.executor.asUnownedSerialExecutor()
+    }
+}
+
+/// The actor of `peer.actor`: a default actor.
+@globalActor
+actor DefaultBenchActor {
+    static let shared = DefaultBenchActor()
+}
+
+/// One pass sends every element as its own task isolated to the variant's actor.
+final class ActorHop: HopSession {
+    private let send: @Sendable (UInt64, @escaping @Sendable (UInt64) -> Void) -> Void
+
+    init(send: @escaping @Sendable (UInt64, @escaping @Sendable (UInt64) -> Void) -> Void) {
+        self.send = send
+    }
+
+    func pass(produce: @escaping ((UInt64) -> Void) -> Void, consume: @escaping @Sendable (UInt64) -> Void) throws {
+        let send = self.send
+        produce { value in send(value, consume) }
+    }
+
+    /// Nothing to release: the tasks end once they have run, and the
+    /// producer returns only after the last one did.
+    func close() {}
+}
