@@ -10,7 +10,7 @@ import Synchronization
 //
 // Built with the package trait `Exploration` (`swift build --traits
 // Exploration`, which defines `SCHEDULERS_EXPLORATION`), every sync point
-// calls `SchedulersExploration.hook` when one is installed. The Stress
+// calls the hook installed by `SchedulersExploration.install`, if any. The Stress
 // harness installs one that parks the calling thread until its controller
 // picks that thread to go next, so a race between the harness's threads
 // runs one thread at a time, in an order the controller chooses and can
@@ -50,7 +50,7 @@ enum SyncPoint {
     @discardableResult
     static func yield(_ kind: SyncPointKind) -> Bool {
         #if SCHEDULERS_EXPLORATION
-        if let hook = SchedulersExploration.hook {
+        if let hook = SyncPointHook.installed {
             return hook(kind.rawValue)
         }
         #endif
@@ -66,15 +66,18 @@ enum SyncPoint {
 }
 
 #if SCHEDULERS_EXPLORATION
+/// Where the exploration hook is kept (see `SchedulersExploration.install`).
+@usableFromInline
+enum SyncPointHook {
+    @usableFromInline
+    nonisolated(unsafe) static var installed: (@convention(c) (UInt8) -> Bool)?
+}
+
 /// The exploration hook (present only in builds with the `Exploration` trait).
 ///
 /// Not part of the library's API: the Stress harness installs it.
 @_spi(Exploration)
 public enum SchedulersExploration {
-    /// The installed hook; see ``install(_:)``.
-    @usableFromInline
-    nonisolated(unsafe) static var hook: (@convention(c) (UInt8) -> Bool)?
-
     /// Installs `hook`, called at every sync point with the point's kind: 0
     /// lock acquire, 1 lock found taken, 2 atomic load, 3 atomic store, 4
     /// atomic read-modify-write, 5 spin-wait round. It returns whether the
@@ -86,7 +89,7 @@ public enum SchedulersExploration {
     /// threads it does not control. `nil` (the default) makes every sync
     /// point a no-op.
     public static func install(_ hook: (@convention(c) (UInt8) -> Bool)?) {
-        Self.hook = hook
+        SyncPointHook.installed = hook
     }
 
     /// Whether this build of the library has sync points (always `true`
