@@ -245,3 +245,77 @@ private func allInterleavings(_ a: Int, _ b: Int) -> [[Int]] {
     if b == 0 { return [Array(repeating: 0, count: a)] }
     return allInterleavings(a - 1, b).map { [0] + $0 } + allInterleavings(a, b - 1).map { [1] + $0 }
 }
+
+final class ExplorationCommandTests: XCTestCase {
+    private final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        var text: String { lock.withLock { lines.joined(separator: "\n") } }
+        func append(_ line: String) { lock.withLock { lines.append(line) } }
+    }
+
+    private func command(_ output: Output) -> StressCommand {
+        StressCommand(
+            scenarios: [],
+            brokenVariants: [
+                BrokenVariant(
+                    label: "lost update", window: "one step", scenario: LostUpdateScenario(padding: 2),
+                    explorationMustFind: true)
+            ],
+            output: { output.append($0) })
+    }
+
+    func testExplorationOptionsParseAndBadValuesSayWhatIsNeeded() throws {
+        let options = try StressOptions.parse(["--explore", "pct", "--pct-depth", "4", "--preemptions", "0"])
+        XCTAssertEqual(options.explore, .pct)
+        XCTAssertEqual(options.pctDepth, 4)
+        XCTAssertEqual(options.preemptions, 0)
+        XCTAssertEqual(options.explorationLimit, .iterations(StressOptions.defaultSchedules))
+        let cases: [([String], String)] = [
+            (["--explore", "dfs"], "The value 'dfs' is invalid for '--explore <strategy>': needs one of random, pct, exhaustive"),
+            (["--preemptions", "11"], "The value '11' is invalid for '--preemptions <n>': needs a whole number from 0 to 10"),
+            (["--replay", "x:1:a", "--explore", "random"], "--replay runs one schedule: give it without --explore and --self-check"),
+            (["--explore", "random", "--self-check"], "--self-check measures every strategy itself: give it without --explore"),
+        ]
+        for (arguments, message) in cases {
+            XCTAssertThrowsError(try StressOptions.parse(arguments), "\(arguments)") { error in
+                XCTAssertEqual(StressOptions.message(for: error), message, "\(arguments)")
+            }
+        }
+    }
+
+    func testReplayReproducesTheForbiddenOutcomeEveryTimeAndExitsWithFailure() throws {
+        var settings = ExplorationSettings(strategy: .random, seed: 3, limit: .iterations(300))
+        settings.leakGraceSeconds = 1
+        let scenario = LostUpdateScenario(padding: 2)
+        let schedule = try XCTUnwrap(Explorer(settings).run(scenario).exploration?.failingSchedule)
+        let output = Output()
+        XCTAssertEqual(command(output).main(["--replay", schedule.description, "--iterations", "100"]), StressCommand.failure)
+        XCTAssertTrue(output.text.contains("100 x lost-update [FORBIDDEN]"), output.text)
+        XCTAssertFalse(output.text.contains("all-counted"), output.text)
+    }
+
+    func testReplayOfABadScheduleIsAUsageErrorThatSaysWhy() {
+        let cases: [(String, String)] = [
+            ("nothing", "is not a schedule"),
+            ("test.unknown:1:a", "no scenario is named 'test.unknown'"),
+            ("test.lost-update:1:c", "has 2 threads"),
+            // Thread a passes four sync points (two padding, load, store), so
+            // it has five steps: a sixth cannot run.
+            ("test.lost-update:1:a6", "the schedule does not fit"),
+        ]
+        for (text, message) in cases {
+            let output = Output()
+            XCTAssertEqual(command(output).main(["--replay", text]), StressCommand.usageError, text)
+            XCTAssertTrue(output.text.contains(message), "\(text): \(output.text)")
+        }
+    }
+
+    func testExploreWithoutTheLibrarysSyncPointsSaysHowToBuild() throws {
+        try XCTSkipIf(Exploration.libraryIsInstrumented, "this build has the Exploration trait")
+        let output = Output()
+        let command = StressCommand(scenarios: [LostUpdateScenario()], output: { output.append($0) })
+        XCTAssertEqual(command.main(["--explore", "random"]), StressCommand.usageError)
+        XCTAssertTrue(output.text.contains("--traits Exploration"), output.text)
+    }
+}
