@@ -165,6 +165,8 @@ final class ExplorationTests: XCTestCase {
         // the two loads and two stores... counted by brute force below.
         XCTAssertEqual(result.iterations, 20)
         XCTAssertEqual(result.exploration?.exhausted, true)
+        // The state makes no seeded choice: one search covers it.
+        XCTAssertEqual(result.exploration?.statesSearched, 1)
         var lost = 0
         for schedule in allInterleavings(3, 3) {
             // Thread steps: 0 start→load point, 1 load→store point, 2 store→end.
@@ -184,6 +186,18 @@ final class ExplorationTests: XCTestCase {
         }
         XCTAssertEqual(result.count(of: "lost-update"), lost)
         XCTAssertEqual(result.count(of: "all-counted"), 20 - lost)
+    }
+
+    func testExhaustiveSearchSearchesFurtherStatesWhenTheStateMakesSeededChoices() {
+        // FakeScenario's state picks a number: each state seed is a new
+        // state. Two actors without sync points: two schedules per state.
+        var settings = ExplorationSettings(strategy: .exhaustive, seed: 1, limit: .iterations(1_000))
+        settings.maximumExhaustiveStates = 5
+        settings.leakGraceSeconds = 1
+        let result = Explorer(settings).run(FakeScenario { _ in .first })
+        XCTAssertEqual(result.iterations, 10)
+        XCTAssertEqual(result.exploration?.statesSearched, 5)
+        XCTAssertEqual(result.exploration?.exhausted, true)
     }
 
     func testADeadlockIsReportedNotHung() {

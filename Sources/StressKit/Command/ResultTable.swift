@@ -52,13 +52,16 @@ public enum ResultTable {
                 + "\(NumberFormat.twoDecimals(result.seconds)) s (\(Int(rate)) schedules/s), seed \(result.seed), "
                 + "live instances at end: \(result.leaked)",
         ]
-        if exploration.exhausted {
+        if exploration.statesSearched > 0 {
+            let states = exploration.statesSearched == 1 ? "the state" : "each of \(exploration.statesSearched) seeded states"
             lines.append(
                 exploration.boundLeftSchedulesOut
-                    ? "    every schedule within the preemption bound was run; the bound left schedules out"
-                    : "    every schedule was run (the preemption bound left none out)")
-        } else if exploration.boundLeftSchedulesOut {
-            lines.append("    the limit stopped the search before it was exhausted; the preemption bound also left schedules out")
+                    ? "    every schedule within the preemption bound was run for \(states); the bound left schedules out"
+                    : "    every schedule was run for \(states) (the preemption bound left none out)")
+        }
+        if !exploration.exhausted && exploration.strategy.hasPrefix("exhaustive") {
+            lines.append("    the limit stopped a search before it was exhausted"
+                + (exploration.boundLeftSchedulesOut ? "; the preemption bound also left schedules out" : ""))
         }
         if !exploration.libraryInstrumented {
             lines.append("    note: this build's library has no sync points (build with --traits Exploration)")

@@ -6,6 +6,9 @@ public struct ExplorationSummary: Sendable {
     public let schedules: Int
     /// Exhaustive only: whether every schedule within the bound was run.
     public let exhausted: Bool
+    /// Exhaustive only: how many states (seeds of the scenario's own
+    /// choices) were searched completely (1 when the state makes no choice).
+    public let statesSearched: Int
     /// Exhaustive only: whether the preemption bound left schedules out.
     public let boundLeftSchedulesOut: Bool
     /// The first schedule that ended in a forbidden outcome (shrunk), if any.
@@ -32,6 +35,9 @@ public struct ExplorationSettings: Sendable {
     public var preemptionBound: Int = 2
     /// The most steps one schedule may take.
     public var stepBudget: Int = 20_000
+    /// Exhaustive only: the most states searched for a scenario whose state
+    /// makes seeded choices (one search per state).
+    public var maximumExhaustiveStates = 16
     /// Whether to stop at the first forbidden outcome (the self-check's detection runs).
     public var stopAtFirstFailure = false
     /// Whether to shrink the first failing schedule.
@@ -86,8 +92,11 @@ public struct Explorer: Sendable {
         var failure: (schedule: Schedule, outcome: String)?
         var secondsToFailure: Double?
         var generator = SeededGenerator(seed: settings.seed, scenario: scenario.name)
-        // Exhaustive search replays prefixes: the state must be the same every time.
-        let fixedStateSeed = generator.next()
+        // Exhaustive search replays prefixes: the state must be the same
+        // through one search. A scenario whose state makes seeded choices
+        // is searched again for further states while the limit allows.
+        var fixedStateSeed = generator.next()
+        var searchedStates = 0
         var strategy = makeStrategy(threads: scenario.actorCount)
 
         scenario.setUp()
@@ -98,12 +107,25 @@ public struct Explorer: Sendable {
         case .duration(let seconds): started + UInt64(max(seconds, 0) * 1e9)
         }
         var schedules = 0
+        var statesMatter = false
+        var countedLastSearch = false
         while true {
             if case .iterations(let total) = settings.limit, schedules >= total { break }
             if let deadline, schedules > 0, monotonicNanoseconds() >= deadline { break }
-            guard strategy.beginSchedule() else { break }
+            if !strategy.beginSchedule() {
+                searchedStates += 1
+                guard statesMatter, searchedStates < settings.maximumExhaustiveStates else {
+                    countedLastSearch = true
+                    break
+                }
+                fixedStateSeed = generator.next()
+                strategy = makeStrategy(threads: scenario.actorCount)
+                _ = strategy.beginSchedule()
+            }
             let stateSeed = settings.strategy == .exhaustive ? fixedStateSeed : generator.next()
-            let (outcome, choices, end) = Self.runOnce(scenario, stateSeed: stateSeed, on: controller, chooser: &strategy)
+            let (outcome, choices, end, madeChoices) = Self.runOnce(
+                scenario, stateSeed: stateSeed, on: controller, chooser: &strategy)
+            statesMatter = statesMatter || madeChoices
             strategy.endSchedule(steps: choices.count)
             schedules += 1
             guard let outcome else {
@@ -141,6 +163,8 @@ public struct Explorer: Sendable {
         result.exploration = ExplorationSummary(
             strategy: settings.strategyDescription, schedules: schedules,
             exhausted: (strategy as? ExhaustiveStrategy)?.isExhausted ?? false,
+            statesSearched: searchedStates
+                + (!countedLastSearch && (strategy as? ExhaustiveStrategy)?.isExhausted == true ? 1 : 0),
             boundLeftSchedulesOut: strategy.boundLeftSchedulesOut,
             failingSchedule: reported, unshrunk: unshrunk, secondsToFirstFailure: secondsToFailure,
             libraryInstrumented: Exploration.libraryIsInstrumented)
@@ -158,7 +182,7 @@ public struct Explorer: Sendable {
         for _ in 0..<times {
             var strategy = ReplayStrategy(schedule.choices)
             _ = strategy.beginSchedule()
-            let (outcome, choices, end) = runOnce(
+            let (outcome, choices, end, _) = runOnce(
                 scenario, stateSeed: schedule.stateSeed, on: controller, chooser: &strategy)
             let declaration = outcome.map(OutcomeDeclaration.init) ?? end.outcome.unsafelyUnwrapped
             results.append(ReplayResult(outcome: declaration, choices: choices, divergence: strategy.divergence))
@@ -173,18 +197,20 @@ public struct Explorer: Sendable {
     /// The outcome is `nil` when the schedule did not complete (see `ScheduleEnd`).
     static func runOnce<Scenario: StressScenario, Chooser: ScheduleChooser>(
         _ scenario: Scenario, stateSeed: UInt64, on controller: ScheduleController, chooser: inout Chooser
-    ) -> (outcome: Scenario.Outcome?, choices: [Int], end: ScheduleEnd) {
+    ) -> (outcome: Scenario.Outcome?, choices: [Int], end: ScheduleEnd, madeChoices: Bool) {
         var stateGenerator = SeededGenerator(seed: stateSeed)
         var iterationChoices = IterationChoices(actorCount: scenario.actorCount, generator: &stateGenerator)
+        let untouched = iterationChoices
         let state = UnsafeTransfer(scenario.makeState(&iterationChoices))
+        let madeChoices = iterationChoices != untouched
         let (choices, end) = controller.run({ actor in
             CurrentActor.set(actor)
             scenario.act(actor, on: state.value)
             CurrentActor.set(nil)
         }, chooser: &chooser)
-        guard end == .completed else { return (nil, choices, end) }
+        guard end == .completed else { return (nil, choices, end, madeChoices) }
         scenario.settle()
-        return (scenario.arbitrate(state.value), choices, end)
+        return (scenario.arbitrate(state.value), choices, end, madeChoices)
     }
 
     /// A schedule that ends in the same forbidden outcome with as few thread
@@ -203,7 +229,7 @@ public struct Explorer: Sendable {
             attempts += 1
             var strategy = ReplayStrategy(candidate, lenient: lenient)
             _ = strategy.beginSchedule()
-            let (result, choices, _) = Self.runOnce(scenario, stateSeed: schedule.stateSeed, on: controller, chooser: &strategy)
+            let (result, choices, _, _) = Self.runOnce(scenario, stateSeed: schedule.stateSeed, on: controller, chooser: &strategy)
             guard let result, result.id == outcome, strategy.divergence == nil else { return nil }
             return choices
         }
