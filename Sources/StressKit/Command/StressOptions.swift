@@ -17,8 +17,15 @@ public struct StressOptions: ParsableCommand {
             Covers guarantees 2 to 8, numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
             each scenario runs its actors concurrently, many times, and counts each outcome.
 
+            --explore runs the explorable scenarios one thread at a time under a schedule controller \
+            (build with --traits Exploration so the library's locks and atomics are its sync points); \
+            every forbidden outcome prints a schedule that --replay reproduces. --self-check also prints \
+            how often and how fast real threads and each strategy find several broken disposables.
+
             EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome or a leak \
-            (or, with --self-check, the broken disposable went unnoticed); 2 bad command line.
+            (or a deadlock under --explore; with --self-check, a broken disposable went unnoticed; with \
+            --replay, the schedule reproduced a forbidden outcome); 2 bad command line or a schedule that \
+            does not fit.
             """)
 
     /// `--list`: print the scenarios and exit.

@@ -145,6 +145,20 @@ public struct DetectionTable: Sendable {
                 + "\(preemptionBound) preemptions; seeds \(seed)...):",
         ]
         lines += table.lines(rows)
+        for variant in variants {
+            if let schedule = shrunkFailingSchedule(variant.scenario) {
+                lines.append("    \(variant.label): Stress --replay '\(schedule)'")
+            }
+        }
         return (lines.joined(separator: "\n"), passed)
+    }
+
+    /// A shrunk schedule that makes `scenario` fail, from PCT (nil if none was found in the budget).
+    private func shrunkFailingSchedule<Scenario: StressScenario>(_ scenario: Scenario) -> Schedule? {
+        var settings = ExplorationSettings(strategy: .pct, seed: seed, limit: .duration(seconds: budgetSeconds))
+        settings.pctDepth = pctDepth
+        settings.stopAtFirstFailure = true
+        settings.leakGraceSeconds = 1
+        return Explorer(settings).run(scenario).exploration?.failingSchedule
     }
 }
