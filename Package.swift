@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // The Schedulers library depends on nothing beyond the toolchain. Only the
@@ -12,6 +12,16 @@ let package = Package(
         .library(name: "SchedulersTesting", targets: ["SchedulersTesting"]),
         .executable(name: "BenchRunner", targets: ["BenchRunner"]),
         .executable(name: "Stress", targets: ["Stress"]),
+    ],
+    traits: [
+        // Off by default, and never enabled by a client: the library's sync
+        // points (Sources/Schedulers/Internal/SyncPoint.swift) then call the
+        // Stress harness's controller, which picks the thread that goes next.
+        // `swift build --traits Exploration --scratch-path .build-explore`.
+        .trait(
+            name: "Exploration",
+            description: "Routes the library's locks and atomics through the Stress harness's schedule explorer."
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,7 +37,10 @@ let package = Package(
     ],
     targets: [
         // The library: protocols, disposables, builtin schedulers, sequences.
-        .target(name: "Schedulers"),
+        .target(
+            name: "Schedulers",
+            swiftSettings: [.define("SCHEDULERS_EXPLORATION", .when(traits: ["Exploration"]))]
+        ),
         // Virtual time for tests: TestScheduler and recorded events.
         .target(name: "SchedulersTesting", dependencies: ["Schedulers"]),
 
@@ -67,7 +80,8 @@ let package = Package(
                 "Schedulers",
                 "ToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: [.define("SCHEDULERS_EXPLORATION", .when(traits: ["Exploration"]))]
         ),
         .executableTarget(name: "Stress", dependencies: ["StressKit"]),
 

@@ -10,11 +10,28 @@ import StressKit
 
 let command = StressCommand(
     scenarios: ScenarioCatalog.all(),
-    selfCheck: SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable>(
+    selfCheck: SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable<WidenedWindow>>(
         name: "self-check.broken-single-assignment",
         // Two actors: on two cores both run at once, so the broken window is hit.
         disposers: 1
     ),
+    brokenVariants: [
+        BrokenVariant(
+            label: "widened gap", window: "two locks, 20 µs pause",
+            scenario: SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable<WidenedWindow>>(
+                name: "self-check.widened-gap", disposers: 1),
+            explorationMustFind: true),
+        BrokenVariant(
+            label: "narrow gap", window: "two locks, no pause",
+            scenario: SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable<NarrowWindow>>(
+                name: "self-check.narrow-gap", disposers: 1),
+            explorationMustFind: true),
+        BrokenVariant(
+            label: "check-then-act", window: "one step (load, then store)",
+            scenario: SingleAssignmentSetVersusDispose<CheckThenActSingleAssignmentDisposable>(
+                name: "self-check.check-then-act", disposers: 2),
+            explorationMustFind: true),
+    ],
     output: { text in
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }

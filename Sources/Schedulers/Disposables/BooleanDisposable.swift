@@ -7,16 +7,16 @@ public final class BooleanDisposable: Cancelable, Sendable {
     /// A disposable that is already disposed.
     public static let disposed = BooleanDisposable(isDisposed: true)
 
-    private let state: Atomic<Bool>
+    private let state: SyncAtomic<Bool>
 
     /// Creates a disposable that is not disposed yet.
     public init() {
-        state = Atomic(false)
+        state = SyncAtomic(false)
     }
 
     /// Creates a disposable in the given state.
     public init(isDisposed: Bool) {
-        state = Atomic(isDisposed)
+        state = SyncAtomic(isDisposed)
     }
 
     /// Whether `dispose()` has been called.

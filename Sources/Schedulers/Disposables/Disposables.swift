@@ -64,7 +64,7 @@ struct NopDisposable: Disposable, Sendable {
 
 /// Runs a closure on the first `dispose()`, never again.
 final class AnonymousDisposable: Cancelable, @unchecked Sendable {
-    private let disposed = Atomic<Bool>(false)
+    private let disposed = SyncAtomic<Bool>(false)
     // Written in init, then read and cleared only by the one caller that wins
     // the exchange on `disposed`: no lock needed.
     @exclusivity(unchecked)
@@ -88,7 +88,7 @@ final class AnonymousDisposable: Cancelable, @unchecked Sendable {
 
 /// Disposes two disposables once.
 final class BinaryDisposable: Cancelable, @unchecked Sendable {
-    private let disposed = Atomic<Bool>(false)
+    private let disposed = SyncAtomic<Bool>(false)
     // Read and cleared only by the single winner of the exchange on `disposed`.
     @exclusivity(unchecked)
     private var first: Disposable?

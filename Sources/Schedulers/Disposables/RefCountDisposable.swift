@@ -74,7 +74,7 @@ public final class RefCountDisposable: Cancelable, @unchecked Sendable {
 /// A dependent reference of a `RefCountDisposable`: releases it on the first
 /// `dispose()`.
 private final class RefCountDependent: Cancelable, @unchecked Sendable {
-    private let disposed = Atomic<Bool>(false)
+    private let disposed = SyncAtomic<Bool>(false)
     private let parent: RefCountDisposable
 
     init(parent: RefCountDisposable) {

@@ -8,7 +8,7 @@ public final class ScheduledDisposable: Cancelable, @unchecked Sendable {
     /// The scheduler the disposal runs on.
     public let scheduler: ImmediateScheduler
 
-    private let disposed = Atomic<Bool>(false)
+    private let disposed = SyncAtomic<Bool>(false)
     // Read and cleared only by the single winner of the exchange on `disposed`.
     @exclusivity(unchecked)
     private var disposable: Disposable?

@@ -44,9 +44,31 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     @inlinable
     func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
+        lock()
         defer { pthread_mutex_unlock(mutex) }
         return try body()
+    }
+
+    /// Takes the mutex, through the sync point seam (SyncPoint.swift).
+    ///
+    /// In a normal build this is `pthread_mutex_lock` alone. In an
+    /// exploration build a controlled thread never blocks in the kernel: it
+    /// tries the mutex and, while another thread holds it, hands control back
+    /// to the controller (which runs the holder) before trying again.
+    @inlinable
+    @inline(__always)
+    func lock() {
+        #if SCHEDULERS_EXPLORATION
+        SyncPoint.yield(.lockAcquire)
+        while pthread_mutex_trylock(mutex) != 0 {
+            guard SyncPoint.yield(.lockBlocked) else {
+                pthread_mutex_lock(mutex)
+                return
+            }
+        }
+        #else
+        pthread_mutex_lock(mutex)
+        #endif
     }
 }
 

@@ -17,7 +17,7 @@ struct ScheduledActionPhase: ~Copyable, Sendable {
     }
 
     @usableFromInline
-    let value = Atomic<Int>(Previous.pending.rawValue)
+    let value = SyncAtomic<Int>(Previous.pending.rawValue)
 
     @inlinable
     init() {}

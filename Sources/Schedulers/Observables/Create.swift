@@ -46,7 +46,7 @@ final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, Ele
 
     /// Set by the first terminal event or by `dispose()`: one flag for the
     /// element path to check, rather than this and the disposed flag.
-    private let stopped = Atomic<Bool>(false)
+    private let stopped = SyncAtomic<Bool>(false)
 
     func makeNextHandler() -> NextHandler<Element> {
         NextHandler { self.onNextElement($0) }

@@ -37,7 +37,7 @@ extension ObservableType {
 /// (guarantee 1).
 final class AnonymousObserver<Element>: ObserverType, @unchecked Sendable {
     private let handler: (Event<Element>) -> Void
-    private let stopped = Atomic<Bool>(false)
+    private let stopped = SyncAtomic<Bool>(false)
 
     init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
@@ -66,7 +66,7 @@ final class ClosureObserver<Element>: ElementObserver, @unchecked Sendable {
     private let onError: ((Swift.Error) -> Void)?
     private let onCompleted: (() -> Void)?
     private let onTerminated: Disposable
-    private let stopped = Atomic<Bool>(false)
+    private let stopped = SyncAtomic<Bool>(false)
 
     init(
         onNext: ((Element) -> Void)?,

@@ -13,7 +13,7 @@ class Sink<Observer: ObserverType>: Disposable, @unchecked Sendable {
     /// when it is one of this library's sinks (no `Event` built, see
     /// `ElementObserver`), else as `.next`.
     private final let nextHandler: (Observer.Element) -> Void
-    private let disposed = Atomic<Bool>(false)
+    private let disposed = SyncAtomic<Bool>(false)
 
     init(observer: Observer, cancel: Cancelable) {
         self.observer = observer

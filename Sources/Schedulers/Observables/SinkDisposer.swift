@@ -15,7 +15,7 @@ final class SinkDisposer: Cancelable, @unchecked Sendable {
     private static let assigned = 1
     private static let disposed = 2
 
-    private let flags = Atomic<Int>(0)
+    private let flags = SyncAtomic<Int>(0)
     /// Written once before `assigned` is set; cleared by whichever side disposes.
     private var sink: Disposable?
     private var subscription: Disposable?

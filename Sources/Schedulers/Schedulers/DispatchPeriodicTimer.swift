@@ -229,7 +229,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
 /// for example by `cancelAllOperations()`) the tick is abandoned and counted
 /// as skipped, the job going on with the same state.
 private final class PeriodicTickOperation<StateType>: Operation, @unchecked Sendable {
-    private let settled = Atomic<Bool>(false)
+    private let settled = SyncAtomic<Bool>(false)
     // Read only by whichever of main()/cancel() wins `settled`.
     private var job: DispatchPeriodicTimer<StateType>?
     private var state: StateType?

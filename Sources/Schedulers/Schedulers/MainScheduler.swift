@@ -58,7 +58,7 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
     /// finished running. Shared by all instances, as the main queue is; being
     /// static, the block that decrements it captures only its item (no
     /// closure context to allocate).
-    private static let pendingCount = Atomic<Int>(0)
+    private static let pendingCount = SyncAtomic<Int>(0)
 
     /// Creates a scheduler on the main queue. Prefer `instance`.
     public init() {

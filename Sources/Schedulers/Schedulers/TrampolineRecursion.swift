@@ -44,7 +44,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     }
 
     @usableFromInline
-    let phase = Atomic<Int>(Phase.live.rawValue)
+    let phase = SyncAtomic<Int>(Phase.live.rawValue)
     @usableFromInline
     let trampoline: Trampoline
     // Only the trampoline's thread touches the fields below.

@@ -8,10 +8,14 @@ public enum ResultTable {
         lines.append("[\(result.verdict.rawValue)] \(result.name)  (guarantees \(result.guarantees))")
         lines.append("    \(result.summary)")
         let rate = result.seconds > 0 ? Double(result.iterations) / result.seconds : 0
-        lines.append(
-            "    \(result.iterations) iterations in \(NumberFormat.twoDecimals(result.seconds)) s (\(Int(rate))/s), "
-                + "seed \(result.seed), live instances at end: \(result.leaked)"
-        )
+        if let exploration = result.exploration {
+            lines += explorationLines(exploration, result, rate: rate)
+        } else {
+            lines.append(
+                "    \(result.iterations) iterations in \(NumberFormat.twoDecimals(result.seconds)) s (\(Int(rate))/s), "
+                    + "seed \(result.seed), live instances at end: \(result.leaked)"
+            )
+        }
         let table = TextTable(
             columns: [
                 TextTable.Column("outcome", minimumWidth: 7), TextTable.Column("grade", minimumWidth: 11),
@@ -40,6 +44,38 @@ public enum ResultTable {
             )
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func explorationLines(_ exploration: ExplorationSummary, _ result: ScenarioResult, rate: Double) -> [String] {
+        var lines = [
+            "    explored \(exploration.schedules) schedules, \(exploration.strategy), in "
+                + "\(NumberFormat.twoDecimals(result.seconds)) s (\(Int(rate)) schedules/s), seed \(result.seed), "
+                + "live instances at end: \(result.leaked)",
+        ]
+        if exploration.statesSearched > 0 {
+            let states = exploration.statesSearched == 1 ? "the state" : "each of \(exploration.statesSearched) seeded states"
+            lines.append(
+                exploration.boundLeftSchedulesOut
+                    ? "    every schedule within the preemption bound was run for \(states); the bound left schedules out"
+                    : "    every schedule was run for \(states) (the preemption bound left none out)")
+        }
+        if !exploration.exhausted && exploration.strategy.hasPrefix("exhaustive") {
+            lines.append("    the limit stopped a search before it was exhausted"
+                + (exploration.boundLeftSchedulesOut ? "; the preemption bound also left schedules out" : ""))
+        }
+        if !exploration.libraryInstrumented {
+            lines.append("    note: this build's library has no sync points (build with --traits Exploration)")
+        }
+        if let schedule = exploration.failingSchedule {
+            var shrunk = ""
+            if let unshrunk = exploration.unshrunk {
+                shrunk = " (shrunk from \(unshrunk.steps) steps and \(unshrunk.switches) switches to "
+                    + "\(schedule.choices.count) recorded steps and \(schedule.switches) switches)"
+            }
+            lines.append("    failing schedule\(shrunk); reproduce it with:")
+            lines.append("      Stress --replay '\(schedule)'")
+        }
+        return lines
     }
 
     /// One line per verdict, naming the scenarios that did not pass.

@@ -15,6 +15,8 @@ public struct StressCommand: Sendable {
     public let scenarios: [any StressScenario]
     /// The scenario `--self-check` runs, which must fail.
     public let selfCheck: (any StressScenario)?
+    /// The broken variants `--self-check` measures (and `--replay` can name).
+    public let brokenVariants: [BrokenVariant]
     /// Where text goes (one call per block of lines).
     public let output: @Sendable (String) -> Void
 
@@ -22,10 +24,12 @@ public struct StressCommand: Sendable {
     public init(
         scenarios: [any StressScenario],
         selfCheck: (any StressScenario)? = nil,
+        brokenVariants: [BrokenVariant] = [],
         output: @escaping @Sendable (String) -> Void
     ) {
         self.scenarios = scenarios
         self.selfCheck = selfCheck
+        self.brokenVariants = brokenVariants
         self.output = output
     }
 
@@ -62,6 +66,9 @@ public struct StressCommand: Sendable {
                 .joined(separator: "\n"))
             return Self.success
         }
+        if let replay = options.replay {
+            return runReplay(replay, options)
+        }
         let seed = options.seed ?? UInt64.random(in: 0...UInt64.max)
         let runner = StressRunner(limit: options.limit, seed: seed)
         if options.selfCheck {
@@ -71,6 +78,9 @@ public struct StressCommand: Sendable {
         guard !chosen.isEmpty else {
             output("Stress: error: no scenario name contains \(options.filters.map { "'\($0)'" }.joined(separator: " or ")); see --list")
             return Self.usageError
+        }
+        if let strategy = options.explore {
+            return runExploration(chosen, strategy: strategy, seed: seed, options)
         }
         output("Stress: \(chosen.count) scenario(s), \(describe(options.limit)) each, seed \(seed) (replay with --seed \(seed))\n")
         var results: [ScenarioResult] = []
@@ -98,18 +108,122 @@ public struct StressCommand: Sendable {
         if let path = options.csvPath, !write(ResultCSV.render([result]), to: path) {
             return Self.usageError
         }
-        if result.verdict == .failed {
-            output("Self-check passed: the harness caught the broken disposable "
-                + "(\(result.forbiddenCount) forbidden outcome(s), \(result.leaked) leaked instance(s)).")
+        guard result.verdict == .failed else {
+            output("Self-check FAILED: the broken disposable went unnoticed; the harness cannot be trusted.")
+            return Self.failure
+        }
+        output("Self-check passed: the harness caught the broken disposable "
+            + "(\(result.forbiddenCount) forbidden outcome(s), \(result.leaked) leaked instance(s)).\n")
+        guard !brokenVariants.isEmpty else { return Self.success }
+        let table = DetectionTable(
+            runs: options.detectionRuns, budgetSeconds: options.detectionSeconds, seed: runner.seed,
+            pctDepth: options.pctDepth, preemptionBound: options.preemptions)
+        let (text, passed) = table.render(brokenVariants)
+        output(text + "\n")
+        if !Exploration.libraryIsInstrumented {
+            output("(The broken variants pass the harness's own sync points, so exploration works in any build.)")
+        }
+        let required = brokenVariants.filter(\.explorationMustFind).map(\.label)
+        if passed {
+            output("Self-check passed: every exploration strategy found \(required.joined(separator: ", ")) in every run.")
             return Self.success
         }
-        output("Self-check FAILED: the broken disposable went unnoticed; the harness cannot be trusted.")
+        output("Self-check FAILED: an exploration strategy missed \(required.joined(separator: ", ")) in some run "
+            + "(see the table); exploration cannot be trusted.")
         return Self.failure
     }
 
-    private func describe(_ limit: RunLimit) -> String {
+    private func runExploration(
+        _ chosen: [any StressScenario], strategy: ExplorationStrategyKind, seed: UInt64, _ options: StressOptions
+    ) -> Int32 {
+        guard Exploration.libraryIsInstrumented else {
+            output("Stress: error: --explore needs the library's sync points, which this build lacks. Build Stress with "
+                + "'swift build -c release --traits Exploration --scratch-path .build-explore --product Stress' "
+                + "and run that binary.")
+            return Self.usageError
+        }
+        let explorable = chosen.filter { $0.explorationBlocker == nil }
+        let skipped = chosen.filter { $0.explorationBlocker != nil }
+        var settings = ExplorationSettings(strategy: strategy, seed: seed, limit: options.explorationLimit)
+        settings.pctDepth = options.pctDepth
+        settings.preemptionBound = options.preemptions
+        output("Stress --explore \(strategy.rawValue): \(explorable.count) scenario(s), \(describe(options.explorationLimit, unit: "schedules")) "
+            + "each, \(settings.strategyDescription), seed \(seed) (replay with --seed \(seed))\n")
+        var results: [ScenarioResult] = []
+        for scenario in explorable {
+            let result = Explorer(settings).run(scenario)
+            results.append(result)
+            output(ResultTable.render(result) + "\n")
+        }
+        if !skipped.isEmpty {
+            output("Not explorable (run on real threads instead):\n" + skipped.map {
+                "  \($0.name): \($0.explorationBlocker ?? "")"
+            }.joined(separator: "\n") + "\n")
+        }
+        output(ResultTable.summary(results))
+        if let path = options.csvPath, !write(ResultCSV.render(results), to: path) {
+            return Self.usageError
+        }
+        return results.contains { $0.verdict == .failed } ? Self.failure : Self.success
+    }
+
+    private func runReplay(_ text: String, _ options: StressOptions) -> Int32 {
+        let schedule: Schedule
+        do {
+            schedule = try Schedule(parsing: text)
+        } catch {
+            output("Stress: error: --replay: \(error.description)")
+            return Self.usageError
+        }
+        let candidates = scenarios + brokenVariants.map(\.scenario)
+        guard let scenario = candidates.first(where: { $0.name == schedule.scenario }) else {
+            output("Stress: error: --replay: no scenario is named '\(schedule.scenario)'; see --list")
+            return Self.usageError
+        }
+        if let blocker = scenario.explorationBlocker {
+            output("Stress: error: --replay: \(scenario.name) cannot run under a schedule controller: \(blocker)")
+            return Self.usageError
+        }
+        guard schedule.choices.allSatisfy({ $0 < scenario.actorCount }) else {
+            output("Stress: error: --replay: \(scenario.name) has \(scenario.actorCount) threads (a to "
+                + "\(Character(UnicodeScalar(UInt8(96 + scenario.actorCount))))); the schedule names more")
+            return Self.usageError
+        }
+        let times = options.iterations ?? 1
+        let replays = Self.replay(schedule, on: scenario, times: times)
+        if let divergence = replays.first(where: { $0.divergence != nil })?.divergence {
+            output("Stress: error: --replay: at step \(divergence.step + 1) the schedule runs thread "
+                + "\(Character(UnicodeScalar(UInt8(97 + divergence.thread)))), which had returned or was waiting: "
+                + "the schedule does not fit this build of \(scenario.name)")
+            return Self.usageError
+        }
+        var tally: [(OutcomeDeclaration, Int)] = []
+        for replay in replays {
+            if let index = tally.firstIndex(where: { $0.0 == replay.outcome }) {
+                tally[index].1 += 1
+            } else {
+                tally.append((replay.outcome, 1))
+            }
+        }
+        output("Stress --replay \(schedule) (\(scenario.name), \(replays.count) replay(s)):")
+        for (outcome, count) in tally {
+            output("    \(count) x \(outcome.id) [\(outcome.grade.label)] \(outcome.meaning)")
+        }
+        if !Exploration.libraryIsInstrumented && !scenario.name.hasPrefix("self-check.") {
+            output("    note: this build's library has no sync points (build with --traits Exploration)")
+        }
+        return tally.contains { $0.0.grade == .forbidden } ? Self.failure : Self.success
+    }
+
+    private static func replay<Scenario: StressScenario>(
+        _ schedule: Schedule, on scenario: Scenario, times: Int
+    ) -> [ReplayResult] {
+        Explorer.replay(schedule, on: scenario, times: times)
+    }
+
+    private func describe(_ limit: RunLimit, unit: String = "iterations") -> String {
         switch limit {
-        case .iterations(let count): "\(count) iterations"
+        case .iterations(let count): "\(count) \(unit)"
         case .duration(let seconds): "\(seconds) s"
         }
     }

@@ -17,8 +17,15 @@ public struct StressOptions: ParsableCommand {
             Covers guarantees 2 to 8, numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
             each scenario runs its actors concurrently, many times, and counts each outcome.
 
+            --explore runs the explorable scenarios one thread at a time under a schedule controller \
+            (build with --traits Exploration so the library's locks and atomics are its sync points); \
+            every forbidden outcome prints a schedule that --replay reproduces. --self-check also prints \
+            how often and how fast real threads and each strategy find several broken disposables.
+
             EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome or a leak \
-            (or, with --self-check, the broken disposable went unnoticed); 2 bad command line.
+            (or a deadlock under --explore; with --self-check, a broken disposable went unnoticed; with \
+            --replay, the schedule reproduced a forbidden outcome); 2 bad command line or a schedule that \
+            does not fit.
             """)
 
     /// `--list`: print the scenarios and exit.
@@ -65,8 +72,60 @@ public struct StressOptions: ParsableCommand {
         help: "Run a scenario against a deliberately broken disposable; exit 0 only if the harness catches it.")
     public var selfCheck = false
 
+    /// `--explore`: run every scenario under a schedule controller instead of real threads.
+    @Option(
+        help: ArgumentHelp(
+            "Run each scenario one thread at a time under a schedule controller, the schedules picked by "
+                + "<strategy>: random, pct or exhaustive (needs a build with --traits Exploration). "
+                + "--iterations counts schedules (default \(defaultSchedules)).",
+            valueName: "strategy"),
+        transform: StressOptions.strategy)
+    public var explore: ExplorationStrategyKind?
+
+    /// `--pct-depth`: PCT's bug depth.
+    @Option(
+        help: ArgumentHelp("PCT's bug depth d: d - 1 priority change points per schedule (default 3).", valueName: "d"),
+        transform: StressOptions.positiveCount)
+    public var pctDepth: Int = 3
+
+    /// `--preemptions`: exhaustive search's bound.
+    @Option(
+        help: ArgumentHelp("Exhaustive search's most preemptions per schedule (default 2).", valueName: "n"),
+        transform: StressOptions.preemptionCount)
+    public var preemptions: Int = 2
+
+    /// `--replay`: a schedule printed beside a forbidden outcome.
+    @Option(
+        help: ArgumentHelp(
+            "Replay a schedule printed beside a forbidden outcome (scenario:seed:runs); "
+                + "--iterations replays it that many times.",
+            valueName: "schedule"))
+    public var replay: String?
+
+    /// `--detection-runs`: the self-check's runs per variant and method.
+    @Option(
+        help: ArgumentHelp("Self-check: detection runs per broken variant and method (default 5).", valueName: "n"),
+        transform: StressOptions.positiveCount)
+    public var detectionRuns: Int = 5
+
+    /// `--detection-seconds`: the self-check's longest detection run.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Self-check: the longest one detection run may take (default 2).", valueName: "seconds"),
+        transform: StressOptions.positiveSeconds)
+    public var detectionSeconds: Double = 2
+
+    /// Schedules per scenario under `--explore` when neither `--iterations` nor `--duration` is given.
+    public static let defaultSchedules = 2_000
+
     /// Creates the default options.
     public init() {}
+
+    /// The limit per scenario under `--explore` (schedules) or `--replay` (replays).
+    public var explorationLimit: RunLimit {
+        if let duration { return .duration(seconds: duration) }
+        return .iterations(iterations ?? Self.defaultSchedules)
+    }
 
     /// The scenario-name texts of every `--filter`, split at commas.
     public var filters: [String] {
@@ -90,6 +149,15 @@ public struct StressOptions: ParsableCommand {
         if iterations != nil && duration != nil {
             throw ValidationError("give either --iterations or --duration, not both")
         }
+        if replay != nil && (explore != nil || selfCheck) {
+            throw ValidationError("--replay runs one schedule: give it without --explore and --self-check")
+        }
+        if replay != nil && duration != nil {
+            throw ValidationError("--replay repeats a schedule --iterations times, not for a --duration")
+        }
+        if explore != nil && selfCheck {
+            throw ValidationError("--self-check measures every strategy itself: give it without --explore")
+        }
     }
 
     static func positiveCount(_ text: String) throws -> Int {
@@ -97,6 +165,21 @@ public struct StressOptions: ParsableCommand {
             throw ValidationError("needs a positive whole number")
         }
         return count
+    }
+
+    static func preemptionCount(_ text: String) throws -> Int {
+        guard let count = Int(text), (0...10).contains(count) else {
+            throw ValidationError("needs a whole number from 0 to 10")
+        }
+        return count
+    }
+
+    static func strategy(_ text: String) throws -> ExplorationStrategyKind {
+        guard let kind = ExplorationStrategyKind(rawValue: text) else {
+            throw ValidationError(
+                "needs one of " + ExplorationStrategyKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return kind
     }
 
     static func positiveSeconds(_ text: String) throws -> Double {

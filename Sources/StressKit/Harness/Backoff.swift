@@ -35,8 +35,11 @@ struct Backoff {
 /// idle loop, and ThreadSanitizer slows one down a hundredfold, while a
 /// clock read costs about the same in every build, so a seed replays the
 /// same delays under ThreadSanitizer as without.
+///
+/// On a thread a schedule controller runs, returns at once: nothing runs
+/// beside it, and the schedule, not time, decides the interleaving.
 public func spinDelay(nanoseconds: Int) {
-    guard nanoseconds > 0 else { return }
+    guard nanoseconds > 0, !Exploration.isControlledThread else { return }
     let end = monotonicNanoseconds() &+ UInt64(nanoseconds)
     while monotonicNanoseconds() < end {}
 }

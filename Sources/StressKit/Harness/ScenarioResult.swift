@@ -35,6 +35,9 @@ public struct ScenarioResult: Sendable {
     public let rows: [Row]
     /// Tracked instances still alive after tear-down (should be 0).
     public let leaked: Int
+    /// Under `--explore`: the strategy, the schedules and the failing schedule
+    /// (`iterations` then counts schedules); `nil` for a run on real threads.
+    public internal(set) var exploration: ExplorationSummary? = nil
 
     /// The count of the outcome with `id`, or 0.
     public func count(of id: String) -> Int {

@@ -11,6 +11,9 @@ public struct StressRunner: Sendable {
     public let leakGraceSeconds: Double
     /// Iterations the actors run per crossing of the start barrier.
     public let batchSize: Int
+    /// Whether to stop after the first batch with a forbidden outcome (the
+    /// self-check's detection runs measure the time to it).
+    public let stopAtFirstForbidden: Bool
 
     /// Creates a runner.
     ///
@@ -18,12 +21,16 @@ public struct StressRunner: Sendable {
     ///   stride). Parking and waking a thread costs far more than a race, so
     ///   the actors run a batch of fresh states back to back, meeting at each
     ///   one (spinning briefly, never parking) so they stay in step.
-    public init(limit: RunLimit, seed: UInt64, leakGraceSeconds: Double = 5, batchSize: Int = 64) {
+    public init(
+        limit: RunLimit, seed: UInt64, leakGraceSeconds: Double = 5, batchSize: Int = 64,
+        stopAtFirstForbidden: Bool = false
+    ) {
         precondition(batchSize > 0, "StressRunner(batchSize:) must be positive")
         self.limit = limit
         self.seed = seed
         self.leakGraceSeconds = leakGraceSeconds
         self.batchSize = batchSize
+        self.stopAtFirstForbidden = stopAtFirstForbidden
     }
 
     /// Runs `scenario` to the limit and returns its counts and verdict.
@@ -75,11 +82,15 @@ public struct StressRunner: Sendable {
             }
             gang.runTogether(work)
             scenario.settle()
+            var sawForbidden = false
             for state in batch.states {
-                counts[scenario.arbitrate(state), default: 0] += 1
+                let outcome = scenario.arbitrate(state)
+                counts[outcome, default: 0] += 1
+                sawForbidden = sawForbidden || outcome.grade == .forbidden
             }
             iterations += size
             batch.reset()
+            if sawForbidden && stopAtFirstForbidden { break }
         }
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
         gang.stop()

@@ -39,6 +39,11 @@ public protocol StressScenario: AnyObject, Sendable {
     func arbitrate(_ state: State) -> Outcome
     /// Releases what `setUp()` made and waits until it is quiet.
     func tearDown()
+    /// Why the scenario cannot run under `--explore`, or `nil` when it can:
+    /// its actors are the only threads that touch the state, and they wait
+    /// for each other only through sync points (the library's, or
+    /// `Exploration.syncPoint`), so a schedule decides the whole run.
+    var explorationBlocker: String? { get }
 }
 
 extension StressScenario {
@@ -48,6 +53,11 @@ extension StressScenario {
     public func tearDown() {}
     /// Does nothing: for scenarios whose actors leave nothing pending.
     public func settle() {}
+    /// By default a scenario hands work to a scheduler's own threads, which
+    /// no controller runs: not explorable.
+    public var explorationBlocker: String? {
+        "its actions run on a scheduler's own threads, which the schedule controller does not run"
+    }
 
     /// The declared outcomes, in declaration order.
     public var declaredOutcomes: [OutcomeDeclaration] {

@@ -53,6 +53,8 @@ public final class CompositeInsertVersusDispose: StressScenario, @unchecked Send
     public let summary = "CompositeDisposable: two inserts race dispose(); every member is disposed exactly once"
     public let actorCount = 3
     public let live = LiveCounter()
+    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
 
     public init() {}
 

@@ -93,6 +93,8 @@ public final class ConcurrentDisposeExactlyOnce: StressScenario, @unchecked Send
     public let summary = "Every disposable kind (seeded choice per iteration) disposed by 3 threads at once: each resource exactly once"
     public let actorCount = 3
     public let live = LiveCounter()
+    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
 
     public init() {}
 

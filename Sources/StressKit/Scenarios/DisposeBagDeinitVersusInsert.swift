@@ -54,6 +54,8 @@ public final class DisposeBagDeinitVersusInsert: StressScenario, @unchecked Send
     public let summary = "DisposeBag: deinit (owner drops it) races an insert through a weak reference"
     public let actorCount = 2
     public let live = LiveCounter()
+    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
 
     public init() {}
 

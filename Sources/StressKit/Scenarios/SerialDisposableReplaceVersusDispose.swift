@@ -56,6 +56,8 @@ public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchec
     public let summary = "SerialDisposable: two replacements race dispose(); each disposable is disposed exactly once"
     public let actorCount = 3
     public let live = LiveCounter()
+    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
 
     public init() {}
 

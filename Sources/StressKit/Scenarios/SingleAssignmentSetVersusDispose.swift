@@ -57,6 +57,8 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
     public let summary: String
     public let actorCount: Int
     public let live = LiveCounter()
+    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
 
     /// Creates the scenario; `name` distinguishes the self-check's broken
     /// subject. `disposers` threads (1 or 2) race the assigning one.

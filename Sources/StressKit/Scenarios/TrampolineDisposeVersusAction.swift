@@ -17,6 +17,8 @@ public final class TrampolineDisposeVersusAction: StressScenario, @unchecked Sen
     public let summary = "CurrentThreadScheduler: dispose() from another thread races a queued trampoline action"
     public let actorCount = 2
     public let live = LiveCounter()
+    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
 
     public init() {}
 

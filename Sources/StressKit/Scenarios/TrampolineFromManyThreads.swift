@@ -42,6 +42,8 @@ public final class TrampolineFromManyThreads: StressScenario, @unchecked Sendabl
     public let summary = "CurrentThreadScheduler from 3 threads at once: per-thread FIFO, no cross-thread runs, disposed items skipped"
     public let actorCount = 3
     public let live = LiveCounter()
+    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
 
     /// The order each thread must see: outer (0), then 1, 3, then 1's child (4); 2 is disposed.
     static let expected = [0, 1, 3, 4]

@@ -37,6 +37,8 @@ public final class VirtualTimeDisposeVersusAction: StressScenario, @unchecked Se
     public let summary = "HistoricalScheduler: dispose() from another thread races start() running a queued action"
     public let actorCount = 2
     public let live = LiveCounter()
+    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
 
     public init() {}
 

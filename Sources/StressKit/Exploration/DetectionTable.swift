@@ -1,0 +1,164 @@
+import ToolSupport
+
+/// A deliberately broken subject, run by a scenario, for the self-check's measurements.
+public struct BrokenVariant: Sendable {
+    /// The row's label.
+    public let label: String
+    /// How wide its bug's window is (one phrase).
+    public let window: String
+    /// The scenario that runs it; it must be explorable.
+    public let scenario: any StressScenario
+    /// Whether every exploration strategy must find it in every run (the
+    /// self-check fails otherwise).
+    public let explorationMustFind: Bool
+
+    /// Creates a variant.
+    public init(label: String, window: String, scenario: any StressScenario, explorationMustFind: Bool) {
+        self.label = label
+        self.window = window
+        self.scenario = scenario
+        self.explorationMustFind = explorationMustFind
+    }
+}
+
+/// How the self-check looks for a broken variant's forbidden outcome.
+public enum DetectionMethod: String, CaseIterable, Sendable {
+    /// Real threads racing freely (`StressRunner`).
+    case realThreads = "real threads"
+    /// Exploration with seeded random choices.
+    case random
+    /// Exploration with PCT.
+    case pct
+    /// Exhaustive exploration within the preemption bound.
+    case exhaustive
+
+    var strategy: ExplorationStrategyKind? {
+        switch self {
+        case .realThreads: nil
+        case .random: .random
+        case .pct: .pct
+        case .exhaustive: .exhaustive
+        }
+    }
+}
+
+/// How often and how fast one method found one variant's bug.
+public struct Detection: Sendable, Equatable {
+    /// Runs that found a forbidden outcome.
+    public let found: Int
+    /// Runs made.
+    public let runs: Int
+    /// Median seconds to the first forbidden outcome, over the runs that found one.
+    public let medianSeconds: Double?
+
+    /// `found/runs, median s`.
+    public var text: String {
+        let rate = "\(found)/\(runs)"
+        guard let medianSeconds else { return rate + ", never" }
+        return rate + ", " + Self.seconds(medianSeconds)
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value < 0.01 ? "\(NumberFormat.twoDecimals(value * 1_000)) ms" : "\(NumberFormat.twoDecimals(value)) s"
+    }
+}
+
+/// The self-check's measurements: for each broken variant, the detection
+/// rate and median time to detection under real threads and under each
+/// exploration strategy, each run bounded by `budgetSeconds`.
+public struct DetectionTable: Sendable {
+    /// Runs per variant and method.
+    public let runs: Int
+    /// The most seconds one run may take.
+    public let budgetSeconds: Double
+    /// The seed of the first run (run `i` uses `seed + i`).
+    public let seed: UInt64
+    /// Settings every exploration run starts from (depth, bound).
+    public let pctDepth: Int
+    /// Exhaustive search's preemption bound.
+    public let preemptionBound: Int
+
+    /// Creates the measurement.
+    public init(runs: Int, budgetSeconds: Double, seed: UInt64, pctDepth: Int = 3, preemptionBound: Int = 2) {
+        self.runs = runs
+        self.budgetSeconds = budgetSeconds
+        self.seed = seed
+        self.pctDepth = pctDepth
+        self.preemptionBound = preemptionBound
+    }
+
+    /// Measures `method` on `variant`.
+    public func measure(_ variant: BrokenVariant, _ method: DetectionMethod) -> Detection {
+        var times: [Double] = []
+        for run in 0..<runs {
+            if let seconds = timeToDetection(variant.scenario, method, seed: seed &+ UInt64(run)) {
+                times.append(seconds)
+            }
+        }
+        return Detection(found: times.count, runs: runs, medianSeconds: times.isEmpty ? nil : Statistics.median(times))
+    }
+
+    private func timeToDetection<Scenario: StressScenario>(
+        _ scenario: Scenario, _ method: DetectionMethod, seed: UInt64
+    ) -> Double? {
+        guard let strategy = method.strategy else {
+            let runner = StressRunner(
+                limit: .duration(seconds: budgetSeconds), seed: seed, leakGraceSeconds: 1, stopAtFirstForbidden: true)
+            let result = runner.run(scenario)
+            return result.forbiddenCount > 0 ? result.seconds : nil
+        }
+        var settings = ExplorationSettings(strategy: strategy, seed: seed, limit: .duration(seconds: budgetSeconds))
+        settings.pctDepth = pctDepth
+        settings.preemptionBound = preemptionBound
+        settings.stopAtFirstFailure = true
+        settings.shrink = false
+        settings.leakGraceSeconds = 1
+        let result = Explorer(settings).run(scenario)
+        guard result.forbiddenCount > 0 else { return nil }
+        return result.exploration?.secondsToFirstFailure
+    }
+
+    /// Measures every method on every variant; returns the table's lines and
+    /// whether every variant that exploration must find was found in every run.
+    public func render(_ variants: [BrokenVariant], progress: (String) -> Void = { _ in }) -> (text: String, passed: Bool) {
+        var passed = true
+        var rows: [[String]] = []
+        for variant in variants {
+            var row = [variant.label, variant.window]
+            for method in DetectionMethod.allCases {
+                progress("  measuring \(variant.label) under \(method.rawValue)")
+                let detection = measure(variant, method)
+                row.append(detection.text)
+                if variant.explorationMustFind && method.strategy != nil && detection.found < detection.runs {
+                    passed = false
+                }
+            }
+            rows.append(row)
+        }
+        let table = TextTable(
+            columns: [TextTable.Column("variant"), TextTable.Column("window")]
+                + DetectionMethod.allCases.map { TextTable.Column($0.rawValue, alignment: .right) },
+            indent: "    ")
+        var lines = [
+            "Detection (found/runs, median time to the first forbidden outcome; each run at most "
+                + "\(NumberFormat.twoDecimals(budgetSeconds)) s; pct depth \(pctDepth), exhaustive at most "
+                + "\(preemptionBound) preemptions; seeds \(seed)...):",
+        ]
+        lines += table.lines(rows)
+        for variant in variants {
+            if let schedule = shrunkFailingSchedule(variant.scenario) {
+                lines.append("    \(variant.label): Stress --replay '\(schedule)'")
+            }
+        }
+        return (lines.joined(separator: "\n"), passed)
+    }
+
+    /// A shrunk schedule that makes `scenario` fail, from PCT (nil if none was found in the budget).
+    private func shrunkFailingSchedule<Scenario: StressScenario>(_ scenario: Scenario) -> Schedule? {
+        var settings = ExplorationSettings(strategy: .pct, seed: seed, limit: .duration(seconds: budgetSeconds))
+        settings.pctDepth = pctDepth
+        settings.stopAtFirstFailure = true
+        settings.leakGraceSeconds = 1
+        return Explorer(settings).run(scenario).exploration?.failingSchedule
+    }
+}

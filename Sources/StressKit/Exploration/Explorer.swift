@@ -1,0 +1,304 @@
+/// What exploration adds to a scenario's result.
+public struct ExplorationSummary: Sendable {
+    /// The strategy, as printed (`random`, `pct (depth 3)`, `exhaustive (≤ 2 preemptions)`).
+    public let strategy: String
+    /// Schedules run.
+    public let schedules: Int
+    /// Exhaustive only: whether every schedule within the bound was run.
+    public let exhausted: Bool
+    /// Exhaustive only: how many states (seeds of the scenario's own
+    /// choices) were searched completely (1 when the state makes no choice).
+    public let statesSearched: Int
+    /// Exhaustive only: whether the preemption bound left schedules out.
+    public let boundLeftSchedulesOut: Bool
+    /// The first schedule that ended in a forbidden outcome (shrunk), if any.
+    public let failingSchedule: Schedule?
+    /// Steps and switches of that schedule before shrinking.
+    public let unshrunk: (steps: Int, switches: Int)?
+    /// Seconds from the start to the first forbidden outcome, if any.
+    public let secondsToFirstFailure: Double?
+    /// Whether the library's own locks and atomics were sync points.
+    public let libraryInstrumented: Bool
+}
+
+/// Settings of an exploration run.
+public struct ExplorationSettings: Sendable {
+    /// Which strategy picks the schedules.
+    public var strategy: ExplorationStrategyKind
+    /// Seed of the strategy's choices and of the states' choices.
+    public var seed: UInt64
+    /// Schedules (`.iterations`) or seconds per scenario.
+    public var limit: RunLimit
+    /// PCT's bug depth `d` (`d - 1` priority change points).
+    public var pctDepth: Int = 3
+    /// Exhaustive search's most preemptions per schedule.
+    public var preemptionBound: Int = 2
+    /// The most steps one schedule may take.
+    public var stepBudget: Int = 20_000
+    /// Exhaustive only: the most states searched for a scenario whose state
+    /// makes seeded choices (one search per state).
+    public var maximumExhaustiveStates = 16
+    /// Whether to stop at the first forbidden outcome (the self-check's detection runs).
+    public var stopAtFirstFailure = false
+    /// Whether to shrink the first failing schedule.
+    public var shrink = true
+    /// How long to wait, after tear-down, for tracked instances to be freed.
+    public var leakGraceSeconds: Double = 5
+
+    /// Creates settings.
+    public init(strategy: ExplorationStrategyKind, seed: UInt64, limit: RunLimit) {
+        self.strategy = strategy
+        self.seed = seed
+        self.limit = limit
+    }
+
+    /// How the strategy is printed.
+    var strategyDescription: String {
+        switch strategy {
+        case .random: "random"
+        case .pct: "pct (depth \(pctDepth))"
+        case .exhaustive: "exhaustive (at most \(preemptionBound) preemptions)"
+        }
+    }
+}
+
+/// What one replay of a schedule gave.
+public struct ReplayResult: Sendable {
+    /// The outcome (a declared one, or an exploration outcome such as a deadlock).
+    public let outcome: OutcomeDeclaration
+    /// The choices actually made (the recorded ones, then non-preemptive ones).
+    public let choices: [Int]
+    /// The first recorded step whose thread could not run, if any: the
+    /// schedule does not fit the scenario.
+    public let divergence: (step: Int, thread: Int)?
+}
+
+/// Runs scenarios under a schedule controller, one thread at a time, in the
+/// order an exploration strategy picks; see `ScheduleController`.
+public struct Explorer: Sendable {
+    /// The settings.
+    public let settings: ExplorationSettings
+
+    /// Creates an explorer.
+    public init(_ settings: ExplorationSettings) {
+        self.settings = settings
+    }
+
+    /// Explores `scenario` to the limit: its table's counts are per schedule.
+    public func run<Scenario: StressScenario>(_ scenario: Scenario) -> ScenarioResult {
+        let declared = Array(Scenario.Outcome.allCases)
+        var counts = [Scenario.Outcome: Int]()
+        var abandoned: ScheduleEnd?
+        var failure: (schedule: Schedule, outcome: String)?
+        var secondsToFailure: Double?
+        var generator = SeededGenerator(seed: settings.seed, scenario: scenario.name)
+        // Exhaustive search replays prefixes: the state must be the same
+        // through one search. A scenario whose state makes seeded choices
+        // is searched again for further states while the limit allows.
+        var fixedStateSeed = generator.next()
+        var searchedStates = 0
+        var strategy = makeStrategy(threads: scenario.actorCount)
+
+        scenario.setUp()
+        let controller = ScheduleController(parties: scenario.actorCount, stepBudget: settings.stepBudget)
+        let started = monotonicNanoseconds()
+        let deadline: UInt64? = switch settings.limit {
+        case .iterations: nil
+        case .duration(let seconds): started + UInt64(max(seconds, 0) * 1e9)
+        }
+        var schedules = 0
+        var statesMatter = false
+        var countedLastSearch = false
+        while true {
+            if case .iterations(let total) = settings.limit, schedules >= total { break }
+            if let deadline, schedules > 0, monotonicNanoseconds() >= deadline { break }
+            if !strategy.beginSchedule() {
+                searchedStates += 1
+                guard statesMatter, searchedStates < settings.maximumExhaustiveStates else {
+                    countedLastSearch = true
+                    break
+                }
+                fixedStateSeed = generator.next()
+                strategy = makeStrategy(threads: scenario.actorCount)
+                _ = strategy.beginSchedule()
+            }
+            let stateSeed = settings.strategy == .exhaustive ? fixedStateSeed : generator.next()
+            let (outcome, choices, end, madeChoices) = Self.runOnce(
+                scenario, stateSeed: stateSeed, on: controller, chooser: &strategy)
+            statesMatter = statesMatter || madeChoices
+            strategy.endSchedule(steps: choices.count)
+            schedules += 1
+            guard let outcome else {
+                abandoned = end
+                failure = (Schedule(scenario: scenario.name, stateSeed: stateSeed, choices: choices), "")
+                secondsToFailure = Double(monotonicNanoseconds() - started) / 1e9
+                break
+            }
+            counts[outcome, default: 0] += 1
+            if outcome.grade == .forbidden && failure == nil {
+                failure = (Schedule(scenario: scenario.name, stateSeed: stateSeed, choices: choices), outcome.id)
+                secondsToFailure = Double(monotonicNanoseconds() - started) / 1e9
+                if settings.stopAtFirstFailure { break }
+            }
+        }
+        let seconds = Double(monotonicNanoseconds() - started) / 1e9
+
+        var reported = failure?.schedule
+        var unshrunk: (steps: Int, switches: Int)?
+        if let found = failure, abandoned == nil, settings.shrink {
+            unshrunk = (found.schedule.choices.count, found.schedule.switches)
+            reported = shrink(scenario, found.schedule, outcome: found.outcome, on: controller)
+        }
+        controller.stop()
+        scenario.tearDown()
+        let leaked = abandoned == nil ? StressRunner.waitForZero(scenario.live, seconds: settings.leakGraceSeconds) : 0
+
+        var rows = declared.map { ScenarioResult.Row(outcome: OutcomeDeclaration($0), count: counts[$0] ?? 0) }
+        if let abandoned, let declaration = abandoned.outcome {
+            rows.append(ScenarioResult.Row(outcome: declaration, count: 1))
+        }
+        var result = ScenarioResult(
+            name: scenario.name, guarantees: scenario.guarantees, summary: scenario.summary,
+            seed: settings.seed, iterations: schedules, seconds: seconds, rows: rows, leaked: leaked)
+        result.exploration = ExplorationSummary(
+            strategy: settings.strategyDescription, schedules: schedules,
+            exhausted: (strategy as? ExhaustiveStrategy)?.isExhausted ?? false,
+            statesSearched: searchedStates
+                + (!countedLastSearch && (strategy as? ExhaustiveStrategy)?.isExhausted == true ? 1 : 0),
+            boundLeftSchedulesOut: strategy.boundLeftSchedulesOut,
+            failingSchedule: reported, unshrunk: unshrunk, secondsToFirstFailure: secondsToFailure,
+            libraryInstrumented: Exploration.libraryIsInstrumented)
+        return result
+    }
+
+    /// Replays `schedule` on `scenario` `times` times (set up and torn down
+    /// once); returns each replay's result.
+    public static func replay<Scenario: StressScenario>(
+        _ schedule: Schedule, on scenario: Scenario, times: Int = 1
+    ) -> [ReplayResult] {
+        scenario.setUp()
+        let controller = ScheduleController(parties: scenario.actorCount)
+        var results: [ReplayResult] = []
+        for _ in 0..<times {
+            var strategy = ReplayStrategy(schedule.choices)
+            _ = strategy.beginSchedule()
+            let (outcome, choices, end, _) = runOnce(
+                scenario, stateSeed: schedule.stateSeed, on: controller, chooser: &strategy)
+            let declaration = outcome.map(OutcomeDeclaration.init) ?? end.outcome.unsafelyUnwrapped
+            results.append(ReplayResult(outcome: declaration, choices: choices, divergence: strategy.divergence))
+            if outcome == nil { break }
+        }
+        controller.stop()
+        scenario.tearDown()
+        return results
+    }
+
+    /// One schedule: a fresh state, the actors under the controller, then the arbiter.
+    /// The outcome is `nil` when the schedule did not complete (see `ScheduleEnd`).
+    static func runOnce<Scenario: StressScenario, Chooser: ScheduleChooser>(
+        _ scenario: Scenario, stateSeed: UInt64, on controller: ScheduleController, chooser: inout Chooser
+    ) -> (outcome: Scenario.Outcome?, choices: [Int], end: ScheduleEnd, madeChoices: Bool) {
+        var stateGenerator = SeededGenerator(seed: stateSeed)
+        var iterationChoices = IterationChoices(actorCount: scenario.actorCount, generator: &stateGenerator)
+        let untouched = iterationChoices
+        let state = UnsafeTransfer(scenario.makeState(&iterationChoices))
+        let madeChoices = iterationChoices != untouched
+        let (choices, end) = controller.run({ actor in
+            CurrentActor.set(actor)
+            scenario.act(actor, on: state.value)
+            CurrentActor.set(nil)
+        }, chooser: &chooser)
+        guard end == .completed else { return (nil, choices, end, madeChoices) }
+        scenario.settle()
+        return (scenario.arbitrate(state.value), choices, end, madeChoices)
+    }
+
+    /// A schedule that ends in the same forbidden outcome with as few thread
+    /// switches (then steps) as a bounded greedy search finds: drop a run or
+    /// shorten it, replay (recorded choices that cannot run become
+    /// non-preemptive ones), keep the result when it still fails the same
+    /// way; finally the shortest prefix that still fails.
+    func shrink<Scenario: StressScenario>(
+        _ scenario: Scenario, _ schedule: Schedule, outcome: String, on controller: ScheduleController
+    ) -> Schedule {
+        var best = schedule.choices
+        var attempts = 0
+        let maximumAttempts = 400
+        func failsTheSame(_ candidate: [Int], lenient: Bool) -> [Int]? {
+            guard attempts < maximumAttempts, !controller.isBroken else { return nil }
+            attempts += 1
+            var strategy = ReplayStrategy(candidate, lenient: lenient)
+            _ = strategy.beginSchedule()
+            let (result, choices, _, _) = Self.runOnce(scenario, stateSeed: schedule.stateSeed, on: controller, chooser: &strategy)
+            guard let result, result.id == outcome, strategy.divergence == nil else { return nil }
+            return choices
+        }
+        func better(_ candidate: [Int], than current: [Int]) -> Bool {
+            let (a, b) = (Self.switches(candidate), Self.switches(current))
+            return a < b || (a == b && candidate.count < current.count)
+        }
+        var improved = true
+        while improved && attempts < maximumAttempts {
+            improved = false
+            let runs = Self.runs(best)
+            for index in runs.indices.reversed() {
+                var dropped = runs
+                dropped.remove(at: index)
+                var shortened = runs
+                shortened[index].count -= 1
+                for candidate in [dropped, shortened] {
+                    let choices = candidate.flatMap { repeatElement($0.thread, count: $0.count) }
+                    if let actual = failsTheSame(choices, lenient: true), better(actual, than: best) {
+                        best = actual
+                        improved = true
+                        break
+                    }
+                }
+                if improved { break }
+            }
+        }
+        // The shortest prefix (at a run boundary) whose replay still fails the same way.
+        var prefix: [Int] = []
+        for run in Self.runs(best) {
+            if failsTheSame(prefix, lenient: false) != nil {
+                return Schedule(scenario: schedule.scenario, stateSeed: schedule.stateSeed, choices: prefix)
+            }
+            prefix += repeatElement(run.thread, count: run.count)
+        }
+        return Schedule(scenario: schedule.scenario, stateSeed: schedule.stateSeed, choices: best)
+    }
+
+    static func runs(_ choices: [Int]) -> [(thread: Int, count: Int)] {
+        var runs: [(thread: Int, count: Int)] = []
+        for choice in choices {
+            if let last = runs.last, last.thread == choice {
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append((choice, 1))
+            }
+        }
+        return runs
+    }
+
+    static func switches(_ choices: [Int]) -> Int {
+        max(runs(choices).count - 1, 0)
+    }
+
+    private func makeStrategy(threads: Int) -> any ExplorationStrategy {
+        switch settings.strategy {
+        case .random: RandomStrategy(seed: settings.seed)
+        case .pct: PCTStrategy(threads: threads, depth: settings.pctDepth, seed: settings.seed)
+        case .exhaustive: ExhaustiveStrategy(preemptionBound: settings.preemptionBound)
+        }
+    }
+}
+
+/// Carries a value the compiler cannot prove `Sendable` to the controlled
+/// threads; the controller runs one of them at a time.
+struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}
