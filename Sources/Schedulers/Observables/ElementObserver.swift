@@ -3,11 +3,10 @@
 ///
 /// Why it exists: this module's generic code runs unspecialised for a
 /// client's element type, and every `Event<Element>` it builds, copies or
-/// switches on costs a run-time metadata lookup (a hash-table probe of some
-/// 300 instructions). On the element path of `observe(on:)` those lookups were
-/// 40 % of the work. Sinks that conform receive elements through
-/// `onNextElement(_:)`, which touches only `Element` itself; terminal events
-/// still arrive through `on(_:)`, once per subscription.
+/// switches on costs a run-time metadata lookup (a hash-table probe), which
+/// would dominate a per-element path. Sinks that conform receive elements
+/// through `onNextElement(_:)`, which touches only `Element` itself; terminal
+/// events still arrive through `on(_:)`, once per subscription.
 ///
 /// An upstream sink binds to this entry once, at subscription, through
 /// `ElementPath.nextHandler(for:)`; observers from outside the library keep

@@ -82,11 +82,10 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         // TIMER-SLACK: the kernel's timer slack (50 µs by default on Linux,
         // prctl PR_SET_TIMERSLACK) stretches sleeps with a timeout (nanosleep,
         // poll, futex), but libdispatch on Linux arms its timers with timerfd,
-        // whose expiry ignores slack: measured, lowering the slack of every
-        // dispatch thread (inherited from the main thread) leaves a timer's
-        // lateness unchanged (p50 about 50 µs on the 2-core VM, which is the
-        // timerfd wakeup plus the hand-off to a worker thread). So the slack
-        // is left alone; `leeway` (zero by default) is the knob that counts.
+        // whose expiry ignores slack: lowering the slack of every dispatch
+        // thread leaves a timer's lateness unchanged (Performance.md,
+        // "Measurements behind the code"). So the slack is left alone;
+        // `leeway` (zero by default) is the knob that counts.
         let deadline: DispatchTime = startAfter.map { called + .nanoseconds(Int($0)) } ?? .distantFuture
         timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(max(1, periodNanoseconds))), leeway: leeway)
         // The handler holds the job until `dispose()` cancels the timer, which

@@ -60,9 +60,8 @@ public enum MissedTickPolicy: Sendable, Equatable {
     /// period plus 1 ms (or plus a tenth of the period) late, and when it
     /// returns at most two or three later due times have passed, or, for
     /// periods under a millisecond, about a millisecond of them. On a busy
-    /// machine the scheduler itself adds tens of milliseconds now and then
-    /// (measured on a 2-core machine at load 10: pauses of 10 to 60 ms every
-    /// few seconds). Ten ticks, or 100 ms, leave a margin above both, so such a
+    /// machine the scheduler itself adds tens of milliseconds now and then.
+    /// Ten ticks, or 100 ms, leave a margin above both, so such a
     /// timer never skips; a stall (a suspended process, a debugger, a pause
     /// of more than 100 ms that is also more than ten periods) is skipped
     /// instead of being replayed as a flood, and a caught-up burst is at most

@@ -70,12 +70,8 @@ struct TrampolineRecursionStateMachine: Equatable {
 
     // The phase and its two flags in one byte, so that each transition of a
     // chain step is one load, one compare with a whole state and one store,
-    // inlined; the rarer cases go out of line. Callgrind,
-    // trampoline.recursion/current-thread.recursive, --quick (10.1 M
-    // levels): 78 instructions per level with `State` stored, 61 with the
-    // phase and flags stored apart (51 with the loose flags this machine
-    // replaced), 48 with this byte: the whole run fell from 1,755.6 M to
-    // 1,623.9 M instructions, 13.0 per level.
+    // inlined; the rarer cases go out of line (Performance.md,
+    // "Measurements behind the code", has the instruction counts).
     @inlinable
     static var waiting: UInt8 { 0 }
     @inlinable
