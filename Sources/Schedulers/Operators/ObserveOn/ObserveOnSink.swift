@@ -1,0 +1,145 @@
+/// What the two `observe(on:)` sinks share: the queue, the state machine and
+/// the drain loop. Subclasses say only how one drain is scheduled.
+///
+/// Upstream pushes each element into a lock-free single-producer/
+/// single-consumer queue (`SPSCQueue`: Rx's grammar makes upstream one
+/// producer at a time) and counts it in the state machine; the event that
+/// finds no drain running or scheduled schedules one, later ones only queue.
+/// The drain delivers everything queued, pass after pass, until the state
+/// machine says nothing arrived meanwhile. So there is one scheduled action
+/// per batch, not per element, and at most one drain (one consumer) exists
+/// at a time: deliveries never overlap (guarantee 2) and keep upstream order
+/// (guarantee 3). The disposed flag is checked before every delivery, so
+/// after `dispose()` returns no further event is delivered by a drain that
+/// starts or continues after it (guarantee 3 on a serial scheduler).
+///
+/// Disposal: whoever holds the consumer role destroys what is queued: the
+/// disposer itself when no drain was running or scheduled, else that drain
+/// on its next pass (a drain scheduled before disposal still runs, delivers
+/// nothing and releases the sink); an element that upstream pushes after
+/// disposal is destroyed by upstream itself, which then holds the role.
+///
+/// Cost per element: upstream reads the state flags, copies the element
+/// into a slot, publishes the queue's write index (a plain store) and does
+/// one fetch-and-add on the state machine's counter; no lock. The drain
+/// checks the disposed flag, reads the element where it lies and calls the
+/// observer. Elements travel unwrapped (see `ElementObserver`): only the
+/// terminal event is an `Event`. Per pass: one subtraction on the counter
+/// and one publication of the read index per 256 elements.
+///
+/// Layout: the state machine is written by upstream per element; it sits
+/// between paddings so that those writes do not take the cache line the
+/// drain reads per element (the disposed flag, the observer).
+class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
+    typealias Element = Observer.Element
+
+    private let queue = SPSCQueue<Element>()
+    /// The accepted terminal event: stored by upstream before it publishes
+    /// it through the state machine, read by the drain after.
+    private var terminal: ObserveOnTerminalEvent?
+    private let beforeMachine = CacheLinePadding()
+    private let machine = ObserveOnStateMachine()
+    private let afterMachine = CacheLinePadding()
+
+    final func makeNextHandler() -> NextHandler<Element> {
+        NextHandler { self.onNextElement($0) }
+    }
+
+    /// Receives an upstream element.
+    final func onNextElement(_ element: Element) {
+        guard machine.acceptsElements else {
+            return
+        }
+        queue.push(element)
+        let action = machine.eventQueued()
+        if action != .none {
+            perform(action)
+        }
+    }
+
+    /// Receives an upstream event.
+    final func on(_ event: Event<Element>) {
+        let terminal: ObserveOnTerminalEvent
+        switch event {
+        case .next(let element):
+            onNextElement(element)
+            return
+        case .error(let error):
+            terminal = .error(error)
+        case .completed:
+            terminal = .completed
+        }
+        guard machine.terminalWillArrive() else {
+            return
+        }
+        self.terminal = terminal
+        perform(machine.terminalQueued())
+    }
+
+    /// Schedules one call of `drain()` on the scheduler. Overridden.
+    func scheduleDrain() {
+        preconditionFailure("ObserveOnSink.scheduleDrain() is abstract")
+    }
+
+    @inline(never)
+    private func perform(_ action: ObserveOnStateMachine.SignalAction) {
+        switch action {
+        case .none:
+            break
+        case .scheduleDrain:
+            scheduleDrain()
+        case .discardQueued:
+            runPasses()
+        }
+    }
+
+    /// Delivers every queued event, including those queued meanwhile: the
+    /// body of a scheduled drain, which holds the consumer role.
+    final func drain() {
+        runPasses()
+    }
+
+    /// Passes over the queue until the state machine gives the consumer
+    /// role up: delivering, or discarding once disposed.
+    private func runPasses() {
+        var handled = 1
+        while true {
+            switch machine.passWillStart() {
+            case .discard:
+                queue.removeAvailable()
+            case .deliver(let terminalQueued):
+                let deliveredAll = queue.deliverAvailable(
+                    stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
+                if terminalQueued && deliveredAll && !isDisposed {
+                    deliverTerminal()
+                }
+            }
+            switch machine.passDidEnd(handled: handled) {
+            case .stop:
+                return
+            case .again(let next):
+                handled = next
+            }
+        }
+    }
+
+    /// Delivers the terminal event, then disposes: the next pass discards.
+    private func deliverTerminal() {
+        switch terminal {
+        case .error(let error):
+            observer.on(.error(error))
+        case .completed:
+            observer.on(.completed)
+        case nil:
+            preconditionFailure("observe(on:) terminal event published but not stored")
+        }
+        dispose()
+    }
+
+    override func dispose() {
+        super.dispose()
+        if machine.dispose() == .discardQueued {
+            runPasses()
+        }
+    }
+}
