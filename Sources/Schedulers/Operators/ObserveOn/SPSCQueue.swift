@@ -9,9 +9,10 @@ import Synchronization
 /// elements it has pushed (`written`), the consumer how many it has removed
 /// (`read`). When the producer finds its ring full it links a ring twice as
 /// large after it and continues there; the consumer, on reaching the end of
-/// a ring, follows the link and frees the old ring. So the queue keeps the
-/// capacity of the largest backlog it has seen (as a growable ring buffer
-/// would) and, once there, allocates nothing: in steady state a push is a
+/// a ring, follows the link and frees the old ring. So the queue grows until
+/// its newest ring holds the largest backlog it has seen (a backlog first
+/// spread over a chain of small rings may link one more ring the next time)
+/// and, once there, allocates nothing: in steady state a push is a
 /// copy into a slot and one store (a plain `mov` on x86, no read-modify-write),
 /// and the consumer publishes its progress once per run of elements, not per
 /// element.
