@@ -25,6 +25,10 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
         sink.drain()
         return Disposables.create()
     }
+    /// How many times a drain on a serial dispatch queue polls for a new
+    /// event before it goes idle: a few microseconds.
+    static var pollsBeforeIdleOnDispatchQueues: Int { 2_000 }
+
     /// The queue of a dispatch scheduler that takes reusable blocks.
     private let drainQueue: DispatchQueue?
     /// The reusable drain, set once in `init` when `drainQueue` is set.
@@ -32,8 +36,12 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
 
     init(scheduler: any SerialScheduler, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
-        drainQueue = (scheduler as? SerialDispatchQueueScheduler)?.queueForReusableBlocks
-        super.init(observer: observer, cancel: cancel)
+        let drainQueue = (scheduler as? SerialDispatchQueueScheduler)?.queueForReusableBlocks
+        self.drainQueue = drainQueue
+        super.init(
+            observer: observer, cancel: cancel,
+            pollsBeforeIdle: drainQueue == nil || drainQueue === DispatchQueue.main
+                ? 0 : Self.pollsBeforeIdleOnDispatchQueues)
         if drainQueue != nil {
             drainBlock = ReusableDrainBlock.make(running: self)
         }

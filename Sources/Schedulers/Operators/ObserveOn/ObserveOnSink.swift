@@ -40,6 +40,18 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     private let beforeMachine = CacheLinePadding()
     private let machine = ObserveOnStateMachine()
     private let afterMachine = CacheLinePadding()
+    /// How many times a drain that finds the queue empty polls for more
+    /// before it gives the consumer role up (0: it gives it up at once).
+    /// See `ObserveOnSerialSink`.
+    private let pollsBeforeIdle: Int
+
+    /// - Parameter pollsBeforeIdle: How many times a drain that found the
+    ///   queue empty polls for a new event before it stops; only for a drain
+    ///   that never runs on upstream's thread and owns the thread it runs on.
+    init(observer: Observer, cancel: Cancelable, pollsBeforeIdle: Int) {
+        self.pollsBeforeIdle = pollsBeforeIdle
+        super.init(observer: observer, cancel: cancel)
+    }
 
     final func makeNextHandler() -> NextHandler<Element> {
         NextHandler { self.onNextElement($0) }
@@ -114,12 +126,26 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
                     deliverTerminal()
                 }
             }
+            if pollsBeforeIdle > 0 {
+                pollBeforeIdle(handled: handled)
+            }
             switch machine.passDidEnd(handled: handled) {
             case .stop:
                 return
             case .again(let next):
                 handled = next
             }
+        }
+    }
+
+    /// Waits up to `pollsBeforeIdle` polls of the state machine for an
+    /// event beyond the `handled` this drain accounts for: one arriving in
+    /// that window is delivered by this drain, with no drain scheduled for it.
+    @inline(never)
+    private func pollBeforeIdle(handled: Int) {
+        var polls = pollsBeforeIdle
+        while polls > 0 && machine.pendingCount == handled {
+            polls &-= 1
         }
     }
 
