@@ -18,22 +18,32 @@ extension ObservableType {
     /// `path` selects.
     ///
     /// Both paths batch: upstream events go into a queue, the event that finds
-    /// the queue idle schedules one drain action, and that drain delivers
-    /// everything queued, looping while more arrives. There is one scheduled
-    /// action per batch, not per element, and in steady state neither path
-    /// allocates per element (a ring buffer that keeps its capacity, no
-    /// closure per element, elements stored unboxed). Upstream pays, per
-    /// element, a lock round trip that stays out of the kernel (an inlined
-    /// compare-and-swap and a store) around a state check and an append. The
-    /// price: each subscription keeps queue space for the largest backlog it
-    /// has seen, until it ends.
+    /// no drain running or scheduled schedules one drain action, and that
+    /// drain delivers everything queued, looping while more arrives. There is
+    /// one scheduled action per batch, not per element, and in steady state
+    /// neither path allocates per element (the queue keeps the capacity of the
+    /// largest backlog, no closure per element, elements stored unboxed).
+    /// The queue is lock-free: upstream is its one producer (Rx's grammar
+    /// serialises events) and the drain its one consumer. Upstream pays, per
+    /// element, a copy into a slot, a plain store of the write index and one
+    /// fetch-and-add on the drain's work counter. The price: each
+    /// subscription keeps queue space for the largest backlog it has seen,
+    /// until it ends.
     ///
     /// - Serial fast path (`.automatic` on a `SerialScheduler`): drains are
-    ///   enqueued with `scheduleInOrder`, never inline.
+    ///   enqueued with `scheduleInOrder`, never inline, or, on a
+    ///   `SerialDispatchQueueScheduler`, as one reusable block (no allocation
+    ///   per batch in this library). There, because the drain never runs on
+    ///   upstream's thread and the queue's thread belongs to the scheduler, a
+    ///   drain that runs dry polls briefly for more before it goes idle: a
+    ///   short pause in upstream then costs no new dispatch and no thread
+    ///   wake-up (it keeps the queue at most a few microseconds longer).
     /// - Generic path (any other scheduler, or `.generic`): drains are
     ///   scheduled with `schedule`; at most one exists at a time, so even on a
     ///   concurrent scheduler the observer is never called concurrently with
-    ///   itself.
+    ///   itself. The drain may run inline, on upstream's own thread
+    ///   (`CurrentThreadScheduler`), so it never waits for more: it would wait
+    ///   for the thread it blocks.
     ///
     /// Guarantees: the grammar holds (guarantee 1 in Guarantees.md: nothing after a
     /// terminal event); the observer is never called concurrently with itself

@@ -4,11 +4,10 @@ import Dispatch
 ///
 /// Used when the scheduler conforms to `SerialScheduler`: the drain is
 /// enqueued with `scheduleInOrder`, which never runs inline and runs actions
-/// one at a time in order, so the sink needs no re-entrancy handling and no
-/// bookkeeping of the scheduled action (a drain that runs after disposal finds
-/// the sink disposed and only returns). Steady state allocates nothing per
-/// element: the queue is a ring buffer that keeps its capacity, and elements
-/// stay unboxed.
+/// one at a time in order, so there is no bookkeeping of the scheduled action
+/// (a drain that runs after disposal discards the queue and returns). Steady
+/// state allocates nothing per element: the queue keeps its capacity, and
+/// elements stay unboxed.
 ///
 /// On a `SerialDispatchQueueScheduler` (not the main scheduler, which counts
 /// its pending work) a drain allocates nothing in this library either:
@@ -19,6 +18,17 @@ import Dispatch
 /// enqueued drain holds a reference to the sink (retained when enqueued,
 /// released when it has run), so the sink outlives its queued drains without
 /// the block owning the sink, which owns the block.
+///
+/// What only this path may do, on such a dispatch queue (other than the
+/// main queue): a drain that finds the queue empty polls the state machine
+/// up to `pollsBeforeIdleOnDispatchQueues` times (a few microseconds) before
+/// it gives the consumer role up, and delivers what arrives meanwhile itself.
+/// A new batch otherwise costs upstream a dispatch `async` and a worker
+/// thread's wake-up (microseconds, a kernel call), the drain's thread a new
+/// start. The generic path cannot poll: its drain may run inline on
+/// upstream's thread (on `CurrentThreadScheduler`, say), where waiting for
+/// upstream blocks upstream itself. Polling reads one word the producer
+/// writes; it ends as soon as an event arrives.
 final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>, ReusableDrainTarget, @unchecked Sendable {
     private let scheduler: any SerialScheduler
     private let drainAction: (ObserveOnSerialSink<Observer>) -> Disposable = { sink in
