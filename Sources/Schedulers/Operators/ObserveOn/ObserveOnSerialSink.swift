@@ -21,7 +21,8 @@ import Dispatch
 ///
 /// What only this path may do, on such a dispatch queue (other than the
 /// main queue): a drain that finds the queue empty polls the state machine
-/// up to `pollsBeforeIdleOnDispatchQueues` times (a few microseconds) before
+/// up to `pollsBeforeIdleOnDispatchQueues` times (a few microseconds,
+/// yielding the thread now and then) before
 /// it gives the consumer role up, and delivers what arrives meanwhile itself.
 /// A new batch otherwise costs upstream a dispatch `async` and a worker
 /// thread's wake-up (microseconds, a kernel call), the drain's thread a new
@@ -36,8 +37,10 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
         return Disposables.create()
     }
     /// How many times a drain on a serial dispatch queue polls for a new
-    /// event before it goes idle: a few microseconds.
-    static var pollsBeforeIdleOnDispatchQueues: Int { 2_000 }
+    /// event before it goes idle, yielding its thread every 64 polls: a few
+    /// microseconds on an idle machine; on a busy one the yields let
+    /// upstream (or anyone) have the core instead.
+    static var pollsBeforeIdleOnDispatchQueues: Int { 256 }
 
     /// The queue of a dispatch scheduler that takes reusable blocks.
     private let drainQueue: DispatchQueue?

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What the two `observe(on:)` sinks share: the queue, the state machine and
 /// the drain loop. Subclasses say only how one drain is scheduled.
 ///
@@ -139,13 +147,21 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     }
 
     /// Waits up to `pollsBeforeIdle` polls of the state machine for an
-    /// event beyond the `handled` this drain accounts for: one arriving in
-    /// that window is delivered by this drain, with no drain scheduled for it.
+    /// event beyond the `handled` this drain accounts for, yielding the
+    /// thread every 64 polls: one arriving in that window is delivered by
+    /// this drain, with no drain scheduled for it.
     @inline(never)
     private func pollBeforeIdle(handled: Int) {
         var polls = pollsBeforeIdle
-        while polls > 0 && machine.pendingCount == handled {
+        while machine.pendingCount == handled {
             polls &-= 1
+            if polls == 0 {
+                return
+            }
+            if polls & 63 == 0 {
+                // Let a producer that shares this core run.
+                sched_yield()
+            }
         }
     }
 
