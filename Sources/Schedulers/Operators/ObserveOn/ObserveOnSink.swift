@@ -132,10 +132,11 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
                     stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
                 if terminalQueued && deliveredAll && !isDisposed {
                     deliverTerminal()
+                } else if pollsBeforeIdle > 0 && !terminalQueued && !isDisposed {
+                    // Only while more may come: not after the terminal
+                    // event, not once disposed.
+                    pollBeforeIdle(handled: handled)
                 }
-            }
-            if pollsBeforeIdle > 0 {
-                pollBeforeIdle(handled: handled)
             }
             switch machine.passDidEnd(handled: handled) {
             case .stop:
