@@ -128,8 +128,7 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
             case .discard:
                 queue.removeAvailable()
             case .deliver(let terminalQueued):
-                let deliveredAll = queue.deliverAvailable(
-                    stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
+                let deliveredAll = deliverQueued()
                 if terminalQueued && deliveredAll && !isDisposed {
                     deliverTerminal()
                 } else if pollsBeforeIdle > 0 && !terminalQueued && !isDisposed {
@@ -143,6 +142,34 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
                 return
             case .again(let next):
                 handled = next
+            }
+        }
+    }
+
+    /// Delivers every element published so far, checking the disposed flag
+    /// before each. The loop over a run of slots is written here rather than
+    /// passed to the queue as closures: the observer's handler is then called
+    /// directly, and the flag read inline, per element.
+    ///
+    /// - Returns: `false` if disposal stopped it.
+    private func deliverQueued() -> Bool {
+        let available = queue.published
+        while true {
+            let (first, count) = queue.nextRun(upTo: available)
+            if count == 0 {
+                return true
+            }
+            var delivered = 0
+            while delivered != count {
+                if isDisposed {
+                    break
+                }
+                forwardNextUnchecked(first[delivered])
+                delivered &+= 1
+            }
+            queue.finishRun(first, delivered: delivered)
+            if delivered != count {
+                return false
             }
         }
     }

@@ -148,43 +148,69 @@ final class SPSCQueue<Element>: @unchecked Sendable {
     /// `true` leaves the rest queued. Consumer only.
     ///
     /// Elements are passed from where they lie and destroyed together after
-    /// each run, rather than moved out one by one.
+    /// each run, rather than moved out one by one. (The `observe(on:)` sink
+    /// writes this loop itself with `published`, `nextRun` and `finishRun`,
+    /// so that its per-element calls are direct, not through closures.)
     ///
     /// - Returns: `true` if it delivered everything it found (elements
     ///   pushed meanwhile, even by `deliver`, may be queued), `false` if
     ///   `stop` ended it.
-    @inline(__always)
     func deliverAvailable(stoppingWhen stop: () -> Bool, to deliver: (Element) -> Void) -> Bool {
-        let available = written.load(ordering: .acquiring)
-        var index = read.load(ordering: .relaxed)
-        if index == available {
-            return true
-        }
-        var ring = consumerRing
-        var end = ring.end.load(ordering: .acquiring)
-        while index != available {
-            if index == end {
-                ring = followLink(from: ring)
-                end = ring.end.load(ordering: .acquiring)
+        let available = published
+        while true {
+            let (first, count) = nextRun(upTo: available)
+            if count == 0 {
+                return true
             }
-            let run = runLength(from: index, to: available, end: end, mask: ring.mask)
-            let first = ring.slots + (index & ring.mask)
             var delivered = 0
-            while delivered != run {
+            while delivered != count {
                 if stop() {
                     break
                 }
                 deliver(first[delivered])
                 delivered &+= 1
             }
-            first.deinitialize(count: delivered)
-            index &+= delivered
-            read.store(index, ordering: .releasing)
-            if delivered != run {
+            finishRun(first, delivered: delivered)
+            if delivered != count {
                 return false
             }
         }
-        return true
+    }
+
+    /// How many elements the producer has published: the bound for
+    /// `nextRun(upTo:)`. Consumer only (an acquire load).
+    @inline(__always)
+    var published: Int {
+        written.load(ordering: .acquiring)
+    }
+
+    /// The next run of elements to read in place: contiguous slots from the
+    /// consumer's position, at most up to element number `available` and
+    /// `publishInterval` long; `count` is 0 when the consumer has reached
+    /// `available`. Follows (and frees) a finished ring. Consumer only; the
+    /// caller then calls `finishRun(_:delivered:)` with how many of them it
+    /// consumed, before the next `nextRun`.
+    func nextRun(upTo available: Int) -> (first: UnsafeMutablePointer<Element>, count: Int) {
+        let index = read.load(ordering: .relaxed)
+        var ring = consumerRing
+        if index == available {
+            return (ring.slots, 0)
+        }
+        var end = ring.end.load(ordering: .acquiring)
+        if index == end {
+            ring = followLink(from: ring)
+            end = ring.end.load(ordering: .acquiring)
+        }
+        let count = runLength(from: index, to: available, end: end, mask: ring.mask)
+        return (ring.slots + (index & ring.mask), count)
+    }
+
+    /// The first `delivered` elements of the run at `first` were consumed:
+    /// destroys them and publishes the room to the producer. Consumer only.
+    @inline(__always)
+    func finishRun(_ first: UnsafeMutablePointer<Element>, delivered: Int) {
+        first.deinitialize(count: delivered)
+        read.store(read.load(ordering: .relaxed) &+ delivered, ordering: .releasing)
     }
 
     /// Destroys every element pushed so far, undelivered. Consumer only.
