@@ -32,18 +32,15 @@ extension ObservableType {
     ///
     /// - Serial fast path (`.automatic` on a `SerialScheduler`): drains are
     ///   enqueued with `scheduleInOrder`, never inline, or, on a
-    ///   `SerialDispatchQueueScheduler`, as one reusable block (no allocation
-    ///   per batch in this library). There, because the drain never runs on
-    ///   upstream's thread and the queue's thread belongs to the scheduler, a
-    ///   drain that runs dry polls briefly for more before it goes idle: a
-    ///   short pause in upstream then costs no new dispatch and no thread
-    ///   wake-up (it keeps the queue at most a few microseconds longer).
+    ///   `SerialDispatchQueueScheduler`, as one reusable block: no allocation
+    ///   or scheduled-item bookkeeping per batch in this library.
     /// - Generic path (any other scheduler, or `.generic`): drains are
-    ///   scheduled with `schedule`; at most one exists at a time, so even on a
-    ///   concurrent scheduler the observer is never called concurrently with
-    ///   itself. The drain may run inline, on upstream's own thread
-    ///   (`CurrentThreadScheduler`), so it never waits for more: it would wait
-    ///   for the thread it blocks.
+    ///   scheduled with `schedule`, paying whatever the scheduler charges per
+    ///   action; at most one exists at a time, so even on a concurrent
+    ///   scheduler the observer is never called concurrently with itself,
+    ///   and a drain run inline on upstream's own thread
+    ///   (`CurrentThreadScheduler`) delivers re-entrant events in its next
+    ///   pass rather than recursively.
     ///
     /// Guarantees: the grammar holds (guarantee 1 in Guarantees.md: nothing after a
     /// terminal event); the observer is never called concurrently with itself

@@ -10,8 +10,7 @@
 /// scheduler. A drain scheduled before disposal still runs, delivers nothing
 /// and releases the sink. Steady state allocates nothing per element, as on
 /// the serial path; each batch costs whatever the scheduler's `schedule`
-/// costs, and a drain that runs dry stops at once (see
-/// `ObserveOnSerialSink` for why only the serial path may wait for more).
+/// costs (see `ObserveOnSerialSink` for what the serial path saves there).
 final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer>, @unchecked Sendable {
     private let scheduler: ImmediateSchedulerType
     private let drainAction: (ObserveOnGenericSink<Observer>) -> Disposable = { sink in
@@ -21,7 +20,7 @@ final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer
 
     init(scheduler: ImmediateSchedulerType, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
-        super.init(observer: observer, cancel: cancel, pollsBeforeIdle: 0)
+        super.init(observer: observer, cancel: cancel)
     }
 
     override func scheduleDrain() {

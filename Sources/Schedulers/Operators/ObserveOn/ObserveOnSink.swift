@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What the two `observe(on:)` sinks share: the queue, the state machine and
 /// the drain loop. Subclasses say only how one drain is scheduled.
 ///
@@ -48,19 +40,6 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     private let beforeMachine = CacheLinePadding()
     private let machine = ObserveOnStateMachine()
     private let afterMachine = CacheLinePadding()
-    /// How many times a drain that finds the queue empty polls for more
-    /// before it gives the consumer role up (0: it gives it up at once).
-    /// See `ObserveOnSerialSink`.
-    private let pollsBeforeIdle: Int
-
-    /// - Parameter pollsBeforeIdle: How many times a drain that found the
-    ///   queue empty polls for a new event before it stops; only for a drain
-    ///   that never runs on upstream's thread and owns the thread it runs on.
-    init(observer: Observer, cancel: Cancelable, pollsBeforeIdle: Int) {
-        self.pollsBeforeIdle = pollsBeforeIdle
-        super.init(observer: observer, cancel: cancel)
-    }
-
     final func makeNextHandler() -> NextHandler<Element> {
         NextHandler { self.onNextElement($0) }
     }
@@ -131,10 +110,6 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
                 let deliveredAll = deliverQueued()
                 if terminalQueued && deliveredAll && !isDisposed {
                     deliverTerminal()
-                } else if pollsBeforeIdle > 0 && !terminalQueued && !isDisposed {
-                    // Only while more may come: not after the terminal
-                    // event, not once disposed.
-                    pollBeforeIdle(handled: handled)
                 }
             }
             switch machine.passDidEnd(handled: handled) {
@@ -170,25 +145,6 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
             queue.finishRun(first, delivered: delivered)
             if delivered != count {
                 return false
-            }
-        }
-    }
-
-    /// Waits up to `pollsBeforeIdle` polls of the state machine for an
-    /// event beyond the `handled` this drain accounts for, yielding the
-    /// thread every 64 polls: one arriving in that window is delivered by
-    /// this drain, with no drain scheduled for it.
-    @inline(never)
-    private func pollBeforeIdle(handled: Int) {
-        var polls = pollsBeforeIdle
-        while machine.pendingCount == handled {
-            polls &-= 1
-            if polls == 0 {
-                return
-            }
-            if polls & 63 == 0 {
-                // Let a producer that shares this core run.
-                sched_yield()
             }
         }
     }

@@ -138,8 +138,7 @@ struct ObserveOnStateMachine: ~Copyable {
         return .again(handled: left)
     }
 
-    /// The unaccounted count: equal to what the role holder accounts for
-    /// while nothing new has arrived (a drain polls it before going idle).
+    /// The unaccounted count (a test seam).
     var pendingCount: Int {
         pending.load(ordering: .acquiring)
     }
