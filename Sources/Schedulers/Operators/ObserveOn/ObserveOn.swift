@@ -33,7 +33,11 @@ extension ObservableType {
     /// - Serial fast path (`.automatic` on a `SerialScheduler`): drains are
     ///   enqueued with `scheduleInOrder`, never inline, or, on a
     ///   `SerialDispatchQueueScheduler`, as one reusable block: no allocation
-    ///   or scheduled-item bookkeeping per batch in this library.
+    ///   or scheduled-item bookkeeping per batch in this library. There, a
+    ///   drain that has delivered a flowing stream's worth of elements polls
+    ///   briefly for more before it goes idle (its thread belongs to the
+    ///   scheduler, never to upstream), so a short pause in upstream costs no
+    ///   new dispatch and no thread wake-up.
     /// - Generic path (any other scheduler, or `.generic`): drains are
     ///   scheduled with `schedule`, paying whatever the scheduler charges per
     ///   action; at most one exists at a time, so even on a concurrent

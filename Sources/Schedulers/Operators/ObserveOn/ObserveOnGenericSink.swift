@@ -20,7 +20,7 @@ final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer
 
     init(scheduler: ImmediateSchedulerType, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
-        super.init(observer: observer, cancel: cancel)
+        super.init(observer: observer, cancel: cancel, pollsBeforeIdle: 0)
     }
 
     override func scheduleDrain() {

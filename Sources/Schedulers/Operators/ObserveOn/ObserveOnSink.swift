@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What the two `observe(on:)` sinks share: the queue, the state machine and
 /// the drain loop. Subclasses say only how one drain is scheduled.
 ///
@@ -40,6 +48,25 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     private let beforeMachine = CacheLinePadding()
     private let machine = ObserveOnStateMachine()
     private let afterMachine = CacheLinePadding()
+    /// How many times a drain that finds the queue empty polls for more
+    /// before it gives the consumer role up (0: it gives it up at once).
+    /// See `ObserveOnSerialSink`.
+    private let pollsBeforeIdle: Int
+
+    /// A drain polls before going idle only once it has delivered this many
+    /// elements: a stream that is flowing, not a subscription that delivers
+    /// a few elements now and then (whose sink, and serial queue, the poll
+    /// would keep busy for nothing).
+    static var elementsBeforePolling: Int { 64 }
+
+    /// - Parameter pollsBeforeIdle: How many times a drain that found the
+    ///   queue empty polls for a new event before it stops; only for a drain
+    ///   that never runs on upstream's thread and owns the thread it runs on.
+    init(observer: Observer, cancel: Cancelable, pollsBeforeIdle: Int) {
+        self.pollsBeforeIdle = pollsBeforeIdle
+        super.init(observer: observer, cancel: cancel)
+    }
+
     final func makeNextHandler() -> NextHandler<Element> {
         NextHandler { self.onNextElement($0) }
     }
@@ -102,14 +129,18 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     /// role up: delivering, or discarding once disposed.
     private func runPasses() {
         var handled = 1
+        var delivered = 0
         while true {
             switch machine.passWillStart() {
             case .discard:
                 queue.removeAvailable()
             case .deliver(let terminalQueued):
-                let deliveredAll = deliverQueued()
+                let deliveredAll = deliverQueued(counting: &delivered)
                 if terminalQueued && deliveredAll && !isDisposed {
                     deliverTerminal()
+                } else if pollsBeforeIdle > 0 && delivered >= Self.elementsBeforePolling
+                    && !terminalQueued && !isDisposed {
+                    pollBeforeIdle(handled: handled)
                 }
             }
             switch machine.passDidEnd(handled: handled) {
@@ -127,24 +158,44 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     /// directly, and the flag read inline, per element.
     ///
     /// - Returns: `false` if disposal stopped it.
-    private func deliverQueued() -> Bool {
+    private func deliverQueued(counting delivered: inout Int) -> Bool {
         let available = queue.published
         while true {
             let (first, count) = queue.nextRun(upTo: available)
             if count == 0 {
                 return true
             }
-            var delivered = 0
-            while delivered != count {
+            var index = 0
+            while index != count {
                 if isDisposed {
                     break
                 }
-                forwardNextUnchecked(first[delivered])
-                delivered &+= 1
+                forwardNextUnchecked(first[index])
+                index &+= 1
             }
-            queue.finishRun(first, delivered: delivered)
-            if delivered != count {
+            queue.finishRun(first, delivered: index)
+            delivered &+= index
+            if index != count {
                 return false
+            }
+        }
+    }
+
+    /// Waits up to `pollsBeforeIdle` polls of the state machine for an
+    /// event beyond the `handled` this drain accounts for, yielding the
+    /// thread every 64 polls: one arriving in that window is delivered by
+    /// this drain, with no drain scheduled for it.
+    @inline(never)
+    private func pollBeforeIdle(handled: Int) {
+        var polls = pollsBeforeIdle
+        while machine.pendingCount == handled {
+            polls &-= 1
+            if polls == 0 {
+                return
+            }
+            if polls & 63 == 0 {
+                // Let a producer that shares this core run.
+                sched_yield()
             }
         }
     }

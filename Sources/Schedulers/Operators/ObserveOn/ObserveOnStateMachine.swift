@@ -138,7 +138,8 @@ struct ObserveOnStateMachine: ~Copyable {
         return .again(handled: left)
     }
 
-    /// The unaccounted count (a test seam).
+    /// The unaccounted count: equal to what the role holder accounts for
+    /// while nothing new has arrived (a drain polls it before going idle).
     var pendingCount: Int {
         pending.load(ordering: .acquiring)
     }
