@@ -24,8 +24,9 @@ import Darwin
 /// Disposal: whoever holds the consumer role destroys what is queued: the
 /// disposer itself when no drain was running or scheduled, else that drain
 /// on its next pass (a drain scheduled before disposal still runs, delivers
-/// nothing and releases the sink); an element that upstream pushes after
-/// disposal is destroyed by upstream itself, which then holds the role.
+/// nothing and releases the sink); an element that upstream pushed while
+/// disposal happened is destroyed by upstream itself when its count takes
+/// the role, else by the holder. Once disposed, upstream queues nothing.
 ///
 /// Cost per element: upstream reads the state flags, copies the element
 /// into a slot, publishes the queue's write index (a plain store) and does
