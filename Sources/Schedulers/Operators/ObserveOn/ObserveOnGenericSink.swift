@@ -1,0 +1,29 @@
+/// The generic path of `observe(on:)`, for any scheduler.
+///
+/// The drain is scheduled with `schedule`, which on a concurrent scheduler may
+/// run on any thread and on some schedulers runs inline, inside the upstream
+/// call: both are safe because the state machine lets only one drain (one
+/// consumer of the queue) exist at a time, and an element pushed by upstream
+/// from inside the drain's delivery is simply counted and delivered by the
+/// same drain's next pass, never recursively. Deliveries therefore never
+/// overlap (guarantee 2) and keep order (guarantee 3), even on a concurrent
+/// scheduler. A drain scheduled before disposal still runs, delivers nothing
+/// and releases the sink. Steady state allocates nothing per element, as on
+/// the serial path; each batch costs whatever the scheduler's `schedule`
+/// costs (see `ObserveOnSerialSink` for what the serial path saves there).
+final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer>, @unchecked Sendable {
+    private let scheduler: ImmediateSchedulerType
+    private let drainAction: (ObserveOnGenericSink<Observer>) -> Disposable = { sink in
+        sink.drain()
+        return Disposables.create()
+    }
+
+    init(scheduler: ImmediateSchedulerType, observer: Observer, cancel: Cancelable) {
+        self.scheduler = scheduler
+        super.init(observer: observer, cancel: cancel, pollsBeforeIdle: 0)
+    }
+
+    override func scheduleDrain() {
+        _ = scheduler.schedule(self, action: drainAction)
+    }
+}
