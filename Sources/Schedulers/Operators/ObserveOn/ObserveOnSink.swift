@@ -190,6 +190,7 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     private func pollBeforeIdle(handled: Int) {
         var polls = pollsBeforeIdle
         while machine.pendingCount == handled {
+            SyncPoint.spinWait()
             polls &-= 1
             if polls == 0 {
                 return

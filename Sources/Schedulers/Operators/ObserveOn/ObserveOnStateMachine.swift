@@ -22,13 +22,13 @@ import Synchronization
 /// fetch-and-add; per pass of the drain, one acquire load and one
 /// subtraction. Every transition returns what the caller does next.
 struct ObserveOnStateMachine: ~Copyable {
-    private static var terminatedFlag: UInt8 { 1 }
-    private static var disposedFlag: UInt8 { 2 }
+    private static var terminatedFlag: Int { 1 }
+    private static var disposedFlag: Int { 2 }
 
     /// Events queued and disposals since the counter was last 0, minus what
     /// the role holder has accounted for.
-    private let pending = Atomic<Int>(0)
-    private let flags = Atomic<UInt8>(0)
+    private let pending = SyncAtomic<Int>(0)
+    private let flags = SyncAtomic<Int>(0)
 
     /// What the party that added to `pending` does next.
     enum SignalAction: Equatable {

@@ -45,11 +45,14 @@ final class SPSCQueue<Element>: @unchecked Sendable {
     // Producer side, written per element by the producer only. Atomics with
     // relaxed ordering where only the producer reads them: a `let` atomic
     // compiles to a plain load or store, where a stored `var` of a class would
-    // be checked for exclusive access at run time on every push.
+    // be checked for exclusive access at run time on every push. These
+    // three are the producer's private storage, not synchronisation, so they
+    // stay plain `Atomic`s outside the sync-point seam; `written`, `read` and
+    // each ring's `end` are what the two sides share, and go through it.
 
     /// Elements pushed so far: stored by the producer with release ordering
     /// after each element, loaded by the consumer with acquire ordering.
-    private let written = Atomic<Int>(0)
+    private let written = SyncAtomic<Int>(0)
     /// The element number at which the producer's ring may be full: below
     /// it, a push needs no check of `read`.
     private let producerLimit: Atomic<Int>
@@ -65,7 +68,7 @@ final class SPSCQueue<Element>: @unchecked Sendable {
     /// Elements removed so far: stored by the consumer with release ordering
     /// once per run, loaded by the producer (acquire) only when its ring may
     /// be full.
-    private let read = Atomic<Int>(0)
+    private let read = SyncAtomic<Int>(0)
     /// The ring the consumer reads; changed when it follows a link.
     private var consumerRing: SPSCQueueRing<Element>
 
@@ -260,7 +263,7 @@ final class SPSCQueueRing<Element>: @unchecked Sendable {
     /// The number of the first element not in this ring: `Int.max` while
     /// the producer writes here, then where it moved on. Stored (release) by
     /// the producer after `next`.
-    let end = Atomic<Int>(.max)
+    let end = SyncAtomic<Int>(.max)
     /// The ring the producer moved on to. Written once by the producer
     /// before `end`; read by the consumer after it loaded `end`.
     var next: SPSCQueueRing<Element>?
