@@ -11,6 +11,8 @@ public final class CompositeDisposable: Cancelable, @unchecked Sendable {
 
     private let lock = Lock()
     // Touched only with `lock` held: no dynamic exclusivity checks needed.
+    // They would cost 2,551 → 3,102 instructions per insert-insert-remove-
+    // dispose cycle (callgrind; Performance.md, "Exclusivity checks").
     @exclusivity(unchecked)
     private var members: [(key: UInt64, disposable: Disposable)] = []
     @exclusivity(unchecked)

@@ -66,7 +66,9 @@ struct NopDisposable: Disposable, Sendable {
 final class AnonymousDisposable: Cancelable, @unchecked Sendable {
     private let disposed = SyncAtomic<Bool>(false)
     // Written in init, then read and cleared only by the one caller that wins
-    // the exchange on `disposed`: no lock needed.
+    // the exchange on `disposed`: no lock needed. Unchecked exclusivity here
+    // and in `BinaryDisposable`: 2,045 instructions per create-dispose of both
+    // against 3,002 checked (callgrind; Performance.md, "Exclusivity checks").
     @exclusivity(unchecked)
     private var action: (() -> Void)?
 

@@ -7,6 +7,8 @@
 public final class DisposeBag: @unchecked Sendable {
     private let lock = Lock()
     // Touched only with `lock` held: no dynamic exclusivity checks needed.
+    // They would cost 2,318 → 2,662 instructions per bag of two, inserted and
+    // released (callgrind; Performance.md, "Exclusivity checks").
     @exclusivity(unchecked)
     private var members: [Disposable] = []
     @exclusivity(unchecked)

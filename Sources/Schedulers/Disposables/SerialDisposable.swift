@@ -6,6 +6,8 @@
 public final class SerialDisposable: Cancelable, @unchecked Sendable {
     private let lock = Lock()
     // Touched only with `lock` held: no dynamic exclusivity checks needed.
+    // They would cost 1,548 → 2,923 instructions per set-set-dispose cycle
+    // (callgrind; Performance.md, "Exclusivity checks").
     @exclusivity(unchecked)
     private var current: Disposable?
     @exclusivity(unchecked)

@@ -14,6 +14,8 @@ public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
 
     private let lock = Lock()
     // Touched only with `lock` held: no dynamic exclusivity checks needed.
+    // They would cost 1,057 → 1,516 instructions per set-dispose cycle
+    // (callgrind; Performance.md, "Exclusivity checks").
     @exclusivity(unchecked)
     private var state = State.waitingForDisposable
 

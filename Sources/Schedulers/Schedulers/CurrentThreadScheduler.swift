@@ -91,7 +91,10 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
 
 /// The per-thread queue behind `CurrentThreadScheduler`. Only its own thread
 /// touches it, so it needs no lock, and its fields opt out of dynamic
-/// exclusivity checks (each check costs a thread-local lookup on this hot path).
+/// exclusivity checks (each check costs a thread-local lookup on this hot path:
+/// with checks on this file's fields a nested schedule costs 1,113 instead of
+/// 366 instructions, a recursive step 399 instead of 144; callgrind,
+/// Performance.md, "Exclusivity checks").
 ///
 /// The queue is an intrusive FIFO list threaded through the queued items
 /// themselves: queuing allocates nothing beyond the item, and there is no
