@@ -22,16 +22,9 @@ echo "== building Stress with --traits Exploration in $scratch"
 swift build -c release --traits Exploration --scratch-path "$scratch" --product Stress
 binary="$(swift build -c release --traits Exploration --scratch-path "$scratch" --show-bin-path)/Stress"
 
-has_limit=0
-for argument in "$@"; do
-    case "$argument" in
-        --iterations|--iterations=*|--duration|--duration=*) has_limit=1 ;;
-    esac
-done
-limit=()
-if [[ $has_limit == 0 ]]; then
-    limit=(--iterations 2000)
-fi
+# shellcheck source=scripts/stress-limit.sh
+source "$(dirname "$0")/stress-limit.sh"
+stress_default_limit 2000 "$@"
 
 started=$(date +%s)
 status=0

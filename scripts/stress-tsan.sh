@@ -28,16 +28,9 @@ fi
 export TSAN_OPTIONS="$tsan_options${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
 echo "== TSAN_OPTIONS=$TSAN_OPTIONS"
 
-has_limit=0
-for argument in "$@"; do
-    case "$argument" in
-        --iterations|--iterations=*|--duration|--duration=*) has_limit=1 ;;
-    esac
-done
-limit=()
-if [[ $has_limit == 0 ]]; then
-    limit=(--iterations 100000)
-fi
+# shellcheck source=scripts/stress-limit.sh
+source "$(dirname "$0")/stress-limit.sh"
+stress_default_limit 100000 "$@"
 
 started=$(date +%s)
 status=0

@@ -44,22 +44,32 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        Self.throughputPlans(benchmark: Self.name, hops: hops, configuration: configuration)
+    }
+
+    /// The plans of a throughput benchmark over `hops`: a timed flood of
+    /// `Configuration(size).elements` per repetition through a fresh session,
+    /// and allocations from the gated counting pass. `asyncSequence.throughput`
+    /// measures its hops with these too.
+    static func throughputPlans(
+        benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration
+    ) -> [MeasurementPlan] {
         let elements = Configuration(configuration.size).elements
         let batch = configuration.countingBatch
         let params = formatParams(["elements": String(elements)])
         return hops.map { hop -> MeasurementPlan in
             if let reason = hop.unavailableReason {
-                return .unavailable(benchmark: Self.name, variant: hop.id, params: params, reason: reason)
+                return .unavailable(benchmark: benchmark, variant: hop.id, params: params, reason: reason)
             }
             return MeasurementPlan(
-                benchmark: Self.name, variant: hop.id, params: params,
+                benchmark: benchmark, variant: hop.id, params: params,
                 estimatedSeconds: Double(elements) * 1.5e-6 + 0.01, needsMainQueue: hop.needsMainQueue,
                 countingEstimatedSeconds: Double(batch * (HopAllocationCount.warmUpBatches + 1)) * 3e-6 + 0.03,
                 warmUp: { context in
-                    _ = try Self.measureOnce(hop: hop, elements: max(elements / 4, 1), context: context)
+                    _ = try measureOnce(hop: hop, elements: max(elements / 4, 1), context: context)
                 },
                 measure: { context in
-                    let region = try Self.measureOnce(hop: hop, elements: elements, context: context)
+                    let region = try measureOnce(hop: hop, elements: elements, context: context)
                     return [
                         MetricValue(.elementsPerSecond, region.operationsPerSecond(elements)),
                         MetricValue(.nanosecondsPerElement, region.nanosecondsPer(elements)),

@@ -28,36 +28,6 @@ public struct AsyncSequenceThroughputBenchmark: NamedBenchmark {
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        let elements = ObserveOnThroughputBenchmark.Configuration(configuration.size).elements
-        let batch = configuration.countingBatch
-        let params = formatParams(["elements": String(elements)])
-        return hops.map { hop -> MeasurementPlan in
-            if let reason = hop.unavailableReason {
-                return .unavailable(benchmark: Self.name, variant: hop.id, params: params, reason: reason)
-            }
-            return MeasurementPlan(
-                benchmark: Self.name, variant: hop.id, params: params,
-                estimatedSeconds: Double(elements) * 1e-6 + 0.01,
-                countingEstimatedSeconds: Double(batch * (HopAllocationCount.warmUpBatches + 1)) * 3e-6 + 0.03,
-                warmUp: { context in
-                    _ = try ObserveOnThroughputBenchmark.measureOnce(
-                        hop: hop, elements: max(elements / 4, 1), context: context)
-                },
-                measure: { context in
-                    let region = try ObserveOnThroughputBenchmark.measureOnce(
-                        hop: hop, elements: elements, context: context)
-                    return [
-                        MetricValue(.elementsPerSecond, region.operationsPerSecond(elements)),
-                        MetricValue(.nanosecondsPerElement, region.nanosecondsPer(elements)),
-                    ]
-                },
-                countAllocations: { context in
-                    let delta = try HopAllocationCount.count(hop: hop, batch: batch, context: context)
-                    return [
-                        MetricValue(.allocationsPerElement, delta.map { Double($0.allocations) / Double(batch) }),
-                        MetricValue(.bytesPerElement, delta.map { Double($0.bytes) / Double(batch) }),
-                    ]
-                })
-        }
+        ObserveOnThroughputBenchmark.throughputPlans(benchmark: Self.name, hops: hops, configuration: configuration)
     }
 }
