@@ -37,7 +37,7 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
         let transfer = UnsafeTransfer(UnownedJob(job))
         switch target {
         case .dispatch(let queue):
-            queue.async {
+            SyncPoint.handOff(to: queue) {
                 transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
             }
         case .operations(let queue, let priority):
@@ -45,7 +45,7 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
                 transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
             }
             operation.queuePriority = priority
-            queue.addOperation(operation)
+            SyncPoint.handOff(to: queue, operation)
         }
     }
 }

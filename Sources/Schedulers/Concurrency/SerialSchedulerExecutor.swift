@@ -105,7 +105,7 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
             // The runtime sends an actor on this executor straight to the main
             // actor's executor; this path is only for a direct caller.
             let transfer = UnsafeTransfer(job)
-            DispatchQueue.main.async {
+            SyncPoint.handOff(to: DispatchQueue.main) {
                 transfer.value.runSynchronously(on: MainActor.sharedUnownedExecutor)
             }
         case .scheduler(let scheduler):
@@ -283,7 +283,7 @@ final class DispatchJobQueue: ReusableDrainTarget, @unchecked Sendable {
             // Keeps the executor (and so this object) alive until the drain
             // that finds nothing more to run gives the reference back.
             _ = Unmanaged.passUnretained(owner).retain()
-            queue.async(execute: drainBlock!)
+            SyncPoint.handOff(to: queue, execute: drainBlock!)
         }
     }
 
@@ -308,7 +308,7 @@ final class DispatchJobQueue: ReusableDrainTarget, @unchecked Sendable {
             return true
         }
         if more {
-            queue.async(execute: drainBlock!)
+            SyncPoint.handOff(to: queue, execute: drainBlock!)
         } else {
             Unmanaged.passUnretained(owner).release()
         }

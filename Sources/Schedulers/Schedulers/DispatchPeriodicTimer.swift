@@ -160,7 +160,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         }
         // Disposed since the tick began: the operation, and the state in it, are dropped.
         guard submit else { return }
-        queue.addOperation(operation)
+        SyncPoint.handOff(to: queue, operation)
     }
 
     /// Takes the state for a tick, or says why there is none: disposed, or

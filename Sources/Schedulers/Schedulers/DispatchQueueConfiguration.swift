@@ -19,7 +19,7 @@ struct DispatchQueueConfiguration: Sendable {
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         let item = DispatchScheduledItem(state: state, action: action)
-        queue.async {
+        SyncPoint.handOff(to: queue) {
             item.run()
         }
         return item

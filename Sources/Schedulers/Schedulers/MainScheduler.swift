@@ -101,7 +101,7 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         let item = DispatchScheduledItem(state: state, action: action)
-        DispatchQueue.main.async {
+        SyncPoint.handOff(to: DispatchQueue.main) {
             item.run()
             MainScheduler.pendingCount.subtract(1, ordering: .acquiringAndReleasing)
         }
