@@ -207,3 +207,104 @@ final class HandOffExplorationTests: XCTestCase {
         }
     }
 }
+
+/// One schedule of `exploreTimer`: the handler's runs, those that began
+/// after `cancel` returned, and the choices.
+private struct TimerRun {
+    let fires: Int
+    let firesAfterCancel: Int
+    let choices: [Int]
+}
+
+/// Party 0 arms a timer on a serial queue, passes a sync point, cancels it
+/// (when `cancels`) and notes that `cancel` returned; party 1 passes sync
+/// points. Runs up to `limit` schedules under `strategy`.
+private func exploreTimer<Strategy: ExplorationStrategy>(
+    repeating: Bool, cancels: Bool, limit: Int = 500, strategy: inout Strategy
+) -> [TimerRun] {
+    let queue = DispatchQueue(label: "test.timer")
+    let controller = ScheduleController(parties: 2, workers: 3)
+    defer { controller.stop() }
+    var results: [TimerRun] = []
+    while results.count < limit, strategy.beginSchedule() {
+        let fires = Mutex(0)
+        let firesAfterCancel = Mutex(0)
+        let cancelled = Mutex(false)
+        let (choices, end) = controller.run({ party in
+            guard party == 0 else {
+                Exploration.syncPoint(.atomicUpdate)
+                Exploration.syncPoint(.atomicUpdate)
+                return
+            }
+            let timer = controller.armTimer(from: 0, queue: queue, repeating: repeating) {
+                fires.withLock { $0 += 1 }
+                if cancelled.withLock({ $0 }) {
+                    firesAfterCancel.withLock { $0 += 1 }
+                }
+                Exploration.syncPoint(.atomicLoad)
+            }
+            Exploration.syncPoint(.atomicUpdate)
+            if cancels, let timer {
+                controller.cancelTimer(timer)
+                cancelled.withLock { $0 = true }
+            }
+        }, chooser: &strategy)
+        XCTAssertEqual(end, .completed)
+        strategy.endSchedule(steps: choices.count)
+        results.append(TimerRun(fires: fires.withLock { $0 }, firesAfterCancel: firesAfterCancel.withLock { $0 }, choices: choices))
+    }
+    return results
+}
+
+/// `exploreTimer` under each strategy.
+private func exploreTimerUnderEveryStrategy(repeating: Bool, cancels: Bool) -> [(String, [TimerRun])] {
+    var random = RandomStrategy(seed: 3)
+    var pct = PCTStrategy(threads: 5, depth: 3, seed: 3)
+    var exhaustive = ExhaustiveStrategy(preemptionBound: 2)
+    return [
+        ("random", exploreTimer(repeating: repeating, cancels: cancels, strategy: &random)),
+        ("pct", exploreTimer(repeating: repeating, cancels: cancels, strategy: &pct)),
+        ("exhaustive", exploreTimer(repeating: repeating, cancels: cancels, strategy: &exhaustive)),
+    ]
+}
+
+final class VirtualTimerExplorationTests: XCTestCase {
+    func testACancelledTimerNeverFiresUnderEveryStrategyAndMayFireBefore() {
+        for repeating in [false, true] {
+            for (label, results) in exploreTimerUnderEveryStrategy(repeating: repeating, cancels: true) {
+                let context = "\(label), repeating \(repeating)"
+                XCTAssertGreaterThan(results.count, 5, context)
+                XCTAssertTrue(results.allSatisfy { $0.firesAfterCancel == 0 }, context)
+                let most = repeating ? ScheduleController.maximumRepeatingFires : 1
+                XCTAssertTrue(results.allSatisfy { $0.fires <= most }, context)
+                XCTAssertTrue(results.contains { $0.fires == 0 }, "\(context): cancelled before its first fire")
+                XCTAssertTrue(results.contains { $0.fires > 0 }, "\(context): fired before the cancel")
+            }
+        }
+    }
+
+    func testAnUncancelledTimerFiresInEverySchedule() {
+        for (label, results) in exploreTimerUnderEveryStrategy(repeating: false, cancels: false) {
+            XCTAssertTrue(results.allSatisfy { $0.fires == 1 }, "\(label): a one-shot timer fires exactly once")
+        }
+        for (label, results) in exploreTimerUnderEveryStrategy(repeating: true, cancels: false) {
+            XCTAssertTrue(
+                results.allSatisfy { $0.fires == ScheduleController.maximumRepeatingFires },
+                "\(label): a repeating timer fires its most per schedule, then time stands still for it")
+        }
+    }
+
+    func testAScheduleWithTimerFiresReplaysTheSameChoicesAndFiresAHundredTimes() {
+        var random = RandomStrategy(seed: 9)
+        let explored = exploreTimer(repeating: true, cancels: true, strategy: &random)
+        guard let sample = explored.first(where: { $0.fires > 0 }) else {
+            return XCTFail("no schedule fired the timer before the cancel")
+        }
+        for _ in 0..<100 {
+            var replay = ReplayStrategy(sample.choices)
+            let again = exploreTimer(repeating: true, cancels: true, limit: 1, strategy: &replay)
+            XCTAssertEqual(again.first?.choices, sample.choices)
+            XCTAssertEqual(again.first?.fires, sample.fires)
+        }
+    }
+}

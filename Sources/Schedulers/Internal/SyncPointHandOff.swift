@@ -13,9 +13,7 @@ import Foundation
 // a concurrent queue's blocks interleaved (a barrier block alone). Hand-offs
 // from any other thread reach the queue as usual.
 //
-// Timers (`DispatchSource.makeTimerSource`) do not pass this seam yet: work
-// scheduled with a due time runs on libdispatch's threads even under a
-// controller.
+// Timers pass it too: see `HandOffTimer` below.
 
 extension SyncPoint {
     /// Enqueues `block` on `queue` (`queue.async(execute: block)` in a normal build).
@@ -80,6 +78,156 @@ extension SchedulersExploration {
     /// for threads it does not control.
     public static func installHandOff(_ hook: ((AnyObject, Bool, @escaping @Sendable () -> Void) -> Bool)?) {
         SyncPointHook.handOff = hook
+    }
+}
+#endif
+
+// Timers through the seam: `HandOffTimer` stands where the library made a
+// `DispatchSourceTimer` with the same calls (`schedule`, `setEventHandler`,
+// `activate`, `cancel`, `data`). In a normal build it is that timer source
+// and nothing else, each call forwarded inline. Built with the `Exploration`
+// trait, a timer activated on a controlled thread is virtual: no source is
+// made, the controller may fire it at any step as if its time had come, runs
+// its handler in its queue's order, and never fires it once `cancel()` ran.
+
+#if SCHEDULERS_EXPLORATION
+/// A dispatch timer whose arming passes the hand-off seam (see above).
+///
+/// Contract (the timer source's): configure it, then `activate()` once;
+/// `cancel()` may come from any thread after `activate()`.
+@usableFromInline
+final class HandOffTimer: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private var deadline = DispatchTime.distantFuture
+    private var repeating = DispatchTimeInterval.never
+    private var leeway = DispatchTimeInterval.nanoseconds(0)
+    private var handler: (@Sendable () -> Void)?
+    private var source: DispatchSourceTimer?
+    private var virtualTimer: AnyObject?
+
+    /// A timer that runs its handler on `queue`.
+    @usableFromInline
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    @usableFromInline
+    func schedule(deadline: DispatchTime, repeating: DispatchTimeInterval = .never, leeway: DispatchTimeInterval) {
+        self.deadline = deadline
+        self.repeating = repeating
+        self.leeway = leeway
+    }
+
+    @usableFromInline
+    func setEventHandler(handler: @escaping @Sendable () -> Void) {
+        self.handler = handler
+    }
+
+    @usableFromInline
+    func activate() {
+        let handler = self.handler
+        self.handler = nil
+        if deadline != .distantFuture, let handler, let hook = SyncPointHook.armTimer,
+           let armed = hook(queue, repeating != .never, handler) {
+            virtualTimer = armed
+            return
+        }
+        let source = DispatchSource.makeTimerSource(queue: queue)
+        source.schedule(deadline: deadline, repeating: repeating, leeway: leeway)
+        if let handler {
+            source.setEventHandler(handler: handler)
+        }
+        self.source = source
+        source.activate()
+    }
+
+    @usableFromInline
+    func cancel() {
+        if let virtualTimer {
+            SyncPointHook.cancelTimer?(virtualTimer)
+        } else {
+            source?.cancel()
+        }
+    }
+
+    /// Fires since the handler last ran (1 for a virtual timer's fire).
+    @usableFromInline
+    var data: UInt {
+        source?.data ?? 1
+    }
+}
+
+extension SyncPointHook {
+    /// Called when a timer is activated with its queue, whether it repeats,
+    /// and its handler; returns the controller's timer when it took it.
+    @usableFromInline
+    nonisolated(unsafe) static var armTimer: ((DispatchQueue, Bool, @escaping @Sendable () -> Void) -> AnyObject?)?
+    /// Called when a timer the controller took is cancelled.
+    @usableFromInline
+    nonisolated(unsafe) static var cancelTimer: ((AnyObject) -> Void)?
+}
+
+extension SchedulersExploration {
+    /// Installs the timer hooks. `arm` is called when a dispatch timer is
+    /// activated (with its queue, whether it repeats, and its handler); it
+    /// returns a timer object when it takes the timer (the calling thread is
+    /// controlled): then no timer source is made, the hook's owner fires the
+    /// handler, on the queue's order, whenever it chooses, until `cancel` is
+    /// called with that object, after which it must never start the handler
+    /// again. Returning `nil` makes a real timer source.
+    ///
+    /// Contract: the same as `install(_:)`'s.
+    public static func installTimers(
+        arm: ((DispatchQueue, Bool, @escaping @Sendable () -> Void) -> AnyObject?)?,
+        cancel: ((AnyObject) -> Void)?
+    ) {
+        SyncPointHook.armTimer = arm
+        SyncPointHook.cancelTimer = cancel
+    }
+}
+#else
+/// A dispatch timer source (see above): each call is the source's own, inlined.
+@usableFromInline
+struct HandOffTimer: @unchecked Sendable {
+    @usableFromInline
+    let source: DispatchSourceTimer
+
+    /// A timer source that runs its handler on `queue`.
+    @inlinable
+    @inline(__always)
+    init(queue: DispatchQueue) {
+        source = DispatchSource.makeTimerSource(queue: queue)
+    }
+
+    @inlinable
+    @inline(__always)
+    func schedule(deadline: DispatchTime, repeating: DispatchTimeInterval = .never, leeway: DispatchTimeInterval) {
+        source.schedule(deadline: deadline, repeating: repeating, leeway: leeway)
+    }
+
+    @inlinable
+    @inline(__always)
+    func setEventHandler(handler: @escaping @Sendable () -> Void) {
+        source.setEventHandler(handler: handler)
+    }
+
+    @inlinable
+    @inline(__always)
+    func activate() {
+        source.activate()
+    }
+
+    @inlinable
+    @inline(__always)
+    func cancel() {
+        source.cancel()
+    }
+
+    /// Fires since the handler last ran.
+    @inlinable
+    @inline(__always)
+    var data: UInt {
+        source.data
     }
 }
 #endif

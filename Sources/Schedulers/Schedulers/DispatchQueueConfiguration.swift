@@ -40,7 +40,7 @@ struct DispatchQueueConfiguration: Sendable {
             return schedule(state, action: action)
         }
         // TIMER-SLACK: see DispatchPeriodicTimer; the same kernel slack delays this wakeup.
-        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let timer = HandOffTimer(queue: queue)
         let item = DispatchScheduledItem(state: state, action: action, timer: timer)
         timer.setEventHandler {
             item.run()

@@ -87,7 +87,7 @@ public class OperationQueueScheduler: PeriodicScheduler, @unchecked Sendable {
             return schedule(state, action: action)
         }
         Self.checkConcurrency(of: operationQueue)
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let timer = HandOffTimer(queue: DispatchQueue.global())
         let operation = OperationQueueScheduledAction(state: state, action: action, timer: timer)
         operation.queuePriority = queuePriority
         timer.setEventHandler { [operationQueue] in

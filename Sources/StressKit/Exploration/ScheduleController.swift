@@ -100,6 +100,7 @@ final class ScheduleController: @unchecked Sendable {
     private var jobs: [(() -> Void)?]
     private var queues: [HandOffQueue] = []
     private var workerEntries: [HandOffEntry?]
+    private var timerFires = 0
     private var freeRunning = false
     private var stopping = false
     private var exited = 0
@@ -191,19 +192,31 @@ final class ScheduleController: @unchecked Sendable {
         var done = Array(repeating: false, count: parties)
         var previous: Int?
         var enabled: [Int] = []
+        var deferred: [Int] = []
         enabled.reserveCapacity(threads)
+        pthread_mutex_lock(mutex)
+        timerFires = 0
+        pthread_mutex_unlock(mutex)
         while true {
             pthread_mutex_lock(mutex)
             assignHandOffs()
             enabled.removeAll(keepingCapacity: true)
+            deferred.removeAll(keepingCapacity: true)
             var unfinished = 0
             for index in 0..<threads {
-                let active = index < parties ? !done[index] : workerEntries[index - parties] != nil
+                let entry = index < parties ? nil : workerEntries[index - parties]
+                let active = index < parties ? !done[index] : entry != nil
                 guard active else { continue }
                 unfinished += 1
-                if !waiting[index] {
+                if let entry, entry.isTimerFire, !entry.started, timerFires >= Self.maximumTimerFires {
+                    deferred.append(index)
+                } else if !waiting[index] {
                     enabled.append(index)
                 }
+            }
+            if enabled.isEmpty {
+                // Time passes only when nothing else can run.
+                enabled = deferred
             }
             let pending = queues.contains { !$0.entries.isEmpty }
             pthread_mutex_unlock(mutex)
@@ -220,6 +233,11 @@ final class ScheduleController: @unchecked Sendable {
             precondition(enabled.contains(chosen), "a schedule chooser picked a thread that cannot run")
             choices.append(chosen)
             previous = chosen
+            if chosen >= parties {
+                pthread_mutex_lock(mutex)
+                workerEntries[chosen - parties]?.started = true
+                pthread_mutex_unlock(mutex)
+            }
             guard let (step, returned) = resume(chosen) else {
                 return (choices, abandon(.stuckOutsideSeam))
             }
@@ -295,6 +313,86 @@ final class ScheduleController: @unchecked Sendable {
     }
 
     private static let mainQueueLabel = DispatchQueue.main.label
+
+    /// The most ticks a repeating virtual timer fires in one schedule (then
+    /// time stands still for it, so that a schedule ends).
+    static let maximumRepeatingFires = 3
+    /// Virtual timer fires in one schedule after which a fire waits until
+    /// no other thread can run (so that a chain of timers, each armed by the
+    /// previous one's handler, cannot starve the actors).
+    static let maximumTimerFires = 8
+
+    /// Called by thread `party` activating a dispatch timer on `queue`: a
+    /// sync point, then the timer is virtual. Its fire is a block of its
+    /// own, so the schedule decides when it comes (at any step, as if its
+    /// time had come); the fire hands `handler` to `queue`, in the queue's
+    /// order; a repeating timer fires again after its handler returned, at
+    /// most `maximumRepeatingFires` times per schedule. Returns `nil` when
+    /// the controller has no workers or the threads run freely: the caller
+    /// makes a real timer.
+    func armTimer(from party: Int, queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) -> VirtualTimer? {
+        guard workers > 0, yield(party: party, step: .atomicUpdate) else { return nil }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !freeRunning else { return nil }
+        let timer = VirtualTimer(queue: queue, repeating: repeating, handler: handler)
+        timer.controller = self
+        scheduleFire(of: timer)
+        return timer
+    }
+
+    /// Cancels `timer`: its handler never starts again (from any thread).
+    func cancelTimer(_ timer: VirtualTimer) {
+        pthread_mutex_lock(mutex)
+        timer.handler = nil
+        if let line = queues.first(where: { $0.object === timer }) {
+            line.entries.removeAll { $0.worker == nil }
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Puts `timer`'s next fire in its own line (under `mutex`).
+    private func scheduleFire(of timer: VirtualTimer) {
+        let line: HandOffQueue
+        if let known = queues.first(where: { $0.object === timer }) {
+            line = known
+        } else {
+            line = HandOffQueue(object: timer, serial: true)
+            queues.append(line)
+        }
+        let entry = HandOffEntry(block: { [self] in fire(timer) }, barrier: false, queue: line)
+        entry.isTimerFire = true
+        line.entries.append(entry)
+    }
+
+    /// A timer's fire, on a worker: hands the handler to the timer's queue;
+    /// the handler checks at its start that the timer was not cancelled.
+    private func fire(_ timer: VirtualTimer) {
+        pthread_mutex_lock(mutex)
+        let armed = timer.handler != nil
+        timerFires += 1
+        pthread_mutex_unlock(mutex)
+        guard armed, let party = ControlledParty.current?.index else { return }
+        let tick: @Sendable () -> Void = { [self] in
+            pthread_mutex_lock(mutex)
+            let handler = timer.handler
+            if !timer.repeating {
+                timer.handler = nil
+            }
+            pthread_mutex_unlock(mutex)
+            guard let handler else { return }
+            handler()
+            pthread_mutex_lock(mutex)
+            timer.fires += 1
+            if timer.repeating && timer.handler != nil && timer.fires < Self.maximumRepeatingFires && !freeRunning {
+                scheduleFire(of: timer)
+            }
+            pthread_mutex_unlock(mutex)
+        }
+        if !handOff(from: party, to: timer.queue, barrier: false, block: tick) {
+            timer.queue.async(execute: tick)
+        }
+    }
 
     /// Gives every block its queue lets start a free worker, if any (under `mutex`).
     private func assignHandOffs() {
@@ -395,6 +493,24 @@ final class ScheduleController: @unchecked Sendable {
     }
 }
 
+/// A dispatch timer a controlled thread activated (see `ScheduleController.armTimer`).
+final class VirtualTimer: @unchecked Sendable {
+    let queue: DispatchQueue
+    let repeating: Bool
+    /// The controller that fires it.
+    weak var controller: ScheduleController?
+    /// `nil` once cancelled (or a one-shot timer's handler started); guarded by the controller's mutex.
+    var handler: (@Sendable () -> Void)?
+    /// Handlers run this schedule; guarded by the controller's mutex.
+    var fires = 0
+
+    init(queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) {
+        self.queue = queue
+        self.repeating = repeating
+        self.handler = handler
+    }
+}
+
 /// One queue's line of handed-off blocks, oldest first (guarded by the controller's mutex).
 private final class HandOffQueue {
     let object: AnyObject
@@ -413,6 +529,10 @@ private final class HandOffEntry {
     let barrier: Bool
     unowned let queue: HandOffQueue
     var worker: Int?
+    /// Whether the block is a virtual timer's fire.
+    var isTimerFire = false
+    /// Whether its worker ran a step of it.
+    var started = false
 
     init(block: @escaping @Sendable () -> Void, barrier: Bool, queue: HandOffQueue) {
         self.block = block

@@ -132,6 +132,15 @@ public enum Exploration {
             guard let party = ControlledParty.current else { return false }
             return party.controller.handOff(from: party.index, to: queue, barrier: barrier, block: block)
         }
+        SchedulersExploration.installTimers(
+            arm: { queue, repeating, handler in
+                guard let party = ControlledParty.current else { return nil }
+                return party.controller.armTimer(from: party.index, queue: queue, repeating: repeating, handler: handler)
+            },
+            cancel: { timer in
+                guard let timer = timer as? VirtualTimer else { return }
+                timer.controller?.cancelTimer(timer)
+            })
         #endif
     }
 }
