@@ -37,8 +37,10 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
         let transfer = UnsafeTransfer(UnownedJob(job))
         switch target {
         case .dispatch(let queue):
-            SyncPoint.handOff(to: queue) {
-                transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
+            if !SyncPoint.controllerTook({ transfer.value.runSynchronously(on: self.asUnownedTaskExecutor()) }, for: queue) {
+                queue.async {
+                    transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
+                }
             }
         case .operations(let queue, let priority):
             let operation = BlockOperation {

@@ -4,9 +4,10 @@ import Foundation
 // Scheduler hand-offs through the seam (see SyncPoint.swift).
 //
 // Every place the library hands work to a queue it does not run itself
-// (`DispatchQueue.async`, `OperationQueue.addOperation`) calls
-// `SyncPoint.handOff` instead. In a normal build that is exactly the queue's
-// own call, inlined. Built with the `Exploration` trait, a hand-off made on
+// offers it to the seam first: `OperationQueue.addOperation` through
+// `SyncPoint.handOff`, `DispatchQueue.async` as
+// `if !SyncPoint.controllerTook(work, for: queue) { queue.async(...) }`. In a
+// normal build that is exactly the queue's own call, inlined. Built with the `Exploration` trait, a hand-off made on
 // a thread a schedule controller owns goes to the controller instead, which
 // runs the block on one of its own threads, one step at a time, keeping the
 // queue's order: a serial queue's blocks one at a time, first in first out;
@@ -16,16 +17,24 @@ import Foundation
 // Timers pass it too: see `HandOffTimer` below.
 
 extension SyncPoint {
-    /// Enqueues `block` on `queue` (`queue.async(execute: block)` in a normal build).
-    @inlinable
-    @inline(__always)
-    static func handOff(to queue: DispatchQueue, execute block: @escaping @Sendable @convention(block) () -> Void) {
+    /// Offers `work`, bound for `queue`, to the exploration controller;
+    /// returns whether it took it. The caller enqueues `work` itself
+    /// (`queue.async`) when it did not, so in a normal build, where this is
+    /// `false` without evaluating `work`, the caller's own call is all the
+    /// code there is: a `DispatchQueue.async` call is exactly today's (a
+    /// closure literal passed straight to `async`, a block made beforehand
+    /// passed as it is), with no copy of the block on the way.
+    @_transparent
+    static func controllerTook(
+        _ work: @autoclosure () -> @Sendable () -> Void,
+        for queue: @autoclosure () -> DispatchQueue
+    ) -> Bool {
         #if SCHEDULERS_EXPLORATION
-        if let hook = SyncPointHook.handOff, hook(queue, false, block) {
-            return
+        if let hook = SyncPointHook.handOff {
+            return hook(queue(), false, work())
         }
         #endif
-        queue.async(execute: block)
+        return false
     }
 
     /// Adds `operation` to `queue` (`queue.addOperation(operation)` in a normal build).

@@ -19,8 +19,10 @@ struct DispatchQueueConfiguration: Sendable {
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         let item = DispatchScheduledItem(state: state, action: action)
-        SyncPoint.handOff(to: queue) {
-            item.run()
+        if !SyncPoint.controllerTook({ item.run() }, for: queue) {
+            queue.async {
+                item.run()
+            }
         }
         return item
     }
