@@ -37,15 +37,17 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
         let transfer = UnsafeTransfer(UnownedJob(job))
         switch target {
         case .dispatch(let queue):
-            queue.async {
-                transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
+            if !SyncPoint.controllerTook({ transfer.value.runSynchronously(on: self.asUnownedTaskExecutor()) }, for: queue) {
+                queue.async {
+                    transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
+                }
             }
         case .operations(let queue, let priority):
             let operation = BlockOperation {
                 transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
             }
             operation.queuePriority = priority
-            queue.addOperation(operation)
+            SyncPoint.handOff(to: queue, operation)
         }
     }
 }

@@ -105,8 +105,12 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
             // The runtime sends an actor on this executor straight to the main
             // actor's executor; this path is only for a direct caller.
             let transfer = UnsafeTransfer(job)
-            DispatchQueue.main.async {
-                transfer.value.runSynchronously(on: MainActor.sharedUnownedExecutor)
+            if !SyncPoint.controllerTook(
+                { transfer.value.runSynchronously(on: MainActor.sharedUnownedExecutor) }, for: DispatchQueue.main
+            ) {
+                DispatchQueue.main.async {
+                    transfer.value.runSynchronously(on: MainActor.sharedUnownedExecutor)
+                }
             }
         case .scheduler(let scheduler):
             let transfer = UnsafeTransfer(job)
@@ -283,7 +287,9 @@ final class DispatchJobQueue: ReusableDrainTarget, @unchecked Sendable {
             // Keeps the executor (and so this object) alive until the drain
             // that finds nothing more to run gives the reference back.
             _ = Unmanaged.passUnretained(owner).retain()
-            queue.async(execute: drainBlock!)
+            if !SyncPoint.controllerTook(drainBlock!, for: queue) {
+                queue.async(execute: drainBlock!)
+            }
         }
     }
 
@@ -308,7 +314,9 @@ final class DispatchJobQueue: ReusableDrainTarget, @unchecked Sendable {
             return true
         }
         if more {
-            queue.async(execute: drainBlock!)
+            if !SyncPoint.controllerTook(drainBlock!, for: queue) {
+                queue.async(execute: drainBlock!)
+            }
         } else {
             Unmanaged.passUnretained(owner).release()
         }

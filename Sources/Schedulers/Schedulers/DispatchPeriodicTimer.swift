@@ -49,7 +49,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     /// queue: `dispose()` cancels it, so a queued tick releases its state at
     /// once even if the queue is suspended.
     private var tickOperation: Operation?
-    private let timer: DispatchSourceTimer
+    private let timer: HandOffTimer
     /// Whether fires that did not run count in `skippedTicks`: not with a zero
     /// period, which has no due times to miss.
     private let countsSkips: Bool
@@ -78,7 +78,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         phase = .waiting(state)
         self.action = action
         countsSkips = periodNanoseconds > 0
-        timer = DispatchSource.makeTimerSource(queue: timerQueue)
+        timer = HandOffTimer(queue: timerQueue)
         // TIMER-SLACK: the kernel's timer slack (50 µs by default on Linux,
         // prctl PR_SET_TIMERSLACK) stretches sleeps with a timeout (nanosleep,
         // poll, futex), but libdispatch on Linux arms its timers with timerfd,
@@ -159,7 +159,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         }
         // Disposed since the tick began: the operation, and the state in it, are dropped.
         guard submit else { return }
-        queue.addOperation(operation)
+        SyncPoint.handOff(to: queue, operation)
     }
 
     /// Takes the state for a tick, or says why there is none: disposed, or

@@ -19,8 +19,10 @@ struct DispatchQueueConfiguration: Sendable {
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         let item = DispatchScheduledItem(state: state, action: action)
-        queue.async {
-            item.run()
+        if !SyncPoint.controllerTook({ item.run() }, for: queue) {
+            queue.async {
+                item.run()
+            }
         }
         return item
     }
@@ -40,7 +42,7 @@ struct DispatchQueueConfiguration: Sendable {
             return schedule(state, action: action)
         }
         // TIMER-SLACK: see DispatchPeriodicTimer; the same kernel slack delays this wakeup.
-        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let timer = HandOffTimer(queue: queue)
         let item = DispatchScheduledItem(state: state, action: action, timer: timer)
         timer.setEventHandler {
             item.run()

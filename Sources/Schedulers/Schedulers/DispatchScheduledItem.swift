@@ -17,9 +17,9 @@ final class DispatchScheduledItem<StateType>: ScheduledActionCell, Cancelable, @
     var state: StateType?
     var action: ((StateType) -> Disposable)?
     var result: Disposable?
-    private let timer: DispatchSourceTimer?
+    private let timer: HandOffTimer?
 
-    init(state: StateType, action: @escaping (StateType) -> Disposable, timer: DispatchSourceTimer? = nil) {
+    init(state: StateType, action: @escaping (StateType) -> Disposable, timer: HandOffTimer? = nil) {
         self.state = state
         self.action = action
         self.timer = timer

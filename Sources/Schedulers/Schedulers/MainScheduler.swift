@@ -101,9 +101,18 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         let item = DispatchScheduledItem(state: state, action: action)
-        DispatchQueue.main.async {
-            item.run()
-            MainScheduler.pendingCount.subtract(1, ordering: .acquiringAndReleasing)
+        // The same work offered to the seam, then enqueued as usual.
+        let offered = SyncPoint.controllerTook(
+            {
+                item.run()
+                MainScheduler.pendingCount.subtract(1, ordering: .acquiringAndReleasing)
+            },
+            for: DispatchQueue.main)
+        if !offered {
+            DispatchQueue.main.async {
+                item.run()
+                MainScheduler.pendingCount.subtract(1, ordering: .acquiringAndReleasing)
+            }
         }
         return item
     }

@@ -18,9 +18,9 @@ final class OperationQueueScheduledAction<StateType>: Operation, ScheduledAction
     var action: ((StateType) -> Disposable)?
     var result: Disposable?
     /// The one-shot timer of a relative action, cancelled on dispose.
-    private let timer: DispatchSourceTimer?
+    private let timer: HandOffTimer?
 
-    init(state: StateType, action: @escaping (StateType) -> Disposable, timer: DispatchSourceTimer?) {
+    init(state: StateType, action: @escaping (StateType) -> Disposable, timer: HandOffTimer?) {
         self.state = state
         self.action = action
         self.timer = timer

@@ -67,7 +67,7 @@ public class OperationQueueScheduler: PeriodicScheduler, @unchecked Sendable {
         Self.checkConcurrency(of: operationQueue)
         let operation = OperationQueueScheduledAction(state: state, action: action, timer: nil)
         operation.queuePriority = queuePriority
-        operationQueue.addOperation(operation)
+        SyncPoint.handOff(to: operationQueue, operation)
         return operation
     }
 
@@ -87,13 +87,13 @@ public class OperationQueueScheduler: PeriodicScheduler, @unchecked Sendable {
             return schedule(state, action: action)
         }
         Self.checkConcurrency(of: operationQueue)
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let timer = HandOffTimer(queue: DispatchQueue.global())
         let operation = OperationQueueScheduledAction(state: state, action: action, timer: timer)
         operation.queuePriority = queuePriority
         timer.setEventHandler { [operationQueue] in
             timer.cancel()
             guard !operation.isDisposed else { return }
-            operationQueue.addOperation(operation)
+            SyncPoint.handOff(to: operationQueue, operation)
         }
         timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), leeway: .nanoseconds(0))
         timer.activate()

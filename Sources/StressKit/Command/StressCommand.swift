@@ -184,9 +184,10 @@ public struct StressCommand: Sendable {
             output("Stress: error: --replay: \(scenario.name) cannot run under a schedule controller: \(blocker)")
             return Self.usageError
         }
-        guard schedule.choices.allSatisfy({ $0 < scenario.actorCount }) else {
-            output("Stress: error: --replay: \(scenario.name) has \(scenario.actorCount) threads (a to "
-                + "\(Character(UnicodeScalar(UInt8(96 + scenario.actorCount))))); the schedule names more")
+        let threads = scenario.actorCount + scenario.explorationWorkers
+        guard schedule.choices.allSatisfy({ $0 < threads }) else {
+            output("Stress: error: --replay: \(scenario.name) has \(threads) threads (a to "
+                + "\(Character(UnicodeScalar(UInt8(96 + threads))))); the schedule names more")
             return Self.usageError
         }
         let times = options.iterations ?? 1

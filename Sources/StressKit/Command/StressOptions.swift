@@ -18,8 +18,14 @@ public struct StressOptions: ParsableCommand {
             each scenario runs its actors concurrently, many times, and counts each outcome.
 
             --explore runs the explorable scenarios one thread at a time under a schedule controller \
-            (build with --traits Exploration so the library's locks and atomics are its sync points); \
-            every forbidden outcome prints a schedule that --replay reproduces. --self-check also prints \
+            (build with --traits Exploration so the library's locks, atomics, queue hand-offs and timers \
+            are its sync points: work handed to a queue runs on the controller's workers in the queue's \
+            order, and a timer is virtual, fired at any step until it is cancelled); every forbidden \
+            outcome prints a schedule that --replay reproduces. Not explorable (run on real threads, \
+            each listed with its reason): observeOn on a serial scheduler's fast path (its drain \
+            hand-off does not pass the seam yet), the emulated periodic job (it reads the clock), the \
+            recursive chain (it waits a wall-clock time) and the Swift Concurrency scenarios (their \
+            jobs run on the runtime's threads). --self-check also prints \
             how often and how fast real threads and each strategy find several broken disposables.
 
             EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome or a leak \

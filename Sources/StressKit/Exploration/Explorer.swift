@@ -97,10 +97,12 @@ public struct Explorer: Sendable {
         // is searched again for further states while the limit allows.
         var fixedStateSeed = generator.next()
         var searchedStates = 0
-        var strategy = makeStrategy(threads: scenario.actorCount)
+        let threads = scenario.actorCount + scenario.explorationWorkers
+        var strategy = makeStrategy(threads: threads)
 
         scenario.setUp()
-        let controller = ScheduleController(parties: scenario.actorCount, stepBudget: settings.stepBudget)
+        let controller = ScheduleController(
+            parties: scenario.actorCount, workers: scenario.explorationWorkers, stepBudget: settings.stepBudget)
         let started = monotonicNanoseconds()
         let deadline: UInt64? = switch settings.limit {
         case .iterations: nil
@@ -119,7 +121,7 @@ public struct Explorer: Sendable {
                     break
                 }
                 fixedStateSeed = generator.next()
-                strategy = makeStrategy(threads: scenario.actorCount)
+                strategy = makeStrategy(threads: threads)
                 _ = strategy.beginSchedule()
             }
             let stateSeed = settings.strategy == .exhaustive ? fixedStateSeed : generator.next()
@@ -177,7 +179,7 @@ public struct Explorer: Sendable {
         _ schedule: Schedule, on scenario: Scenario, times: Int = 1
     ) -> [ReplayResult] {
         scenario.setUp()
-        let controller = ScheduleController(parties: scenario.actorCount)
+        let controller = ScheduleController(parties: scenario.actorCount, workers: scenario.explorationWorkers)
         var results: [ReplayResult] = []
         for _ in 0..<times {
             var strategy = ReplayStrategy(schedule.choices)

@@ -61,12 +61,29 @@ enum ScheduleEnd: Equatable, Sendable {
 /// another (a lock found taken, a spin-wait round) is not picked again until
 /// another party made progress; when none can, the schedule is a deadlock.
 ///
+/// Work the parties hand to a queue (`DispatchQueue.async`,
+/// `OperationQueue.addOperation`, through the library's hand-off seam or
+/// `Exploration.handOff`) runs on the controller's hand-off workers, threads
+/// `parties` to `parties + workers - 1`, which it schedules like the parties:
+/// each block is a thread of the schedule from the step it can start until
+/// it returns. A block can start when its queue allows: a serial queue's
+/// first block only (first in, first out, one at a time); a concurrent
+/// queue's blocks up to its first barrier (a barrier alone, after every
+/// block before it). Which worker runs a block is decided by the order of
+/// the hand-offs (lowest free worker, queues in order of first use), so a
+/// schedule replays. A schedule completes when every party returned and
+/// every handed-off block ran.
+///
 /// After a schedule that did not complete, the parties are released to run
 /// freely and the controller is unusable (`isBroken`): its threads may be
 /// stuck for good.
 final class ScheduleController: @unchecked Sendable {
-    /// The number of parties (threads).
+    /// The number of parties (threads running the scenario's actors).
     let parties: Int
+    /// The number of threads that run handed-off blocks (0: hand-offs reach their queues).
+    let workers: Int
+    /// Parties and workers: the threads a schedule names.
+    var threadCount: Int { parties + workers }
     /// The most steps one schedule may take.
     let stepBudget: Int
     /// How long the controller waits for a party to reach its next sync point.
@@ -80,7 +97,10 @@ final class ScheduleController: @unchecked Sendable {
     private var turn = ScheduleController.controllerTurn
     private var lastStep: [SyncStep?]
     private var finished: [Bool]
-    private var work: ((Int) -> Void)?
+    private var jobs: [(() -> Void)?]
+    private var queues: [HandOffQueue] = []
+    private var workerEntries: [HandOffEntry?]
+    private var timerFires = 0
     private var freeRunning = false
     private var stopping = false
     private var exited = 0
@@ -89,31 +109,36 @@ final class ScheduleController: @unchecked Sendable {
     /// Whether an unfinished schedule left the threads running freely.
     private(set) var isBroken = false
 
-    init(parties: Int, stepBudget: Int = 20_000, stepTimeoutSeconds: Double = 10) {
-        precondition((1...36).contains(parties), "ScheduleController(parties:) must be 1 to 36")
+    init(parties: Int, workers: Int = 0, stepBudget: Int = 20_000, stepTimeoutSeconds: Double = 10) {
+        precondition(parties >= 1 && workers >= 0 && parties + workers <= Schedule.maximumThreads,
+                     "ScheduleController(parties:workers:) needs 1 party or more, and at most \(Schedule.maximumThreads) threads in all")
         self.parties = parties
+        self.workers = workers
         self.stepBudget = stepBudget
         self.stepTimeoutSeconds = stepTimeoutSeconds
-        lastStep = Array(repeating: nil, count: parties)
-        finished = Array(repeating: true, count: parties)
+        let threads = parties + workers
+        lastStep = Array(repeating: nil, count: threads)
+        finished = Array(repeating: true, count: threads)
+        jobs = Array(repeating: nil, count: threads)
+        workerEntries = Array(repeating: nil, count: workers)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(controllerCondition, nil)
-        for _ in 0..<parties {
+        for _ in 0..<threads {
             let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
             pthread_cond_init(condition, nil)
             partyConditions.append(condition)
         }
         Exploration.installLibraryHook()
-        for index in 0..<parties {
+        for index in 0..<threads {
             let box = ControlledPartyBox(ControlledParty(controller: self, index: index))
             boxes.append(box)
             let thread = Thread { [self] in
                 ControlledParty.bind(box)
-                partyLoop(index)
+                threadLoop(index)
                 ControlledParty.bind(nil)
             }
-            thread.name = "stress.explore.\(index)"
+            thread.name = index < parties ? "stress.explore.\(index)" : "stress.explore.worker.\(index - parties)"
             thread.stackSize = 8 << 20
             thread.start()
         }
@@ -140,7 +165,7 @@ final class ScheduleController: @unchecked Sendable {
         for condition in partyConditions {
             pthread_cond_signal(condition)
         }
-        while exited < parties {
+        while exited < threadCount {
             pthread_cond_wait(controllerCondition, mutex)
         }
         pthread_mutex_unlock(mutex)
@@ -149,33 +174,53 @@ final class ScheduleController: @unchecked Sendable {
     }
 
     /// Runs `body(party)` on every party, one step at a time, in the order
-    /// `chooser` picks. Returns the choices made and how the schedule ended.
+    /// `chooser` picks, and every block the parties hand off on a worker.
+    /// Returns the choices made and how the schedule ended.
     func run(_ body: @escaping (Int) -> Void, chooser: inout some ScheduleChooser) -> (choices: [Int], end: ScheduleEnd) {
         precondition(!isBroken, "ScheduleController.run after a schedule that did not complete")
         pthread_mutex_lock(mutex)
-        work = body
         for index in 0..<parties {
             finished[index] = false
             lastStep[index] = nil
+            jobs[index] = { body(index) }
         }
         pthread_mutex_unlock(mutex)
 
+        let threads = threadCount
         var choices: [Int] = []
-        var waiting = Array(repeating: false, count: parties)
+        var waiting = Array(repeating: false, count: threads)
         var done = Array(repeating: false, count: parties)
         var previous: Int?
         var enabled: [Int] = []
-        enabled.reserveCapacity(parties)
+        var deferred: [Int] = []
+        enabled.reserveCapacity(threads)
+        pthread_mutex_lock(mutex)
+        timerFires = 0
+        pthread_mutex_unlock(mutex)
         while true {
+            pthread_mutex_lock(mutex)
+            assignHandOffs()
             enabled.removeAll(keepingCapacity: true)
+            deferred.removeAll(keepingCapacity: true)
             var unfinished = 0
-            for index in 0..<parties where !done[index] {
+            for index in 0..<threads {
+                let entry = index < parties ? nil : workerEntries[index - parties]
+                let active = index < parties ? !done[index] : entry != nil
+                guard active else { continue }
                 unfinished += 1
-                if !waiting[index] {
+                if let entry, entry.isTimerFire, !entry.started, timerFires >= Self.maximumTimerFires {
+                    deferred.append(index)
+                } else if !waiting[index] {
                     enabled.append(index)
                 }
             }
-            if unfinished == 0 {
+            if enabled.isEmpty {
+                // Time passes only when nothing else can run.
+                enabled = deferred
+            }
+            let pending = queues.contains { !$0.entries.isEmpty }
+            pthread_mutex_unlock(mutex)
+            if unfinished == 0 && !pending {
                 break
             }
             if enabled.isEmpty {
@@ -188,22 +233,31 @@ final class ScheduleController: @unchecked Sendable {
             precondition(enabled.contains(chosen), "a schedule chooser picked a thread that cannot run")
             choices.append(chosen)
             previous = chosen
+            if chosen >= parties {
+                pthread_mutex_lock(mutex)
+                workerEntries[chosen - parties]?.started = true
+                pthread_mutex_unlock(mutex)
+            }
             guard let (step, returned) = resume(chosen) else {
                 return (choices, abandon(.stuckOutsideSeam))
             }
             if returned {
-                done[chosen] = true
+                if chosen < parties {
+                    done[chosen] = true
+                } else {
+                    finishHandOff(onWorker: chosen - parties)
+                }
             }
             let progressed = returned || !(step?.waitsForOthers ?? false)
             waiting[chosen] = !returned && (step?.waitsForOthers ?? false)
             if progressed {
-                for index in 0..<parties where index != chosen {
+                for index in 0..<threads where index != chosen {
                     waiting[index] = false
                 }
             }
         }
         pthread_mutex_lock(mutex)
-        work = nil
+        queues.removeAll()
         pthread_mutex_unlock(mutex)
         return (choices, .completed)
     }
@@ -225,6 +279,151 @@ final class ScheduleController: @unchecked Sendable {
         }
         pthread_mutex_unlock(mutex)
         return true
+    }
+
+    /// Called by thread `party` handing `block` to `queue` (a `DispatchQueue`
+    /// or an `OperationQueue`): a sync point, then the block joins the
+    /// queue's line for a worker. Returns `false` when the controller has no
+    /// workers or the threads run freely: the caller enqueues on the queue itself.
+    func handOff(from party: Int, to queue: AnyObject, barrier: Bool, block: @escaping @Sendable () -> Void) -> Bool {
+        guard workers > 0, yield(party: party, step: .atomicUpdate) else { return false }
+        let serial = Exploration.isSerial(queue)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !freeRunning else { return false }
+        let line: HandOffQueue
+        if let known = queues.first(where: { Self.isSameQueue($0.object, queue) }) {
+            line = known
+        } else {
+            line = HandOffQueue(object: queue, serial: serial)
+            queues.append(line)
+        }
+        line.entries.append(HandOffEntry(block: block, barrier: barrier, queue: line))
+        return true
+    }
+
+    /// Whether `a` and `b` are one queue. On Linux every read of
+    /// `DispatchQueue.main` makes a new object: the main queue is known by its label.
+    private static func isSameQueue(_ a: AnyObject, _ b: AnyObject) -> Bool {
+        if a === b {
+            return true
+        }
+        guard let a = a as? DispatchQueue, let b = b as? DispatchQueue else { return false }
+        return a.label == mainQueueLabel && b.label == mainQueueLabel
+    }
+
+    private static let mainQueueLabel = DispatchQueue.main.label
+
+    /// The most ticks a repeating virtual timer fires in one schedule (then
+    /// time stands still for it, so that a schedule ends).
+    static let maximumRepeatingFires = 3
+    /// Virtual timer fires in one schedule after which a fire waits until
+    /// no other thread can run (so that a chain of timers, each armed by the
+    /// previous one's handler, cannot starve the actors).
+    static let maximumTimerFires = 8
+
+    /// Called by thread `party` activating a dispatch timer on `queue`: a
+    /// sync point, then the timer is virtual. Its fire is a block of its
+    /// own, so the schedule decides when it comes (at any step, as if its
+    /// time had come); the fire hands `handler` to `queue`, in the queue's
+    /// order; a repeating timer fires again after its handler returned, at
+    /// most `maximumRepeatingFires` times per schedule. Returns `nil` when
+    /// the controller has no workers or the threads run freely: the caller
+    /// makes a real timer.
+    func armTimer(from party: Int, queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) -> VirtualTimer? {
+        guard workers > 0, yield(party: party, step: .atomicUpdate) else { return nil }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !freeRunning else { return nil }
+        let timer = VirtualTimer(queue: queue, repeating: repeating, handler: handler)
+        timer.controller = self
+        scheduleFire(of: timer)
+        return timer
+    }
+
+    /// Cancels `timer`: its handler never starts again (from any thread).
+    func cancelTimer(_ timer: VirtualTimer) {
+        pthread_mutex_lock(mutex)
+        timer.handler = nil
+        if let line = queues.first(where: { $0.object === timer }) {
+            line.entries.removeAll { $0.worker == nil }
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Puts `timer`'s next fire in its own line (under `mutex`).
+    private func scheduleFire(of timer: VirtualTimer) {
+        let line: HandOffQueue
+        if let known = queues.first(where: { $0.object === timer }) {
+            line = known
+        } else {
+            line = HandOffQueue(object: timer, serial: true)
+            queues.append(line)
+        }
+        let entry = HandOffEntry(block: { [self] in fire(timer) }, barrier: false, queue: line)
+        entry.isTimerFire = true
+        line.entries.append(entry)
+    }
+
+    /// A timer's fire, on a worker: hands the handler to the timer's queue;
+    /// the handler checks at its start that the timer was not cancelled.
+    private func fire(_ timer: VirtualTimer) {
+        pthread_mutex_lock(mutex)
+        let armed = timer.handler != nil
+        timerFires += 1
+        pthread_mutex_unlock(mutex)
+        guard armed, let party = ControlledParty.current?.index else { return }
+        let tick: @Sendable () -> Void = { [self] in
+            pthread_mutex_lock(mutex)
+            let handler = timer.handler
+            if !timer.repeating {
+                timer.handler = nil
+            }
+            pthread_mutex_unlock(mutex)
+            guard let handler else { return }
+            handler()
+            pthread_mutex_lock(mutex)
+            timer.fires += 1
+            if timer.repeating && timer.handler != nil && timer.fires < Self.maximumRepeatingFires && !freeRunning {
+                scheduleFire(of: timer)
+            }
+            pthread_mutex_unlock(mutex)
+        }
+        if !handOff(from: party, to: timer.queue, barrier: false, block: tick) {
+            timer.queue.async(execute: tick)
+        }
+    }
+
+    /// Gives every block its queue lets start a free worker, if any (under `mutex`).
+    private func assignHandOffs() {
+        guard workers > 0 else { return }
+        var free = (0..<workers).filter { workerEntries[$0] == nil }[...]
+        guard !free.isEmpty else { return }
+        for line in queues {
+            for (position, entry) in line.entries.enumerated() {
+                let mayStart = line.serial || entry.barrier || line.entries[..<position].contains(where: \.barrier)
+                    ? position == 0 : true
+                guard mayStart else { break }
+                guard entry.worker == nil else { continue }
+                guard let worker = free.popFirst() else { return }
+                entry.worker = worker
+                workerEntries[worker] = entry
+                let slot = parties + worker
+                finished[slot] = false
+                lastStep[slot] = nil
+                jobs[slot] = entry.block
+            }
+        }
+    }
+
+    /// The block on `worker` returned: it leaves its queue's line and the worker is free.
+    private func finishHandOff(onWorker worker: Int) {
+        pthread_mutex_lock(mutex)
+        if let entry = workerEntries[worker] {
+            entry.queue.entries.removeAll { $0 === entry }
+            workerEntries[worker] = nil
+        }
+        pthread_mutex_unlock(mutex)
     }
 
     /// Gives `party` the turn; waits until it stops at a sync point (its step)
@@ -250,6 +449,7 @@ final class ScheduleController: @unchecked Sendable {
     }
 
     /// Lets every party run freely from now on; the controller is broken.
+    /// Handed-off blocks no worker started are dropped.
     private func abandon(_ end: ScheduleEnd) -> ScheduleEnd {
         pthread_mutex_lock(mutex)
         freeRunning = true
@@ -261,11 +461,11 @@ final class ScheduleController: @unchecked Sendable {
         return end
     }
 
-    private func partyLoop(_ party: Int) {
+    private func threadLoop(_ index: Int) {
         pthread_mutex_lock(mutex)
         while true {
-            while turn != party && !stopping && !(freeRunning && !finished[party] && work != nil) {
-                pthread_cond_wait(partyConditions[party], mutex)
+            while turn != index && !stopping && !(freeRunning && !finished[index] && jobs[index] != nil) {
+                pthread_cond_wait(partyConditions[index], mutex)
             }
             if stopping {
                 exited += 1
@@ -273,15 +473,16 @@ final class ScheduleController: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
                 return
             }
-            guard let body = work else {
+            guard let job = jobs[index] else {
                 // Released after an abandoned schedule with nothing to run.
                 pthread_mutex_unlock(mutex)
                 return
             }
             pthread_mutex_unlock(mutex)
-            body(party)
+            job()
             pthread_mutex_lock(mutex)
-            finished[party] = true
+            finished[index] = true
+            jobs[index] = nil
             if freeRunning {
                 pthread_mutex_unlock(mutex)
                 return
@@ -289,5 +490,53 @@ final class ScheduleController: @unchecked Sendable {
             turn = Self.controllerTurn
             pthread_cond_signal(controllerCondition)
         }
+    }
+}
+
+/// A dispatch timer a controlled thread activated (see `ScheduleController.armTimer`).
+final class VirtualTimer: @unchecked Sendable {
+    let queue: DispatchQueue
+    let repeating: Bool
+    /// The controller that fires it.
+    weak var controller: ScheduleController?
+    /// `nil` once cancelled (or a one-shot timer's handler started); guarded by the controller's mutex.
+    var handler: (@Sendable () -> Void)?
+    /// Handlers run this schedule; guarded by the controller's mutex.
+    var fires = 0
+
+    init(queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) {
+        self.queue = queue
+        self.repeating = repeating
+        self.handler = handler
+    }
+}
+
+/// One queue's line of handed-off blocks, oldest first (guarded by the controller's mutex).
+private final class HandOffQueue {
+    let object: AnyObject
+    let serial: Bool
+    var entries: [HandOffEntry] = []
+
+    init(object: AnyObject, serial: Bool) {
+        self.object = object
+        self.serial = serial
+    }
+}
+
+/// A handed-off block, and the worker running it once it started.
+private final class HandOffEntry {
+    let block: @Sendable () -> Void
+    let barrier: Bool
+    unowned let queue: HandOffQueue
+    var worker: Int?
+    /// Whether the block is a virtual timer's fire.
+    var isTimerFire = false
+    /// Whether its worker ran a step of it.
+    var started = false
+
+    init(block: @escaping @Sendable () -> Void, barrier: Bool, queue: HandOffQueue) {
+        self.block = block
+        self.barrier = barrier
+        self.queue = queue
     }
 }

@@ -5,6 +5,8 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
+import Synchronization
 #if SCHEDULERS_EXPLORATION
 @_spi(Exploration) import Schedulers
 #endif
@@ -66,13 +68,79 @@ public enum Exploration {
         #endif
     }
 
-    /// Routes the library's sync points to the controllers (idempotent).
-    /// A no-op in a build without the `Exploration` trait.
+    /// Whether the calling thread is one of a schedule controller's hand-off
+    /// workers, running a block handed to a queue (as if on that queue).
+    public static var isHandOffWorker: Bool {
+        guard let party = ControlledParty.current else { return false }
+        return party.index >= party.controller.parties
+    }
+
+    /// Enqueues `block` on `queue` (as a barrier when `barrier`), through the
+    /// same seam as the library's hand-offs: on a controlled thread whose
+    /// controller has hand-off workers, the controller runs it in the queue's
+    /// order; otherwise `queue.async`.
+    public static func handOff(to queue: DispatchQueue, barrier: Bool = false, _ block: @escaping @Sendable () -> Void) {
+        if let party = ControlledParty.current,
+           party.controller.handOff(from: party.index, to: queue, barrier: barrier, block: block) {
+            return
+        }
+        queue.async(flags: barrier ? .barrier : [], execute: block)
+    }
+
+    /// Adds an operation running `block` to `queue`, through the same seam
+    /// as the library's hand-offs (see `handOff(to:barrier:_:)`).
+    public static func handOff(to queue: OperationQueue, _ block: @escaping @Sendable () -> Void) {
+        let operation = BlockOperation(block: block)
+        let transfer = UnsafeTransfer(operation)
+        if let party = ControlledParty.current,
+           party.controller.handOff(from: party.index, to: queue, barrier: false, block: { transfer.value.start() }) {
+            return
+        }
+        queue.addOperation(operation)
+    }
+
+    /// Tells the controllers that `queue` is concurrent: its handed-off
+    /// blocks may interleave. A `DispatchQueue` not declared is treated as
+    /// serial (Dispatch cannot tell); an `OperationQueue` is serial when its
+    /// `maxConcurrentOperationCount` is 1.
+    public static func declareConcurrent(_ queue: DispatchQueue) {
+        concurrentQueues.withLock { queues in
+            if !queues.contains(where: { $0 === queue }) {
+                queues.append(queue)
+            }
+        }
+    }
+
+    /// Whether a controller runs `queue`'s handed-off blocks one at a time.
+    static func isSerial(_ queue: AnyObject) -> Bool {
+        if let operations = queue as? OperationQueue {
+            return operations.maxConcurrentOperationCount == 1
+        }
+        return !concurrentQueues.withLock { $0.contains { $0 === queue } }
+    }
+
+    private static let concurrentQueues = Mutex<[DispatchQueue]>([])
+
+    /// Routes the library's sync points and hand-offs to the controllers
+    /// (idempotent). A no-op in a build without the `Exploration` trait.
     static func installLibraryHook() {
         #if SCHEDULERS_EXPLORATION
         SchedulersExploration.install { raw in
             Exploration.syncPoint(SyncStep(rawValue: raw) ?? .atomicUpdate)
         }
+        SchedulersExploration.installHandOff { queue, barrier, block in
+            guard let party = ControlledParty.current else { return false }
+            return party.controller.handOff(from: party.index, to: queue, barrier: barrier, block: block)
+        }
+        SchedulersExploration.installTimers(
+            arm: { queue, repeating, handler in
+                guard let party = ControlledParty.current else { return nil }
+                return party.controller.armTimer(from: party.index, queue: queue, repeating: repeating, handler: handler)
+            },
+            cancel: { timer in
+                guard let timer = timer as? VirtualTimer else { return }
+                timer.controller?.cancelTimer(timer)
+            })
         #endif
     }
 }

@@ -18,6 +18,11 @@ struct Backoff {
     static let yieldRounds = 2_048
 
     mutating func pause() {
+        // A controlled thread waits at a sync point: the schedule lets the
+        // thread it waits for run.
+        if Exploration.syncPoint(.spinWait) {
+            return
+        }
         rounds += 1
         if rounds < Self.spinRounds {
             spinDelay(nanoseconds: 50)

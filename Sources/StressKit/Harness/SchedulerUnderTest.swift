@@ -49,6 +49,7 @@ public final class SchedulerUnderTest: @unchecked Sendable {
             queue = concurrent
             operationQueue = nil
             scheduler = ConcurrentDispatchQueueScheduler(queue: concurrent)
+            Exploration.declareConcurrent(concurrent)
         case .operationQueue:
             let operations = OperationQueue()
             operations.name = "stress.operations"
@@ -71,6 +72,11 @@ public final class SchedulerUnderTest: @unchecked Sendable {
 
     /// Whether the calling thread runs work of this scheduler.
     public var isCurrent: Bool {
+        if Exploration.isControlledThread {
+            // Under a schedule controller every hand-off of a scenario goes
+            // to its scheduler: a hand-off worker runs the scheduler's work.
+            return Exploration.isHandOffWorker
+        }
         if let operationQueue {
             return OperationQueue.current === operationQueue
         }
@@ -81,11 +87,11 @@ public final class SchedulerUnderTest: @unchecked Sendable {
     /// from the calling thread cannot start before `gate` returns.
     public func enqueueGate(_ gate: @escaping @Sendable () -> Void) {
         if let operationQueue {
-            operationQueue.addOperation(gate)
+            Exploration.handOff(to: operationQueue, gate)
         } else if let queue, kind == .concurrentDispatch {
-            queue.async(flags: .barrier, execute: gate)
+            Exploration.handOff(to: queue, barrier: true, gate)
         } else if let queue {
-            queue.async(execute: gate)
+            Exploration.handOff(to: queue, gate)
         } else {
             _ = scheduler.schedule(()) { _ in
                 gate()

@@ -44,6 +44,10 @@ public protocol StressScenario: AnyObject, Sendable {
     /// for each other only through sync points (the library's, or
     /// `Exploration.syncPoint`), so a schedule decides the whole run.
     var explorationBlocker: String? { get }
+    /// How many threads an exploration gives the blocks the actors hand to
+    /// queues (threads `actorCount` and up of a schedule); 0 when the actors
+    /// hand nothing off.
+    var explorationWorkers: Int { get }
 }
 
 extension StressScenario {
@@ -58,6 +62,9 @@ extension StressScenario {
     public var explorationBlocker: String? {
         "its actions run on a scheduler's own threads, which the schedule controller does not run"
     }
+
+    /// None: the actors hand nothing to a queue.
+    public var explorationWorkers: Int { 0 }
 
     /// The declared outcomes, in declaration order.
     public var declaredOutcomes: [OutcomeDeclaration] {

@@ -86,6 +86,9 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
     }
 
     public let name = "actor-job-vs-teardown.serial-dispatch"
+    /// Why `--explore` skips it (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? =
+        "its jobs come from Swift Tasks and an actor, which the runtime enqueues from its cooperative threads; the schedule controller does not run them"
     public let guarantees = "5, 8"
     public let summary = "an actor on a serial scheduler's executor: a job is enqueued while the actor and scheduler are dropped"
     public let actorCount = 2

@@ -21,6 +21,11 @@ public final class DispatchDisposeVersusAction: StressScenario, @unchecked Senda
     public let actorCount = 2
     public let live = LiveCounter()
     private let scheduler: ScenarioScheduler
+    /// Explorable: the schedulers hand their work through the library's
+    /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
+    /// The gate and the action, each on a worker.
+    public let explorationWorkers = 2
 
     /// Creates the scenario for the scheduler of `kind`.
     public init(_ kind: SchedulerUnderTest.Kind) {

@@ -130,6 +130,12 @@ public final class ScheduledActionProbe: @unchecked Sendable {
     /// Waits for `flag`, spinning briefly and then yielding (the thread that
     /// sets it may need this core), for at most about two milliseconds.
     private func waitBriefly(for flag: Flag) {
+        if Exploration.isControlledThread {
+            // The schedule decides when the other side gets there: wait at
+            // sync points until it did (the controller sees a deadlock).
+            while !flag.isSet && Exploration.syncPoint(.spinWait) {}
+            if flag.isSet { return }
+        }
         let deadline = monotonicNanoseconds() &+ 2_000_000
         var rounds = 0
         while !flag.isSet && monotonicNanoseconds() < deadline {

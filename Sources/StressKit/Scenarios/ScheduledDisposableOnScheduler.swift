@@ -58,6 +58,11 @@ public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Se
     public let live = LiveCounter()
     private var targets: [SchedulerUnderTest] = []
     private var settledInTime = true
+    /// Explorable: the schedulers hand their work through the library's
+    /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
+    /// The scheduled disposal on a worker.
+    public let explorationWorkers = 2
 
     public init() {}
 

@@ -62,6 +62,11 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
     public let actorCount = 2
     public let live = LiveCounter()
     private let scheduler: ScenarioScheduler
+    /// Explorable: the schedulers hand their work through the library's
+    /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
+    /// The gate, the subscription and its scheduled disposal, each on a worker.
+    public let explorationWorkers = 3
 
     /// Creates the scenario for the scheduler of `kind`.
     public init(_ kind: SchedulerUnderTest.Kind) {

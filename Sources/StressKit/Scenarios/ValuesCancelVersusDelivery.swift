@@ -115,6 +115,9 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
     }
 
     public let name = "cancel-vs-values.task"
+    /// Why `--explore` skips it (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? =
+        "its consumer is a Swift Task, which runs on the runtime's cooperative threads; the schedule controller does not run them"
     public let guarantees = "3, 7, 8"
     public let summary = "observable.values: one thread emits while another cancels the iterating task"
     public let actorCount = 2
