@@ -22,8 +22,7 @@ public struct StressOptions: ParsableCommand {
             are its sync points: work handed to a queue runs on the controller's workers in the queue's \
             order, and a timer is virtual, fired at any step until it is cancelled); every forbidden \
             outcome prints a schedule that --replay reproduces. Not explorable (run on real threads, \
-            each listed with its reason): observeOn on a serial scheduler's fast path (its drain \
-            hand-off does not pass the seam yet), the emulated periodic job (it reads the clock), the \
+            each listed with its reason): the emulated periodic job (it reads the clock), the \
             recursive chain (it waits a wall-clock time) and the Swift Concurrency scenarios (their \
             jobs run on the runtime's threads). --self-check also prints \
             how often and how fast real threads and each strategy find several broken disposables.

@@ -119,9 +119,9 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
     public let live = LiveCounter()
     private let scheduler: ScenarioScheduler
     private let path: ObserveOnPath
-    /// Explorable on the generic path (the schedulers hand their work
-    /// through the library's seam), not on a serial scheduler's fast path.
-    public let explorationBlocker: String?
+    /// Explorable on both paths: the schedulers and the serial fast path hand
+    /// their work through the library's seam.
+    public let explorationBlocker: String? = nil
     /// Drains and the scheduled disposal, each on a worker.
     public let explorationWorkers = 3
 
@@ -129,10 +129,6 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
     public init(_ kind: SchedulerUnderTest.Kind, path: ObserveOnPath = .automatic) {
         scheduler = ScenarioScheduler(kind)
         self.path = path
-        explorationBlocker = kind.isSerial && path != .generic
-            ? "a serial scheduler's fast path hands its drains to the queue in ObserveOnSerialSink "
-                + "(drainQueue.async), which does not pass the library's hand-off seam yet"
-            : nil
         let pathName = path == .generic ? "-generic-path" : ""
         name = "dispose-vs-observeOn.\(kind.rawValue)\(pathName)"
         summary = "\(kind.rawValue)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "

@@ -73,7 +73,9 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
         if let drainQueue, let drainBlock {
             // Released by the block once the drain has run.
             _ = Unmanaged.passUnretained(self).retain()
-            drainQueue.async(execute: drainBlock)
+            if !SyncPoint.controllerTook(drainBlock, for: drainQueue) {
+                drainQueue.async(execute: drainBlock)
+            }
         } else {
             _ = scheduler.scheduleInOrder(self, action: drainAction)
         }
