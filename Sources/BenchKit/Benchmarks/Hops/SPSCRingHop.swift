@@ -21,8 +21,8 @@ import Synchronization
 /// Either the consumer's re-read sees the new element or the producer's read
 /// sees the flag: both cannot miss (the stores precede the loads in the one
 /// sequentially consistent order). The price is one sequentially consistent
-/// store per element (an `xchg` on x86), as the library's `observe(on:)`
-/// pays a fetch-and-add per element on its drain's work counter.
+/// store per element (an `xchg` on x86), as the library's queue lock pays a
+/// compare-and-swap per element.
 ///
 /// Elements are `UInt64`, as for every hop; nothing is allocated per element
 /// or per batch (the ring is allocated, and its pages touched, once per

@@ -18,33 +18,22 @@ extension ObservableType {
     /// `path` selects.
     ///
     /// Both paths batch: upstream events go into a queue, the event that finds
-    /// no drain running or scheduled schedules one drain action, and that
-    /// drain delivers everything queued, looping while more arrives. There is
-    /// one scheduled action per batch, not per element, and in steady state
-    /// neither path allocates per element (the queue keeps the capacity of the
-    /// largest backlog, no closure per element, elements stored unboxed).
-    /// The queue is lock-free: upstream is its one producer (Rx's grammar
-    /// serialises events) and the drain its one consumer. Upstream pays, per
-    /// element, a copy into a slot, a plain store of the write index and one
-    /// fetch-and-add on the drain's work counter. The price: each
-    /// subscription keeps queue space for the largest backlog it has seen,
-    /// until it ends.
+    /// the queue idle schedules one drain action, and that drain delivers
+    /// everything queued, looping while more arrives. There is one scheduled
+    /// action per batch, not per element, and in steady state neither path
+    /// allocates per element (a ring buffer that keeps its capacity, no
+    /// closure per element, elements stored unboxed). Upstream pays, per
+    /// element, a lock round trip that stays out of the kernel (an inlined
+    /// compare-and-swap and a store) around a state check and an append. The
+    /// price: each subscription keeps queue space for the largest backlog it
+    /// has seen, until it ends.
     ///
     /// - Serial fast path (`.automatic` on a `SerialScheduler`): drains are
-    ///   enqueued with `scheduleInOrder`, never inline, or, on a
-    ///   `SerialDispatchQueueScheduler`, as one reusable block: no allocation
-    ///   or scheduled-item bookkeeping per batch in this library. There, a
-    ///   drain that has delivered a flowing stream's worth of elements polls
-    ///   briefly for more before it goes idle (its thread belongs to the
-    ///   scheduler, never to upstream), so a short pause in upstream costs no
-    ///   new dispatch and no thread wake-up.
+    ///   enqueued with `scheduleInOrder`, never inline.
     /// - Generic path (any other scheduler, or `.generic`): drains are
-    ///   scheduled with `schedule`, paying whatever the scheduler charges per
-    ///   action; at most one exists at a time, so even on a concurrent
-    ///   scheduler the observer is never called concurrently with itself,
-    ///   and a drain run inline on upstream's own thread
-    ///   (`CurrentThreadScheduler`) delivers re-entrant events in its next
-    ///   pass rather than recursively.
+    ///   scheduled with `schedule`; at most one exists at a time, so even on a
+    ///   concurrent scheduler the observer is never called concurrently with
+    ///   itself.
     ///
     /// Guarantees: the grammar holds (guarantee 1 in Guarantees.md: nothing after a
     /// terminal event); the observer is never called concurrently with itself

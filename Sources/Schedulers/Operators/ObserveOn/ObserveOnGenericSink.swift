@@ -2,15 +2,12 @@
 ///
 /// The drain is scheduled with `schedule`, which on a concurrent scheduler may
 /// run on any thread and on some schedulers runs inline, inside the upstream
-/// call: both are safe because the state machine lets only one drain (one
-/// consumer of the queue) exist at a time, and an element pushed by upstream
-/// from inside the drain's delivery is simply counted and delivered by the
-/// same drain's next pass, never recursively. Deliveries therefore never
-/// overlap (guarantee 2) and keep order (guarantee 3), even on a concurrent
-/// scheduler. A drain scheduled before disposal still runs, delivers nothing
-/// and releases the sink. Steady state allocates nothing per element, as on
-/// the serial path; each batch costs whatever the scheduler's `schedule`
-/// costs (see `ObserveOnSerialSink` for what the serial path saves there).
+/// call: both are safe because the state machine lets only one drain exist at
+/// a time and the lock is never held while the observer runs. Deliveries
+/// therefore never overlap (guarantee 2) and keep order (guarantee 3), even on
+/// a concurrent scheduler. A drain scheduled before disposal still runs,
+/// delivers nothing and releases the sink. Steady state allocates nothing per
+/// element, as on the serial path.
 final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer>, @unchecked Sendable {
     private let scheduler: ImmediateSchedulerType
     private let drainAction: (ObserveOnGenericSink<Observer>) -> Disposable = { sink in
@@ -20,7 +17,7 @@ final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer
 
     init(scheduler: ImmediateSchedulerType, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
-        super.init(observer: observer, cancel: cancel, pollsBeforeIdle: 0)
+        super.init(observer: observer, cancel: cancel)
     }
 
     override func scheduleDrain() {

@@ -1,0 +1,95 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The lock around an `observe(on:)` sink's queue and state machine.
+///
+/// Why not `Lock` (a `pthread_mutex_t`): upstream takes this lock once per
+/// element, and a mutex round trip is two calls into libc of some 55
+/// instructions together, more than the work it guards (a state check and a
+/// ring-buffer append). Here an uncontended `lock()` is one inlined
+/// compare-and-swap and `unlock()` one inlined store. Holders never block and
+/// mostly hold it for a few dozen instructions (the longest holds: a queue
+/// growth, which allocates, and `dispose()` dropping what is queued), so a
+/// waiter spins on a read, then yields its thread to let a preempted holder
+/// run, rather than sleeping in the kernel; only a hold that outlasts some
+/// 64 yields (a holder preempted for a time slice, a large queue dropped)
+/// sends waiters to sleep, 50 µs at a time. Parking mattered: with a
+/// `pthread_mutex_t` here, upstream and the drain meeting at the lock put
+/// each other to sleep and paid a kernel wake-up, thousands of times per
+/// million elements.
+///
+/// ThreadSanitizer sees the ordering: the atomics are compiled into this
+/// module and so instrumented, unlike `Synchronization.Mutex`'s lock word.
+///
+/// A class, so that the lock word lives in its own allocation: in the sink
+/// object it would share a cache line with what the drain reads per element
+/// (the disposed flag, the observer), and every upstream lock and unlock would
+/// steal that line from the drain.
+final class ObserveOnQueueLock: Sendable {
+    private let held = SyncAtomic<Bool>(false)
+
+    /// Spins on a read this many times before each yield of the thread.
+    private static var spinsBeforeYield: Int { 128 }
+    /// Yields this many times before each further wait sleeps instead.
+    private static var yieldsBeforeSleeping: Int { 64 }
+    /// How long a waiter sleeps once yielding has not been enough.
+    private static var sleepNanoseconds: Int { 50_000 }
+
+    /// Takes the lock. Not re-entrant.
+    @inline(__always)
+    func lock() {
+        if !held.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            lockContended()
+        }
+    }
+
+    /// Releases the lock taken by this thread's `lock()`.
+    @inline(__always)
+    func unlock() {
+        held.store(false, ordering: .releasing)
+    }
+
+    /// Runs `body` holding the lock.
+    @inline(__always)
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+
+    @inline(never)
+    private func lockContended() {
+        var spins = 0
+        var yields = 0
+        while true {
+            // A spinner under the schedule explorer lets the holder run.
+            SyncPoint.spinWait()
+            // Read before trying: waiting on a shared cache line costs the
+            // holder nothing, a failed compare-and-swap would take the line.
+            if !held.load(ordering: .relaxed)
+                && held.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+                return
+            }
+            spins += 1
+            if spins == Self.spinsBeforeYield {
+                spins = 0
+                if yields < Self.yieldsBeforeSleeping {
+                    yields += 1
+                    sched_yield()
+                } else {
+                    // A long hold (dropping a large queue on dispose, a
+                    // holder preempted for a whole time slice): stop burning
+                    // a core that the holder may need.
+                    var pause = timespec(tv_sec: 0, tv_nsec: Self.sleepNanoseconds)
+                    nanosleep(&pause, nil)
+                }
+            }
+        }
+    }
+}
