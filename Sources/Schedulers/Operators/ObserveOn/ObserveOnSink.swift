@@ -14,27 +14,21 @@
 ///
 /// Cost per element: on the producer side one lock round trip of an inlined
 /// compare-and-swap and a store (`ObserveOnQueueLock`) around a state check
-/// and a ring-buffer append: about 110 instructions for an `Int` from the
-/// `create` observer's `onNext` to the unlock, in unspecialised code
-/// (callgrind). On the drain side one flag check, a copy of the element and
-/// the call to the observer: about 45 instructions plus the observer's own.
-/// Elements travel unwrapped (see `ElementObserver`): only the terminal event
-/// is an `Event`. Per batch: one scheduled drain and one lock round trip of
-/// the drain.
-///
-/// The lock matters beyond its instructions: with a mutex that parks a
-/// contending thread in the kernel, the drain taking the queue while
-/// upstream held the lock (or the reverse) cost both threads a sleep and a
-/// wake-up, often enough to cut throughput by half or more; a waiter for
-/// this lock spins, then yields, and sleeps only once a hold has outlasted
-/// many yields.
+/// and a ring-buffer append; on the drain side one flag check, a copy of the
+/// element and the call to the observer. Elements travel unwrapped (see
+/// `ElementObserver`): only the terminal event is an `Event`. Per batch: one
+/// scheduled drain and one lock round trip of the drain. A waiter for the
+/// lock spins, then yields, and sleeps only once a hold has outlasted many
+/// yields: a lock that parks a contending thread in the kernel would cost
+/// the producer and the drain a sleep and a wake-up each time they met
+/// there. (Performance.md, "observeOn", has the instruction counts.)
 class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
     private let lock = ObserveOnQueueLock()
     /// Guarded by `lock`. Behind a pointer rather than a stored `var`: the
     /// compiler checks a class's stored `var` for exclusive access at run
-    /// time (`swift_beginAccess`, about 150 instructions) on every mutation,
+    /// time (`swift_beginAccess`) on every mutation,
     /// which would be once per element; a pointee is not checked.
     private let machine: UnsafeMutablePointer<ObserveOnStateMachine>
     /// The elements queued by upstream. Guarded by `lock`.
