@@ -8,27 +8,10 @@ import XCTest
 /// deliver every element, once, in order, where they say they do, and
 /// survive the gated counting pass.
 final class ConcurrencyHopTests: XCTestCase {
-    /// Collects what the consumer receives; touched only by the hop's serial
-    /// consuming context until `done` is signalled.
-    private final class Received: @unchecked Sendable {
-        var values: [UInt64] = []
-        var offScheduler = 0
-        let expected: Int
-        let done = DispatchSemaphore(value: 0)
-        init(expected: Int) {
-            self.expected = expected
-            values.reserveCapacity(expected)
-        }
-        func take(_ value: UInt64) {
-            values.append(value)
-            if values.count == expected { done.signal() }
-        }
-    }
-
     private func passInOrder(_ variant: HopVariant, count: Int = 20_000, onSchedulerQueue: Bool = false) throws {
         let session = try variant.makeSession()
         defer { session.close() }
-        let received = Received(expected: count)
+        let received = ReceivedValues(expected: count)
         try session.pass(
             produce: { send in for value in 0..<UInt64(count) { send(value) } },
             consume: { value in

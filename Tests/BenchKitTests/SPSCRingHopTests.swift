@@ -5,23 +5,7 @@ import XCTest
 /// `reference.spsc-ring` is a measuring stick: if it lost, duplicated or
 /// reordered elements, or hung, every ratio against it would be wrong.
 final class SPSCRingHopTests: XCTestCase {
-    /// Collects what the consumer receives; touched only by the consumer
-    /// thread until `done` is signalled.
-    private final class Received: @unchecked Sendable {
-        var values: [UInt64] = []
-        let expected: Int
-        let done = DispatchSemaphore(value: 0)
-        init(expected: Int) {
-            self.expected = expected
-            values.reserveCapacity(expected)
-        }
-        func take(_ value: UInt64) {
-            values.append(value)
-            if values.count == expected { done.signal() }
-        }
-    }
-
-    private func waitFor(_ received: Received, file: StaticString = #filePath, line: UInt = #line) {
+    private func waitFor(_ received: ReceivedValues, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(received.done.wait(timeout: .now() + 30), .success,
                        "only \(received.values.count) of \(received.expected) values arrived", file: file, line: line)
     }
@@ -31,7 +15,7 @@ final class SPSCRingHopTests: XCTestCase {
         // producer finds the ring full again and again.
         let hop = SPSCRingHop(capacity: 8)
         let count = 100_000
-        let received = Received(expected: count)
+        let received = ReceivedValues(expected: count)
         try hop.pass(
             produce: { send in for value in 0..<UInt64(count) { send(value) } },
             consume: { received.take($0) })
@@ -42,7 +26,7 @@ final class SPSCRingHopTests: XCTestCase {
 
     func testCapacityIsRoundedUpToAPowerOfTwoAndStillDelivers() throws {
         let hop = SPSCRingHop(capacity: 3)
-        let received = Received(expected: 1000)
+        let received = ReceivedValues(expected: 1000)
         try hop.pass(produce: { send in for value in 0..<UInt64(1000) { send(value) } }, consume: { received.take($0) })
         waitFor(received)
         hop.close()
@@ -57,7 +41,7 @@ final class SPSCRingHopTests: XCTestCase {
         let hop = SPSCRingHop(capacity: 16)
         let bursts = 200
         let perBurst = 5
-        let received = Received(expected: bursts * perBurst)
+        let received = ReceivedValues(expected: bursts * perBurst)
         let failure = ProducerFailure()
         try hop.pass(
             produce: { send in
