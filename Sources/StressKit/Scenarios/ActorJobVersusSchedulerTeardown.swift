@@ -1,6 +1,5 @@
 import Dispatch
 import Schedulers
-import Synchronization
 
 /// An actor whose executor is a `SerialDispatchQueueScheduler`'s `executor`:
 /// one thread enqueues a job on it (a task calling into the actor) while
@@ -75,12 +74,12 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
 
     public final class State: @unchecked Sendable {
         /// The only reference outside a job: the tear-down takes it out.
-        let actor: Mutex<SchedulerBoundActor?>
+        let actor: Locked<SchedulerBoundActor?>
         let log = JobLog()
         let tearDownDelay: Int
 
         init(_ live: LiveCounter, choices: inout IterationChoices) {
-            actor = Mutex(SchedulerBoundActor(live))
+            actor = Locked(SchedulerBoundActor(live))
             tearDownDelay = choices.pick(20_000)
         }
     }

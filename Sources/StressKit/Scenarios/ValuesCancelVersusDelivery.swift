@@ -52,7 +52,7 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
 
     /// What the consuming task saw; the arbiter reads it once `ended` is signalled.
     final class ConsumerLog: @unchecked Sendable {
-        private let received = Mutex<[Int]>([])
+        private let received = Locked<[Int]>([])
         /// A `next()` that began after `Task.cancel()` returned gave an element.
         let elementFromLateNext = Flag()
         let threw = Flag()
