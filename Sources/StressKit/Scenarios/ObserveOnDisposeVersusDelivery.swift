@@ -1,5 +1,4 @@
 import Schedulers
-import Synchronization
 
 /// `observe(on:)`: a source emits from one thread while another thread
 /// disposes the subscription from an action on the scheduler
@@ -50,7 +49,7 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
     /// What the observer saw. Written by the observer (on the scheduler) and
     /// the dispose action; read by the arbiter after the scheduler settled.
     final class DeliveryLog: @unchecked Sendable {
-        private let lock = Mutex<[Int]>([])
+        private let received = Locked<[Int]>([])
         let disposeReturned = Flag()
         let afterDispose = Flag()
         let overlapped = Flag()
@@ -68,12 +67,12 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
             if disposeReturned.isSet {
                 afterDispose.set()
             }
-            lock.withLock { $0.append(value) }
+            received.withLock { $0.append(value) }
             inFlight.decrement()
         }
 
         var values: [Int] {
-            lock.withLock { $0 }
+            received.withLock { $0 }
         }
     }
 
