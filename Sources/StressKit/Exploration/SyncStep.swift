@@ -13,7 +13,8 @@ import Synchronization
 
 /// What a controlled thread is about to do when it reaches a sync point.
 ///
-/// The raw values are the library's (Sources/Schedulers/Internal/SyncPoint.swift).
+/// The raw values are the library's `SyncPointKind` (Sources/Schedulers/Internal/SyncPoint.swift),
+/// which `SyncStepMirrorTests` checks case by case.
 public enum SyncStep: UInt8, Sendable, CaseIterable {
     /// About to take a lock.
     case lockAcquire = 0
