@@ -102,19 +102,18 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
     ) -> Disposable {
         let item = DispatchScheduledItem(state: state, action: action)
         // The same work offered to the seam, then enqueued as usual.
-        let offered = SyncPoint.controllerTook(
-            {
-                item.run()
-                MainScheduler.pendingCount.subtract(1, ordering: .acquiringAndReleasing)
-            },
-            for: DispatchQueue.main)
-        if !offered {
+        if !SyncPoint.controllerTook({ Self.runCounted(item) }, for: DispatchQueue.main) {
             DispatchQueue.main.async {
-                item.run()
-                MainScheduler.pendingCount.subtract(1, ordering: .acquiringAndReleasing)
+                Self.runCounted(item)
             }
         }
         return item
+    }
+
+    /// Runs an item enqueued by `enqueueCounted`, then uncounts it.
+    private static func runCounted<StateType>(_ item: DispatchScheduledItem<StateType>) {
+        item.run()
+        pendingCount.subtract(1, ordering: .acquiringAndReleasing)
     }
 
     /// Stops the program with `errorMessage` unless called on the main queue.
