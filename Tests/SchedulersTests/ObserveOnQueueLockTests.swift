@@ -7,7 +7,7 @@ import XCTest
 /// concurrent holders, also when they contend (the spin-then-yield path).
 final class ObserveOnQueueLockTests: XCTestCase {
     func testLockExcludesConcurrentHoldersUnderContention() {
-        let lock = ObserveOnQueueLock()
+        let lock = LockHolder()
         // A plain, unsynchronised counter: only the lock keeps increments
         // from being lost (and ThreadSanitizer builds would report a race).
         let counter = PlainCounter()
@@ -27,7 +27,7 @@ final class ObserveOnQueueLockTests: XCTestCase {
         // The holder keeps the lock far longer than spinning and yielding
         // last, so the waiter reaches its sleeping path; it must still enter
         // only after the release and see what the holder wrote.
-        let lock = ObserveOnQueueLock()
+        let lock = LockHolder()
         let counter = PlainCounter()
         let holding = DispatchSemaphore(value: 0)
         let waiterDone = DispatchSemaphore(value: 0)
@@ -48,10 +48,22 @@ final class ObserveOnQueueLockTests: XCTestCase {
     }
 
     func testWithLockReturnsTheBodysResultAndReleasesTheLock() {
-        let lock = ObserveOnQueueLock()
+        let lock = LockHolder()
         XCTAssertEqual(lock.withLock { 42 }, 42)
         // Would spin forever if the first call had kept the lock.
         XCTAssertEqual(lock.withLock { 7 }, 7)
+    }
+}
+
+/// A shared home for a lock, which is a value without copies: the lock's
+/// methods are called through it from every thread.
+private final class LockHolder: Sendable {
+    private let held = ObserveOnQueueLock()
+
+    func lock() { held.lock() }
+    func unlock() { held.unlock() }
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try held.withLock(body)
     }
 }
 

@@ -21,7 +21,7 @@ extension ObservableType {
     /// the queue idle schedules one drain action, and that drain delivers
     /// everything queued, looping while more arrives. There is one scheduled
     /// action per batch, not per element, and in steady state neither path
-    /// allocates per element (a ring buffer that keeps its capacity, no
+    /// allocates per element (a buffer that keeps its capacity, no
     /// closure per element, elements stored unboxed). Upstream pays, per
     /// element, a lock round trip that stays out of the kernel (an inlined
     /// compare-and-swap and a store) around a state check and an append. The

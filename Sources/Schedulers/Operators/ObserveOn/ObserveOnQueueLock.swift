@@ -11,7 +11,7 @@ import Darwin
 ///
 /// Why not `Lock` (a `pthread_mutex_t`): upstream takes this lock once per
 /// element, and a mutex round trip is two calls into libc, more than the
-/// work it guards (a state check and a ring-buffer append). Here an
+/// work it guards (a state check and a buffer append). Here an
 /// uncontended `lock()` is one inlined compare-and-swap and `unlock()` one
 /// inlined store. Holders never block and hold it briefly (the longest
 /// holds: a queue growth, which allocates, and `dispose()` dropping what is
@@ -23,12 +23,13 @@ import Darwin
 /// ThreadSanitizer sees the ordering: the atomics are compiled into this
 /// module and so instrumented, unlike `Synchronization.Mutex`'s lock word.
 ///
-/// A class, so that the lock word lives in its own allocation: in the sink
-/// object it would share a cache line with what the drain reads per element
-/// (the disposed flag, the observer), and every upstream lock and unlock would
-/// steal that line from the drain.
-final class ObserveOnQueueLock: Sendable {
+/// A value without copies, stored in the `ObserveOnQueue` it guards, which
+/// keeps it on cache lines of its own (see there).
+struct ObserveOnQueueLock: ~Copyable, Sendable {
     private let held = SyncAtomic<Bool>(false)
+
+    /// An unlocked lock.
+    init() {}
 
     /// Spins on a read this many times before each yield of the thread.
     private static var spinsBeforeYield: Int { 128 }

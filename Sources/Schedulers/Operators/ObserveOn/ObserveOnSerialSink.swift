@@ -7,7 +7,7 @@ import Dispatch
 /// one at a time in order, so the sink needs no re-entrancy handling and no
 /// bookkeeping of the scheduled action (a drain that runs after disposal finds
 /// the sink disposed and only returns). Steady state allocates nothing per
-/// element: the queue is a ring buffer that keeps its capacity, and elements
+/// element: the queue is a buffer that keeps its capacity, and elements
 /// stay unboxed.
 ///
 /// On a `SerialDispatchQueueScheduler` (not the main scheduler, which counts

@@ -3,8 +3,8 @@
 ///
 /// Upstream elements are queued under the lock; the first event that finds
 /// the sink idle schedules one drain, later ones only queue. The drain takes
-/// the whole queue under the lock (by exchanging the contents of two ring
-/// buffers), delivers it outside the lock, and repeats until it finds the
+/// the whole queue under the lock (by swapping two element buffers),
+/// delivers it outside the lock, and repeats until it finds the
 /// queue empty, at which point the sink is idle again. So there is one
 /// scheduled action per batch, not per element, and at most one drain exists
 /// at a time: deliveries never overlap (guarantee 2) and keep upstream order
@@ -14,7 +14,7 @@
 ///
 /// Cost per element: on the producer side one lock round trip of an inlined
 /// compare-and-swap and a store (`ObserveOnQueueLock`) around a state check
-/// and a ring-buffer append; on the drain side one flag check, a copy of the
+/// and a buffer append; on the drain side one flag check, a copy of the
 /// element and the call to the observer. Elements travel unwrapped (see
 /// `ElementObserver`): only the terminal event is an `Event`. Per batch: one
 /// scheduled drain and one lock round trip of the drain. A waiter for the
@@ -25,27 +25,17 @@
 class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
-    private let lock = ObserveOnQueueLock()
-    /// Guarded by `lock`. Behind a pointer rather than a stored `var`: the
-    /// compiler checks a class's stored `var` for exclusive access at run
-    /// time (`swift_beginAccess`) on every mutation,
-    /// which would be once per element; a pointee is not checked.
-    private let machine: UnsafeMutablePointer<ObserveOnStateMachine>
-    /// The elements queued by upstream. Guarded by `lock`.
-    private let queued = RingBuffer<Element>()
+    /// Upstream's side: the lock, the state machine and the queued
+    /// elements, on cache lines of their own (see `ObserveOnQueue`).
+    private let queue = ObserveOnQueue<Element>()
     /// The elements the running drain delivers. Owned by the running drain
-    /// (at most one exists); it trades contents with `queued` under the lock.
-    private let batch = RingBuffer<Element>()
-
-    override init(observer: Observer, cancel: Cancelable) {
-        machine = .allocate(capacity: 1)
-        machine.initialize(to: ObserveOnStateMachine())
-        super.init(observer: observer, cancel: cancel)
-    }
+    /// (at most one exists), which trades contents with `queue.elements`
+    /// under the lock; nothing else touches it, so its accesses go unchecked.
+    @exclusivity(unchecked)
+    private var batch = ElementBuffer<Element>()
 
     deinit {
-        machine.deinitialize(count: 1)
-        machine.deallocate()
+        batch.release()
     }
 
     final func makeNextHandler() -> NextHandler<Element> {
@@ -58,17 +48,18 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     /// unspecialised code the closure may stay a separate function, a call
     /// and a frame per element.
     final func onNextElement(_ element: Element) {
-        lock.lock()
-        switch machine.pointee.elementArrived() {
+        let queue = self.queue
+        queue.lock.lock()
+        switch queue.machine.elementArrived() {
         case .enqueue:
-            queued.append(element)
-            lock.unlock()
+            queue.append(element)
+            queue.lock.unlock()
         case .enqueueAndScheduleDrain:
-            queued.append(element)
-            lock.unlock()
+            queue.append(element)
+            queue.lock.unlock()
             scheduleDrain()
         case .drop:
-            lock.unlock()
+            queue.lock.unlock()
         }
     }
 
@@ -84,7 +75,7 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
         case .completed:
             terminal = .completed
         }
-        let action = lock.withLock { machine.pointee.terminalArrived(terminal) }
+        let action = queue.lock.withLock { queue.machine.terminalArrived(terminal) }
         switch action {
         case .scheduleDrain:
             scheduleDrain()
@@ -101,10 +92,10 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     /// Delivers every queued event, including those queued meanwhile.
     final func drain() {
         while true {
-            let step: ObserveOnStateMachine.DrainStep = lock.withLock {
-                let step = machine.pointee.drainNeedsWork(queuedCount: queued.count)
+            let step: ObserveOnStateMachine.DrainStep = queue.lock.withLock {
+                let step = queue.machine.drainNeedsWork(queuedCount: queue.elements.count)
                 if case .deliverQueued = step {
-                    queued.exchangeContents(with: batch)
+                    swap(&queue.elements, &batch)
                 }
                 return step
             }
@@ -126,9 +117,9 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
 
     override func dispose() {
         super.dispose()
-        lock.withLock {
-            machine.pointee.dispose()
-            queued.removeAll()
+        queue.lock.withLock {
+            queue.machine.dispose()
+            queue.elements.removeAll()
         }
     }
 }

@@ -4,7 +4,7 @@
 /// Guarded by the sink's lock; every transition returns what the caller must
 /// do next, and the caller does it outside the lock (except appending the
 /// element, which belongs under the same lock). The queued elements live in
-/// the sink's ring buffer, not here: this type is not generic, so
+/// the sink's element buffer, not here: this type is not generic, so
 /// unspecialised code never looks its metadata up at run time.
 struct ObserveOnStateMachine {
     private enum State {

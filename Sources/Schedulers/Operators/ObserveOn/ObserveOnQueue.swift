@@ -1,0 +1,47 @@
+/// Upstream's side of an `observe(on:)` sink, in one object: the queue lock,
+/// the state machine and the queued elements it guards.
+///
+/// Upstream touches this object on every element (the lock word, the state,
+/// the buffer's count), while the drain reads the sink object on every
+/// element (the disposed flag, the observer, its batch). Padding on both sides
+/// keeps this object's fields on cache lines that nothing else uses, so
+/// upstream's writes never take a line the drain is reading from the drain's
+/// core (false sharing), whatever the allocator places next to it. One object
+/// rather than one per part: a subscription allocates it once.
+final class ObserveOnQueue<Element>: @unchecked Sendable {
+    private let paddingBefore = CacheLinePadding()
+    /// Guards `machine` and `elements`.
+    let lock = ObserveOnQueueLock()
+    /// Guarded by `lock`. Exclusive access is the lock's job, so the run-time
+    /// check of every access (`swift_beginAccess`) would be paid per element
+    /// for nothing.
+    @exclusivity(unchecked)
+    var machine = ObserveOnStateMachine()
+    /// The elements queued by upstream. Guarded by `lock`; unchecked for the
+    /// same reason.
+    @exclusivity(unchecked)
+    var elements = ElementBuffer<Element>()
+    private let paddingAfter = CacheLinePadding()
+
+    init() {}
+
+    /// Appends `element` to `elements`; the caller holds `lock`.
+    ///
+    /// A method of this class rather than a call to the buffer's own: here
+    /// `Element` comes from the instance's metadata, while the sink calling
+    /// a method of the generic buffer directly would look the buffer type's
+    /// metadata up per element. Never inlined, so that it stays here.
+    @inline(never)
+    final func append(_ element: Element) {
+        elements.append(element)
+    }
+
+    deinit {
+        elements.release()
+    }
+}
+
+/// 64 bytes of nothing, to keep neighbouring fields off a cache line.
+struct CacheLinePadding {
+    private let words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+}

@@ -1,0 +1,103 @@
+import CAllocationCounter
+@testable import Schedulers
+import XCTest
+
+/// `ElementBuffer`, the queue of an `observe(on:)` sink: order, growth,
+/// emptying that keeps capacity, early stop, and element lifetimes.
+final class ElementBufferTests: XCTestCase {
+    func testDeliversEveryElementInOrderAcrossGrowthAndEmpties() {
+        var buffer = ElementBuffer<Int>()
+        defer { buffer.release() }
+        for value in 0..<1_000 {
+            buffer.append(value)
+        }
+        XCTAssertEqual(buffer.count, 1_000)
+        var delivered: [Int] = []
+        buffer.deliverAll(stoppingWhen: { false }, to: { delivered.append($0) })
+        XCTAssertEqual(delivered, Array(0..<1_000))
+        XCTAssertTrue(buffer.isEmpty)
+    }
+
+    func testStoppingDropsTheRestUndeliveredAndEmptiesTheBuffer() {
+        var buffer = ElementBuffer<Int>()
+        defer { buffer.release() }
+        for value in 0..<10 {
+            buffer.append(value)
+        }
+        var delivered: [Int] = []
+        buffer.deliverAll(stoppingWhen: { delivered.count == 3 }, to: { delivered.append($0) })
+        XCTAssertEqual(delivered, [0, 1, 2])
+        XCTAssertTrue(buffer.isEmpty)
+    }
+
+    func testSwappingTradesContents() {
+        var queued = ElementBuffer<Int>()
+        var batch = ElementBuffer<Int>()
+        defer {
+            queued.release()
+            batch.release()
+        }
+        queued.append(1)
+        queued.append(2)
+        swap(&queued, &batch)
+        XCTAssertTrue(queued.isEmpty)
+        queued.append(3)
+        var delivered: [Int] = []
+        batch.deliverAll(stoppingWhen: { false }, to: { delivered.append($0) })
+        queued.deliverAll(stoppingWhen: { false }, to: { delivered.append($0) })
+        XCTAssertEqual(delivered, [1, 2, 3])
+    }
+
+    func testElementsAreDestroyedWhenDeliveredDroppedOrReleased() {
+        weak var delivered: Tracked?
+        weak var dropped: Tracked?
+        weak var released: Tracked?
+        var buffer = ElementBuffer<Tracked>()
+        do {
+            let first = Tracked()
+            let second = Tracked()
+            delivered = first
+            dropped = second
+            buffer.append(first)
+            buffer.append(second)
+        }
+        var count = 0
+        buffer.deliverAll(stoppingWhen: { count == 1 }, to: { _ in count += 1 })
+        XCTAssertNil(delivered, "a delivered element is destroyed when the buffer empties")
+        XCTAssertNil(dropped, "an element dropped by the stop is destroyed too")
+        do {
+            let third = Tracked()
+            released = third
+            buffer.append(third)
+        }
+        XCTAssertNotNil(released)
+        buffer.release()
+        XCTAssertNil(released, "release() destroys what is still queued")
+    }
+
+    func testStorageComesWithTheFirstElementAndIsKeptWhenEmptied() throws {
+        try XCTSkipUnless(
+            allocation_counter_is_active() != 0,
+            "allocation counting is off in sanitizer builds (the sanitizer owns malloc)"
+        )
+        var buffer = ElementBuffer<Int>()
+        defer { buffer.release() }
+        var before = allocation_counter_read_thread()
+        XCTAssertTrue(buffer.isEmpty)
+        XCTAssertEqual(allocation_counter_read_thread() - before, 0, "an empty buffer has no storage")
+        buffer.append(1)
+        XCTAssertEqual(allocation_counter_read_thread() - before, 1, "the first element allocates the storage")
+        for value in 2...16 {
+            buffer.append(value)
+        }
+        buffer.deliverAll(stoppingWhen: { false }, to: { _ in })
+        before = allocation_counter_read_thread()
+        for value in 1...16 {
+            buffer.append(value)
+        }
+        buffer.deliverAll(stoppingWhen: { false }, to: { _ in })
+        XCTAssertEqual(allocation_counter_read_thread() - before, 0, "refilling up to the kept capacity allocates nothing")
+    }
+}
+
+private final class Tracked {}
