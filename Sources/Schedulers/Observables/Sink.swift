@@ -7,13 +7,18 @@ import Synchronization
 /// after forwarding a terminal event keeps the grammar (guarantee 1 in Guarantees.md).
 /// `cancel` disposes the whole subscription (the sink's upstream included).
 class Sink<Observer: ObserverType>: Disposable, @unchecked Sendable {
-    final let observer: Observer
-    final let cancel: Cancelable
+    // Stored properties of a fixed size come first, on purpose: a field
+    // declared after `observer`, whose size depends on the generic
+    // parameter, sits at an offset that unspecialised code reads from the
+    // class's metadata on every access, while these two are read per element.
+
     /// Sends `observer` an element: straight into its `onNextElement(_:)`
     /// when it is one of this library's sinks (no `Event` built, see
     /// `ElementObserver`), else as `.next`.
     private final let nextHandler: (Observer.Element) -> Void
     private let disposed = SyncAtomic<Bool>(false)
+    final let cancel: Cancelable
+    final let observer: Observer
 
     init(observer: Observer, cancel: Cancelable) {
         self.observer = observer
