@@ -101,6 +101,7 @@ final class ScheduleController: @unchecked Sendable {
     private var queues: [HandOffQueue] = []
     private var workerEntries: [HandOffEntry?]
     private var timerFires = 0
+    private var virtualNow = ScheduleController.virtualEpochNanoseconds
     private var freeRunning = false
     private var stopping = false
     private var exited = 0
@@ -196,6 +197,7 @@ final class ScheduleController: @unchecked Sendable {
         enabled.reserveCapacity(threads)
         pthread_mutex_lock(mutex)
         timerFires = 0
+        virtualNow = Self.virtualEpochNanoseconds
         pthread_mutex_unlock(mutex)
         while true {
             pthread_mutex_lock(mutex)
@@ -322,20 +324,46 @@ final class ScheduleController: @unchecked Sendable {
     /// previous one's handler, cannot starve the actors).
     static let maximumTimerFires = 8
 
+    /// Where the virtual clock starts in every schedule, in uptime
+    /// nanoseconds (above 0, which Dispatch reads as "now").
+    static let virtualEpochNanoseconds: UInt64 = 1_000_000_000
+
+    /// The virtual clock, in uptime nanoseconds, that controlled threads see
+    /// instead of the real one: `virtualEpochNanoseconds` at the start of
+    /// every schedule, moved only by a virtual timer's fire (to the deadline
+    /// of the tick it fires, when later). `nil` when the controller has no
+    /// workers (it makes no timer virtual) or the threads run freely: then
+    /// the real clock counts.
+    func virtualUptimeNanoseconds() -> UInt64? {
+        guard workers > 0 else { return nil }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return freeRunning ? nil : virtualNow
+    }
+
     /// Called by thread `party` activating a dispatch timer on `queue`: a
     /// sync point, then the timer is virtual. Its fire is a block of its
     /// own, so the schedule decides when it comes (at any step, as if its
-    /// time had come); the fire hands `handler` to `queue`, in the queue's
-    /// order; a repeating timer fires again after its handler returned, at
-    /// most `maximumRepeatingFires` times per schedule. Returns `nil` when
-    /// the controller has no workers or the threads run freely: the caller
+    /// time had come); the fire moves the virtual clock to the tick's
+    /// deadline (`deadlineNanoseconds`, then every `intervalNanoseconds`
+    /// for a repeating timer; the clock stays put when no deadline is given)
+    /// and hands `handler` to `queue`, in the queue's order; a repeating
+    /// timer fires again after its handler returned, at most
+    /// `maximumRepeatingFires` times per schedule. Returns `nil` when the
+    /// controller has no workers or the threads run freely: the caller
     /// makes a real timer.
-    func armTimer(from party: Int, queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) -> VirtualTimer? {
+    func armTimer(
+        from party: Int, queue: DispatchQueue, repeating: Bool,
+        deadlineNanoseconds: UInt64? = nil, intervalNanoseconds: UInt64 = 0,
+        handler: @escaping @Sendable () -> Void
+    ) -> VirtualTimer? {
         guard workers > 0, yield(party: party, step: .atomicUpdate) else { return nil }
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         guard !freeRunning else { return nil }
         let timer = VirtualTimer(queue: queue, repeating: repeating, handler: handler)
+        timer.deadline = deadlineNanoseconds
+        timer.interval = intervalNanoseconds
         timer.controller = self
         scheduleFire(of: timer)
         return timer
@@ -371,6 +399,9 @@ final class ScheduleController: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         let armed = timer.handler != nil
         timerFires += 1
+        if armed, let due = timer.dueNanoseconds {
+            virtualNow = max(virtualNow, due)
+        }
         pthread_mutex_unlock(mutex)
         guard armed, let party = ControlledParty.current?.index else { return }
         let tick: @Sendable () -> Void = { [self] in
@@ -503,6 +534,18 @@ final class VirtualTimer: @unchecked Sendable {
     var handler: (@Sendable () -> Void)?
     /// Handlers run this schedule; guarded by the controller's mutex.
     var fires = 0
+    /// The first tick's deadline on the virtual clock, if known, and the
+    /// repeat interval (nanoseconds); set once when armed.
+    var deadline: UInt64?
+    var interval: UInt64 = 0
+
+    /// The deadline of the tick that fires next (after `fires` handler runs).
+    var dueNanoseconds: UInt64? {
+        guard let deadline else { return nil }
+        let (offset, overflow) = interval.multipliedReportingOverflow(by: UInt64(fires))
+        let (due, late) = deadline.addingReportingOverflow(offset)
+        return overflow || late ? .max : due
+    }
 
     init(queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) {
         self.queue = queue

@@ -53,6 +53,16 @@ public enum Exploration {
         return party.controller.yield(party: party.index, step: step)
     }
 
+    /// The uptime clock in nanoseconds as the library sees it on the calling
+    /// thread (`Scheduler.monotonicNanoseconds`, timer deadlines): on a
+    /// thread a schedule controller with hand-off workers owns, the
+    /// controller's virtual clock, which starts every schedule at
+    /// `ScheduleController.virtualEpochNanoseconds` and moves only when a
+    /// virtual timer fires; on any other thread the real clock.
+    public static func uptimeNanoseconds() -> UInt64 {
+        ControlledParty.current?.controller.virtualUptimeNanoseconds() ?? DispatchTime.now().uptimeNanoseconds
+    }
+
     /// Whether the calling thread is run by a schedule controller.
     public static var isControlledThread: Bool {
         ControlledParty.current != nil
@@ -129,14 +139,19 @@ public enum Exploration {
         SchedulersExploration.install { raw in
             Exploration.syncPoint(SyncStep(rawValue: raw) ?? .atomicUpdate)
         }
+        SchedulersExploration.installUptime {
+            ControlledParty.current?.controller.virtualUptimeNanoseconds()
+        }
         SchedulersExploration.installHandOff { queue, barrier, block in
             guard let party = ControlledParty.current else { return false }
             return party.controller.handOff(from: party.index, to: queue, barrier: barrier, block: block)
         }
         SchedulersExploration.installTimers(
-            arm: { queue, repeating, handler in
+            arm: { queue, deadline, interval, handler in
                 guard let party = ControlledParty.current else { return nil }
-                return party.controller.armTimer(from: party.index, queue: queue, repeating: repeating, handler: handler)
+                return party.controller.armTimer(
+                    from: party.index, queue: queue, repeating: interval != nil,
+                    deadlineNanoseconds: deadline, intervalNanoseconds: interval ?? 0, handler: handler)
             },
             cancel: { timer in
                 guard let timer = timer as? VirtualTimer else { return }
