@@ -132,6 +132,34 @@ final class RecursiveChainScenarioTests: XCTestCase {
         XCTAssertEqual(result.iterations, 2_000)
     }
 
+    func testExplorationDecidesTheDisposersWaitAndFindsAChainThatIgnoresDispose() throws {
+        XCTAssertNil(Scenario().explorationBlocker)
+        for strategy in ExplorationStrategyKind.allCases {
+            var settings = ExplorationSettings(strategy: strategy, seed: 7, limit: .iterations(300))
+            settings.leakGraceSeconds = 1
+            let real = Explorer(settings).run(Scenario())
+            XCTAssertEqual(real.forbiddenCount, 0, "\(strategy)")
+            XCTAssertEqual(real.leaked, 0, "\(strategy)")
+            if strategy == .exhaustive {
+                // Without the library's sync points the search space is small: searched to its end.
+                XCTAssertEqual(real.exploration?.exhausted, true)
+            } else {
+                XCTAssertEqual(real.iterations, 300, "\(strategy): every schedule completed")
+            }
+
+            let broken = Scenario(name: "self-check.chain-ignores-dispose", start: Self.ignoresDispose)
+            let result = Explorer(settings).run(broken)
+            XCTAssertGreaterThan(result.count(of: "step-started-after-dispose-returned"), 0, "\(strategy)")
+            let schedule = try XCTUnwrap(result.exploration?.failingSchedule, "\(strategy)")
+            let replays = Explorer.replay(try Schedule(parsing: schedule.description), on: broken, times: 100)
+            XCTAssertEqual(replays.count, 100)
+            XCTAssertTrue(
+                replays.allSatisfy { $0.outcome.id == "step-started-after-dispose-returned" && $0.divergence == nil },
+                "\(strategy)")
+            XCTAssertEqual(Set(replays.map(\.choices)).count, 1, "every replay makes the same choices")
+        }
+    }
+
     func testCatalogListsTheScenario() {
         XCTAssertTrue(ScenarioCatalog.all().contains { $0.name == "dispose-vs-recursive-chain.current-thread" })
     }

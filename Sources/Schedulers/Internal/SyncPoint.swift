@@ -4,7 +4,8 @@ import Synchronization
 //
 // Every lock acquisition (`Lock`) and every atomic operation (`SyncAtomic`)
 // in the library passes through `SyncPoint` first, and so does every hand-off
-// of work to a queue and every dispatch timer (SyncPointHandOff.swift). In a normal build
+// of work to a queue and every dispatch timer (SyncPointHandOff.swift), and
+// every read of the uptime clock (SyncPointClock.swift). In a normal build
 // `SyncPoint` is empty and inlined away: `SyncAtomic` compiles to the
 // `Atomic` it wraps and `Lock` to `pthread_mutex_lock`, exactly the code
 // without the seam.

@@ -98,6 +98,9 @@ extension SchedulersExploration {
 // trait, a timer activated on a controlled thread is virtual: no source is
 // made, the controller may fire it at any step as if its time had come, runs
 // its handler in its queue's order, and never fires it once `cancel()` ran.
+// Its deadline is on the controller's virtual clock (the callers compute it
+// from `SyncPoint.dispatchNow()`, SyncPointClock.swift), which a fire moves
+// to the deadline of the tick it fires.
 
 #if SCHEDULERS_EXPLORATION
 /// A dispatch timer whose arming passes the hand-off seam (see above).
@@ -137,7 +140,7 @@ final class HandOffTimer: @unchecked Sendable {
         let handler = self.handler
         self.handler = nil
         if deadline != .distantFuture, let handler, let hook = SyncPointHook.armTimer,
-           let armed = hook(queue, repeating != .never, handler) {
+           let armed = hook(queue, deadline.uptimeNanoseconds, Self.nanoseconds(of: repeating), handler) {
             virtualTimer = armed
             return
         }
@@ -159,6 +162,22 @@ final class HandOffTimer: @unchecked Sendable {
         }
     }
 
+    /// `interval` in nanoseconds; `nil` for `.never` (a one-shot timer).
+    private static func nanoseconds(of interval: DispatchTimeInterval) -> UInt64? {
+        func scaled(_ value: Int, by unit: UInt64) -> UInt64 {
+            let (product, overflow) = UInt64(clamping: value).multipliedReportingOverflow(by: unit)
+            return overflow ? .max : product
+        }
+        switch interval {
+        case .seconds(let value): return scaled(value, by: 1_000_000_000)
+        case .milliseconds(let value): return scaled(value, by: 1_000_000)
+        case .microseconds(let value): return scaled(value, by: 1_000)
+        case .nanoseconds(let value): return scaled(value, by: 1)
+        case .never: return nil
+        @unknown default: return nil
+        }
+    }
+
     /// Fires since the handler last ran (1 for a virtual timer's fire).
     @usableFromInline
     var data: UInt {
@@ -167,10 +186,11 @@ final class HandOffTimer: @unchecked Sendable {
 }
 
 extension SyncPointHook {
-    /// Called when a timer is activated with its queue, whether it repeats,
-    /// and its handler; returns the controller's timer when it took it.
+    /// Called when a timer is activated with its queue, its deadline (uptime
+    /// nanoseconds), its repeat interval in nanoseconds (`nil`: one-shot) and
+    /// its handler; returns the controller's timer when it took it.
     @usableFromInline
-    nonisolated(unsafe) static var armTimer: ((DispatchQueue, Bool, @escaping @Sendable () -> Void) -> AnyObject?)?
+    nonisolated(unsafe) static var armTimer: ((DispatchQueue, UInt64, UInt64?, @escaping @Sendable () -> Void) -> AnyObject?)?
     /// Called when a timer the controller took is cancelled.
     @usableFromInline
     nonisolated(unsafe) static var cancelTimer: ((AnyObject) -> Void)?
@@ -178,7 +198,9 @@ extension SyncPointHook {
 
 extension SchedulersExploration {
     /// Installs the timer hooks. `arm` is called when a dispatch timer is
-    /// activated (with its queue, whether it repeats, and its handler); it
+    /// activated (with its queue, its deadline in uptime nanoseconds, its
+    /// repeat interval in nanoseconds or `nil` for a one-shot timer, and its
+    /// handler); it
     /// returns a timer object when it takes the timer (the calling thread is
     /// controlled): then no timer source is made, the hook's owner fires the
     /// handler, on the queue's order, whenever it chooses, until `cancel` is
@@ -187,7 +209,7 @@ extension SchedulersExploration {
     ///
     /// Contract: the same as `install(_:)`'s.
     public static func installTimers(
-        arm: ((DispatchQueue, Bool, @escaping @Sendable () -> Void) -> AnyObject?)?,
+        arm: ((DispatchQueue, UInt64, UInt64?, @escaping @Sendable () -> Void) -> AnyObject?)?,
         cancel: ((AnyObject) -> Void)?
     ) {
         SyncPointHook.armTimer = arm

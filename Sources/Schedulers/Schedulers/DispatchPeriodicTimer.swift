@@ -74,7 +74,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         // The schedule counts from the call, not from when the timer source
         // is ready: creating it can take a while on a loaded machine, and
         // that delay would shift every tick.
-        let called = DispatchTime.now()
+        let called = SyncPoint.dispatchNow()
         phase = .waiting(state)
         self.action = action
         countsSkips = periodNanoseconds > 0

@@ -47,7 +47,7 @@ struct DispatchQueueConfiguration: Sendable {
         timer.setEventHandler {
             item.run()
         }
-        timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), leeway: leeway)
+        timer.schedule(deadline: SyncPoint.dispatchNow() + .nanoseconds(Int(nanoseconds)), leeway: leeway)
         timer.activate()
         return item
     }

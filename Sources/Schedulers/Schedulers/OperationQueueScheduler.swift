@@ -95,7 +95,7 @@ public class OperationQueueScheduler: PeriodicScheduler, @unchecked Sendable {
             guard !operation.isDisposed else { return }
             SyncPoint.handOff(to: operationQueue, operation)
         }
-        timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), leeway: .nanoseconds(0))
+        timer.schedule(deadline: SyncPoint.dispatchNow() + .nanoseconds(Int(nanoseconds)), leeway: .nanoseconds(0))
         timer.activate()
         return operation
     }

@@ -107,7 +107,7 @@ public typealias SerialSchedulerType = SerialScheduler
 extension Scheduler {
     /// Reads `DispatchTime.now()`: the uptime clock, which wall-clock changes do not move.
     public var monotonicNanoseconds: UInt64 {
-        DispatchTime.now().uptimeNanoseconds
+        SyncPoint.uptimeNanoseconds()
     }
 }
 

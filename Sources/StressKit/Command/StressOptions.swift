@@ -17,15 +17,14 @@ public struct StressOptions: ParsableCommand {
             Covers guarantees 2 to 8, numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
             each scenario runs its actors concurrently, many times, and counts each outcome.
 
-            --explore runs the explorable scenarios one thread at a time under a schedule controller \
-            (build with --traits Exploration so the library's locks, atomics, queue hand-offs and timers \
-            are its sync points: work handed to a queue runs on the controller's workers in the queue's \
-            order, and a timer is virtual, fired at any step until it is cancelled); every forbidden \
-            outcome prints a schedule that --replay reproduces. Not explorable (run on real threads, \
-            each listed with its reason): the emulated periodic job (it reads the clock), the \
-            recursive chain (it waits a wall-clock time) and the Swift Concurrency scenarios (their \
-            jobs run on the runtime's threads). --self-check also prints \
-            how often and how fast real threads and each strategy find several broken disposables.
+            --explore runs every scenario one thread at a time under a schedule controller \
+            (build with --traits Exploration so the library's locks, atomics, queue hand-offs, timers \
+            and clock reads are its sync points: work handed to a queue runs on the controller's workers \
+            in the queue's order, a timer is virtual, fired at any step until it is cancelled, the clock \
+            is virtual, moved only by a timer's fire, and the Swift Concurrency scenarios' tasks run \
+            their jobs on the workers through a task executor); every forbidden outcome prints a \
+            schedule that --replay reproduces. --self-check also prints how often and how fast real \
+            threads and each strategy find several broken disposables.
 
             EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome or a leak \
             (or a deadlock under --explore; with --self-check, a broken disposable went unnoticed; with \

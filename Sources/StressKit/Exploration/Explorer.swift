@@ -203,7 +203,7 @@ public struct Explorer: Sendable {
         var stateGenerator = SeededGenerator(seed: stateSeed)
         var iterationChoices = IterationChoices(actorCount: scenario.actorCount, generator: &stateGenerator)
         let untouched = iterationChoices
-        let state = UnsafeTransfer(scenario.makeState(&iterationChoices))
+        let state = UnsafeTransfer(controller.preparing { scenario.makeState(&iterationChoices) })
         let madeChoices = iterationChoices != untouched
         let (choices, end) = controller.run({ actor in
             CurrentActor.set(actor)

@@ -28,6 +28,9 @@ enum ScheduleEnd: Equatable, Sendable {
     /// A thread did not reach its next sync point in time: it blocked on
     /// something the controller does not see (a semaphore, a queue).
     case stuckOutsideSeam
+    /// A job of a task on the controller's task executor was enqueued from
+    /// a thread the controller does not run (see `ControlledTaskExecutor`).
+    case uncontrolledJob
 
     /// The undeclared outcome a scenario's table shows for it.
     var outcome: OutcomeDeclaration? {
@@ -46,6 +49,10 @@ enum ScheduleEnd: Equatable, Sendable {
             OutcomeDeclaration(
                 id: "explore.stuck", grade: .forbidden,
                 meaning: "a thread blocked outside the sync points; exploration stopped")
+        case .uncontrolledJob:
+            OutcomeDeclaration(
+                id: "explore.uncontrolled-job", grade: .forbidden,
+                meaning: "a task's job was enqueued from a thread no controller runs; exploration stopped")
         }
     }
 }
@@ -101,10 +108,15 @@ final class ScheduleController: @unchecked Sendable {
     private var queues: [HandOffQueue] = []
     private var workerEntries: [HandOffEntry?]
     private var timerFires = 0
+    private var virtualNow = ScheduleController.virtualEpochNanoseconds
     private var freeRunning = false
     private var stopping = false
     private var exited = 0
     private var boxes: [ControlledPartyBox] = []
+    private var strayJobs = 0
+
+    /// The task executor whose jobs this controller runs (see `ControlledTaskExecutor`).
+    private(set) var taskExecutor: ControlledTaskExecutor!
 
     /// Whether an unfinished schedule left the threads running freely.
     private(set) var isBroken = false
@@ -129,6 +141,7 @@ final class ScheduleController: @unchecked Sendable {
             pthread_cond_init(condition, nil)
             partyConditions.append(condition)
         }
+        taskExecutor = ControlledTaskExecutor(controller: self)
         Exploration.installLibraryHook()
         for index in 0..<threads {
             let box = ControlledPartyBox(ControlledParty(controller: self, index: index))
@@ -196,6 +209,8 @@ final class ScheduleController: @unchecked Sendable {
         enabled.reserveCapacity(threads)
         pthread_mutex_lock(mutex)
         timerFires = 0
+        virtualNow = Self.virtualEpochNanoseconds
+        let strayBefore = strayJobs
         pthread_mutex_unlock(mutex)
         while true {
             pthread_mutex_lock(mutex)
@@ -258,7 +273,11 @@ final class ScheduleController: @unchecked Sendable {
         }
         pthread_mutex_lock(mutex)
         queues.removeAll()
+        let strays = strayJobs - strayBefore
         pthread_mutex_unlock(mutex)
+        if strays > 0 {
+            return (choices, abandon(.uncontrolledJob))
+        }
         return (choices, .completed)
     }
 
@@ -281,12 +300,19 @@ final class ScheduleController: @unchecked Sendable {
         return true
     }
 
-    /// Called by thread `party` handing `block` to `queue` (a `DispatchQueue`
-    /// or an `OperationQueue`): a sync point, then the block joins the
-    /// queue's line for a worker. Returns `false` when the controller has no
-    /// workers or the threads run freely: the caller enqueues on the queue itself.
-    func handOff(from party: Int, to queue: AnyObject, barrier: Bool, block: @escaping @Sendable () -> Void) -> Bool {
-        guard workers > 0, yield(party: party, step: .atomicUpdate) else { return false }
+    /// Called by thread `party` handing `block` to `queue` (a `DispatchQueue`,
+    /// an `OperationQueue` or a `ControlledTaskExecutor`): a sync point
+    /// (unless not `yielding`), then the block joins the queue's line for a
+    /// worker. Returns `false` when the controller has no workers or the
+    /// threads run freely: the caller enqueues on the queue itself.
+    func handOff(
+        from party: Int, yielding: Bool = true, to queue: AnyObject, barrier: Bool,
+        block: @escaping @Sendable () -> Void
+    ) -> Bool {
+        guard workers > 0 else { return false }
+        if yielding {
+            guard yield(party: party, step: .atomicUpdate) else { return false }
+        }
         let serial = Exploration.isSerial(queue)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -300,6 +326,64 @@ final class ScheduleController: @unchecked Sendable {
         }
         line.entries.append(HandOffEntry(block: block, barrier: barrier, queue: line))
         return true
+    }
+
+    /// `handOff(from:to:barrier:block:)` from the thread `box` belongs to,
+    /// with a sync point unless the thread is in `Exploration.asOneStep`.
+    func handOff(from box: ControlledPartyBox, to queue: AnyObject, barrier: Bool, block: @escaping @Sendable () -> Void) -> Bool {
+        handOff(from: box.party.index, yielding: box.oneStepDepth == 0, to: queue, barrier: barrier, block: block)
+    }
+
+    /// Runs `body` (on the controller's own thread, between schedules) so
+    /// that a job it enqueues on `taskExecutor` (a task it creates) joins
+    /// the executor's line at once, to run in the next schedule.
+    func preparing<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let previous = pthread_getspecific(Self.preparingKey)
+        pthread_setspecific(Self.preparingKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.preparingKey, previous) }
+        return try body()
+    }
+
+    /// The controller preparing a schedule's state on the calling thread, if any.
+    static var preparingOnThisThread: ScheduleController? {
+        pthread_getspecific(preparingKey).map { Unmanaged<ScheduleController>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static let preparingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed with \(status)")
+        return key
+    }()
+
+    /// Puts `block` in `queue`'s line when the calling thread is preparing
+    /// this controller's next schedule (see `preparing`); returns whether it did.
+    func acceptWhilePreparing(_ block: @escaping @Sendable () -> Void, on queue: AnyObject) -> Bool {
+        guard workers > 0, Self.preparingOnThisThread === self else { return false }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !freeRunning else { return false }
+        let line = line(for: queue)
+        line.entries.append(HandOffEntry(block: block, barrier: false, queue: line))
+        return true
+    }
+
+    /// Counts a job enqueued on `taskExecutor` from a thread the controller
+    /// does not run: the schedule in progress ends as `uncontrolledJob`.
+    func noteStrayJob() {
+        pthread_mutex_lock(mutex)
+        strayJobs += 1
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// `queue`'s line, made on first use (under `mutex`).
+    private func line(for queue: AnyObject) -> HandOffQueue {
+        if let known = queues.first(where: { Self.isSameQueue($0.object, queue) }) {
+            return known
+        }
+        let line = HandOffQueue(object: queue, serial: Exploration.isSerial(queue))
+        queues.append(line)
+        return line
     }
 
     /// Whether `a` and `b` are one queue. On Linux every read of
@@ -322,20 +406,49 @@ final class ScheduleController: @unchecked Sendable {
     /// previous one's handler, cannot starve the actors).
     static let maximumTimerFires = 8
 
+    /// Where the virtual clock starts in every schedule, in uptime
+    /// nanoseconds (above 0, which Dispatch reads as "now").
+    static let virtualEpochNanoseconds: UInt64 = 1_000_000_000
+
+    /// The virtual clock, in uptime nanoseconds, that controlled threads see
+    /// instead of the real one: `virtualEpochNanoseconds` at the start of
+    /// every schedule, moved only by a virtual timer's fire (to the deadline
+    /// of the tick it fires, when later). `nil` when the controller has no
+    /// workers (it makes no timer virtual) or the threads run freely: then
+    /// the real clock counts.
+    func virtualUptimeNanoseconds() -> UInt64? {
+        guard workers > 0 else { return nil }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return freeRunning ? nil : virtualNow
+    }
+
     /// Called by thread `party` activating a dispatch timer on `queue`: a
     /// sync point, then the timer is virtual. Its fire is a block of its
     /// own, so the schedule decides when it comes (at any step, as if its
-    /// time had come); the fire hands `handler` to `queue`, in the queue's
-    /// order; a repeating timer fires again after its handler returned, at
-    /// most `maximumRepeatingFires` times per schedule. Returns `nil` when
-    /// the controller has no workers or the threads run freely: the caller
+    /// time had come); the fire moves the virtual clock to the tick's
+    /// deadline (`deadlineNanoseconds`, then every `intervalNanoseconds`
+    /// for a repeating timer; the clock stays put when no deadline is given)
+    /// and hands `handler` to `queue`, in the queue's order; a repeating
+    /// timer fires again after its handler returned, at most
+    /// `maximumRepeatingFires` times per schedule. Returns `nil` when the
+    /// controller has no workers or the threads run freely: the caller
     /// makes a real timer.
-    func armTimer(from party: Int, queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) -> VirtualTimer? {
-        guard workers > 0, yield(party: party, step: .atomicUpdate) else { return nil }
+    func armTimer(
+        from party: Int, yielding: Bool = true, queue: DispatchQueue, repeating: Bool,
+        deadlineNanoseconds: UInt64? = nil, intervalNanoseconds: UInt64 = 0,
+        handler: @escaping @Sendable () -> Void
+    ) -> VirtualTimer? {
+        guard workers > 0 else { return nil }
+        if yielding {
+            guard yield(party: party, step: .atomicUpdate) else { return nil }
+        }
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         guard !freeRunning else { return nil }
         let timer = VirtualTimer(queue: queue, repeating: repeating, handler: handler)
+        timer.deadline = deadlineNanoseconds
+        timer.interval = intervalNanoseconds
         timer.controller = self
         scheduleFire(of: timer)
         return timer
@@ -371,6 +484,9 @@ final class ScheduleController: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         let armed = timer.handler != nil
         timerFires += 1
+        if armed, let due = timer.dueNanoseconds {
+            virtualNow = max(virtualNow, due)
+        }
         pthread_mutex_unlock(mutex)
         guard armed, let party = ControlledParty.current?.index else { return }
         let tick: @Sendable () -> Void = { [self] in
@@ -411,9 +527,24 @@ final class ScheduleController: @unchecked Sendable {
                 let slot = parties + worker
                 finished[slot] = false
                 lastStep[slot] = nil
-                jobs[slot] = entry.block
+                jobs[slot] = Self.runningOnItsQueue(entry.block, of: line.object, barrier: entry.barrier)
             }
         }
+    }
+
+    /// `block` as a worker runs it: a block handed to a `DispatchQueue`
+    /// other than the main queue runs inside `queue.sync`, on the worker's
+    /// thread but with the queue as the current queue (what
+    /// `DispatchQueue.getSpecific` and a serial executor's `isIsolated`
+    /// read), as it would on the queue itself. The queue is idle then: its
+    /// blocks all come through the controller, which starts them in the
+    /// queue's order. The main queue is left out (only the main thread
+    /// drains it).
+    private static func runningOnItsQueue(
+        _ block: @escaping @Sendable () -> Void, of queue: AnyObject, barrier: Bool
+    ) -> () -> Void {
+        guard let queue = queue as? DispatchQueue, queue.label != mainQueueLabel else { return block }
+        return { queue.sync(flags: barrier ? .barrier : [], execute: block) }
     }
 
     /// The block on `worker` returned: it leaves its queue's line and the worker is free.
@@ -503,6 +634,18 @@ final class VirtualTimer: @unchecked Sendable {
     var handler: (@Sendable () -> Void)?
     /// Handlers run this schedule; guarded by the controller's mutex.
     var fires = 0
+    /// The first tick's deadline on the virtual clock, if known, and the
+    /// repeat interval (nanoseconds); set once when armed.
+    var deadline: UInt64?
+    var interval: UInt64 = 0
+
+    /// The deadline of the tick that fires next (after `fires` handler runs).
+    var dueNanoseconds: UInt64? {
+        guard let deadline else { return nil }
+        let (offset, overflow) = interval.multipliedReportingOverflow(by: UInt64(fires))
+        let (due, late) = deadline.addingReportingOverflow(offset)
+        return overflow || late ? .max : due
+    }
 
     init(queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) {
         self.queue = queue

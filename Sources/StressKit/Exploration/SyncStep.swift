@@ -49,8 +49,50 @@ public enum Exploration {
     ///   a loop that waits for another thread must then block or give up).
     @discardableResult
     public static func syncPoint(_ step: SyncStep) -> Bool {
-        guard let party = ControlledParty.current else { return false }
-        return party.controller.yield(party: party.index, step: step)
+        guard let box = ControlledPartyBox.current, box.oneStepDepth == 0 else { return false }
+        return box.party.controller.yield(party: box.party.index, step: step)
+    }
+
+    /// Runs `body` as one step of the schedule: on a controlled thread, its
+    /// sync points pass straight through (as on a thread no controller
+    /// owns: a lock found taken is waited for), its hand-offs still go to
+    /// the controller, and no other thread runs until it returns.
+    ///
+    /// For code that runs while the Swift runtime holds a lock the
+    /// controller cannot see: `Task.cancel()` runs the task's cancellation
+    /// handlers under the task's status-record lock, which the task's own
+    /// thread takes to enter or leave `withTaskCancellationHandler`; parked
+    /// at a sync point inside a handler, the cancelling thread would leave
+    /// that thread blocked outside the seam. The interleavings inside `body`
+    /// are then not explored (real threads still race them). Contract:
+    /// `body` must not wait for another controlled thread.
+    public static func asOneStep<Result>(_ body: () throws -> Result) rethrows -> Result {
+        guard let box = ControlledPartyBox.current else { return try body() }
+        box.oneStepDepth += 1
+        defer { box.oneStepDepth -= 1 }
+        return try body()
+    }
+
+    /// The uptime clock in nanoseconds as the library sees it on the calling
+    /// thread (`Scheduler.monotonicNanoseconds`, timer deadlines): on a
+    /// thread a schedule controller with hand-off workers owns, the
+    /// controller's virtual clock, which starts every schedule at
+    /// `ScheduleController.virtualEpochNanoseconds` and moves only when a
+    /// virtual timer fires; on any other thread the real clock.
+    public static func uptimeNanoseconds() -> UInt64 {
+        ControlledParty.current?.controller.virtualUptimeNanoseconds() ?? DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// The task executor to give a Swift task as its executor preference so
+    /// that a schedule controller runs its jobs (see
+    /// `ControlledTaskExecutor`): the executor of the controller that runs
+    /// the calling thread, or that prepares a schedule's state on it, if that
+    /// controller has hand-off workers; `nil` otherwise (the default
+    /// executor: a task on real threads is unchanged).
+    public static var taskExecutor: (any TaskExecutor)? {
+        guard let controller = ControlledParty.current?.controller ?? ScheduleController.preparingOnThisThread,
+              controller.workers > 0 else { return nil }
+        return controller.taskExecutor
     }
 
     /// Whether the calling thread is run by a schedule controller.
@@ -81,8 +123,8 @@ public enum Exploration {
     /// controller has hand-off workers, the controller runs it in the queue's
     /// order; otherwise `queue.async`.
     public static func handOff(to queue: DispatchQueue, barrier: Bool = false, _ block: @escaping @Sendable () -> Void) {
-        if let party = ControlledParty.current,
-           party.controller.handOff(from: party.index, to: queue, barrier: barrier, block: block) {
+        if let box = ControlledPartyBox.current,
+           box.party.controller.handOff(from: box, to: queue, barrier: barrier, block: block) {
             return
         }
         queue.async(flags: barrier ? .barrier : [], execute: block)
@@ -93,8 +135,8 @@ public enum Exploration {
     public static func handOff(to queue: OperationQueue, _ block: @escaping @Sendable () -> Void) {
         let operation = BlockOperation(block: block)
         let transfer = UnsafeTransfer(operation)
-        if let party = ControlledParty.current,
-           party.controller.handOff(from: party.index, to: queue, barrier: false, block: { transfer.value.start() }) {
+        if let box = ControlledPartyBox.current,
+           box.party.controller.handOff(from: box, to: queue, barrier: false, block: { transfer.value.start() }) {
             return
         }
         queue.addOperation(operation)
@@ -114,6 +156,9 @@ public enum Exploration {
 
     /// Whether a controller runs `queue`'s handed-off blocks one at a time.
     static func isSerial(_ queue: AnyObject) -> Bool {
+        if queue is ControlledTaskExecutor {
+            return false
+        }
         if let operations = queue as? OperationQueue {
             return operations.maxConcurrentOperationCount == 1
         }
@@ -129,14 +174,19 @@ public enum Exploration {
         SchedulersExploration.install { raw in
             Exploration.syncPoint(SyncStep(rawValue: raw) ?? .atomicUpdate)
         }
+        SchedulersExploration.installUptime {
+            ControlledParty.current?.controller.virtualUptimeNanoseconds()
+        }
         SchedulersExploration.installHandOff { queue, barrier, block in
-            guard let party = ControlledParty.current else { return false }
-            return party.controller.handOff(from: party.index, to: queue, barrier: barrier, block: block)
+            guard let box = ControlledPartyBox.current else { return false }
+            return box.party.controller.handOff(from: box, to: queue, barrier: barrier, block: block)
         }
         SchedulersExploration.installTimers(
-            arm: { queue, repeating, handler in
-                guard let party = ControlledParty.current else { return nil }
-                return party.controller.armTimer(from: party.index, queue: queue, repeating: repeating, handler: handler)
+            arm: { queue, deadline, interval, handler in
+                guard let box = ControlledPartyBox.current else { return nil }
+                return box.party.controller.armTimer(
+                    from: box.party.index, yielding: box.oneStepDepth == 0, queue: queue, repeating: interval != nil,
+                    deadlineNanoseconds: deadline, intervalNanoseconds: interval ?? 0, handler: handler)
             },
             cancel: { timer in
                 guard let timer = timer as? VirtualTimer else { return }
@@ -152,8 +202,7 @@ struct ControlledParty {
     let index: Int
 
     static var current: ControlledParty? {
-        guard let raw = pthread_getspecific(key) else { return nil }
-        return Unmanaged<ControlledPartyBox>.fromOpaque(raw).takeUnretainedValue().party
+        ControlledPartyBox.current?.party
     }
 
     /// Binds the calling thread to `box` (retained by the caller for the thread's life), or unbinds it.
@@ -161,7 +210,7 @@ struct ControlledParty {
         pthread_setspecific(key, box.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
     }
 
-    private static let key: pthread_key_t = {
+    fileprivate static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
         precondition(status == 0, "pthread_key_create failed with \(status)")
@@ -172,6 +221,15 @@ struct ControlledParty {
 /// Holds a `ControlledParty` by reference, for the thread-local slot.
 final class ControlledPartyBox: @unchecked Sendable {
     let party: ControlledParty
+    /// How many `Exploration.asOneStep` calls the thread is in (read and
+    /// written by that thread only).
+    var oneStepDepth = 0
+
+    /// The calling thread's box, if a controller owns the thread.
+    static var current: ControlledPartyBox? {
+        guard let raw = pthread_getspecific(ControlledParty.key) else { return nil }
+        return Unmanaged<ControlledPartyBox>.fromOpaque(raw).takeUnretainedValue()
+    }
 
     init(_ party: ControlledParty) {
         self.party = party

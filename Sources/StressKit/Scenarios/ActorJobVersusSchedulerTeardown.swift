@@ -85,9 +85,13 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
     }
 
     public let name = "actor-job-vs-teardown.serial-dispatch"
-    /// Why `--explore` skips it (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? =
-        "its jobs come from Swift Tasks and an actor, which the runtime enqueues from its cooperative threads; the schedule controller does not run them"
+    /// Explorable: the actor's job reaches the scheduler's queue through the
+    /// library's hand-off seam, and the task prefers the controller's task
+    /// executor (`Exploration.taskExecutor`), so every job runs on the
+    /// controller's workers (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
+    /// The actor's job on the scheduler's queue, and the task's own.
+    public let explorationWorkers = 2
     public let guarantees = "5, 8"
     public let summary = "an actor on a serial scheduler's executor: a job is enqueued while the actor and scheduler are dropped"
     public let actorCount = 2
@@ -108,7 +112,11 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
             }
             log.enqueued.set()
             // Runs on this thread up to the hop, so the job is enqueued here.
-            Task.immediate {
+            // Under a schedule controller the task's own jobs (after the hop
+            // back from the actor) run on the controller's workers; the
+            // actor's job goes through the executor's enqueue, which passes
+            // the library's hand-off seam.
+            Task.immediate(executorPreference: Exploration.taskExecutor) {
                 await target.record(log)
             }
         } else {

@@ -231,9 +231,25 @@ public final class RecursiveChainProbe: @unchecked Sendable {
         holder.dispose()
     }
 
+    /// The most rounds a controlled disposer waits for the chain (see `waitBriefly`).
+    static let controlledWaitRounds = 8
+
     /// Waits for `flag`, spinning briefly and then yielding (the thread that
     /// sets it may need this core), for at most about two milliseconds.
+    ///
+    /// On a thread a schedule controller runs, the wait is at most
+    /// `controlledWaitRounds` spin-wait sync points instead: each round lets
+    /// the other threads take steps, so the schedule, not the clock, decides
+    /// whether the flag is set before the disposer gives up.
     private func waitBriefly(for flag: Flag) {
+        if Exploration.isControlledThread {
+            for _ in 0..<Self.controlledWaitRounds {
+                if flag.isSet || !Exploration.syncPoint(.spinWait) {
+                    return
+                }
+            }
+            return
+        }
         let deadline = monotonicNanoseconds() &+ 2_000_000
         var rounds = 0
         while !flag.isSet && monotonicNanoseconds() < deadline {

@@ -94,7 +94,8 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
                 observer.publish(subscriber)
                 return sourceDisposable
             }
-            consumer = Task.detached {
+            // Under a schedule controller the task's jobs run on its workers.
+            consumer = Task.detached(executorPreference: Exploration.taskExecutor) {
                 var iterator = source.values.makeAsyncIterator()
                 do {
                     while true {
@@ -115,9 +116,12 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
     }
 
     public let name = "cancel-vs-values.task"
-    /// Why `--explore` skips it (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? =
-        "its consumer is a Swift Task, which runs on the runtime's cooperative threads; the schedule controller does not run them"
+    /// Explorable: under a schedule controller the consumer task prefers
+    /// the controller's task executor (`Exploration.taskExecutor`), so its
+    /// jobs run on the controller's workers (see `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String? = nil
+    /// The consumer task's jobs (one at a time), and one to spare.
+    public let explorationWorkers = 2
     public let guarantees = "3, 7, 8"
     public let summary = "observable.values: one thread emits while another cancels the iterating task"
     public let actorCount = 2
@@ -150,7 +154,12 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
             }
         } else {
             spinDelay(nanoseconds: state.cancelDelay)
-            state.consumer.cancel()
+            // The runtime runs the cancellation handler under the task's
+            // status-record lock, which the consumer's thread needs to leave
+            // next(): under a controller the cancel is one step.
+            Exploration.asOneStep {
+                state.consumer.cancel()
+            }
             state.cancelReturned.set()
         }
     }

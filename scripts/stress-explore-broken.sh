@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Shows that exploration reports a broken library, not only that it finds
+# nothing wrong with a correct one. Builds Stress against a deliberately
+# broken library in a build directory of its own: -DSCHEDULERS_BROKEN_CELL
+# (defined by this script alone, never by the package or a client) splits
+# the exchange in ScheduledActionPhase.dispose() into a load and a store, so
+# a runner's finish() landing between the two is overwritten and the
+# action's result is never disposed. Then, for every scheduler that hands
+# its actions to a queue, and under each strategy:
+#   - `Stress --explore` must fail that scenario with a FORBIDDEN row and
+#     print a schedule;
+#   - `Stress --replay <schedule> --iterations 100` must reproduce the same
+#     forbidden outcome 100 times out of 100;
+#   - replayed on the correct library (the build of scripts/stress-explore.sh,
+#     when present), the same schedule must end in an allowed outcome.
+# Any other result fails the script.
+#
+# Usage: scripts/stress-explore-broken.sh
+# Environment:
+#   STRESS_BROKEN_SCRATCH   build directory of the broken library (default .build-explore-broken)
+#   STRESS_EXPLORE_SCRATCH  build directory of the correct one (default .build-explore; skipped if absent)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scratch="${STRESS_BROKEN_SCRATCH:-.build-explore-broken}"
+correct_scratch="${STRESS_EXPLORE_SCRATCH:-.build-explore}"
+scenarios=(
+    dispose-vs-action.serial-dispatch
+    dispose-vs-action.concurrent-dispatch
+    dispose-vs-action.operation-queue
+    dispose-vs-action.main
+    dispose-vs-action.concurrent-main
+)
+outcome=result-never-disposed
+
+echo "== building Stress with --traits Exploration and -DSCHEDULERS_BROKEN_CELL in $scratch"
+swift build -c release --traits Exploration --scratch-path "$scratch" -Xswiftc -DSCHEDULERS_BROKEN_CELL --product Stress
+binary="$(swift build -c release --traits Exploration --scratch-path "$scratch" -Xswiftc -DSCHEDULERS_BROKEN_CELL --show-bin-path)/Stress"
+correct="$correct_scratch/release/Stress"
+[[ -x "$correct" ]] || correct=""
+
+fail() {
+    echo "== FAILED: $*" >&2
+    exit 1
+}
+
+started=$(date +%s)
+filter=$(IFS=,; echo "${scenarios[*]}")
+for strategy in random pct exhaustive; do
+    echo "== Stress --explore $strategy --iterations 2000 --seed 1 --filter $filter (broken library)"
+    status=0
+    output=$("$binary" --explore "$strategy" --iterations 2000 --seed 1 --filter "$filter") || status=$?
+    [[ $status == 1 ]] || fail "Stress --explore $strategy exited with $status, not 1 (a forbidden outcome)"
+    for scenario in "${scenarios[@]}"; do
+        block=$(awk -v name="[FAILED] $scenario " 'index($0, name) == 1 { on = 1; print; next } /^\[/ { on = 0 } on' <<<"$output")
+        [[ -n "$block" ]] || fail "$scenario was not reported FAILED under $strategy"
+        row=$(grep -E "^ +$outcome +FORBIDDEN +[1-9]" <<<"$block") || fail "$scenario: no $outcome row with a count under $strategy"
+        schedule=$(grep -oE "Stress --replay '[^']+'" <<<"$block" | head -n 1 | sed -E "s/^Stress --replay '(.*)'$/\1/")
+        [[ -n "$schedule" ]] || fail "$scenario: no schedule printed under $strategy"
+        echo "   $scenario: $(sed -E 's/ +/ /g' <<<"$row" | cut -d' ' -f2-4); schedule $schedule"
+
+        status=0
+        replay=$("$binary" --replay "$schedule" --iterations 100) || status=$?
+        [[ $status == 1 ]] && grep -qE "^ +100 x $outcome \[FORBIDDEN\]" <<<"$replay" \
+            || fail "replaying $schedule on the broken library (exit $status): $replay"
+        echo "     replayed 100 times on the broken library: 100 x $outcome [FORBIDDEN]"
+        if [[ -n "$correct" ]]; then
+            status=0
+            replay=$("$correct" --replay "$schedule" --iterations 100) || status=$?
+            [[ $status == 0 ]] || fail "the same schedule on the correct library (exit $status): $replay"
+            echo "     replayed 100 times on the correct library: $(grep -E '^ +[0-9]+ x ' <<<"$replay" | sed -E 's/^ +//; s/ \[.*//' | paste -sd, -)"
+        fi
+    done
+done
+echo "== wall time: $(( $(date +%s) - started )) s after the build"
+echo "== OK: exploration reported the broken cell on every hand-off scheduler under every strategy, and every schedule replays"
