@@ -44,7 +44,9 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
     /// The shared instance.
     public static let instance = CurrentThreadScheduler()
 
-    private init() {}
+    private init() {
+        trampolineKey = Trampoline.makeKey()
+    }
 
     /// `true` when no action of this scheduler is running on the calling
     /// thread, so `schedule` would run its action at once.
@@ -65,7 +67,9 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
         // Borrowed: the thread's own reference keeps the trampoline alive,
         // so a schedule pays no retain and release for it (Performance.md,
         // "Measurements behind the code").
-        Trampoline.currentUnmanaged._withUnsafeGuaranteedRef { trampoline in
+        let trampoline = pthread_getspecific(trampolineKey).map { Unmanaged<Trampoline>.fromOpaque($0) }
+            ?? Trampoline.makeCurrent()
+        return trampoline._withUnsafeGuaranteedRef { trampoline in
             schedule(on: trampoline, state, action: action)
         }
     }
@@ -89,6 +93,20 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
     }
 }
 
+/// The POSIX thread-specific key under which each thread keeps its
+/// trampoline (released when the thread exits).
+///
+/// Written once, by `CurrentThreadScheduler.init`, which runs inside the lazy
+/// initialisation of `CurrentThreadScheduler.instance`: every reader reaches
+/// the instance (or calls `Trampoline.key`, which does) before it reads this,
+/// and that initialisation orders the write before every read. A plain,
+/// statically initialised global, so that `schedule` reads it with one load,
+/// not a lazy global's check; it would hold 0, never a key of this library,
+/// before the instance exists.
+@usableFromInline
+@exclusivity(unchecked)
+nonisolated(unsafe) var trampolineKey = pthread_key_t()
+
 /// The per-thread queue behind `CurrentThreadScheduler`. Only its own thread
 /// touches it, so it needs no lock, and its fields opt out of dynamic
 /// exclusivity checks (each check costs a thread-local lookup on this hot path:
@@ -106,7 +124,9 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
 /// recursion step) hands the same reference back without touching its count.
 @usableFromInline
 final class Trampoline {
-    private static let key: pthread_key_t = {
+    /// A new thread-specific key whose destructor releases the thread's
+    /// trampoline when the thread exits (`trampolineKey`).
+    static func makeKey() -> pthread_key_t {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)
@@ -119,7 +139,7 @@ final class Trampoline {
         }
         precondition(status == 0, "pthread_key_create failed with \(status)")
         return key
-    }()
+    }
 
     @exclusivity(unchecked)
     @usableFromInline
@@ -136,6 +156,26 @@ final class Trampoline {
     @exclusivity(unchecked)
     @usableFromInline
     var spare: TrampolineWork?
+    /// The item whose action runs now on the path no ticket can reach, while
+    /// it runs (else `nil`). Its state and action fields still hold the bits
+    /// of the state and action the run owns, so that a `schedule` from inside
+    /// can compare its own with them (`makeItem`).
+    @exclusivity(unchecked)
+    @usableFromInline
+    var running: Unmanaged<TrampolineWork>?
+    /// The entry a `schedule` from inside the running action made with that
+    /// action's own state (`takesState`) or action (`takesAction`): it was
+    /// left without them, and the run moves its own into it once the action
+    /// returns, instead of the entry copying them and the run releasing them.
+    @exclusivity(unchecked)
+    @usableFromInline
+    var taker: Unmanaged<TrampolineWork>?
+    @exclusivity(unchecked)
+    @usableFromInline
+    var takesState = false
+    @exclusivity(unchecked)
+    @usableFromInline
+    var takesAction = false
 
     deinit {
         // Runs when the thread exits; its queue is empty then unless the
@@ -144,6 +184,12 @@ final class Trampoline {
         while let work = popFirst() {
             work.release()
         }
+    }
+
+    /// The key of the trampolines, once `CurrentThreadScheduler.instance` exists (it creates it).
+    static var key: pthread_key_t {
+        _ = CurrentThreadScheduler.instance
+        return trampolineKey
     }
 
     /// The calling thread's trampoline, if it has one.
@@ -155,15 +201,17 @@ final class Trampoline {
     /// The calling thread's trampoline, created on first use and released when the thread exits.
     @usableFromInline
     static var current: Trampoline {
-        currentUnmanaged.takeUnretainedValue()
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        return makeCurrent().takeUnretainedValue()
     }
 
-    /// `current` without a retain, for the hot path: the thread's key holds it.
+    /// Creates the calling thread's trampoline, which has none yet; the
+    /// thread's key holds it (released when the thread exits).
     @usableFromInline
-    static var currentUnmanaged: Unmanaged<Trampoline> {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<Trampoline>.fromOpaque(pointer)
-        }
+    @inline(never)
+    static func makeCurrent() -> Unmanaged<Trampoline> {
         let trampoline = Unmanaged.passRetained(Trampoline())
         pthread_setspecific(key, trampoline.toOpaque())
         return trampoline
@@ -208,22 +256,55 @@ final class Trampoline {
     }
 
     /// A queue entry for `action`: the spare item when it has this state
-    /// type, else a new one.
+    /// type, else a new one. When the action running now has bit-for-bit the
+    /// same state or action, the entry is left without it and is the
+    /// `taker`: the run moves its own into it once the action returns.
     @inlinable
     func makeItem<StateType>(
         state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem<StateType> {
+        let kind = ObjectIdentifier(TrampolineItem<StateType>.self)
+        let item: TrampolineItem<StateType>
         // Moved out of the field, not copied: reusing the spare costs no
-        // reference counting on it.
+        // reference counting on it. A spare's fields are empty, as are a new item's.
         if let spare = spare.take() {
-            if ObjectIdentifier(type(of: spare)) == ObjectIdentifier(TrampolineItem<StateType>.self) {
-                let item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
-                item.reuse(state: state, action: action)
-                return item
+            if ObjectIdentifier(type(of: spare)) == kind {
+                item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
+            } else {
+                self.spare = spare
+                item = TrampolineItem()
             }
-            self.spare = spare
+        } else {
+            item = TrampolineItem()
         }
-        return TrampolineItem(state: state, action: action)
+        let action = TrampolineItem<StateType>.Action(action)
+        if let running, taker == nil,
+            running._withUnsafeGuaranteedRef({ ObjectIdentifier(type(of: $0)) == kind })
+        {
+            let (sameState, sameAction) = running._withUnsafeGuaranteedRef { running in
+                let running = unsafeDowncast(running, to: TrampolineItem<StateType>.self)
+                // Nothing to save for a state without reference counting.
+                return (
+                    !_isPOD(StateType.self) && running.holdsBits(ofState: state),
+                    running.holdsBits(ofAction: action)
+                )
+            }
+            if sameState || sameAction {
+                taker = Unmanaged.passUnretained(item)
+                takesState = sameState
+                takesAction = sameAction
+            }
+            if !sameState {
+                item.setState(state)
+            }
+            if !sameAction {
+                item.setAction(action)
+            }
+        } else {
+            item.setState(state)
+            item.setAction(action)
+        }
+        return item
     }
 
     /// Runs queued work until the queue is empty, including work queued meanwhile.
@@ -233,7 +314,7 @@ final class Trampoline {
             // The latest reusable entry becomes the spare, replacing an older
             // one: a spare of another state type, kept forever, would make
             // every later schedule on this thread allocate.
-            if let reusable = work._withUnsafeGuaranteedRef({ $0.runner.body(work) }) {
+            if let reusable = work._withUnsafeGuaranteedRef({ $0.runner.body(work, self) }) {
                 if spare == nil {
                     // The usual case: store without releasing the old value, nil.
                     withUnsafeMutablePointer(to: &spare) { $0.initialize(to: reusable) }
@@ -257,7 +338,7 @@ class TrampolineWork {
     /// function releases that reference, hands it back to the queue, or
     /// returns the entry to be kept as the trampoline's spare.
     @usableFromInline
-    typealias RunFunction = (_ work: Unmanaged<TrampolineWork>) -> TrampolineWork?
+    typealias RunFunction = (_ work: Unmanaged<TrampolineWork>, _ trampoline: Trampoline) -> TrampolineWork?
 
     /// The next entry in the queue; the queue, not this link, owns it.
     @exclusivity(unchecked)
@@ -347,6 +428,44 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         }
     }
 
+    /// Whether the state field holds bit-for-bit `state` (it is read as raw
+    /// bytes: the running item's field is formally uninitialised).
+    @inlinable
+    @inline(__always)
+    func holdsBits(ofState state: StateType) -> Bool {
+        withUnsafeMutablePointer(to: &self.state) { Self.bitsEqual(UnsafeRawPointer($0), state) }
+    }
+
+    /// Whether the action field holds bit-for-bit `action`.
+    @inlinable
+    @inline(__always)
+    func holdsBits(ofAction action: Action) -> Bool {
+        withUnsafeMutablePointer(to: &storedAction) { Self.bitsEqual(UnsafeRawPointer($0), action) }
+    }
+
+    /// Whether the bytes at `stored` (an optional's payload comes first) equal `value`'s.
+    @inlinable
+    @inline(__always)
+    static func bitsEqual<Value>(_ stored: UnsafeRawPointer, _ value: Value) -> Bool {
+        guard _isBitwiseTakable(Value.self) else { return false }
+        // One or two words (an object reference, a closure): compared as
+        // words, without spilling `value` to memory.
+        switch MemoryLayout<Value>.size {
+        case 0:
+            return false
+        case 8:
+            return stored.loadUnaligned(as: UInt64.self) == unsafeBitCast(value, to: UInt64.self)
+        case 16:
+            let words = unsafeBitCast(value, to: (UInt64, UInt64).self)
+            return stored.loadUnaligned(as: UInt64.self) == words.0
+                && stored.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == words.1
+        default:
+            return withUnsafeBytes(of: value) { bytes in
+                memcmp(stored, bytes.baseAddress.unsafelyUnwrapped, MemoryLayout<Value>.size) == 0
+            }
+        }
+    }
+
     /// `ScheduledActionCell`'s view of `storedAction`.
     @inlinable
     var action: ((StateType) -> Disposable)? {
@@ -362,31 +481,39 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         false
     }
 
+    /// An empty entry: `makeItem` fills it (`setState`, `setAction`, or the run it takes them from).
     @inlinable
-    init(state: StateType, action: @escaping (StateType) -> Disposable) {
-        self.state = state
-        self.storedAction = Action(action)
-        super.init { work in
+    init() {
+        self.state = nil
+        self.storedAction = nil
+        super.init { work, trampoline in
             // The queue's reference becomes this local: when it is the only
             // one, nobody can dispose the item any more.
             var item = unsafeDowncast(work.takeRetainedValue(), to: TrampolineItem<StateType>.self)
             let isUnreferenced = isKnownUniquelyReferenced(&item)
-            return item.perform(isUnreferenced: isUnreferenced) ? item : nil
+            return item.perform(isUnreferenced: isUnreferenced, on: trampoline) ? item : nil
         }
     }
 
-    /// Makes a spare item (one that ran through `perform(isUnreferenced: true)`) a new entry.
+    /// Stores the state of an empty entry (new, or a spare: one that ran
+    /// through `perform(isUnreferenced: true)`). Initialises rather than
+    /// assigns, which would release the old value, always nil, first.
     @inlinable
-    func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
-        // Both are nil in a spare: initialise rather than assign, which would
-        // release the old value first.
+    @inline(__always)
+    func setState(_ state: StateType) {
         withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: state) }
-        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: Action(action)) }
+    }
+
+    /// Stores the action of an empty entry, as `setState` does the state.
+    @inlinable
+    @inline(__always)
+    func setAction(_ action: Action) {
+        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: action) }
     }
 
     @inlinable
     @inline(__always)
-    func perform(isUnreferenced: Bool) -> Bool {
+    func perform(isUnreferenced: Bool, on trampoline: Trampoline) -> Bool {
         // A ticket still held could dispose it (or dispose what it returns):
         // then take the usual path.
         guard isUnreferenced else {
@@ -394,14 +521,35 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             return false
         }
         // Nobody can dispose it any more; it may have been disposed before.
-        // Moved out, not copied: the item lets go of both with no reference counting.
-        let action = storedAction.take().unsafelyUnwrapped.body
-        let state = self.state.take().unsafelyUnwrapped
+        // Moved out, not copied: the item lets go of both with no reference
+        // counting. The fields keep the bits (formally uninitialised) while
+        // the action runs, for `Trampoline.makeItem` to compare.
+        let action = withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped.body
+        let state = withUnsafeMutablePointer(to: &self.state) { $0.move() }.unsafelyUnwrapped
         if phase.isDisposed {
             phase.reset()
         } else {
+            trampoline.running = Unmanaged.passUnretained(self)
             // What the action returns can no longer be disposed through this item: drop it.
             _ = action(state)
+            trampoline.running = nil
+        }
+        withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: nil) }
+        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: nil) }
+        // A schedule made inside left its entry without this state or action:
+        // move them there.
+        if let taker = trampoline.taker {
+            trampoline.taker = nil
+            // Borrows the queue's reference to the entry, and gives it back below.
+            let next = unsafeDowncast(taker.takeRetainedValue(), to: Self.self)
+            // Both fields are empty there (matched, so no release of an old value).
+            if trampoline.takesState, case .none = next.state {
+                next.state = consume state
+            }
+            if trampoline.takesAction, case .none = next.storedAction {
+                next.storedAction = Action(consume action)
+            }
+            _ = Unmanaged.passRetained(next)
         }
         return true
     }
