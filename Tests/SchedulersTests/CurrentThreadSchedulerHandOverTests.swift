@@ -56,6 +56,26 @@ final class CurrentThreadSchedulerHandOverTests: XCTestCase {
         XCTAssertNil(weakCaptured, "so is what the action captured")
     }
 
+    func testEntriesQueuedAfterATakerStillRunInFIFOOrder() {
+        // Level 2 queues level 3 (the taker, run in place as the next entry),
+        // then another entry; level 3's own taker, level 4, comes after that
+        // entry, so it must wait for it.
+        let chain = HandOverChain(levels: 5)
+        var log: [String] = []
+        chain.onLevel = { level, _ in
+            log.append("level \(level)")
+            if level == 2 {
+                _ = CurrentThreadScheduler.instance.schedule("other") { name in
+                    log.append(name)
+                    return Disposables.create()
+                }
+            }
+        }
+        chain.start(on: scheduler)
+        XCTAssertEqual(log, ["level 1", "level 2", "level 3", "other", "level 4", "level 5"])
+        XCTAssertEqual(chain.ran, [1, 2, 3, 4, 5])
+    }
+
     func testTakerDisposedBeforeItRunsIsSkippedAndReleasesWhatItTookOverGuarantee5() {
         weak var weakChain: HandOverChain?
         do {

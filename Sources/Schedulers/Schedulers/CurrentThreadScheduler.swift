@@ -30,13 +30,23 @@ import Darwin
 /// keeps (state, action) outlives the run or the skip (guarantee 8).
 /// Disposing a queued item from another thread is safe.
 ///
-/// Time: a queued `schedule` costs four reference-count operations, which
-/// dominate it: one to make the returned disposable and one when the caller
-/// drops it (it must stay able to cancel the action, guarantee 5), and one
-/// each to keep the state until the run and to let it go after (guarantee 8).
-/// Everything else (the spare item, its state and action) is moved, never
-/// copied. `scheduleRecursive` needs only the state's two, as its one
-/// disposable serves every step.
+/// Time: a queued `schedule` pays two reference-count operations on its
+/// entry, one to make the returned disposable and one when the caller drops
+/// it. They stay: the disposable must be able to cancel the action
+/// (guarantee 5), and only the entry's count tells when no disposable is
+/// left, which is what allows reusing the entry and letting go of what the
+/// action returned (a disposable that nothing counts would have to keep that
+/// forever for a possible later `dispose`). Keeping the state and the
+/// action's captures until the run and letting them go after (guarantee 8)
+/// costs two more each, except in a chain: a `schedule` made inside a
+/// running action with bit-for-bit that action's own state or action (the
+/// same object, the same closure) takes them over from the run instead of
+/// copying them, and when its entry is the next in the queue and nothing else
+/// references it, the run goes on with it in place, state and action still
+/// at hand, which is what `drain` would run next anyway. Everything else (the
+/// spare item, its state and action) is moved, never copied.
+/// `scheduleRecursive` needs no count per step at all: its one disposable
+/// serves every step.
 ///
 /// Serial per thread, but not a `SerialScheduler`: two threads can run its
 /// actions at the same time.
@@ -109,10 +119,8 @@ nonisolated(unsafe) var trampolineKey = pthread_key_t()
 
 /// The per-thread queue behind `CurrentThreadScheduler`. Only its own thread
 /// touches it, so it needs no lock, and its fields opt out of dynamic
-/// exclusivity checks (each check costs a thread-local lookup on this hot path:
-/// with checks on this file's fields a nested schedule costs 1,113 instead of
-/// 366 instructions, a recursive step 399 instead of 144; callgrind,
-/// Performance.md, "Exclusivity checks").
+/// exclusivity checks (each check costs a thread-local lookup on this hot
+/// path; Performance.md, "Exclusivity checks", has the instruction counts).
 ///
 /// The queue is an intrusive FIFO list threaded through the queued items
 /// themselves: queuing allocates nothing beyond the item, and there is no
@@ -153,6 +161,7 @@ final class Trampoline {
     var last: Unmanaged<TrampolineWork>?
     /// An item that has run and that nothing else references, kept for the
     /// next `makeItem` of its type. It holds no state and no action.
+    /// (`keepAsSpare`.)
     @exclusivity(unchecked)
     @usableFromInline
     var spare: TrampolineWork?
@@ -315,13 +324,21 @@ final class Trampoline {
             // one: a spare of another state type, kept forever, would make
             // every later schedule on this thread allocate.
             if let reusable = work._withUnsafeGuaranteedRef({ $0.runner.body(work, self) }) {
-                if spare == nil {
-                    // The usual case: store without releasing the old value, nil.
-                    withUnsafeMutablePointer(to: &spare) { $0.initialize(to: reusable) }
-                } else {
-                    spare = reusable
-                }
+                keepAsSpare(reusable)
             }
+        }
+    }
+
+    /// Makes `item`, which has run and which nothing else references, the
+    /// spare, replacing an older one.
+    @inlinable
+    @inline(__always)
+    func keepAsSpare(_ item: TrampolineWork) {
+        if spare == nil {
+            // The usual case: store without releasing the old value, nil.
+            withUnsafeMutablePointer(to: &spare) { $0.initialize(to: item) }
+        } else {
+            spare = item
         }
     }
 }
@@ -396,7 +413,7 @@ struct TrampolineTicket<StateType>: Cancelable, @unchecked Sendable {
 /// One queued action. Queuing allocates this object and nothing else, and
 /// not even that when the thread's spare item is reused. Its run-once life
 /// is `ScheduledActionCell`'s, except on the path no ticket can reach
-/// (`perform(isUnreferenced:)`), where nobody can dispose it any more.
+/// (`runUnreferenced`), where nobody can dispose it any more.
 @usableFromInline
 final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unchecked Sendable {
     @usableFromInline
@@ -408,8 +425,9 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @usableFromInline
     var state: StateType?
     /// The action, wrapped: a closure stored bare in a generic class is kept
-    /// in its most general form, so writing it through a pointer (`reuse`)
-    /// would go through a converted temporary and release the old value.
+    /// in its most general form, so writing it through a pointer
+    /// (`setAction`) would go through a converted temporary and release the
+    /// old value.
     @exclusivity(unchecked)
     @usableFromInline
     var storedAction: Action?
@@ -487,16 +505,22 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         self.state = nil
         self.storedAction = nil
         super.init { work, trampoline in
-            // The queue's reference becomes this local: when it is the only
-            // one, nobody can dispose the item any more.
-            var item = unsafeDowncast(work.takeRetainedValue(), to: TrampolineItem<StateType>.self)
-            let isUnreferenced = isKnownUniquelyReferenced(&item)
-            return item.perform(isUnreferenced: isUnreferenced, on: trampoline) ? item : nil
+            // Comes with the queue's reference. When that is the only one,
+            // nobody can dispose the item any more.
+            let item = unsafeBitCast(work, to: Unmanaged<TrampolineItem<StateType>>.self)
+            guard Self.isUnreferenced(item) else {
+                // A ticket still held could dispose it (or dispose what it
+                // returns): the usual path. The queue's reference becomes
+                // this local, released when it returns.
+                item.takeRetainedValue().runAction()
+                return nil
+            }
+            return TrampolineItem.runUnreferenced(item, on: trampoline).takeRetainedValue()
         }
     }
 
     /// Stores the state of an empty entry (new, or a spare: one that ran
-    /// through `perform(isUnreferenced: true)`). Initialises rather than
+    /// through `runUnreferenced`). Initialises rather than
     /// assigns, which would release the old value, always nil, first.
     @inlinable
     @inline(__always)
@@ -511,46 +535,116 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: action) }
     }
 
+    /// Runs `first`, which nothing but the caller references, so nobody can
+    /// dispose it any more (it may have been disposed before); then, for as
+    /// long as the entry that took over this run's state and action is the
+    /// next in the queue and equally unreferenced, runs that one in place,
+    /// with the state and action still at hand (what `drain()` would run
+    /// next, so the order is the same).
+    ///
+    /// - Returns: The last item run, to be kept as the spare.
     @inlinable
     @inline(__always)
-    func perform(isUnreferenced: Bool, on trampoline: Trampoline) -> Bool {
-        // A ticket still held could dispose it (or dispose what it returns):
-        // then take the usual path.
-        guard isUnreferenced else {
-            runAction()
-            return false
-        }
-        // Nobody can dispose it any more; it may have been disposed before.
+    static func runUnreferenced(
+        _ first: Unmanaged<TrampolineItem>, on trampoline: Trampoline
+    ) -> Unmanaged<TrampolineWork> {
+        // Unmanaged, not a strong local: this loop hands references between
+        // the queue, the spare and itself without touching counts.
+        var item = first
         // Moved out, not copied: the item lets go of both with no reference
         // counting. The fields keep the bits (formally uninitialised) while
         // the action runs, for `Trampoline.makeItem` to compare.
-        let action = withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped.body
-        let state = withUnsafeMutablePointer(to: &self.state) { $0.move() }.unsafelyUnwrapped
-        if phase.isDisposed {
-            phase.reset()
-        } else {
-            trampoline.running = Unmanaged.passUnretained(self)
+        var action = item._withUnsafeGuaranteedRef { $0.moveAction() }
+        var state = item._withUnsafeGuaranteedRef { $0.moveState() }
+        while true {
+            let isDisposed = item._withUnsafeGuaranteedRef { item in
+                guard item.phase.isDisposed else { return false }
+                item.phase.reset()
+                item.clearMovedFields()
+                return true
+            }
+            if isDisposed {
+                return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
+            }
+            trampoline.running = unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
             // What the action returns can no longer be disposed through this item: drop it.
             _ = action(state)
             trampoline.running = nil
-        }
-        withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: nil) }
-        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: nil) }
-        // A schedule made inside left its entry without this state or action:
-        // move them there.
-        if let taker = trampoline.taker {
+            item._withUnsafeGuaranteedRef { $0.clearMovedFields() }
+            guard let taker = trampoline.taker else {
+                return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
+            }
             trampoline.taker = nil
-            // Borrows the queue's reference to the entry, and gives it back below.
-            let next = unsafeDowncast(taker.takeRetainedValue(), to: Self.self)
-            // Both fields are empty there (matched, so no release of an old value).
-            if trampoline.takesState, case .none = next.state {
-                next.state = consume state
+            // The entry a schedule made inside took this state or action over
+            // (left without it); the queue holds it.
+            let next = unsafeBitCast(taker, to: Unmanaged<TrampolineItem>.self)
+            if trampoline.first?.toOpaque() == next.toOpaque(),
+                Self.isUnreferenced(next)
+            {
+                // The next to run, and unreferenced but by the queue: run it
+                // here, with the queue's reference; this item becomes the spare.
+                _ = trampoline.popFirst()
+                trampoline.keepAsSpare(item.takeRetainedValue())
+                item = next
+                // What it took goes into its fields and out again, which
+                // costs no counting: while it runs, its fields hold the bits,
+                // for `makeItem` to compare.
+                item._withUnsafeGuaranteedRef { item in
+                    if trampoline.takesState, case .none = item.state {
+                        item.state = consume state
+                    }
+                    state = item.moveState()
+                    if trampoline.takesAction, case .none = item.storedAction {
+                        item.storedAction = Action(consume action)
+                    }
+                    action = item.moveAction()
+                }
+                continue
             }
-            if trampoline.takesAction, case .none = next.storedAction {
-                next.storedAction = Action(consume action)
+            // Move them into it; both fields are empty there (matched, so no
+            // release of an old value).
+            next._withUnsafeGuaranteedRef { next in
+                if trampoline.takesState, case .none = next.state {
+                    next.state = state
+                }
+                if trampoline.takesAction, case .none = next.storedAction {
+                    next.storedAction = Action(action)
+                }
             }
-            _ = Unmanaged.passRetained(next)
+            return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
         }
-        return true
+    }
+
+    /// Whether nothing but the one reference its caller holds references `item`.
+    @inlinable
+    @inline(__always)
+    static func isUnreferenced(_ item: Unmanaged<TrampolineItem>) -> Bool {
+        var strong = item.takeRetainedValue()
+        let isUnique = isKnownUniquelyReferenced(&strong)
+        _ = Unmanaged.passRetained(strong)
+        return isUnique
+    }
+
+    /// The action, moved out of its field (the bits stay until `clearMovedFields()`).
+    @inlinable
+    @inline(__always)
+    func moveAction() -> (StateType) -> Disposable {
+        withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped.body
+    }
+
+    /// The state, moved out of its field (the bits stay until `clearMovedFields()`).
+    @inlinable
+    @inline(__always)
+    func moveState() -> StateType {
+        withUnsafeMutablePointer(to: &state) { $0.move() }.unsafelyUnwrapped
+    }
+
+    /// Empties both fields after `moveState()` and `moveAction()`, without
+    /// releasing what they held (the mover owns it).
+    @inlinable
+    @inline(__always)
+    func clearMovedFields() {
+        withUnsafeMutablePointer(to: &state) { $0.initialize(to: nil) }
+        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: nil) }
     }
 }
