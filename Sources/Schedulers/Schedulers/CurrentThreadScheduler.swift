@@ -602,15 +602,16 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
                 continue
             }
             // Move them into it; both fields are empty there (matched, so no
-            // release of an old value).
-            next._withUnsafeGuaranteedRef { next in
-                if trampoline.takesState, case .none = next.state {
-                    next.state = state
-                }
-                if trampoline.takesAction, case .none = next.storedAction {
-                    next.storedAction = Action(action)
-                }
+            // release of an old value). Borrows the queue's reference to it
+            // as a strong local, to move into, and gives it back.
+            let strongNext = next.takeRetainedValue()
+            if trampoline.takesState, case .none = strongNext.state {
+                strongNext.state = consume state
             }
+            if trampoline.takesAction, case .none = strongNext.storedAction {
+                strongNext.storedAction = Action(consume action)
+            }
+            _ = Unmanaged.passRetained(strongNext)
             return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
         }
     }
