@@ -30,13 +30,23 @@ import Darwin
 /// keeps (state, action) outlives the run or the skip (guarantee 8).
 /// Disposing a queued item from another thread is safe.
 ///
-/// Time: a queued `schedule` costs four reference-count operations, which
-/// dominate it: one to make the returned disposable and one when the caller
-/// drops it (it must stay able to cancel the action, guarantee 5), and one
-/// each to keep the state until the run and to let it go after (guarantee 8).
-/// Everything else (the spare item, its state and action) is moved, never
-/// copied. `scheduleRecursive` needs only the state's two, as its one
-/// disposable serves every step.
+/// Time: a queued `schedule` pays two reference-count operations on its
+/// entry, one to make the returned disposable and one when the caller drops
+/// it. They stay: the disposable must be able to cancel the action
+/// (guarantee 5), and only the entry's count tells when no disposable is
+/// left, which is what allows reusing the entry and letting go of what the
+/// action returned (a disposable that nothing counts would have to keep that
+/// forever for a possible later `dispose`). Keeping the state and the
+/// action's captures until the run and letting them go after (guarantee 8)
+/// costs two more each, except in a chain: a `schedule` made inside a
+/// running action with bit-for-bit that action's own state or action (the
+/// same object, the same closure) takes them over from the run instead of
+/// copying them, and when its entry is the next in the queue and nothing else
+/// references it, the run goes on with it in place, state and action still
+/// at hand, which is what `drain` would run next anyway. Everything else (the
+/// spare item, its state and action) is moved, never copied.
+/// `scheduleRecursive` needs no count per step at all: its one disposable
+/// serves every step.
 ///
 /// Serial per thread, but not a `SerialScheduler`: two threads can run its
 /// actions at the same time.
@@ -44,7 +54,9 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
     /// The shared instance.
     public static let instance = CurrentThreadScheduler()
 
-    private init() {}
+    private init() {
+        trampolineKey = Trampoline.makeKey()
+    }
 
     /// `true` when no action of this scheduler is running on the calling
     /// thread, so `schedule` would run its action at once.
@@ -65,7 +77,9 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
         // Borrowed: the thread's own reference keeps the trampoline alive,
         // so a schedule pays no retain and release for it (Performance.md,
         // "Measurements behind the code").
-        Trampoline.currentUnmanaged._withUnsafeGuaranteedRef { trampoline in
+        let trampoline = pthread_getspecific(trampolineKey).map { Unmanaged<Trampoline>.fromOpaque($0) }
+            ?? Trampoline.makeCurrent()
+        return trampoline._withUnsafeGuaranteedRef { trampoline in
             schedule(on: trampoline, state, action: action)
         }
     }
@@ -89,12 +103,24 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
     }
 }
 
+/// The POSIX thread-specific key under which each thread keeps its
+/// trampoline (released when the thread exits).
+///
+/// Written once, by `CurrentThreadScheduler.init`, which runs inside the lazy
+/// initialisation of `CurrentThreadScheduler.instance`: every reader reaches
+/// the instance (or calls `Trampoline.key`, which does) before it reads this,
+/// and that initialisation orders the write before every read. A plain,
+/// statically initialised global, so that `schedule` reads it with one load,
+/// not a lazy global's check; it would hold 0, never a key of this library,
+/// before the instance exists.
+@usableFromInline
+@exclusivity(unchecked)
+nonisolated(unsafe) var trampolineKey = pthread_key_t()
+
 /// The per-thread queue behind `CurrentThreadScheduler`. Only its own thread
 /// touches it, so it needs no lock, and its fields opt out of dynamic
-/// exclusivity checks (each check costs a thread-local lookup on this hot path:
-/// with checks on this file's fields a nested schedule costs 1,113 instead of
-/// 366 instructions, a recursive step 399 instead of 144; callgrind,
-/// Performance.md, "Exclusivity checks").
+/// exclusivity checks (each check costs a thread-local lookup on this hot
+/// path; Performance.md, "Exclusivity checks", has the instruction counts).
 ///
 /// The queue is an intrusive FIFO list threaded through the queued items
 /// themselves: queuing allocates nothing beyond the item, and there is no
@@ -106,7 +132,9 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
 /// recursion step) hands the same reference back without touching its count.
 @usableFromInline
 final class Trampoline {
-    private static let key: pthread_key_t = {
+    /// A new thread-specific key whose destructor releases the thread's
+    /// trampoline when the thread exits (`trampolineKey`).
+    static func makeKey() -> pthread_key_t {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)
@@ -119,7 +147,7 @@ final class Trampoline {
         }
         precondition(status == 0, "pthread_key_create failed with \(status)")
         return key
-    }()
+    }
 
     @exclusivity(unchecked)
     @usableFromInline
@@ -133,9 +161,30 @@ final class Trampoline {
     var last: Unmanaged<TrampolineWork>?
     /// An item that has run and that nothing else references, kept for the
     /// next `makeItem` of its type. It holds no state and no action.
+    /// (`keepAsSpare`.)
     @exclusivity(unchecked)
     @usableFromInline
     var spare: TrampolineWork?
+    /// The item whose action runs now on the path no ticket can reach, while
+    /// it runs (else `nil`). Its state and action fields still hold the bits
+    /// of the state and action the run owns, so that a `schedule` from inside
+    /// can compare its own with them (`makeItem`).
+    @exclusivity(unchecked)
+    @usableFromInline
+    var running: Unmanaged<TrampolineWork>?
+    /// The entry a `schedule` from inside the running action made with that
+    /// action's own state (`takesState`) or action (`takesAction`): it was
+    /// left without them, and the run moves its own into it once the action
+    /// returns, instead of the entry copying them and the run releasing them.
+    @exclusivity(unchecked)
+    @usableFromInline
+    var taker: Unmanaged<TrampolineWork>?
+    @exclusivity(unchecked)
+    @usableFromInline
+    var takesState = false
+    @exclusivity(unchecked)
+    @usableFromInline
+    var takesAction = false
 
     deinit {
         // Runs when the thread exits; its queue is empty then unless the
@@ -144,6 +193,12 @@ final class Trampoline {
         while let work = popFirst() {
             work.release()
         }
+    }
+
+    /// The key of the trampolines, once `CurrentThreadScheduler.instance` exists (it creates it).
+    static var key: pthread_key_t {
+        _ = CurrentThreadScheduler.instance
+        return trampolineKey
     }
 
     /// The calling thread's trampoline, if it has one.
@@ -155,15 +210,17 @@ final class Trampoline {
     /// The calling thread's trampoline, created on first use and released when the thread exits.
     @usableFromInline
     static var current: Trampoline {
-        currentUnmanaged.takeUnretainedValue()
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        return makeCurrent().takeUnretainedValue()
     }
 
-    /// `current` without a retain, for the hot path: the thread's key holds it.
+    /// Creates the calling thread's trampoline, which has none yet; the
+    /// thread's key holds it (released when the thread exits).
     @usableFromInline
-    static var currentUnmanaged: Unmanaged<Trampoline> {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<Trampoline>.fromOpaque(pointer)
-        }
+    @inline(never)
+    static func makeCurrent() -> Unmanaged<Trampoline> {
         let trampoline = Unmanaged.passRetained(Trampoline())
         pthread_setspecific(key, trampoline.toOpaque())
         return trampoline
@@ -208,22 +265,55 @@ final class Trampoline {
     }
 
     /// A queue entry for `action`: the spare item when it has this state
-    /// type, else a new one.
+    /// type, else a new one. When the action running now has bit-for-bit the
+    /// same state or action, the entry is left without it and is the
+    /// `taker`: the run moves its own into it once the action returns.
     @inlinable
     func makeItem<StateType>(
         state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem<StateType> {
+        let kind = ObjectIdentifier(TrampolineItem<StateType>.self)
+        let item: TrampolineItem<StateType>
         // Moved out of the field, not copied: reusing the spare costs no
-        // reference counting on it.
+        // reference counting on it. A spare's fields are empty, as are a new item's.
         if let spare = spare.take() {
-            if ObjectIdentifier(type(of: spare)) == ObjectIdentifier(TrampolineItem<StateType>.self) {
-                let item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
-                item.reuse(state: state, action: action)
-                return item
+            if ObjectIdentifier(type(of: spare)) == kind {
+                item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
+            } else {
+                self.spare = spare
+                item = TrampolineItem()
             }
-            self.spare = spare
+        } else {
+            item = TrampolineItem()
         }
-        return TrampolineItem(state: state, action: action)
+        let action = TrampolineItem<StateType>.Action(action)
+        if let running, taker == nil,
+            running._withUnsafeGuaranteedRef({ ObjectIdentifier(type(of: $0)) == kind })
+        {
+            let (sameState, sameAction) = running._withUnsafeGuaranteedRef { running in
+                let running = unsafeDowncast(running, to: TrampolineItem<StateType>.self)
+                // Nothing to save for a state without reference counting.
+                return (
+                    !_isPOD(StateType.self) && running.holdsBits(ofState: state),
+                    running.holdsBits(ofAction: action)
+                )
+            }
+            if sameState || sameAction {
+                taker = Unmanaged.passUnretained(item)
+                takesState = sameState
+                takesAction = sameAction
+            }
+            if !sameState {
+                item.setState(state)
+            }
+            if !sameAction {
+                item.setAction(action)
+            }
+        } else {
+            item.setState(state)
+            item.setAction(action)
+        }
+        return item
     }
 
     /// Runs queued work until the queue is empty, including work queued meanwhile.
@@ -233,14 +323,22 @@ final class Trampoline {
             // The latest reusable entry becomes the spare, replacing an older
             // one: a spare of another state type, kept forever, would make
             // every later schedule on this thread allocate.
-            if let reusable = work._withUnsafeGuaranteedRef({ $0.runner.body(work) }) {
-                if spare == nil {
-                    // The usual case: store without releasing the old value, nil.
-                    withUnsafeMutablePointer(to: &spare) { $0.initialize(to: reusable) }
-                } else {
-                    spare = reusable
-                }
+            if let reusable = work._withUnsafeGuaranteedRef({ $0.runner.body(work, self) }) {
+                keepAsSpare(reusable)
             }
+        }
+    }
+
+    /// Makes `item`, which has run and which nothing else references, the
+    /// spare, replacing an older one.
+    @inlinable
+    @inline(__always)
+    func keepAsSpare(_ item: TrampolineWork) {
+        if spare == nil {
+            // The usual case: store without releasing the old value, nil.
+            withUnsafeMutablePointer(to: &spare) { $0.initialize(to: item) }
+        } else {
+            spare = item
         }
     }
 }
@@ -257,7 +355,7 @@ class TrampolineWork {
     /// function releases that reference, hands it back to the queue, or
     /// returns the entry to be kept as the trampoline's spare.
     @usableFromInline
-    typealias RunFunction = (_ work: Unmanaged<TrampolineWork>) -> TrampolineWork?
+    typealias RunFunction = (_ work: Unmanaged<TrampolineWork>, _ trampoline: Trampoline) -> TrampolineWork?
 
     /// The next entry in the queue; the queue, not this link, owns it.
     @exclusivity(unchecked)
@@ -315,7 +413,7 @@ struct TrampolineTicket<StateType>: Cancelable, @unchecked Sendable {
 /// One queued action. Queuing allocates this object and nothing else, and
 /// not even that when the thread's spare item is reused. Its run-once life
 /// is `ScheduledActionCell`'s, except on the path no ticket can reach
-/// (`perform(isUnreferenced:)`), where nobody can dispose it any more.
+/// (`runUnreferenced`), where nobody can dispose it any more.
 @usableFromInline
 final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unchecked Sendable {
     @usableFromInline
@@ -327,8 +425,9 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @usableFromInline
     var state: StateType?
     /// The action, wrapped: a closure stored bare in a generic class is kept
-    /// in its most general form, so writing it through a pointer (`reuse`)
-    /// would go through a converted temporary and release the old value.
+    /// in its most general form, so writing it through a pointer
+    /// (`setAction`) would go through a converted temporary and release the
+    /// old value.
     @exclusivity(unchecked)
     @usableFromInline
     var storedAction: Action?
@@ -347,6 +446,44 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         }
     }
 
+    /// Whether the state field holds bit-for-bit `state` (it is read as raw
+    /// bytes: the running item's field is formally uninitialised).
+    @inlinable
+    @inline(__always)
+    func holdsBits(ofState state: StateType) -> Bool {
+        withUnsafeMutablePointer(to: &self.state) { Self.bitsEqual(UnsafeRawPointer($0), state) }
+    }
+
+    /// Whether the action field holds bit-for-bit `action`.
+    @inlinable
+    @inline(__always)
+    func holdsBits(ofAction action: Action) -> Bool {
+        withUnsafeMutablePointer(to: &storedAction) { Self.bitsEqual(UnsafeRawPointer($0), action) }
+    }
+
+    /// Whether the bytes at `stored` (an optional's payload comes first) equal `value`'s.
+    @inlinable
+    @inline(__always)
+    static func bitsEqual<Value>(_ stored: UnsafeRawPointer, _ value: Value) -> Bool {
+        guard _isBitwiseTakable(Value.self) else { return false }
+        // One or two words (an object reference, a closure): compared as
+        // words, without spilling `value` to memory.
+        switch MemoryLayout<Value>.size {
+        case 0:
+            return false
+        case 8:
+            return stored.loadUnaligned(as: UInt64.self) == unsafeBitCast(value, to: UInt64.self)
+        case 16:
+            let words = unsafeBitCast(value, to: (UInt64, UInt64).self)
+            return stored.loadUnaligned(as: UInt64.self) == words.0
+                && stored.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == words.1
+        default:
+            return withUnsafeBytes(of: value) { bytes in
+                memcmp(stored, bytes.baseAddress.unsafelyUnwrapped, MemoryLayout<Value>.size) == 0
+            }
+        }
+    }
+
     /// `ScheduledActionCell`'s view of `storedAction`.
     @inlinable
     var action: ((StateType) -> Disposable)? {
@@ -362,47 +499,153 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         false
     }
 
+    /// An empty entry: `makeItem` fills it (`setState`, `setAction`, or the run it takes them from).
     @inlinable
-    init(state: StateType, action: @escaping (StateType) -> Disposable) {
-        self.state = state
-        self.storedAction = Action(action)
-        super.init { work in
-            // The queue's reference becomes this local: when it is the only
-            // one, nobody can dispose the item any more.
-            var item = unsafeDowncast(work.takeRetainedValue(), to: TrampolineItem<StateType>.self)
-            let isUnreferenced = isKnownUniquelyReferenced(&item)
-            return item.perform(isUnreferenced: isUnreferenced) ? item : nil
+    init() {
+        self.state = nil
+        self.storedAction = nil
+        super.init { work, trampoline in
+            // Comes with the queue's reference. When that is the only one,
+            // nobody can dispose the item any more.
+            let item = unsafeBitCast(work, to: Unmanaged<TrampolineItem<StateType>>.self)
+            guard Self.isUnreferenced(item) else {
+                // A ticket still held could dispose it (or dispose what it
+                // returns): the usual path. The queue's reference becomes
+                // this local, released when it returns.
+                item.takeRetainedValue().runAction()
+                return nil
+            }
+            return TrampolineItem.runUnreferenced(item, on: trampoline).takeRetainedValue()
         }
     }
 
-    /// Makes a spare item (one that ran through `perform(isUnreferenced: true)`) a new entry.
-    @inlinable
-    func reuse(state: StateType, action: @escaping (StateType) -> Disposable) {
-        // Both are nil in a spare: initialise rather than assign, which would
-        // release the old value first.
-        withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: state) }
-        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: Action(action)) }
-    }
-
+    /// Stores the state of an empty entry (new, or a spare: one that ran
+    /// through `runUnreferenced`). Initialises rather than
+    /// assigns, which would release the old value, always nil, first.
     @inlinable
     @inline(__always)
-    func perform(isUnreferenced: Bool) -> Bool {
-        // A ticket still held could dispose it (or dispose what it returns):
-        // then take the usual path.
-        guard isUnreferenced else {
-            runAction()
-            return false
-        }
-        // Nobody can dispose it any more; it may have been disposed before.
-        // Moved out, not copied: the item lets go of both with no reference counting.
-        let action = storedAction.take().unsafelyUnwrapped.body
-        let state = self.state.take().unsafelyUnwrapped
-        if phase.isDisposed {
-            phase.reset()
-        } else {
+    func setState(_ state: StateType) {
+        withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: state) }
+    }
+
+    /// Stores the action of an empty entry, as `setState` does the state.
+    @inlinable
+    @inline(__always)
+    func setAction(_ action: Action) {
+        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: action) }
+    }
+
+    /// Runs `first`, which nothing but the caller references, so nobody can
+    /// dispose it any more (it may have been disposed before); then, for as
+    /// long as the entry that took over this run's state and action is the
+    /// next in the queue and equally unreferenced, runs that one in place,
+    /// with the state and action still at hand (what `drain()` would run
+    /// next, so the order is the same).
+    ///
+    /// - Returns: The last item run, to be kept as the spare.
+    @inlinable
+    @inline(__always)
+    static func runUnreferenced(
+        _ first: Unmanaged<TrampolineItem>, on trampoline: Trampoline
+    ) -> Unmanaged<TrampolineWork> {
+        // Unmanaged, not a strong local: this loop hands references between
+        // the queue, the spare and itself without touching counts.
+        var item = first
+        // Moved out, not copied: the item lets go of both with no reference
+        // counting. The fields keep the bits (formally uninitialised) while
+        // the action runs, for `Trampoline.makeItem` to compare.
+        var action = item._withUnsafeGuaranteedRef { $0.moveAction() }
+        var state = item._withUnsafeGuaranteedRef { $0.moveState() }
+        while true {
+            let isDisposed = item._withUnsafeGuaranteedRef { item in
+                guard item.phase.isDisposed else { return false }
+                item.phase.reset()
+                item.clearMovedFields()
+                return true
+            }
+            if isDisposed {
+                return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
+            }
+            trampoline.running = unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
             // What the action returns can no longer be disposed through this item: drop it.
             _ = action(state)
+            trampoline.running = nil
+            item._withUnsafeGuaranteedRef { $0.clearMovedFields() }
+            guard let taker = trampoline.taker else {
+                return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
+            }
+            trampoline.taker = nil
+            // The entry a schedule made inside took this state or action over
+            // (left without it); the queue holds it.
+            let next = unsafeBitCast(taker, to: Unmanaged<TrampolineItem>.self)
+            if trampoline.first?.toOpaque() == next.toOpaque(),
+                Self.isUnreferenced(next)
+            {
+                // The next to run, and unreferenced but by the queue: run it
+                // here, with the queue's reference; this item becomes the spare.
+                _ = trampoline.popFirst()
+                trampoline.keepAsSpare(item.takeRetainedValue())
+                item = next
+                // What it took goes into its fields and out again, which
+                // costs no counting: while it runs, its fields hold the bits,
+                // for `makeItem` to compare.
+                item._withUnsafeGuaranteedRef { item in
+                    if trampoline.takesState, case .none = item.state {
+                        item.state = consume state
+                    }
+                    state = item.moveState()
+                    if trampoline.takesAction, case .none = item.storedAction {
+                        item.storedAction = Action(consume action)
+                    }
+                    action = item.moveAction()
+                }
+                continue
+            }
+            // Move them into it; both fields are empty there (matched, so no
+            // release of an old value). Borrows the queue's reference to it
+            // as a strong local, to move into, and gives it back.
+            let strongNext = next.takeRetainedValue()
+            if trampoline.takesState, case .none = strongNext.state {
+                strongNext.state = consume state
+            }
+            if trampoline.takesAction, case .none = strongNext.storedAction {
+                strongNext.storedAction = Action(consume action)
+            }
+            _ = Unmanaged.passRetained(strongNext)
+            return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
         }
-        return true
+    }
+
+    /// Whether nothing but the one reference its caller holds references `item`.
+    @inlinable
+    @inline(__always)
+    static func isUnreferenced(_ item: Unmanaged<TrampolineItem>) -> Bool {
+        var strong = item.takeRetainedValue()
+        let isUnique = isKnownUniquelyReferenced(&strong)
+        _ = Unmanaged.passRetained(strong)
+        return isUnique
+    }
+
+    /// The action, moved out of its field (the bits stay until `clearMovedFields()`).
+    @inlinable
+    @inline(__always)
+    func moveAction() -> (StateType) -> Disposable {
+        withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped.body
+    }
+
+    /// The state, moved out of its field (the bits stay until `clearMovedFields()`).
+    @inlinable
+    @inline(__always)
+    func moveState() -> StateType {
+        withUnsafeMutablePointer(to: &state) { $0.move() }.unsafelyUnwrapped
+    }
+
+    /// Empties both fields after `moveState()` and `moveAction()`, without
+    /// releasing what they held (the mover owns it).
+    @inlinable
+    @inline(__always)
+    func clearMovedFields() {
+        withUnsafeMutablePointer(to: &state) { $0.initialize(to: nil) }
+        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: nil) }
     }
 }

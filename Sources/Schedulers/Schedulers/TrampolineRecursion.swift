@@ -67,7 +67,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         self.pendingState = state
         self.action = action
         self.trampoline = trampoline
-        super.init { work in
+        super.init { work, _ in
             let mustRelease = work._withUnsafeGuaranteedRef {
                 unsafeDowncast($0, to: TrampolineRecursion<State>.self).runSteps(holdingReference: true)
             }
@@ -217,7 +217,7 @@ final class TrampolineRecursionStep<State>: TrampolineWork {
     init(recursion: TrampolineRecursion<State>, state: State) {
         self.recursion = recursion
         self.state = state
-        super.init { work in
+        super.init { work, _ in
             let step = unsafeDowncast(work.takeRetainedValue(), to: TrampolineRecursionStep<State>.self)
             step.recursion.runExtraStep(step.state)
             return nil
