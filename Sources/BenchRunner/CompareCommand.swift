@@ -28,7 +28,9 @@ public struct Compare: ParsableCommand {
             i.e. 7 repetitions a side for about a hundred series.
 
             Verdicts: worse / better (beyond the threshold, confirmed across the run); same (the \
-            interval lies within +-threshold); ~ (cannot tell: neither is shown). Could not be judged: \
+            interval lies within +-threshold); ~ (cannot tell: neither is shown); better? (better on \
+            its own test, not after the correction: a likely improvement, never a failure). Could not \
+            be judged: \
             "too few repetitions" (even non-overlapping repetitions could not reach --alpha: 2 against \
             3 at 0.05) and "worse?" (worse on its own test, not after the correction: more \
             repetitions must decide). The summary lists these series and says how many repetitions a \

@@ -206,6 +206,30 @@ final class CompareJudgementTests: XCTestCase {
         }
     }
 
+    func testALoneClearImprovementAmongNinetySeriesIsLikelyBetterWithFiveRepetitionsAndNeverFailsTheRun() throws {
+        for (repetitions, expected) in [(7, CompareVerdict.better), (5, .unconfirmedBetter)] {
+            var generator = SeededGenerator(seed: 33)
+            let base = Self.run(count: 91, repetitions: repetitions, using: &generator)
+            var new = Self.run(count: 90, repetitions: repetitions, using: &generator)
+            // Series v90 takes 30 % less time in every repetition.
+            new += Self.run(count: 91, repetitions: repetitions, using: &generator, shift: 0.7).suffix(1)
+            let report = try ComparisonReport(
+                base: ResultFile(path: "base.csv", series: base), new: ResultFile(path: "new.csv", series: new),
+                options: CompareOptions())
+            let changed = try XCTUnwrap(report.comparisons.first { $0.key.variant == "v90" })
+            XCTAssertEqual(changed.verdict, expected, "\(repetitions) repetitions")
+            XCTAssertEqual(report.exitStatus, .noRegression, "\(repetitions) repetitions")
+            XCTAssertEqual(
+                report.comparisons.filter { $0.verdict == .better || $0.verdict == .unconfirmedBetter }.map(\.key.variant),
+                ["v90"])
+            if repetitions == 5 {
+                let summary = CompareReportFormatter(report: report).summary()
+                XCTAssertTrue(summary.contains("better?, 1 series"), summary)
+                XCTAssertTrue(summary.contains("No regression: exit status 0"), summary)
+            }
+        }
+    }
+
     func testALoneClearChangeAmongNinetySeriesNeedsSevenRepetitionsASide() throws {
         for (repetitions, expected) in [(7, CompareExitStatus.regression), (5, .notJudged), (3, .notJudged)] {
             var generator = SeededGenerator(seed: 33)

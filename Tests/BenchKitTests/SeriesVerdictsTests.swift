@@ -125,14 +125,20 @@ final class SeriesVerdictsTests: XCTestCase {
         XCTAssertTrue(separated.isCompleteSeparation)
         let overlapping = MannWhitneyUTest([1, 3, 5], [2, 4, 6], alternative: .secondGreater)
         XCTAssertFalse(overlapping.isCompleteSeparation)
-        func verdict(_ test: MannWhitneyUTest, worse: Double, better: Double, within: Bool) -> CompareVerdict {
+        func verdict(
+            _ test: MannWhitneyUTest, betterTest: MannWhitneyUTest? = nil, worse: Double, better: Double, within: Bool
+        ) -> CompareVerdict {
             SeriesVerdicts.tested(
-                worseTest: test, adjustedWorseP: worse, adjustedBetterP: better, isWithinThreshold: within, alpha: 0.05)
+                worseTest: test, betterTest: betterTest, adjustedWorseP: worse, adjustedBetterP: better,
+                isWithinThreshold: within, alpha: 0.05)
         }
         XCTAssertEqual(verdict(separated, worse: 0.01, better: 0.01, within: true), .worse)
         XCTAssertEqual(verdict(overlapping, worse: 0.5, better: 0.01, within: true), .better)
         // Separated and significant alone, not after the correction: unconfirmed, not "same".
         XCTAssertEqual(verdict(separated, worse: 0.2, better: 1, within: true), .unconfirmedWorse)
+        // The same evidence the good way: likely better, not "cannot tell".
+        XCTAssertEqual(verdict(overlapping, betterTest: separated, worse: 1, better: 0.2, within: false), .unconfirmedBetter)
+        XCTAssertEqual(verdict(overlapping, betterTest: overlapping, worse: 1, better: 0.2, within: false), .cannotTell)
         XCTAssertEqual(verdict(overlapping, worse: 0.2, better: 0.7, within: true), .same)
         XCTAssertEqual(verdict(overlapping, worse: 0.2, better: 0.7, within: false), .cannotTell)
     }

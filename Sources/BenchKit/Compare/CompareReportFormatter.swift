@@ -242,8 +242,16 @@ public struct CompareReportFormatter: Sendable {
             text += "exit status 3, not a pass.\n"
         } else {
             text += "No regression: exit status 0. Every gated series was judged (same \(report.count(of: .same)), "
-            text += "~ \(report.count(of: .cannotTell)))."
+            text += "~ \(report.count(of: .cannotTell))"
+            let likely = report.count(of: .unconfirmedBetter)
+            text += likely > 0 ? ", better? \(likely))." : ")."
             text += "\n"
+        }
+        let likelyBetter = report.count(of: .unconfirmedBetter)
+        if likelyBetter > 0 {
+            text += "better?, \(likelyBetter) series: every new repetition better than every base one by more than "
+            text += "the threshold (p <= \(alpha)), but not after the correction across the run (q > \(alpha)): "
+            text += "likely improvements; more repetitions would confirm them. They do not affect the exit status.\n"
         }
         return text
     }

@@ -1,7 +1,8 @@
 /// The outcome for one pair of series in `BenchRunner compare`.
 ///
 /// Three groups, which the summary and the exit status keep apart:
-/// - Judged: ``better``, ``worse``, ``same`` and ``cannotTell``.
+/// - Judged: ``better``, ``worse``, ``same``, ``cannotTell`` and
+///   ``unconfirmedBetter`` (a likely improvement is no regression either way).
 /// - Could not be judged although the series should have been (``isUnjudged``):
 ///   ``tooFewRepetitions`` and ``unconfirmedWorse``. Never "no regression".
 /// - Not judged by design: ``informational`` (anchors, single-run tails,
@@ -27,6 +28,13 @@ public enum CompareVerdict: String, Sendable, CaseIterable {
     /// confirm the clearest evidence they can give. It could be a regression
     /// or one of the run's chance findings; only more repetitions can tell.
     case unconfirmedWorse = "worse?"
+    /// Every new repetition better than every base one by more than the
+    /// threshold, significant on its own test but not after the
+    /// false-discovery correction: the mirror of ``unconfirmedWorse``, shown
+    /// so that a clear improvement is not reported as "cannot tell". Not a
+    /// regression whatever more repetitions find, so it never affects the
+    /// exit status.
+    case unconfirmedBetter = "better?"
     /// The samples are too small for the test to reach alpha even if they do
     /// not overlap: no verdict rather than a guess.
     case tooFewRepetitions = "too few repetitions"

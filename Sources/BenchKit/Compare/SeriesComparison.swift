@@ -203,7 +203,8 @@ public struct SeriesComparison: Sendable {
         self.adjustedWorseP = adjustedWorseP
         self.adjustedBetterP = adjustedBetterP
         verdict = SeriesVerdicts.tested(
-            worseTest: worseTest, adjustedWorseP: adjustedWorseP, adjustedBetterP: adjustedBetterP,
+            worseTest: worseTest, betterTest: betterTest, adjustedWorseP: adjustedWorseP,
+            adjustedBetterP: adjustedBetterP,
             isWithinThreshold: isWithinThreshold, alpha: alpha)
     }
 }

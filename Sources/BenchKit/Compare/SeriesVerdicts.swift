@@ -104,15 +104,20 @@ enum SeriesVerdicts {
     /// `worse?` when every new repetition is worse than every base one by
     /// more than the threshold and significant alone (as clear as these
     /// repetitions can show, yet not enough across the run: not "no
-    /// regression"), else `same` within the threshold, else `~`.
+    /// regression"), else `better?` for the same evidence in the good
+    /// direction, else `same` within the threshold, else `~`.
     static func tested(
-        worseTest: MannWhitneyUTest, adjustedWorseP: Double, adjustedBetterP: Double, isWithinThreshold: Bool,
-        alpha: Double
+        worseTest: MannWhitneyUTest, betterTest: MannWhitneyUTest? = nil, adjustedWorseP: Double,
+        adjustedBetterP: Double, isWithinThreshold: Bool, alpha: Double
     ) -> CompareVerdict {
         if FalseDiscoveryRate.isSignificant(adjustedWorseP, at: alpha) { return .worse }
         if FalseDiscoveryRate.isSignificant(adjustedBetterP, at: alpha) { return .better }
         if worseTest.isCompleteSeparation && FalseDiscoveryRate.isSignificant(worseTest.pValue, at: alpha) {
             return .unconfirmedWorse
+        }
+        if let betterTest, betterTest.isCompleteSeparation
+            && FalseDiscoveryRate.isSignificant(betterTest.pValue, at: alpha) {
+            return .unconfirmedBetter
         }
         return isWithinThreshold ? .same : .cannotTell
     }
