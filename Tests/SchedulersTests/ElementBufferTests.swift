@@ -6,36 +6,36 @@ import XCTest
 /// emptying that keeps capacity, early stop, and element lifetimes.
 final class ElementBufferTests: XCTestCase {
     func testDeliversEveryElementInOrderAcrossGrowthAndEmpties() {
-        var buffer = ElementBuffer<Int>()
-        defer { buffer.release() }
+        var buffer = ElementBuffer()
+        defer { buffer.release(of: Int.self) }
         for value in 0..<1_000 {
             buffer.append(value)
         }
         XCTAssertEqual(buffer.count, 1_000)
         var delivered: [Int] = []
-        buffer.deliverAll(stoppingWhen: { false }, to: { delivered.append($0) })
+        buffer.deliverAll(stoppingWhen: { false }, to: { (value: Int) in delivered.append(value) })
         XCTAssertEqual(delivered, Array(0..<1_000))
         XCTAssertTrue(buffer.isEmpty)
     }
 
     func testStoppingDropsTheRestUndeliveredAndEmptiesTheBuffer() {
-        var buffer = ElementBuffer<Int>()
-        defer { buffer.release() }
+        var buffer = ElementBuffer()
+        defer { buffer.release(of: Int.self) }
         for value in 0..<10 {
             buffer.append(value)
         }
         var delivered: [Int] = []
-        buffer.deliverAll(stoppingWhen: { delivered.count == 3 }, to: { delivered.append($0) })
+        buffer.deliverAll(stoppingWhen: { delivered.count == 3 }, to: { (value: Int) in delivered.append(value) })
         XCTAssertEqual(delivered, [0, 1, 2])
         XCTAssertTrue(buffer.isEmpty)
     }
 
     func testSwappingTradesContents() {
-        var queued = ElementBuffer<Int>()
-        var batch = ElementBuffer<Int>()
+        var queued = ElementBuffer()
+        var batch = ElementBuffer()
         defer {
-            queued.release()
-            batch.release()
+            queued.release(of: Int.self)
+            batch.release(of: Int.self)
         }
         queued.append(1)
         queued.append(2)
@@ -43,8 +43,8 @@ final class ElementBufferTests: XCTestCase {
         XCTAssertTrue(queued.isEmpty)
         queued.append(3)
         var delivered: [Int] = []
-        batch.deliverAll(stoppingWhen: { false }, to: { delivered.append($0) })
-        queued.deliverAll(stoppingWhen: { false }, to: { delivered.append($0) })
+        batch.deliverAll(stoppingWhen: { false }, to: { (value: Int) in delivered.append(value) })
+        queued.deliverAll(stoppingWhen: { false }, to: { (value: Int) in delivered.append(value) })
         XCTAssertEqual(delivered, [1, 2, 3])
     }
 
@@ -52,7 +52,7 @@ final class ElementBufferTests: XCTestCase {
         weak var delivered: Tracked?
         weak var dropped: Tracked?
         weak var released: Tracked?
-        var buffer = ElementBuffer<Tracked>()
+        var buffer = ElementBuffer()
         do {
             let first = Tracked()
             let second = Tracked()
@@ -62,7 +62,7 @@ final class ElementBufferTests: XCTestCase {
             buffer.append(second)
         }
         var count = 0
-        buffer.deliverAll(stoppingWhen: { count == 1 }, to: { _ in count += 1 })
+        buffer.deliverAll(stoppingWhen: { count == 1 }, to: { (_: Tracked) in count += 1 })
         XCTAssertNil(delivered, "a delivered element is destroyed when the buffer empties")
         XCTAssertNil(dropped, "an element dropped by the stop is destroyed too")
         do {
@@ -71,7 +71,7 @@ final class ElementBufferTests: XCTestCase {
             buffer.append(third)
         }
         XCTAssertNotNil(released)
-        buffer.release()
+        buffer.release(of: Tracked.self)
         XCTAssertNil(released, "release() destroys what is still queued")
     }
 
@@ -80,8 +80,8 @@ final class ElementBufferTests: XCTestCase {
             allocation_counter_is_active() != 0,
             "allocation counting is off in sanitizer builds (the sanitizer owns malloc)"
         )
-        var buffer = ElementBuffer<Int>()
-        defer { buffer.release() }
+        var buffer = ElementBuffer()
+        defer { buffer.release(of: Int.self) }
         var before = allocation_counter_read_thread()
         XCTAssertTrue(buffer.isEmpty)
         XCTAssertEqual(allocation_counter_read_thread() - before, 0, "an empty buffer has no storage")
@@ -90,12 +90,12 @@ final class ElementBufferTests: XCTestCase {
         for value in 2...16 {
             buffer.append(value)
         }
-        buffer.deliverAll(stoppingWhen: { false }, to: { _ in })
+        buffer.deliverAll(stoppingWhen: { false }, to: { (_: Int) in })
         before = allocation_counter_read_thread()
         for value in 1...16 {
             buffer.append(value)
         }
-        buffer.deliverAll(stoppingWhen: { false }, to: { _ in })
+        buffer.deliverAll(stoppingWhen: { false }, to: { (_: Int) in })
         XCTAssertEqual(allocation_counter_read_thread() - before, 0, "refilling up to the kept capacity allocates nothing")
     }
 }

@@ -8,12 +8,21 @@
 ///
 /// A value holding a pointer to its storage, so that it lives inline in its
 /// owner (no object of its own) and two of them trade contents by swapping.
-/// It owns its storage: its owner calls `release()` exactly once and never
+/// It owns its storage: its owner calls `release(of:)` exactly once and never
 /// copies it (a copy would share the storage). Storage is allocated by the
 /// first append, not before: a buffer that never receives an element costs no
 /// allocation. Not thread-safe: the owner synchronises.
-struct ElementBuffer<Element> {
-    private var storage: UnsafeMutablePointer<Element>?
+///
+/// Not generic: its methods are, and every call on one buffer must name the
+/// same element type (its owner's, which is fixed). The library's generic code
+/// runs unspecialised, and a generic struct's own metadata is a run-time
+/// lookup in the metadata cache wherever a call needs it (calling a method
+/// that is not inlined, swapping two buffers, destroying one): hundreds of
+/// instructions each, several times per subscription. This type's metadata is
+/// static, and a generic method receives `Element`'s metadata from its caller,
+/// which has it at hand.
+struct ElementBuffer {
+    private var storage: UnsafeMutableRawPointer?
     private var capacity = 0
     private(set) var count = 0
 
@@ -26,18 +35,15 @@ struct ElementBuffer<Element> {
 
     /// Appends a copy of `element`.
     ///
-    /// Always inlined, like every method here that runs per element: in
-    /// unspecialised code a call to a method of a generic struct passes the
-    /// struct's type metadata, which costs a run-time lookup in the metadata
-    /// cache per call. Inlined into a method of a generic class
-    /// (`ObserveOnQueue.append(_:)`), it finds `Element` in that instance's
-    /// own metadata instead.
+    /// Always inlined, like every method here that runs per element, so that
+    /// `Element` comes from the caller's context (for `ObserveOnQueue`, its
+    /// own metadata) instead of being passed through a call.
     @inline(__always)
-    mutating func append(_ element: Element) {
+    mutating func append<Element>(_ element: Element) {
         if count == capacity {
-            grow()
+            grow(Element.self)
         }
-        (storage.unsafelyUnwrapped + count).initialize(to: element)
+        (slots(Element.self) + count).initialize(to: element)
         count &+= 1
     }
 
@@ -50,12 +56,13 @@ struct ElementBuffer<Element> {
     /// once, before the loop: `deliver` is opaque, and a field read inside
     /// the loop would be reloaded from memory after every call.
     @inline(__always)
-    mutating func deliverAll(stoppingWhen stop: () -> Bool, to deliver: (Element) -> Void) {
-        guard let storage else {
+    mutating func deliverAll<Element>(stoppingWhen stop: () -> Bool, to deliver: (Element) -> Void) {
+        guard storage != nil else {
             return
         }
-        let end = storage + count
-        var next = storage
+        let first = slots(Element.self)
+        let end = first + count
+        var next = first
         while next != end {
             if stop() {
                 break
@@ -63,36 +70,44 @@ struct ElementBuffer<Element> {
             deliver(next.pointee)
             next += 1
         }
-        removeAll()
+        removeAll(of: Element.self)
     }
 
     /// Empties the buffer and keeps its capacity.
     @inline(__always)
-    mutating func removeAll() {
-        storage?.deinitialize(count: count)
+    mutating func removeAll<Element>(of _: Element.Type) {
+        if storage != nil {
+            slots(Element.self).deinitialize(count: count)
+        }
         count = 0
     }
 
     /// Destroys the elements and frees the storage; the buffer is empty and
     /// without storage afterwards. Its owner calls this once, in `deinit`.
-    mutating func release() {
-        removeAll()
+    mutating func release<Element>(of _: Element.Type) {
+        removeAll(of: Element.self)
         storage?.deallocate()
         storage = nil
         capacity = 0
     }
 
-    /// Called when the buffer is full: a call with a metadata lookup, but
-    /// only as often as the capacity doubles.
+    /// The storage as slots of `Element`. Only when there is storage.
+    @inline(__always)
+    private func slots<Element>(_: Element.Type) -> UnsafeMutablePointer<Element> {
+        storage.unsafelyUnwrapped.assumingMemoryBound(to: Element.self)
+    }
+
+    /// Called when the buffer is full: a call, but only as often as the
+    /// capacity doubles.
     @inline(never)
-    private mutating func grow() {
+    private mutating func grow<Element>(_: Element.Type) {
         let newCapacity = capacity == 0 ? 16 : capacity * 2
-        let newStorage = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        if let storage {
-            newStorage.moveInitialize(from: storage, count: count)
-            storage.deallocate()
+        let newSlots = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        if storage != nil {
+            newSlots.moveInitialize(from: slots(Element.self), count: count)
+            storage?.deallocate()
         }
-        storage = newStorage
+        storage = UnsafeMutableRawPointer(newSlots)
         capacity = newCapacity
     }
 }

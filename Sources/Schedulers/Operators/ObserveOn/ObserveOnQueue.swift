@@ -20,24 +20,23 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     /// The elements queued by upstream. Guarded by `lock`; unchecked for the
     /// same reason.
     @exclusivity(unchecked)
-    var elements = ElementBuffer<Element>()
+    var elements = ElementBuffer()
     private let paddingAfter = CacheLinePadding()
 
     init() {}
 
     /// Appends `element` to `elements`; the caller holds `lock`.
     ///
-    /// A method of this class rather than a call to the buffer's own: here
-    /// `Element` comes from the instance's metadata, while the sink calling
-    /// a method of the generic buffer directly would look the buffer type's
-    /// metadata up per element. Never inlined, so that it stays here.
+    /// A method of this class, never inlined, so that `Element` comes from
+    /// the instance's metadata: the sink, whose element type is its
+    /// observer's associated type, would look it up per element.
     @inline(never)
     final func append(_ element: Element) {
         elements.append(element)
     }
 
     deinit {
-        elements.release()
+        elements.release(of: Element.self)
     }
 }
 
