@@ -206,16 +206,22 @@ final class CompareJudgementTests: XCTestCase {
         }
     }
 
+    /// Ninety unchanged series with 1 % noise and series v90, whose every
+    /// new repetition is `shift` times its base, compared with default options.
+    private static func reportWithALoneChange(shift: Double, repetitions: Int) throws -> ComparisonReport {
+        var generator = SeededGenerator(seed: 33)
+        let base = run(count: 91, repetitions: repetitions, using: &generator)
+        var new = run(count: 90, repetitions: repetitions, using: &generator)
+        new += run(count: 91, repetitions: repetitions, using: &generator, shift: shift).suffix(1)
+        return try ComparisonReport(
+            base: ResultFile(path: "base.csv", series: base), new: ResultFile(path: "new.csv", series: new),
+            options: CompareOptions())
+    }
+
     func testALoneClearImprovementAmongNinetySeriesIsLikelyBetterWithFiveRepetitionsAndNeverFailsTheRun() throws {
         for (repetitions, expected) in [(7, CompareVerdict.better), (5, .unconfirmedBetter)] {
-            var generator = SeededGenerator(seed: 33)
-            let base = Self.run(count: 91, repetitions: repetitions, using: &generator)
-            var new = Self.run(count: 90, repetitions: repetitions, using: &generator)
             // Series v90 takes 30 % less time in every repetition.
-            new += Self.run(count: 91, repetitions: repetitions, using: &generator, shift: 0.7).suffix(1)
-            let report = try ComparisonReport(
-                base: ResultFile(path: "base.csv", series: base), new: ResultFile(path: "new.csv", series: new),
-                options: CompareOptions())
+            let report = try Self.reportWithALoneChange(shift: 0.7, repetitions: repetitions)
             let changed = try XCTUnwrap(report.comparisons.first { $0.key.variant == "v90" })
             XCTAssertEqual(changed.verdict, expected, "\(repetitions) repetitions")
             XCTAssertEqual(report.exitStatus, .noRegression, "\(repetitions) repetitions")
@@ -232,14 +238,8 @@ final class CompareJudgementTests: XCTestCase {
 
     func testALoneClearChangeAmongNinetySeriesNeedsSevenRepetitionsASide() throws {
         for (repetitions, expected) in [(7, CompareExitStatus.regression), (5, .notJudged), (3, .notJudged)] {
-            var generator = SeededGenerator(seed: 33)
-            let base = Self.run(count: 91, repetitions: repetitions, using: &generator)
-            var new = Self.run(count: 90, repetitions: repetitions, using: &generator)
             // Series v90 is 20 % slower in every repetition.
-            new += Self.run(count: 91, repetitions: repetitions, using: &generator, shift: 1.2).suffix(1)
-            let report = try ComparisonReport(
-                base: ResultFile(path: "base.csv", series: base), new: ResultFile(path: "new.csv", series: new),
-                options: CompareOptions())
+            let report = try Self.reportWithALoneChange(shift: 1.2, repetitions: repetitions)
             XCTAssertEqual(report.testedCount, 91)
             XCTAssertEqual(report.exitStatus, expected, "\(repetitions) repetitions")
             let changed = try XCTUnwrap(report.comparisons.first { $0.key.variant == "v90" })
