@@ -56,9 +56,9 @@ final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
         let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
         let rounds = 2_000
         let ran = DispatchProbe()
-        var results: [DispatchCountingDisposable] = []
+        var results: [DisposalCounter] = []
         for round in 0..<rounds {
-            let result = DispatchCountingDisposable()
+            let result = DisposalCounter()
             results.append(result)
             let disposable = scheduler.schedule(round) { round in
                 ran.record("\(round)")

@@ -39,7 +39,7 @@ import Testing
         let target = kind.make(label: "guarantee.dispose-during.\(kind)")
         let started = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
-        let result = DispatchCountingDisposable()
+        let result = DisposalCounter()
         let probe = DispatchProbe()
         let disposable = target.scheduler.schedule(()) { _ in
             probe.enter()

@@ -109,7 +109,7 @@ final class SerialDispatchQueueSchedulerTests: XCTestCase {
 
     func testDisposingAfterFinishDisposesResultOnce() {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.dispose.after")
-        let result = DispatchCountingDisposable()
+        let result = DisposalCounter()
         let disposable = scheduler.schedule(()) { _ in result }
         dispatchDrain(scheduler)
         XCTAssertEqual(result.disposeCount, 0)
@@ -120,7 +120,7 @@ final class SerialDispatchQueueSchedulerTests: XCTestCase {
 
     func testDisposingRelativeAfterItRanDisposesResult() {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.relative.result")
-        let result = DispatchCountingDisposable()
+        let result = DisposalCounter()
         let ran = expectation(description: "ran")
         let disposable = scheduler.scheduleRelative((), dueTime: .milliseconds(1)) { _ in
             ran.fulfill()

@@ -69,23 +69,6 @@ private final class ProbeLock<Value>: @unchecked Sendable {
     }
 }
 
-/// A disposable that counts its disposals.
-final class DispatchCountingDisposable: Cancelable, @unchecked Sendable {
-    private let disposals = Atomic<Int>(0)
-
-    var disposeCount: Int {
-        disposals.load(ordering: .acquiring)
-    }
-
-    var isDisposed: Bool {
-        disposeCount > 0
-    }
-
-    func dispose() {
-        disposals.add(1, ordering: .acquiringAndReleasing)
-    }
-}
-
 /// An object whose lifetime a test watches through a weak reference.
 final class DispatchTracked: @unchecked Sendable {
     let value: Int
