@@ -14,20 +14,11 @@ import Schedulers
 /// missed-tick policy does with a timer that wakes up late by up to about a
 /// period plus 1 ms.
 enum UserSchedulerPeriodicJob {
-    static let job = PeriodicJob(id: .library("user-scheduler.emulated")) { recorder in
-        let scheduler: SchedulerType = AsyncAfterUserScheduler(queue: DispatchQueue(label: "bench.drift.user-scheduler"))
-        let period = RxTimeInterval.nanoseconds(Int(recorder.period))
-        recorder.markStart()
-        let disposable = scheduler.schedulePeriodic(0, startAfter: period, period: period) { state in
-            recorder.tick()
-            return state
-        }
-        let periodic = disposable as? PeriodicDisposable
-        if let periodic {
-            let box = UnsafeSendableBox(periodic)
-            recorder.skippedSource = { box.value.skippedTicks }
-        }
-        return RunningJob(stop: { disposable.dispose() }, skippedTicks: { periodic?.skippedTicks })
+    /// `schedulePeriodic` on a scheduler that does not implement it, so the
+    /// protocol's default (emulation) runs: the same job as the builtin
+    /// schedulers' `native` ones, on the user's scheduler.
+    static let job = LibraryPeriodicJobs.job(.library("user-scheduler.emulated"), emulated: false) {
+        AsyncAfterUserScheduler(queue: DispatchQueue(label: "bench.drift.user-scheduler"))
     }
 }
 
