@@ -15,7 +15,7 @@ final class ElementBufferTests: XCTestCase {
         var delivered: [Int] = []
         buffer.deliverAll(stoppingWhen: { false }, to: { (value: Int) in delivered.append(value) })
         XCTAssertEqual(delivered, Array(0..<1_000))
-        XCTAssertTrue(buffer.isEmpty)
+        XCTAssertEqual(buffer.count, 0)
     }
 
     func testStoppingDropsTheRestUndeliveredAndEmptiesTheBuffer() {
@@ -27,7 +27,7 @@ final class ElementBufferTests: XCTestCase {
         var delivered: [Int] = []
         buffer.deliverAll(stoppingWhen: { delivered.count == 3 }, to: { (value: Int) in delivered.append(value) })
         XCTAssertEqual(delivered, [0, 1, 2])
-        XCTAssertTrue(buffer.isEmpty)
+        XCTAssertEqual(buffer.count, 0)
     }
 
     func testSwappingTradesContents() {
@@ -40,7 +40,7 @@ final class ElementBufferTests: XCTestCase {
         queued.append(1)
         queued.append(2)
         swap(&queued, &batch)
-        XCTAssertTrue(queued.isEmpty)
+        XCTAssertEqual(queued.count, 0)
         queued.append(3)
         var delivered: [Int] = []
         batch.deliverAll(stoppingWhen: { false }, to: { (value: Int) in delivered.append(value) })
@@ -83,7 +83,7 @@ final class ElementBufferTests: XCTestCase {
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
         var before = allocation_counter_read_thread()
-        XCTAssertTrue(buffer.isEmpty)
+        XCTAssertEqual(buffer.count, 0)
         XCTAssertEqual(allocation_counter_read_thread() - before, 0, "an empty buffer has no storage")
         buffer.append(1)
         XCTAssertEqual(allocation_counter_read_thread() - before, 1, "the first element allocates the storage")

@@ -29,10 +29,6 @@ struct ElementBuffer {
     /// An empty buffer without storage.
     init() {}
 
-    var isEmpty: Bool {
-        count == 0
-    }
-
     /// Appends a copy of `element`.
     ///
     /// Always inlined, like every method here that runs per element, so that
