@@ -6,26 +6,13 @@ import Schedulers
 /// scheduler, a `subscribe(onNext:)` consumer.
 enum LibraryHops {
     static var variants: [HopVariant] {
-        [
-            HopVariant(id: .fastPath) {
-                ObservableHop(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.fast-path"), path: .automatic)
-            },
-            HopVariant(id: .generic) {
-                ObservableHop(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.generic"), path: .generic)
-            },
-            HopVariant(id: .concurrent) {
+        LibrarySchedulerVariant.hopping.map { library in
+            HopVariant(id: library.id, needsMainQueue: library.isMain) {
                 ObservableHop(
-                    scheduler: ConcurrentDispatchQueueScheduler(
-                        queue: DispatchQueue(label: "bench.concurrent", attributes: .concurrent)),
-                    path: .automatic)
-            },
-            HopVariant(id: .operationQueue) {
-                ObservableHop(scheduler: OperationQueueScheduler(operationQueue: OperationQueue()), path: .automatic)
-            },
-            HopVariant(id: .main, needsMainQueue: true) {
-                ObservableHop(scheduler: MainScheduler.instance, path: .automatic, requireMainThread: true)
-            },
-        ]
+                    scheduler: library.makeScheduler("bench.\(library.id.name)"), path: library.path,
+                    requireMainThread: library.isMain)
+            }
+        }
     }
 }
 

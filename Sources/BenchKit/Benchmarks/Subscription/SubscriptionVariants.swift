@@ -8,29 +8,12 @@ import Schedulers
 /// this library's `observe(on:)` on each scheduler, then the OpenCombine peer.
 enum SubscriptionVariants {
     static var all: [SubscriptionVariant] {
-        [
-            SubscriptionVariant(id: .fastPath) {
+        LibrarySchedulerVariant.hopping.map { library in
+            SubscriptionVariant(id: library.id, needsMainQueue: library.isMain, requireMainThread: library.isMain) {
                 LibraryLifecycle(
-                    scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.subscription.fast-path"),
-                    path: .automatic)
-            },
-            SubscriptionVariant(id: .generic) {
-                LibraryLifecycle(
-                    scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "bench.subscription.generic"),
-                    path: .generic)
-            },
-            SubscriptionVariant(id: .concurrent) {
-                LibraryLifecycle(
-                    scheduler: ConcurrentDispatchQueueScheduler(
-                        queue: DispatchQueue(label: "bench.subscription.concurrent", attributes: .concurrent)),
-                    path: .automatic)
-            },
-            SubscriptionVariant(id: .operationQueue) {
-                LibraryLifecycle(scheduler: OperationQueueScheduler(operationQueue: OperationQueue()), path: .automatic)
-            },
-            SubscriptionVariant(id: .main, needsMainQueue: true, requireMainThread: true) {
-                LibraryLifecycle(scheduler: MainScheduler.instance, path: .automatic)
-            },
+                    scheduler: library.makeScheduler("bench.subscription.\(library.id.name)"), path: library.path)
+            }
+        } + [
             SubscriptionVariant(id: .currentThread) {
                 LibraryLifecycle(scheduler: CurrentThreadScheduler.instance, path: .automatic)
             },
