@@ -96,13 +96,7 @@ final class CurrentThreadSchedulerHandOverTests: XCTestCase {
         let chain = HandOverChain(levels: 5)
         chain.onLevel = { level, ticket in
             guard level == 2, let ticket else { return }
-            let other = UncheckedBox(ticket)
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                other.value.dispose()
-                done.signal()
-            }
-            done.wait()
+            disposeOnAnotherThreadAndWait(ticket)
         }
         chain.start(on: scheduler)
         XCTAssertEqual(chain.ran, [1, 2])

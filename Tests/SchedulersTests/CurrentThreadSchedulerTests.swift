@@ -206,13 +206,7 @@ final class CurrentThreadSchedulerTests: XCTestCase {
                 ran = true
                 return Disposables.create()
             }
-            let other = UncheckedBox(queued)
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                other.value.dispose()
-                done.signal()
-            }
-            done.wait()
+            disposeOnAnotherThreadAndWait(queued)
             return Disposables.create()
         }
         XCTAssertFalse(ran)

@@ -1,4 +1,5 @@
 import Dispatch
+import Schedulers
 
 /// Runs `body(0..<iterations)` on the dispatch worker threads at once, as
 /// `DispatchQueue.concurrentPerform` does, without asking the body to be
@@ -11,4 +12,17 @@ func runConcurrently(iterations: Int, _ body: (Int) -> Void) {
             shared.value(index)
         }
     }
+}
+
+/// Disposes `disposable` on another thread and returns once that is done:
+/// how a test shows that disposing from a thread other than the one running
+/// the scheduler is safe, without racing the rest of the test.
+func disposeOnAnotherThreadAndWait(_ disposable: Disposable) {
+    let other = UncheckedBox(disposable)
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        other.value.dispose()
+        done.signal()
+    }
+    done.wait()
 }
