@@ -18,6 +18,31 @@ final class ElementBufferTests: XCTestCase {
         XCTAssertEqual(buffer.count, 0)
     }
 
+    func testTrivialAndNonTrivialElementsOfEverySizeRoundTrip() {
+        // A trivial element is stored by assignment, any other by an
+        // initialising copy: both, across growth, must come out as they went in.
+        var trivial = ElementBuffer()
+        var nonTrivial = ElementBuffer()
+        defer {
+            trivial.release(of: TrivialTriple.self)
+            nonTrivial.release(of: LabelledValue.self)
+        }
+        let triples = (0..<100).map { TrivialTriple(a: UInt8(truncatingIfNeeded: $0), b: $0 * 3, c: Double($0) / 2) }
+        let labelled = (0..<100).map { LabelledValue(label: "element \($0) " + String(repeating: "x", count: $0), value: $0) }
+        for value in triples {
+            trivial.append(value)
+        }
+        for value in labelled {
+            nonTrivial.append(value)
+        }
+        var deliveredTriples: [TrivialTriple] = []
+        var deliveredLabelled: [LabelledValue] = []
+        trivial.deliverAll(stoppingWhen: { false }, to: { (value: TrivialTriple) in deliveredTriples.append(value) })
+        nonTrivial.deliverAll(stoppingWhen: { false }, to: { (value: LabelledValue) in deliveredLabelled.append(value) })
+        XCTAssertEqual(deliveredTriples, triples)
+        XCTAssertEqual(deliveredLabelled, labelled)
+    }
+
     func testStoppingDropsTheRestUndeliveredAndEmptiesTheBuffer() {
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
@@ -101,3 +126,16 @@ final class ElementBufferTests: XCTestCase {
 }
 
 private final class Tracked {}
+
+/// Trivial, with padding between its fields.
+private struct TrivialTriple: Equatable {
+    var a: UInt8
+    var b: Int
+    var c: Double
+}
+
+/// Not trivial: holds a reference-counted string.
+private struct LabelledValue: Equatable {
+    var label: String
+    var value: Int
+}

@@ -34,12 +34,27 @@ struct ElementBuffer {
     /// Always inlined, like every method here that runs per element, so that
     /// `Element` comes from the caller's context (for `ObserveOnQueue`, its
     /// own metadata) instead of being passed through a call.
+    ///
+    /// The copy is one call through `Element`'s value witnesses whatever the
+    /// element type. A trivial type (no references, nothing to release:
+    /// `Int`, `Double`, a struct of them) is stored with an assignment, which
+    /// for such a type is a plain copy of its bytes and needs no prior value
+    /// in the slot. Any other type is copied from where it lies with
+    /// `initializeMemory(as:repeating:count:)`. `initialize(to:)` would cost
+    /// both a copy into a temporary on the stack (space the caller allocates
+    /// at run time, by the type's size) and a second copy out of it, behind a
+    /// call the unspecialised code does not inline.
     @inline(__always)
     mutating func append<Element>(_ element: Element) {
         if count == capacity {
             grow(Element.self)
         }
-        (slots(Element.self) + count).initialize(to: element)
+        let slot = slots(Element.self) + count
+        if _isPOD(Element.self) {
+            slot.pointee = element
+        } else {
+            UnsafeMutableRawPointer(slot).initializeMemory(as: Element.self, repeating: element, count: 1)
+        }
         count &+= 1
     }
 
