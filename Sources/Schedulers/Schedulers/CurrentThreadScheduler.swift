@@ -286,7 +286,7 @@ final class Trampoline {
         } else {
             item = TrampolineItem()
         }
-        let action = TrampolineItem<StateType>.Action(action)
+        let action = TrampolineItem<StateType>.erase(action)
         if let running, taker == nil,
             running._withUnsafeGuaranteedRef({ ObjectIdentifier(type(of: $0)) == kind })
         {
@@ -424,17 +424,22 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @exclusivity(unchecked)
     @usableFromInline
     var state: StateType?
-    /// The action, wrapped: a closure stored bare in a generic class is kept
-    /// in its most general form, so writing it through a pointer
-    /// (`setAction`) would go through a converted temporary and release the
-    /// old value.
+    /// The action, with its type erased (`erase`, `unerase`): the field's
+    /// type is not generic, so code that runs unspecialised (a `schedule`
+    /// through the `ImmediateSchedulerType` existential, as operators call
+    /// it) stores, moves and clears it with no run-time metadata lookup, which
+    /// a generic field type (`Action?`) costs at each such access.
     @exclusivity(unchecked)
     @usableFromInline
-    var storedAction: Action?
+    var storedAction: TrampolineErasedAction?
     @exclusivity(unchecked)
     @usableFromInline
     var result: Disposable?
 
+    /// The action as the class's field stores it. A struct field of a
+    /// generic type keeps a closure in one representation whatever
+    /// `StateType` is (the state passed indirectly), so specialised and
+    /// unspecialised code agree on the bits that `erase` keeps.
     @usableFromInline
     struct Action {
         @usableFromInline
@@ -444,6 +449,21 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         init(_ body: @escaping (StateType) -> Disposable) {
             self.body = body
         }
+    }
+
+    /// `action` as the type-erased value `storedAction` holds: the same bits,
+    /// owning the same reference to the closure's context.
+    @inlinable
+    @inline(__always)
+    static func erase(_ action: @escaping (StateType) -> Disposable) -> TrampolineErasedAction {
+        unsafeBitCast(Action(action), to: TrampolineErasedAction.self)
+    }
+
+    /// The action that `erase` made `erased` from.
+    @inlinable
+    @inline(__always)
+    static func unerase(_ erased: TrampolineErasedAction) -> (StateType) -> Disposable {
+        unsafeBitCast(erased, to: Action.self).body
     }
 
     /// Whether the state field holds bit-for-bit `state` (it is read as raw
@@ -457,7 +477,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// Whether the action field holds bit-for-bit `action`.
     @inlinable
     @inline(__always)
-    func holdsBits(ofAction action: Action) -> Bool {
+    func holdsBits(ofAction action: TrampolineErasedAction) -> Bool {
         withUnsafeMutablePointer(to: &storedAction) { Self.bitsEqual(UnsafeRawPointer($0), action) }
     }
 
@@ -487,8 +507,19 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// `ScheduledActionCell`'s view of `storedAction`.
     @inlinable
     var action: ((StateType) -> Disposable)? {
-        get { storedAction?.body }
-        set { storedAction = newValue.map(Action.init) }
+        get {
+            if let storedAction {
+                return Self.unerase(storedAction)
+            }
+            return nil
+        }
+        set {
+            if let newValue {
+                storedAction = Self.erase(newValue)
+            } else {
+                storedAction = nil
+            }
+        }
     }
 
     /// A disposer on another thread leaves the state and the action to the
@@ -531,7 +562,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// Stores the action of an empty entry, as `setState` does the state.
     @inlinable
     @inline(__always)
-    func setAction(_ action: Action) {
+    func setAction(_ action: TrampolineErasedAction) {
         withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: action) }
     }
 
@@ -568,7 +599,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             }
             trampoline.running = unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
             // What the action returns can no longer be disposed through this item: drop it.
-            _ = action(state)
+            _ = action.run(state)
             trampoline.running = nil
             item._withUnsafeGuaranteedRef { $0.clearMovedFields() }
             guard let taker = trampoline.taker else {
@@ -595,7 +626,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
                     }
                     state = item.moveState()
                     if trampoline.takesAction, case .none = item.storedAction {
-                        item.storedAction = Action(consume action)
+                        item.storedAction = consume action
                     }
                     action = item.moveAction()
                 }
@@ -609,7 +640,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
                 strongNext.state = consume state
             }
             if trampoline.takesAction, case .none = strongNext.storedAction {
-                strongNext.storedAction = Action(consume action)
+                strongNext.storedAction = consume action
             }
             _ = Unmanaged.passRetained(strongNext)
             return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
@@ -627,10 +658,12 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     }
 
     /// The action, moved out of its field (the bits stay until `clearMovedFields()`).
+    /// Still erased: the run calls it as it is (`TrampolineErasedAction.run`),
+    /// so moving it costs no reference counting.
     @inlinable
     @inline(__always)
-    func moveAction() -> (StateType) -> Disposable {
-        withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped.body
+    func moveAction() -> TrampolineErasedAction {
+        withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped
     }
 
     /// The state, moved out of its field (the bits stay until `clearMovedFields()`).
@@ -647,5 +680,26 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     func clearMovedFields() {
         withUnsafeMutablePointer(to: &state) { $0.initialize(to: nil) }
         withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: nil) }
+    }
+}
+
+/// A queued action of a `TrampolineItem`, its type erased: the two words of
+/// a closure (function and context), owning one reference to the context.
+/// Only `TrampolineItem.erase` makes one, from the item type's `Action`, so
+/// the bits are always those of a closure that takes its state indirectly
+/// (by address) and returns a `Disposable`; `run` calls it that way.
+@usableFromInline
+struct TrampolineErasedAction {
+    /// The action's function, typed for its calling convention: a state
+    /// passed indirectly arrives as its address, as a raw pointer does.
+    @usableFromInline
+    let body: (UnsafeRawPointer) -> Disposable
+
+    /// Calls the action with `state`, which must be of the state type of the
+    /// item that erased it.
+    @inlinable
+    @inline(__always)
+    func run<StateType>(_ state: StateType) -> Disposable {
+        withUnsafePointer(to: state) { body(UnsafeRawPointer($0)) }
     }
 }
