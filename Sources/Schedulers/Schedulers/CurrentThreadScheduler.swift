@@ -599,7 +599,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             }
             trampoline.running = unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
             // What the action returns can no longer be disposed through this item: drop it.
-            _ = action.run(state)
+            _ = action.run(&state)
             trampoline.running = nil
             item._withUnsafeGuaranteedRef { $0.clearMovedFields() }
             guard let taker = trampoline.taker else {
@@ -696,10 +696,11 @@ struct TrampolineErasedAction {
     let body: (UnsafeRawPointer) -> Disposable
 
     /// Calls the action with `state`, which must be of the state type of the
-    /// item that erased it.
+    /// item that erased it. In-out only to pass the variable's own address:
+    /// the action receives the state borrowed and cannot change it.
     @inlinable
     @inline(__always)
-    func run<StateType>(_ state: StateType) -> Disposable {
-        withUnsafePointer(to: state) { body(UnsafeRawPointer($0)) }
+    func run<StateType>(_ state: inout StateType) -> Disposable {
+        withUnsafePointer(to: &state) { body(UnsafeRawPointer($0)) }
     }
 }
