@@ -377,6 +377,20 @@ class TrampolineWork {
     init(run: @escaping RunFunction) {
         runner = Runner(body: run)
     }
+
+    /// Whether the queued action a `TrampolineTicket` refers to has been
+    /// disposed. Only a `TrampolineItem` has a ticket; other work says `false`.
+    @usableFromInline
+    var isQueuedActionDisposed: Bool {
+        false
+    }
+
+    /// What `TrampolineTicket.dispose()` does: a `TrampolineItem` skips or
+    /// disposes its action; other work has no ticket and does nothing. An
+    /// override, unlike the run function, because it touches no field of the
+    /// generic type and is not on the path of every schedule.
+    @usableFromInline
+    func disposeQueuedAction() {}
 }
 
 /// The disposable `schedule` returns for a queued action: the only way out
@@ -386,27 +400,32 @@ class TrampolineWork {
 /// reference to an item, so "only the queue holds it" is exactly what
 /// `isKnownUniquelyReferenced` says, and an item that passes that test can
 /// be reused with no ticket left that could dispose its next action.
+///
+/// Not generic: its type metadata is static, so a `schedule` that runs
+/// unspecialised builds the returned `Disposable` with no run-time metadata
+/// lookup (a generic ticket's type is looked up per state type).
 @usableFromInline
-struct TrampolineTicket<StateType>: Cancelable, @unchecked Sendable {
+struct TrampolineTicket: Cancelable, @unchecked Sendable {
+    /// Always a `TrampolineItem`.
     @usableFromInline
-    let item: TrampolineItem<StateType>
+    let item: TrampolineWork
 
     @inlinable
-    init(item: TrampolineItem<StateType>) {
+    init<StateType>(item: TrampolineItem<StateType>) {
         self.item = item
     }
 
     /// Whether the queued action has been disposed.
     @usableFromInline
     var isDisposed: Bool {
-        item.isActionDisposed
+        item.isQueuedActionDisposed
     }
 
     /// Skips the action if it has not started; else disposes what it
     /// returned, once it has returned.
     @usableFromInline
     func dispose() {
-        item.disposeAction()
+        item.disposeQueuedAction()
     }
 }
 
@@ -520,6 +539,16 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
                 storedAction = nil
             }
         }
+    }
+
+    @usableFromInline
+    override var isQueuedActionDisposed: Bool {
+        isActionDisposed
+    }
+
+    @usableFromInline
+    override func disposeQueuedAction() {
+        disposeAction()
     }
 
     /// A disposer on another thread leaves the state and the action to the
