@@ -272,12 +272,15 @@ final class Trampoline {
     func makeItem<StateType>(
         state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem<StateType> {
-        let kind = ObjectIdentifier(TrampolineItem<StateType>.self)
+        // The state type, not the item class, identifies an item's kind: its
+        // metadata is at hand even in unspecialised code, where the class's
+        // would be a run-time lookup.
+        let kind = ObjectIdentifier(StateType.self)
         let item: TrampolineItem<StateType>
         // Moved out of the field, not copied: reusing the spare costs no
         // reference counting on it. A spare's fields are empty, as are a new item's.
         if let spare = spare.take() {
-            if ObjectIdentifier(type(of: spare)) == kind {
+            if spare.itemStateType == kind {
                 item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
             } else {
                 self.spare = spare
@@ -288,7 +291,7 @@ final class Trampoline {
         }
         let action = TrampolineItem<StateType>.erase(action)
         if let running, taker == nil,
-            running._withUnsafeGuaranteedRef({ ObjectIdentifier(type(of: $0)) == kind })
+            running._withUnsafeGuaranteedRef({ $0.itemStateType == kind })
         {
             let (sameState, sameAction) = running._withUnsafeGuaranteedRef { running in
                 let running = unsafeDowncast(running, to: TrampolineItem<StateType>.self)
@@ -363,6 +366,11 @@ class TrampolineWork {
     final var next: Unmanaged<TrampolineWork>?
     @usableFromInline
     final let runner: Runner
+    /// For a `TrampolineItem<StateType>`, `StateType`; else `nil`. Equal
+    /// for two entries exactly when they are of the same class, so that
+    /// `Trampoline.makeItem` can tell whether the spare fits.
+    @usableFromInline
+    final let itemStateType: ObjectIdentifier?
 
     /// The run function, wrapped so that it crosses the generic
     /// `_withUnsafeGuaranteedRef` as a plain value: a bare closure would be
@@ -374,8 +382,9 @@ class TrampolineWork {
     }
 
     @usableFromInline
-    init(run: @escaping RunFunction) {
+    init(itemStateType: ObjectIdentifier? = nil, run: @escaping RunFunction) {
         runner = Runner(body: run)
+        self.itemStateType = itemStateType
     }
 
     /// Whether the queued action a `TrampolineTicket` refers to has been
@@ -564,7 +573,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     init() {
         self.state = nil
         self.storedAction = nil
-        super.init { work, trampoline in
+        super.init(itemStateType: ObjectIdentifier(StateType.self)) { work, trampoline in
             // Comes with the queue's reference. When that is the only one,
             // nobody can dispose the item any more.
             let item = unsafeBitCast(work, to: Unmanaged<TrampolineItem<StateType>>.self)
