@@ -20,7 +20,7 @@ final class CurrentThreadSchedulerHandOverTests: XCTestCase {
         chain.onLevel = { _, ticket in
             // The entry just queued is the taker, with what it took.
             guard let ticket, let trampoline = Trampoline.existing else { return }
-            let item = (ticket as? TrampolineTicket<HandOverChain>)?.item
+            let item = (ticket as? TrampolineTicket)?.item
             XCTAssertNotNil(item)
             let isTaker = trampoline.taker?.toOpaque() == item.map { Unmanaged.passUnretained($0).toOpaque() }
             takes.append((isTaker && trampoline.takesState, isTaker && trampoline.takesAction))

@@ -71,6 +71,70 @@ final class CurrentThreadSchedulerTests: XCTestCase {
         XCTAssertEqual(log, ["outer begins", "outer ends", "first", "second", "third", "nested in first"])
     }
 
+    /// A state of several words, passed to the action by address.
+    private struct WideState: Equatable {
+        var name: String
+        var level: Int
+        var weight: Double
+        var tags: [Int]
+    }
+
+    /// Queues a chain of `levels` nested schedules, each with the same action
+    /// and the next state, on `scheduler` (an existential when the caller
+    /// passes one, so the trampoline runs unspecialised), and returns the
+    /// states the actions received, in order.
+    private func chainOfStates<State>(
+        on scheduler: ImmediateSchedulerType, levels: Int, first: State, next: @escaping (State) -> State
+    ) -> [State] {
+        var received: [State] = []
+        var action: ((State) -> Disposable)!
+        action = { state in
+            received.append(state)
+            if received.count < levels {
+                _ = scheduler.schedule(next(state), action: action)
+            }
+            return Disposables.create()
+        }
+        _ = scheduler.schedule(first, action: action)
+        action = nil
+        return received
+    }
+
+    func testQueuedActionsReceiveTheirStateWhateverItsShape() {
+        let existential: ImmediateSchedulerType = scheduler
+        XCTAssertEqual(
+            chainOfStates(on: existential, levels: 5, first: 1) { $0 * 2 }, [1, 2, 4, 8, 16])
+        let wide = WideState(name: "a", level: 0, weight: 0.5, tags: [7])
+        let wideStates = chainOfStates(on: existential, levels: 4, first: wide) { state in
+            WideState(
+                name: state.name + "b", level: state.level + 1, weight: state.weight * 2, tags: state.tags + [state.level])
+        }
+        XCTAssertEqual(wideStates.map(\.name), ["a", "ab", "abb", "abbb"])
+        XCTAssertEqual(wideStates.map(\.level), [0, 1, 2, 3])
+        XCTAssertEqual(wideStates.map(\.weight), [0.5, 1, 2, 4])
+        XCTAssertEqual(wideStates.last?.tags, [7, 0, 1, 2])
+        let box = DisposalCounter()
+        let sameObject = chainOfStates(on: existential, levels: 3, first: box) { $0 }
+        XCTAssertEqual(sameObject.count, 3)
+        XCTAssertTrue(sameObject.allSatisfy { $0 === box }, "the chain's own state, handed over at each level")
+        // Directly on the scheduler's type too, and one chain after another
+        // of a different state type (the spare item is then of another type).
+        var direct: [String] = []
+        _ = scheduler.schedule("x") { state in
+            direct.append(state)
+            _ = self.scheduler.schedule(state + "y") { state in
+                direct.append(state)
+                _ = self.scheduler.schedule(state.count) { count in
+                    direct.append(String(count))
+                    return Disposables.create()
+                }
+                return Disposables.create()
+            }
+            return Disposables.create()
+        }
+        XCTAssertEqual(direct, ["x", "xy", "2"])
+    }
+
     func testReferenceSpellingScheduleStateActionRunsToo() {
         var ran = false
         _ = scheduler.schedule(state: ()) { _ in

@@ -272,12 +272,15 @@ final class Trampoline {
     func makeItem<StateType>(
         state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem<StateType> {
-        let kind = ObjectIdentifier(TrampolineItem<StateType>.self)
+        // The state type, not the item class, identifies an item's kind: its
+        // metadata is at hand even in unspecialised code, where the class's
+        // would be a run-time lookup.
+        let kind = ObjectIdentifier(StateType.self)
         let item: TrampolineItem<StateType>
         // Moved out of the field, not copied: reusing the spare costs no
         // reference counting on it. A spare's fields are empty, as are a new item's.
         if let spare = spare.take() {
-            if ObjectIdentifier(type(of: spare)) == kind {
+            if spare.itemStateType == kind {
                 item = unsafeDowncast(spare, to: TrampolineItem<StateType>.self)
             } else {
                 self.spare = spare
@@ -286,9 +289,9 @@ final class Trampoline {
         } else {
             item = TrampolineItem()
         }
-        let action = TrampolineItem<StateType>.Action(action)
+        let action = TrampolineItem<StateType>.erase(action)
         if let running, taker == nil,
-            running._withUnsafeGuaranteedRef({ ObjectIdentifier(type(of: $0)) == kind })
+            running._withUnsafeGuaranteedRef({ $0.itemStateType == kind })
         {
             let (sameState, sameAction) = running._withUnsafeGuaranteedRef { running in
                 let running = unsafeDowncast(running, to: TrampolineItem<StateType>.self)
@@ -363,6 +366,11 @@ class TrampolineWork {
     final var next: Unmanaged<TrampolineWork>?
     @usableFromInline
     final let runner: Runner
+    /// For a `TrampolineItem<StateType>`, `StateType`; else `nil`. Equal
+    /// for two entries exactly when they are of the same class, so that
+    /// `Trampoline.makeItem` can tell whether the spare fits.
+    @usableFromInline
+    final let itemStateType: ObjectIdentifier?
 
     /// The run function, wrapped so that it crosses the generic
     /// `_withUnsafeGuaranteedRef` as a plain value: a bare closure would be
@@ -374,9 +382,24 @@ class TrampolineWork {
     }
 
     @usableFromInline
-    init(run: @escaping RunFunction) {
+    init(itemStateType: ObjectIdentifier? = nil, run: @escaping RunFunction) {
         runner = Runner(body: run)
+        self.itemStateType = itemStateType
     }
+
+    /// Whether the queued action a `TrampolineTicket` refers to has been
+    /// disposed. Only a `TrampolineItem` has a ticket; other work says `false`.
+    @usableFromInline
+    var isQueuedActionDisposed: Bool {
+        false
+    }
+
+    /// What `TrampolineTicket.dispose()` does: a `TrampolineItem` skips or
+    /// disposes its action; other work has no ticket and does nothing. An
+    /// override, unlike the run function, because it touches no field of the
+    /// generic type and is not on the path of every schedule.
+    @usableFromInline
+    func disposeQueuedAction() {}
 }
 
 /// The disposable `schedule` returns for a queued action: the only way out
@@ -386,27 +409,32 @@ class TrampolineWork {
 /// reference to an item, so "only the queue holds it" is exactly what
 /// `isKnownUniquelyReferenced` says, and an item that passes that test can
 /// be reused with no ticket left that could dispose its next action.
+///
+/// Not generic: its type metadata is static, so a `schedule` that runs
+/// unspecialised builds the returned `Disposable` with no run-time metadata
+/// lookup (a generic ticket's type is looked up per state type).
 @usableFromInline
-struct TrampolineTicket<StateType>: Cancelable, @unchecked Sendable {
+struct TrampolineTicket: Cancelable, @unchecked Sendable {
+    /// Always a `TrampolineItem`.
     @usableFromInline
-    let item: TrampolineItem<StateType>
+    let item: TrampolineWork
 
     @inlinable
-    init(item: TrampolineItem<StateType>) {
+    init<StateType>(item: TrampolineItem<StateType>) {
         self.item = item
     }
 
     /// Whether the queued action has been disposed.
     @usableFromInline
     var isDisposed: Bool {
-        item.isActionDisposed
+        item.isQueuedActionDisposed
     }
 
     /// Skips the action if it has not started; else disposes what it
     /// returned, once it has returned.
     @usableFromInline
     func dispose() {
-        item.disposeAction()
+        item.disposeQueuedAction()
     }
 }
 
@@ -424,17 +452,22 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @exclusivity(unchecked)
     @usableFromInline
     var state: StateType?
-    /// The action, wrapped: a closure stored bare in a generic class is kept
-    /// in its most general form, so writing it through a pointer
-    /// (`setAction`) would go through a converted temporary and release the
-    /// old value.
+    /// The action, with its type erased (`erase`, `unerase`): the field's
+    /// type is not generic, so code that runs unspecialised (a `schedule`
+    /// through the `ImmediateSchedulerType` existential, as operators call
+    /// it) stores, moves and clears it with no run-time metadata lookup, which
+    /// a generic field type (`Action?`) costs at each such access.
     @exclusivity(unchecked)
     @usableFromInline
-    var storedAction: Action?
+    var storedAction: TrampolineErasedAction?
     @exclusivity(unchecked)
     @usableFromInline
     var result: Disposable?
 
+    /// The action as the class's field stores it. A struct field of a
+    /// generic type keeps a closure in one representation whatever
+    /// `StateType` is (the state passed indirectly), so specialised and
+    /// unspecialised code agree on the bits that `erase` keeps.
     @usableFromInline
     struct Action {
         @usableFromInline
@@ -444,6 +477,21 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         init(_ body: @escaping (StateType) -> Disposable) {
             self.body = body
         }
+    }
+
+    /// `action` as the type-erased value `storedAction` holds: the same bits,
+    /// owning the same reference to the closure's context.
+    @inlinable
+    @inline(__always)
+    static func erase(_ action: @escaping (StateType) -> Disposable) -> TrampolineErasedAction {
+        unsafeBitCast(Action(action), to: TrampolineErasedAction.self)
+    }
+
+    /// The action that `erase` made `erased` from.
+    @inlinable
+    @inline(__always)
+    static func unerase(_ erased: TrampolineErasedAction) -> (StateType) -> Disposable {
+        unsafeBitCast(erased, to: Action.self).body
     }
 
     /// Whether the state field holds bit-for-bit `state` (it is read as raw
@@ -457,7 +505,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// Whether the action field holds bit-for-bit `action`.
     @inlinable
     @inline(__always)
-    func holdsBits(ofAction action: Action) -> Bool {
+    func holdsBits(ofAction action: TrampolineErasedAction) -> Bool {
         withUnsafeMutablePointer(to: &storedAction) { Self.bitsEqual(UnsafeRawPointer($0), action) }
     }
 
@@ -487,8 +535,29 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// `ScheduledActionCell`'s view of `storedAction`.
     @inlinable
     var action: ((StateType) -> Disposable)? {
-        get { storedAction?.body }
-        set { storedAction = newValue.map(Action.init) }
+        get {
+            if let storedAction {
+                return Self.unerase(storedAction)
+            }
+            return nil
+        }
+        set {
+            if let newValue {
+                storedAction = Self.erase(newValue)
+            } else {
+                storedAction = nil
+            }
+        }
+    }
+
+    @usableFromInline
+    override var isQueuedActionDisposed: Bool {
+        isActionDisposed
+    }
+
+    @usableFromInline
+    override func disposeQueuedAction() {
+        disposeAction()
     }
 
     /// A disposer on another thread leaves the state and the action to the
@@ -504,7 +573,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     init() {
         self.state = nil
         self.storedAction = nil
-        super.init { work, trampoline in
+        super.init(itemStateType: ObjectIdentifier(StateType.self)) { work, trampoline in
             // Comes with the queue's reference. When that is the only one,
             // nobody can dispose the item any more.
             let item = unsafeBitCast(work, to: Unmanaged<TrampolineItem<StateType>>.self)
@@ -531,7 +600,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// Stores the action of an empty entry, as `setState` does the state.
     @inlinable
     @inline(__always)
-    func setAction(_ action: Action) {
+    func setAction(_ action: TrampolineErasedAction) {
         withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: action) }
     }
 
@@ -568,7 +637,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             }
             trampoline.running = unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
             // What the action returns can no longer be disposed through this item: drop it.
-            _ = action(state)
+            _ = action.run(&state)
             trampoline.running = nil
             item._withUnsafeGuaranteedRef { $0.clearMovedFields() }
             guard let taker = trampoline.taker else {
@@ -595,7 +664,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
                     }
                     state = item.moveState()
                     if trampoline.takesAction, case .none = item.storedAction {
-                        item.storedAction = Action(consume action)
+                        item.storedAction = consume action
                     }
                     action = item.moveAction()
                 }
@@ -609,7 +678,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
                 strongNext.state = consume state
             }
             if trampoline.takesAction, case .none = strongNext.storedAction {
-                strongNext.storedAction = Action(consume action)
+                strongNext.storedAction = consume action
             }
             _ = Unmanaged.passRetained(strongNext)
             return unsafeBitCast(item, to: Unmanaged<TrampolineWork>.self)
@@ -627,10 +696,12 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     }
 
     /// The action, moved out of its field (the bits stay until `clearMovedFields()`).
+    /// Still erased: the run calls it as it is (`TrampolineErasedAction.run`),
+    /// so moving it costs no reference counting.
     @inlinable
     @inline(__always)
-    func moveAction() -> (StateType) -> Disposable {
-        withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped.body
+    func moveAction() -> TrampolineErasedAction {
+        withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped
     }
 
     /// The state, moved out of its field (the bits stay until `clearMovedFields()`).
@@ -647,5 +718,27 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     func clearMovedFields() {
         withUnsafeMutablePointer(to: &state) { $0.initialize(to: nil) }
         withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: nil) }
+    }
+}
+
+/// A queued action of a `TrampolineItem`, its type erased: the two words of
+/// a closure (function and context), owning one reference to the context.
+/// Only `TrampolineItem.erase` makes one, from the item type's `Action`, so
+/// the bits are always those of a closure that takes its state indirectly
+/// (by address) and returns a `Disposable`; `run` calls it that way.
+@usableFromInline
+struct TrampolineErasedAction {
+    /// The action's function, typed for its calling convention: a state
+    /// passed indirectly arrives as its address, as a raw pointer does.
+    @usableFromInline
+    let body: (UnsafeRawPointer) -> Disposable
+
+    /// Calls the action with `state`, which must be of the state type of the
+    /// item that erased it. In-out only to pass the variable's own address:
+    /// the action receives the state borrowed and cannot change it.
+    @inlinable
+    @inline(__always)
+    func run<StateType>(_ state: inout StateType) -> Disposable {
+        withUnsafePointer(to: &state) { body(UnsafeRawPointer($0)) }
     }
 }
