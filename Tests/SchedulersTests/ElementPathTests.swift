@@ -55,6 +55,43 @@ final class ElementPathTests: XCTestCase {
         XCTAssertFalse((ForeignObserver() as Any) is any ElementObserver)
     }
 
+    /// Each library observer offers its element entry through
+    /// `_makeNextHandler()`, called generically as a sink does (through the
+    /// witness table); an observer from outside offers none. The compiler
+    /// picks the witness from the conformances: were any library observer
+    /// given the `nil` default, its upstream would send it `Event`s, still
+    /// correct but slower, and no other test would notice.
+    func testEveryLibraryObserverOffersItsElementEntryThroughTheWitnessAndAForeignOneDoesNot() throws {
+        var received: [Int] = []
+        let end = ClosureObserver<Int>(
+            onNext: { received.append($0) }, onError: nil, onCompleted: nil, onTerminated: Disposables.create())
+        let cancel = BooleanDisposable()
+        let scheduler = ManualSerialScheduler()
+
+        let handlers: [(String, ((Int) -> Void)?)] = [
+            ("ClosureObserver", handler(of: end)),
+            ("AnyObserver", handler(of: AnyObserver(end))),
+            ("MapSink", handler(of: MapSink<Int, ClosureObserver<Int>>(transform: { $0 }, observer: end, cancel: cancel))),
+            ("FilterSink", handler(of: FilterSink(predicate: { _ in true }, observer: end, cancel: cancel))),
+            ("TakeCountSink", handler(of: TakeCountSink(count: 100, observer: end, cancel: cancel))),
+            ("AnonymousObservableSink", handler(of: AnonymousObservableSink(observer: end, cancel: cancel))),
+            ("ObserveOnSerialSink", handler(of: ObserveOnSerialSink(scheduler: scheduler, observer: end, cancel: cancel))),
+            ("ObserveOnGenericSink", handler(of: ObserveOnGenericSink(scheduler: scheduler, observer: end, cancel: cancel))),
+        ]
+        for (index, (name, offered)) in handlers.enumerated() {
+            let call = try XCTUnwrap(offered, "\(name) offers no element entry")
+            call(index)
+        }
+        scheduler.runQueued()
+        XCTAssertEqual(received, Array(handlers.indices), "every entry delivers its element to the end observer")
+        XCTAssertNil(handler(of: ForeignObserver()), "an observer from outside the library receives .next events")
+    }
+
+    /// What a sink is given for `observer`, asked as a sink asks: generically.
+    private func handler<Observer: ObserverType>(of observer: Observer) -> ((Observer.Element) -> Void)? {
+        observer._makeNextHandler()?.call
+    }
+
     func testCreateDropsElementsSentAfterCompletionOnTheElementPath() {
         var received: [Int] = []
         var completions = 0

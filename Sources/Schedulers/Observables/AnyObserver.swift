@@ -57,4 +57,9 @@ extension AnyObserver: ElementObserver {
     func makeNextHandler() -> NextHandler<Element> {
         NextHandler(call: nextHandler)
     }
+
+    /// The handler this observer was made with: its own element path.
+    public func _makeNextHandler() -> _NextHandler<Element>? {
+        makeNextHandler()
+    }
 }

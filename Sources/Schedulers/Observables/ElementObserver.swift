@@ -31,6 +31,20 @@ protocol ElementObserver: ObserverType {
 /// generic function is converted to the most general calling convention and
 /// back, each conversion adding a reabstraction thunk to every call; a
 /// struct's stored closure is never converted.
-struct NextHandler<Element> {
+///
+/// Public only because `ObserverType._makeNextHandler()` returns one; nothing
+/// outside the library can make one or call it.
+public struct _NextHandler<Element> {
     let call: (Element) -> Void
+}
+
+/// The library's name for `_NextHandler`.
+typealias NextHandler<Element> = _NextHandler<Element>
+
+extension ElementObserver {
+    /// This observer's `makeNextHandler()`: the witness of every library
+    /// observer, so that binding to one needs no cast.
+    func _makeNextHandler() -> _NextHandler<Element>? {
+        makeNextHandler()
+    }
 }

@@ -10,6 +10,25 @@ public protocol ObserverType {
 
     /// Receives one event.
     func on(_ event: Event<Element>)
+
+    /// How the library's operators hand this observer an element without
+    /// wrapping it in an `Event`, or `nil` to receive `.next` events.
+    ///
+    /// Not for observers to implement: the library provides it, `nil` for
+    /// every observer and a handler for its own, and the compiler picks the
+    /// right one from the observer's conformances (nothing outside the
+    /// library can make a `_NextHandler`). A sink asks its downstream
+    /// observer once, at subscription. It exists because asking the same
+    /// question with a cast (`as? any ElementObserver`, internal) is a
+    /// run-time conformance lookup paid by every sink of every subscription.
+    func _makeNextHandler() -> _NextHandler<Element>?
+}
+
+extension ObserverType {
+    /// `nil`: this observer receives elements as `.next` events.
+    public func _makeNextHandler() -> _NextHandler<Element>? {
+        nil
+    }
 }
 
 extension ObserverType {
