@@ -112,6 +112,9 @@ final class ObserveOnTests: XCTestCase {
         XCTAssertTrue(source.observe(on: MainScheduler.instance) is ObserveOnSerial<Int>)
         XCTAssertTrue(source.observe(on: TestScheduler(initialClock: 0)) is ObserveOnSerial<Int>)
         XCTAssertTrue(source.observeOn(ManualSerialScheduler()) is ObserveOnSerial<Int>)
+        // Serial by a conformance declared apart from the scheduler's own.
+        XCTAssertTrue(source.observe(on: LaterSerialScheduler()) is ObserveOnSerial<Int>)
+        XCTAssertTrue(source.observe(on: LaterSerialScheduler() as ImmediateSchedulerType) is ObserveOnSerial<Int>)
     }
 
     func testOtherSchedulersAndTheForcedPathGetTheGenericPath() {
@@ -371,5 +374,21 @@ final class ObserveOnReusableDrainTests: XCTestCase {
         wait(for: [finished], timeout: 20)
         XCTAssertTrue(box.events == (0..<count).map { .next($0) } + [.completed], "out of order or incomplete")
         subscription.dispose()
+    }
+}
+
+/// A user's scheduler that states its serial promise in an extension of its
+/// own, after conforming to `ImmediateScheduler`.
+private final class LaterSerialScheduler: ImmediateScheduler {
+    private let serial = ManualSerialScheduler()
+
+    func schedule<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
+        serial.schedule(state, action: action)
+    }
+}
+
+extension LaterSerialScheduler: SerialScheduler {
+    func scheduleInOrder<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
+        serial.scheduleInOrder(state, action: action)
     }
 }
