@@ -44,6 +44,11 @@ typealias NextHandler<Element> = _NextHandler<Element>
 extension ElementObserver {
     /// This observer's `makeNextHandler()`: the witness of every library
     /// observer, so that binding to one needs no cast.
+    ///
+    /// Inlined into each conformance's witness, where the observer's type is
+    /// known: called out of line, generic over `Self`, it would need
+    /// `Self`'s `ElementObserver` witness table, a run-time lookup per call.
+    @inline(__always)
     func _makeNextHandler() -> _NextHandler<Element>? {
         makeNextHandler()
     }
