@@ -260,11 +260,19 @@ final class DispatchJobQueue: ReusableDrainTarget, @unchecked Sendable {
 
     private let lock = Lock()
     /// Jobs enqueued and not yet taken by a drain. Guarded by `lock`.
+    ///
+    /// These three are exempt from the run-time exclusivity check: the lock,
+    /// or for `running` the one drain at a time, already makes each access
+    /// exclusive, and the check cost a thread-local lookup and an access-set
+    /// insertion per access, paid per job.
+    @exclusivity(unchecked)
     private var pending: [UnownedJob] = []
     /// Whether a drain block is on the queue or running. Guarded by `lock`.
+    @exclusivity(unchecked)
     private var drainScheduled = false
     /// The jobs the current drain runs; swapped with `pending` under the
     /// lock, so both buffers keep their capacity. Touched only by the drain.
+    @exclusivity(unchecked)
     private var running: [UnownedJob] = []
     private var drainBlock: (@Sendable @convention(block) () -> Void)?
 
