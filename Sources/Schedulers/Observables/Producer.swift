@@ -15,12 +15,7 @@ class Producer<Element>: Observable<Element>, @unchecked Sendable {
 
     override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
-        if !CurrentThreadScheduler.isScheduleRequired {
-            return subscribeNow(observer)
-        }
-        return CurrentThreadScheduler.instance.schedule((self, observer)) { producerAndObserver in
-            producerAndObserver.0.subscribeNow(producerAndObserver.1)
-        }
+        CurrentThreadScheduler.instance.runAsAction { subscribeNow(observer) }
     }
 
     private func subscribeNow<Observer: ObserverType>(_ observer: Observer) -> Disposable

@@ -84,6 +84,31 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
         }
     }
 
+    /// Runs `body` at once, as `schedule` runs an action when no action of
+    /// this scheduler is running on the calling thread: `body` then runs as
+    /// one (what it schedules is queued) and the queue is drained before this
+    /// returns. When an action is running, `body` simply runs.
+    ///
+    /// How a subscription starts (`Producer.subscribe`). It does what
+    /// scheduling the producer and its observer as a state did, but passes
+    /// no state and no action: nothing escapes, and unspecialised code looks
+    /// up no metadata for a state's type (a tuple of the producer and the
+    /// observer cost three lookups per subscription).
+    func runAsAction(_ body: () -> Disposable) -> Disposable {
+        let trampoline = pthread_getspecific(trampolineKey).map { Unmanaged<Trampoline>.fromOpaque($0) }
+            ?? Trampoline.makeCurrent()
+        return trampoline._withUnsafeGuaranteedRef { trampoline in
+            if trampoline.isRunning {
+                return body()
+            }
+            trampoline.isRunning = true
+            defer { trampoline.isRunning = false }
+            let disposable = body()
+            trampoline.drain()
+            return disposable
+        }
+    }
+
     @inlinable
     func schedule<StateType>(
         on trampoline: Trampoline,
