@@ -92,10 +92,12 @@ final class AnonymousDisposable: Cancelable, @unchecked Sendable {
 final class BinaryDisposable: Cancelable, @unchecked Sendable {
     private let disposed = SyncAtomic<Bool>(false)
     // Read and cleared only by the single winner of the exchange on `disposed`.
+    // Cleared by putting a `NopDisposable` back, not optional: see
+    // `SinkDisposer` for what an optional existential costs.
     @exclusivity(unchecked)
-    private var first: Disposable?
+    private var first: Disposable
     @exclusivity(unchecked)
-    private var second: Disposable?
+    private var second: Disposable
 
     init(_ first: Disposable, _ second: Disposable) {
         self.first = first
@@ -108,11 +110,11 @@ final class BinaryDisposable: Cancelable, @unchecked Sendable {
 
     func dispose() {
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let first = self.first
-        let second = self.second
-        self.first = nil
-        self.second = nil
-        first?.dispose()
-        second?.dispose()
+        var first: Disposable = NopDisposable()
+        var second: Disposable = NopDisposable()
+        swap(&first, &self.first)
+        swap(&second, &self.second)
+        first.dispose()
+        second.dispose()
     }
 }
