@@ -21,26 +21,22 @@ final class ElementBufferTests: XCTestCase {
     func testTrivialAndNonTrivialElementsOfEverySizeRoundTrip() {
         // A trivial element is stored by assignment, any other by an
         // initialising copy: both, across growth, must come out as they went in.
-        var trivial = ElementBuffer()
-        var nonTrivial = ElementBuffer()
-        defer {
-            trivial.release(of: TrivialTriple.self)
-            nonTrivial.release(of: LabelledValue.self)
+        assertRoundTrip((0..<100).map { TrivialTriple(a: UInt8(truncatingIfNeeded: $0), b: $0 * 3, c: Double($0) / 2) })
+        assertRoundTrip((0..<100).map { LabelledValue(label: "element \($0) " + String(repeating: "x", count: $0), value: $0) })
+    }
+
+    /// Appends `values` to a new buffer, delivers them, and checks they come out unchanged.
+    private func assertRoundTrip<Element: Equatable>(
+        _ values: [Element], file: StaticString = #filePath, line: UInt = #line
+    ) {
+        var buffer = ElementBuffer()
+        defer { buffer.release(of: Element.self) }
+        for value in values {
+            buffer.append(value)
         }
-        let triples = (0..<100).map { TrivialTriple(a: UInt8(truncatingIfNeeded: $0), b: $0 * 3, c: Double($0) / 2) }
-        let labelled = (0..<100).map { LabelledValue(label: "element \($0) " + String(repeating: "x", count: $0), value: $0) }
-        for value in triples {
-            trivial.append(value)
-        }
-        for value in labelled {
-            nonTrivial.append(value)
-        }
-        var deliveredTriples: [TrivialTriple] = []
-        var deliveredLabelled: [LabelledValue] = []
-        trivial.deliverAll(stoppingWhen: { false }, to: { (value: TrivialTriple) in deliveredTriples.append(value) })
-        nonTrivial.deliverAll(stoppingWhen: { false }, to: { (value: LabelledValue) in deliveredLabelled.append(value) })
-        XCTAssertEqual(deliveredTriples, triples)
-        XCTAssertEqual(deliveredLabelled, labelled)
+        var delivered: [Element] = []
+        buffer.deliverAll(stoppingWhen: { false }, to: { (value: Element) in delivered.append(value) })
+        XCTAssertEqual(delivered, values, file: file, line: line)
     }
 
     func testStoppingDropsTheRestUndeliveredAndEmptiesTheBuffer() {

@@ -17,13 +17,8 @@ final class SinkDisposer: Cancelable, @unchecked Sendable {
 
     private let flags = SyncAtomic<Int>(0)
     /// Written once before `assigned` is set; cleared by whichever side
-    /// disposes, by putting a `NopDisposable` back.
-    ///
-    /// Not optional: every copy and destroy of an optional existential goes
-    /// through the optional's value witnesses in unspecialised code (the
-    /// payload's tag is asked of the existential's), about a hundred
-    /// instructions each and a dozen per subscription; a plain existential
-    /// holding the no-op struct costs a few.
+    /// disposes, with `NopDisposable.take` (plain fields rather than
+    /// optionals: see there why).
     ///
     /// Exempt from the run-time exclusivity check: the flags already make
     /// every access exclusive (the writes happen before `assigned` is
@@ -67,10 +62,8 @@ final class SinkDisposer: Cancelable, @unchecked Sendable {
 
     /// Runs once, on the side that set the second flag.
     private func disposeBoth() {
-        var sink: Disposable = NopDisposable()
-        var subscription: Disposable = NopDisposable()
-        swap(&sink, &self.sink)
-        swap(&subscription, &self.subscription)
+        let sink = NopDisposable.take(&self.sink)
+        let subscription = NopDisposable.take(&self.subscription)
         sink.dispose()
         subscription.dispose()
     }
