@@ -98,14 +98,7 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
         let trampoline = pthread_getspecific(trampolineKey).map { Unmanaged<Trampoline>.fromOpaque($0) }
             ?? Trampoline.makeCurrent()
         return trampoline._withUnsafeGuaranteedRef { trampoline in
-            if trampoline.isRunning {
-                return body()
-            }
-            trampoline.isRunning = true
-            defer { trampoline.isRunning = false }
-            let disposable = body()
-            trampoline.drain()
-            return disposable
+            trampoline.isRunning ? body() : trampoline.runOutermost(body)
         }
     }
 
@@ -120,11 +113,7 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
             trampoline.enqueue(item)
             return TrampolineTicket(item: item)
         }
-        trampoline.isRunning = true
-        defer { trampoline.isRunning = false }
-        let disposable = action(state)
-        trampoline.drain()
-        return disposable
+        return trampoline.runOutermost { action(state) }
     }
 }
 
@@ -342,6 +331,18 @@ final class Trampoline {
             item.setAction(action)
         }
         return item
+    }
+
+    /// Runs `body` as the thread's outermost action (none may be running),
+    /// then the work queued meanwhile, and returns what `body` returned.
+    @inlinable
+    @inline(__always)
+    func runOutermost(_ body: () -> Disposable) -> Disposable {
+        isRunning = true
+        defer { isRunning = false }
+        let disposable = body()
+        drain()
+        return disposable
     }
 
     /// Runs queued work until the queue is empty, including work queued meanwhile.
