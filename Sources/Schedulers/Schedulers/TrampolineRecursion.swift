@@ -81,7 +81,9 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     }
 
     /// Runs the first step at once when no trampoline runs on this thread
-    /// (then drains the queue), else queues it.
+    /// (then drains the queue), else queues it. The "at once" branch is
+    /// `Trampoline.runOutermost` spelled out for steps that return nothing
+    /// (see there why it is not shared).
     @inlinable
     static func start(_ state: State, action: @escaping Action) -> TrampolineRecursion<State> {
         let trampoline = Trampoline.current
