@@ -64,14 +64,8 @@ private func explore<Strategy: ExplorationStrategy>(
 ) -> [[Int]] {
     let controller = ScheduleController(parties: parties)
     defer { controller.stop() }
-    var schedules: [[Int]] = []
-    while schedules.count < limit, strategy.beginSchedule() {
-        let (choices, end) = controller.run(body, chooser: &strategy)
-        XCTAssertEqual(end, .completed)
-        strategy.endSchedule(steps: choices.count)
-        schedules.append(choices)
-    }
-    return schedules
+    return exploreSchedules(on: controller, limit: limit, strategy: &strategy, makeRecord: {}) { _ in body }
+        .map(\.choices)
 }
 
 /// Each thread passes two sync points: three steps (start to the first,

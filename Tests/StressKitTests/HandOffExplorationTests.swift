@@ -58,15 +58,8 @@ private func exploreHandOffs<Strategy: ExplorationStrategy>(
 ) -> [(choices: [Int], log: HandOffLog)] {
     let controller = ScheduleController(parties: 2, workers: 3)
     defer { controller.stop() }
-    var schedules: [(choices: [Int], log: HandOffLog)] = []
-    while schedules.count < limit, strategy.beginSchedule() {
-        let log = HandOffLog()
-        let (choices, end) = controller.run(body(log), chooser: &strategy)
-        XCTAssertEqual(end, .completed)
-        strategy.endSchedule(steps: choices.count)
-        schedules.append((choices, log))
-    }
-    return schedules
+    return exploreSchedules(on: controller, limit: limit, strategy: &strategy, makeRecord: HandOffLog.init, body)
+        .map { (choices: $0.choices, log: $0.record) }
 }
 
 /// A lost update through hand-offs: actor 0 hands a load-then-store

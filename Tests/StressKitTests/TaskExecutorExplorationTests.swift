@@ -53,21 +53,16 @@ private func exploreTasks<Strategy: ExplorationStrategy>(
 ) -> [(choices: [Int], log: TaskJobLog)] {
     let controller = ScheduleController(parties: 2, workers: 2)
     defer { controller.stop() }
-    var schedules: [(choices: [Int], log: TaskJobLog)] = []
-    while schedules.count < limit, strategy.beginSchedule() {
-        let log = TaskJobLog()
-        let (choices, end) = controller.run({ party in
+    return exploreSchedules(on: controller, limit: limit, strategy: &strategy, makeRecord: TaskJobLog.init) { log in
+        { party in
             XCTAssertTrue(Exploration.taskExecutor === controller.taskExecutor)
             Task.immediate(executorPreference: Exploration.taskExecutor) {
                 await taskBody(party, steps: 3, log: log)
             }
             Exploration.syncPoint(.atomicUpdate)
-        }, chooser: &strategy)
-        XCTAssertEqual(end, .completed)
-        strategy.endSchedule(steps: choices.count)
-        schedules.append((choices, log))
+        }
     }
-    return schedules
+    .map { (choices: $0.choices, log: $0.record) }
 }
 
 final class TaskExecutorExplorationTests: XCTestCase {
