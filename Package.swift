@@ -39,8 +39,13 @@ let package = Package(
         // The library: protocols, disposables, builtin schedulers, sequences.
         .target(
             name: "Schedulers",
+            dependencies: ["CSchedulersThreadLocal"],
             swiftSettings: [.define("SCHEDULERS_EXPLORATION", .when(traits: ["Exploration"]))]
         ),
+        // The library's one thread-local pointer (the trampoline), read with a
+        // load instead of a call into libc. Part of the library, C only
+        // because Swift has no thread-local storage.
+        .target(name: "CSchedulersThreadLocal"),
         // Virtual time for tests: TestScheduler and recorded events.
         .target(name: "SchedulersTesting", dependencies: ["Schedulers"]),
 

@@ -17,8 +17,23 @@ import Darwin
 final class CurrentThreadSchedulerTests: XCTestCase {
     private let scheduler = CurrentThreadScheduler.instance
 
-    func testInstanceIsShared() {
-        XCTAssertTrue(CurrentThreadScheduler.instance === CurrentThreadScheduler.instance)
+    /// The scheduler is a value without state: two instances are the same
+    /// scheduler, so a `schedule` on one inside an action of the other is
+    /// queued behind that action, not run at once.
+    func testEveryInstanceIsTheSameScheduler() {
+        let first = CurrentThreadScheduler.instance
+        let second = CurrentThreadScheduler.instance
+        var order: [String] = []
+        _ = first.schedule(()) { _ in
+            _ = second.schedule(()) { _ in
+                order.append("nested")
+                return Disposables.create()
+            }
+            order.append("outer")
+            return Disposables.create()
+        }
+        XCTAssertEqual(order, ["outer", "nested"])
+        XCTAssertTrue(CurrentThreadScheduler.isScheduleRequired)
     }
 
     func testIsScheduleRequiredIsTrueOutsideAndFalseInsideAnAction() {

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CSchedulersThreadLocal
 
 /// Runs work on the calling thread, queuing nested work on a per-thread trampoline.
 ///
@@ -15,9 +16,9 @@ import Darwin
 /// grows the stack. Disposing a queued item before it runs skips it
 /// (guarantee 5 in Guarantees.md).
 ///
-/// Each thread has its own queue, found through a POSIX thread-specific key
-/// (a few nanoseconds), not through Foundation's thread dictionary, and freed
-/// when the thread exits.
+/// Each thread has its own queue, found through a thread-local pointer (one
+/// load), not through Foundation's thread dictionary or a call into libc,
+/// and freed when the thread exits.
 ///
 /// Cost: running at once allocates nothing; a queued `schedule` allocates at
 /// most one object, the queue entry, and returns a disposable that refers to
@@ -50,13 +51,27 @@ import Darwin
 ///
 /// Serial per thread, but not a `SerialScheduler`: two threads can run its
 /// actions at the same time.
-public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
+///
+/// A value without stored state (RxSwift's is a class): every instance is
+/// the same scheduler, `instance`, so reaching it costs nothing. Code that
+/// uses `CurrentThreadScheduler.instance` and `isScheduleRequired` builds
+/// unchanged; only code that treats the scheduler as an object (`===`, an
+/// `AnyObject` constraint) does not.
+public struct CurrentThreadScheduler: ImmediateScheduler, Sendable {
     /// The shared instance.
-    public static let instance = CurrentThreadScheduler()
-
-    private init() {
-        trampolineKey = Trampoline.makeKey()
+    ///
+    /// The scheduler has no state of its own (each thread's queue is found
+    /// through a thread-local pointer), so every instance is the same and
+    /// this one is made where it is asked for: reaching it costs nothing,
+    /// where a stored `static let` costs a lazy initialisation check (on
+    /// Linux a call to `swift_once`) on every `schedule`.
+    @inlinable
+    public static var instance: CurrentThreadScheduler {
+        CurrentThreadScheduler()
     }
+
+    @usableFromInline
+    init() {}
 
     /// `true` when no action of this scheduler is running on the calling
     /// thread, so `schedule` would run its action at once.
@@ -110,31 +125,17 @@ public final class CurrentThreadScheduler: ImmediateScheduler, Sendable {
     }
 }
 
-/// The POSIX thread-specific key under which each thread keeps its
-/// trampoline (released when the thread exits).
-///
-/// Written once, by `CurrentThreadScheduler.init`, which runs inside the lazy
-/// initialisation of `CurrentThreadScheduler.instance`: every reader reaches
-/// the instance (or calls `Trampoline.key`, which does) before it reads this,
-/// and that initialisation orders the write before every read. A plain,
-/// statically initialised global, so that `schedule` reads it with one load,
-/// not a lazy global's check; it would hold 0, never a key of this library,
-/// before the instance exists.
-@usableFromInline
-@exclusivity(unchecked)
-nonisolated(unsafe) var trampolineKey = pthread_key_t()
-
 /// The calling thread's trampoline, created on first use, borrowed: the
 /// thread's own reference keeps it alive, so a `schedule` pays no retain and
-/// release for it (Performance.md, "Measurements behind the code"). For
-/// `CurrentThreadScheduler`'s methods, which run on its instance: it reads
-/// `trampolineKey` directly, which the instance has written. A free function,
-/// not a static member of `Trampoline`: reaching a class's static member
-/// first asks for the class's metadata.
+/// release for it (Performance.md, "Measurements behind the code"). Read
+/// from a C thread-local variable (`csched_current_trampoline`), one load,
+/// where `pthread_getspecific` was a call into libc of some 17 instructions
+/// per `schedule`. A free function, not a static member of `Trampoline`:
+/// reaching a class's static member first asks for the class's metadata.
 @inlinable
 @inline(__always)
 func borrowedCurrentTrampoline() -> Unmanaged<Trampoline> {
-    pthread_getspecific(trampolineKey).map { Unmanaged<Trampoline>.fromOpaque($0) } ?? Trampoline.makeCurrent()
+    csched_current_trampoline().map { Unmanaged<Trampoline>.fromOpaque($0) } ?? Trampoline.makeCurrent()
 }
 
 /// The per-thread queue behind `CurrentThreadScheduler`. Only its own thread
@@ -152,11 +153,17 @@ func borrowedCurrentTrampoline() -> Unmanaged<Trampoline> {
 /// recursion step) hands the same reference back without touching its count.
 @usableFromInline
 final class Trampoline {
-    /// A new thread-specific key whose destructor releases the thread's
-    /// trampoline when the thread exits (`trampolineKey`).
-    static func makeKey() -> pthread_key_t {
+    /// The thread-specific key that holds each thread's reference to its
+    /// trampoline, for one purpose: its destructor releases the trampoline
+    /// when the thread exits, which a C thread-local variable cannot do.
+    /// Readers use the thread-local pointer (`borrowedCurrentTrampoline()`);
+    /// the key is only written, once per thread, by `makeCurrent()`.
+    static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
+            // The exiting thread has no trampoline from here on; work that
+            // its release runs and that schedules gets a new one.
+            csched_set_current_trampoline(nil)
             #if canImport(Darwin)
             Unmanaged<Trampoline>.fromOpaque(pointer).release()
             #else
@@ -167,7 +174,7 @@ final class Trampoline {
         }
         precondition(status == 0, "pthread_key_create failed with \(status)")
         return key
-    }
+    }()
 
     @exclusivity(unchecked)
     @usableFromInline
@@ -215,34 +222,28 @@ final class Trampoline {
         }
     }
 
-    /// The key of the trampolines, once `CurrentThreadScheduler.instance` exists (it creates it).
-    static var key: pthread_key_t {
-        _ = CurrentThreadScheduler.instance
-        return trampolineKey
-    }
-
     /// The calling thread's trampoline, if it has one.
     static var existing: Trampoline? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
+        guard let pointer = csched_current_trampoline() else { return nil }
         return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     /// The calling thread's trampoline, created on first use and released when the thread exits.
     @usableFromInline
     static var current: Trampoline {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        return makeCurrent().takeUnretainedValue()
+        borrowedCurrentTrampoline().takeUnretainedValue()
     }
 
-    /// Creates the calling thread's trampoline, which has none yet; the
-    /// thread's key holds it (released when the thread exits).
+    /// Creates the calling thread's trampoline, which has none yet: the
+    /// thread's key holds the reference (released when the thread exits),
+    /// the thread-local pointer lets readers find it.
     @usableFromInline
     @inline(never)
     static func makeCurrent() -> Unmanaged<Trampoline> {
         let trampoline = Unmanaged.passRetained(Trampoline())
-        pthread_setspecific(key, trampoline.toOpaque())
+        let status = pthread_setspecific(key, trampoline.toOpaque())
+        precondition(status == 0, "pthread_setspecific failed with \(status)")
+        csched_set_current_trampoline(trampoline.toOpaque())
         return trampoline
     }
 
