@@ -231,6 +231,148 @@ final class TrampolineRecursionTests: XCTestCase {
         XCTAssertFalse((disposable as? Cancelable)?.isDisposed ?? true)
         disposable.dispose()
     }
+
+    // MARK: - A chain that passes its own state on
+
+    // A step that calls `recurse` with bit-for-bit the state it was given
+    // hands that state over instead of copying it: `recurse` stores nothing
+    // and the step moves its own state on. These tests use object states
+    // (the only kind handed over) and check that every object is freed when
+    // the recursion ends, that none is freed early, and that counting stays
+    // balanced step after step.
+
+    func testChainPassingItsOwnObjectStateKeepsItsCountAndFreesItAtTheEnd() {
+        weak var weakState: LifetimeToken?
+        var counts: [UInt] = []
+        do {
+            let state = LifetimeToken()
+            weakState = state
+            _ = scheduler.scheduleRecursive(state) { state, recurse in
+                counts.append(_getRetainCount(state))
+                if counts.count < 50 {
+                    recurse(state)
+                }
+            }
+        }
+        XCTAssertEqual(counts.count, 50)
+        // The first step runs before the chain owns the state alone; from
+        // the second on, a leak or an extra release would move the count.
+        XCTAssertEqual(Set(counts.dropFirst()).count, 1, "counts per step: \(counts)")
+        XCTAssertNil(weakState, "the state is freed when the chain ends")
+    }
+
+    func testChainAlternatingTwoObjectStatesGivesEachStepItsOwnAndFreesBoth() {
+        weak var weakFirst: LifetimeToken?
+        weak var weakSecond: LifetimeToken?
+        var seen: [ObjectIdentifier] = []
+        var expected: [ObjectIdentifier] = []
+        do {
+            let first = LifetimeToken()
+            let second = LifetimeToken()
+            weakFirst = first
+            weakSecond = second
+            expected = (0..<9).map { ObjectIdentifier($0 % 3 == 2 ? second : first) }
+            _ = scheduler.scheduleRecursive(first) { state, recurse in
+                seen.append(ObjectIdentifier(state))
+                guard seen.count < 9 else { return }
+                // Two steps with the same object, then one with the other.
+                recurse(seen.count % 3 == 2 ? second : first)
+            }
+        }
+        XCTAssertEqual(seen, expected)
+        XCTAssertNil(weakFirst)
+        XCTAssertNil(weakSecond)
+    }
+
+    func testChainFanningOutWithItsOwnObjectStateRunsEveryStepAndFreesIt() {
+        weak var weakState: LifetimeToken?
+        var steps = 0
+        do {
+            let state = LifetimeToken()
+            weakState = state
+            _ = scheduler.scheduleRecursive(state) { state, recurse in
+                steps += 1
+                if steps < 15 {
+                    // The first hands the state over, the second copies it.
+                    recurse(state)
+                    recurse(state)
+                }
+            }
+        }
+        // Steps 1 to 14 queue two each: 1 + 28.
+        XCTAssertEqual(steps, 29)
+        XCTAssertNil(weakState)
+    }
+
+    func testChainDisposedInsideAStepThatPassedItsOwnObjectStateFreesIt() {
+        weak var weakState: LifetimeToken?
+        var steps = 0
+        var handle: Disposable?
+        _ = scheduler.schedule(()) { _ in
+            let state = LifetimeToken()
+            weakState = state
+            handle = self.scheduler.scheduleRecursive(state) { state, recurse in
+                steps += 1
+                recurse(state)
+                if steps == 3 {
+                    handle?.dispose()
+                    handle = nil
+                }
+            }
+            return Disposables.create()
+        }
+        XCTAssertEqual(steps, 3)
+        XCTAssertNil(weakState, "the state handed over to a step that never runs is freed")
+    }
+
+    func testChainWhoseStateIsAnEnumAroundAnObjectEndsOnItsEmptyCase() {
+        // One word: the object's reference, or for `.end` a bit pattern that
+        // holds no reference (all zeros), which is never handed over.
+        enum Link {
+            case end
+            case next(LifetimeToken)
+        }
+        weak var weakToken: LifetimeToken?
+        var log: [String] = []
+        do {
+            let token = LifetimeToken()
+            weakToken = token
+            _ = scheduler.scheduleRecursive(Link.next(token)) { link, recurse in
+                switch link {
+                case .next(let token):
+                    log.append("next")
+                    recurse(log.count < 4 ? .next(token) : .end)
+                case .end:
+                    log.append("end")
+                    if log.count < 6 {
+                        recurse(.end)
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(log, ["next", "next", "next", "next", "end", "end"])
+        XCTAssertNil(weakToken)
+    }
+
+    func testChainWhoseStateIsAStructAroundAnObjectIsHandedOverAndFreed() {
+        struct Wrapper {
+            let token: LifetimeToken
+        }
+        weak var weakToken: LifetimeToken?
+        var steps = 0
+        do {
+            let token = LifetimeToken()
+            weakToken = token
+            _ = scheduler.scheduleRecursive(Wrapper(token: token)) { wrapper, recurse in
+                steps += 1
+                if steps < 20 {
+                    recurse(wrapper)
+                }
+            }
+        }
+        XCTAssertEqual(steps, 20)
+        XCTAssertNil(weakToken)
+    }
 }
 
 /// What the racing test shares between its threads, behind an `NSLock`

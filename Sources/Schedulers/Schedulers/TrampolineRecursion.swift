@@ -61,6 +61,17 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     @exclusivity(unchecked)
     @usableFromInline
     var machine = TrampolineRecursionStateMachine()
+    /// While a chain step's action runs (`runSteps`), the bits of the state
+    /// it was given, when that state is one reference-counted word (see
+    /// `handsOverState`); else 0, which is also what `recurse` leaves here
+    /// when it was given bit-for-bit that state: it then stores nothing,
+    /// and the step moves its own state into `pendingState` once the action
+    /// returns, instead of `recurse` copying it (a retain) and the step
+    /// releasing its own (a release). One word, so that the object keeps
+    /// its allocation size.
+    @exclusivity(unchecked)
+    @usableFromInline
+    var runningStateBits: UInt = 0
 
     @inlinable
     init(state: State, action: @escaping Action, trampoline: Trampoline) {
@@ -121,10 +132,26 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
             // Unmanaged, not `unowned(unsafe)`: calling through the latter
             // retains and releases this object on every `recurse`.
             let recursion = Unmanaged.passUnretained(self)
-            while let state = pendingState.take() {
+            while pendingState != nil {
+                // A plain binding, not `while let`: the step may move it on.
+                let state = pendingState.take().unsafelyUnwrapped
                 guard phase.load(ordering: .acquiring) == Phase.live.rawValue else { break }
                 machine.stepWillStart()
+                // 0 for a state that is not handed over, or whose bits are 0
+                // (an enum case without payload: nothing to count).
+                let stateBits = Self.handsOverState ? Self.bits(of: state) : 0
+                runningStateBits = stateBits
                 action(state) { next in recursion._withUnsafeGuaranteedRef { $0.recurse(next) } }
+                if stateBits != 0 {
+                    if runningStateBits == 0 {
+                        // `recurse` took it and stored nothing: the next
+                        // step's state is this one, moved, not copied and
+                        // released.
+                        pendingState = consume state
+                    } else {
+                        runningStateBits = 0
+                    }
+                }
                 guard machine.stepDidEnd(nextIsFirstInQueue: trampoline.isFirst(self)) == .runNextInPlace else {
                     break
                 }
@@ -167,12 +194,44 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         }
     }
 
+    /// Whether chain steps hand their state over to `recurse` given the same
+    /// one (`runningStateBits`): for a state of one word that is reference
+    /// counted and moves by copying its bits (an object reference, a struct
+    /// or enum around one). Two such values with equal bits are the same
+    /// reference, so moving one in place of copying the other changes
+    /// nothing but the two counting operations. A trivial state costs no
+    /// counting to copy; a larger one is not compared.
+    @inlinable
+    static var handsOverState: Bool {
+        !_isPOD(State.self) && _isBitwiseTakable(State.self) && MemoryLayout<State>.size == MemoryLayout<UInt>.size
+    }
+
+    /// The one word of `state` (only when `handsOverState`).
+    @inlinable
+    @inline(__always)
+    static func bits(of state: State) -> UInt {
+        withUnsafePointer(to: state) { UnsafeRawPointer($0).load(as: UInt.self) }
+    }
+
+    /// Stores the state of the step `recurse` queues: nothing when it is the
+    /// running chain step's own (that step moves it in once its action
+    /// returns), else a copy.
+    @inlinable
+    @inline(__always)
+    func storeNextState(_ state: State) {
+        if Self.handsOverState, runningStateBits != 0, runningStateBits == Self.bits(of: state) {
+            runningStateBits = 0
+        } else {
+            initializeNextState(state)
+        }
+    }
+
     /// Not queued until now, so no state is pending (a step takes the state
     /// it was queued for before it runs, and `release()` clears both):
     /// initialise rather than assign, which would release the old value,
     /// always nil here, at every step.
     @inlinable
-    func storeNextState(_ state: State) {
+    func initializeNextState(_ state: State) {
         withUnsafeMutablePointer(to: &pendingState) { $0.initialize(to: state) }
     }
 
