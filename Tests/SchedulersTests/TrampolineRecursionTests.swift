@@ -107,17 +107,22 @@ final class TrampolineRecursionTests: XCTestCase {
     func testRecursionDisposedInsideItsStepIsFreedAfterTheStep() {
         weak var weakRecursion: AnyObject?
         weak var weakCaptured: LifetimeToken?
+        weak var weakState: LifetimeToken?
         var steps = 0
         var handle: Disposable?
         // Started inside an action, so the handle is set before the first step.
         _ = scheduler.schedule(()) { _ in
             let captured = LifetimeToken()
             weakCaptured = captured
-            handle = self.scheduler.scheduleRecursive(0) { level, recurse in
+            // An object state passed on as it is: each step hands it over
+            // (see "A chain that passes its own state on" below).
+            let state = LifetimeToken()
+            weakState = state
+            handle = self.scheduler.scheduleRecursive(state) { state, recurse in
                 _ = captured
                 steps += 1
-                recurse(level + 1)
-                if level == 2 {
+                recurse(state)
+                if steps == 3 {
                     handle?.dispose()
                     handle = nil
                 }
@@ -128,6 +133,7 @@ final class TrampolineRecursionTests: XCTestCase {
         XCTAssertEqual(steps, 3)
         XCTAssertNil(weakRecursion)
         XCTAssertNil(weakCaptured)
+        XCTAssertNil(weakState, "the state handed over to the step that never runs is freed")
     }
 
     func testRecursionDisposedFromAnotherThreadWhileItRunsIsFreedWhenItStops() {
@@ -302,27 +308,6 @@ final class TrampolineRecursionTests: XCTestCase {
         // Steps 1 to 14 queue two each: 1 + 28.
         XCTAssertEqual(steps, 29)
         XCTAssertNil(weakState)
-    }
-
-    func testChainDisposedInsideAStepThatPassedItsOwnObjectStateFreesIt() {
-        weak var weakState: LifetimeToken?
-        var steps = 0
-        var handle: Disposable?
-        _ = scheduler.schedule(()) { _ in
-            let state = LifetimeToken()
-            weakState = state
-            handle = self.scheduler.scheduleRecursive(state) { state, recurse in
-                steps += 1
-                recurse(state)
-                if steps == 3 {
-                    handle?.dispose()
-                    handle = nil
-                }
-            }
-            return Disposables.create()
-        }
-        XCTAssertEqual(steps, 3)
-        XCTAssertNil(weakState, "the state handed over to a step that never runs is freed")
     }
 
     func testChainWhoseStateIsAnEnumAroundAnObjectEndsOnItsEmptyCase() {
