@@ -177,11 +177,35 @@ final class TrampolineRecursionTests: XCTestCase {
     }
 
     func testDisposeFromAnotherThreadRacingAChainLetsAtMostTheRunningStepFinish() {
-        // Guarantee 5 under a real race: the chain runs on a worker thread
-        // while this thread disposes at a varying moment. Once `dispose()`
-        // has returned, at most one step (one already past its check) may
-        // still begin; then nothing else runs and the action is released.
-        for round in 0..<200 {
+        raceDisposeAgainstChain(rounds: 200, initial: { 0 }) { level in level + 1 }
+    }
+
+    func testDisposeFromAnotherThreadRacingAChainThatPassesItsOwnObjectStateOn() {
+        // The same race while every step hands its state over to the next
+        // (see "A chain that passes its own state on" below): the state is
+        // released with the action, whichever step the race stops.
+        final class Counter: @unchecked Sendable {
+            var steps = 0
+        }
+        raceDisposeAgainstChain(rounds: 100, initial: { Counter() }) { counter in
+            counter.steps += 1
+            return counter
+        }
+    }
+
+    /// Guarantee 5 under a real race: the chain runs on a worker thread
+    /// while this thread disposes at a varying moment. Once `dispose()` has
+    /// returned, at most one step (one already past its check) may still
+    /// begin; then nothing else runs and the action is released, and so is
+    /// the state when it is an object. `initial` makes a round's first
+    /// state, `next` each step's successor from its own.
+    private func raceDisposeAgainstChain<State>(
+        rounds: Int, initial: @escaping () -> State, next: @escaping (State) -> State,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let makeInitial = StateHandoff(value: initial)
+        let makeNext = StateHandoff(value: next)
+        for round in 0..<rounds {
             let disposeReturned = Atomic<Bool>(false)
             let stepsSeeingDispose = Atomic<Int>(0)
             let shared = RaceShared()
@@ -191,13 +215,19 @@ final class TrampolineRecursionTests: XCTestCase {
                 _ = CurrentThreadScheduler.instance.schedule(()) { _ in
                     let captured = LifetimeToken()
                     shared.withLock { $0.captured = captured }
-                    let disposable = CurrentThreadScheduler.instance.scheduleRecursive(0) { level, recurse in
+                    var steps = 0
+                    let first = makeInitial.value()
+                    if State.self is AnyClass {
+                        shared.withLock { $0.state = first as AnyObject }
+                    }
+                    let disposable = CurrentThreadScheduler.instance.scheduleRecursive(first) { state, recurse in
                         _ = captured
                         if disposeReturned.load(ordering: .acquiring) {
                             stepsSeeingDispose.add(1, ordering: .relaxed)
                         }
-                        if level < 10_000_000 {
-                            recurse(level + 1)
+                        steps += 1
+                        if steps < 10_000_000 {
+                            recurse(makeNext.value(state))
                         }
                     }
                     shared.withLock { $0.disposable = disposable }
@@ -212,9 +242,13 @@ final class TrampolineRecursionTests: XCTestCase {
             }
             shared.withLock { $0.disposable }?.dispose()
             disposeReturned.store(true, ordering: .releasing)
-            XCTAssertEqual(finished.wait(timeout: .now() + 30), .success, "the chain stopped")
-            XCTAssertLessThanOrEqual(stepsSeeingDispose.load(ordering: .relaxed), 1, "round \(round)")
-            XCTAssertNil(shared.withLock { $0.captured }, "round \(round): the action was released")
+            XCTAssertEqual(finished.wait(timeout: .now() + 30), .success, "the chain stopped", file: file, line: line)
+            XCTAssertLessThanOrEqual(
+                stepsSeeingDispose.load(ordering: .relaxed), 1, "round \(round)", file: file, line: line)
+            XCTAssertNil(
+                shared.withLock { $0.captured }, "round \(round): the action was released", file: file, line: line)
+            XCTAssertNil(
+                shared.withLock { $0.state }, "round \(round): the state was released", file: file, line: line)
         }
     }
 
@@ -360,12 +394,24 @@ final class TrampolineRecursionTests: XCTestCase {
     }
 }
 
+/// A value handed to the racing test's worker thread, which alone uses it
+/// once the test has made it.
+private final class StateHandoff<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(value: Value) {
+        self.value = value
+    }
+}
+
 /// What the racing test shares between its threads, behind an `NSLock`
 /// (ThreadSanitizer sees it; it does not see `Mutex`'s futex path).
 private final class RaceShared: @unchecked Sendable {
     struct Value {
         var disposable: Disposable?
         weak var captured: LifetimeToken?
+        /// The chain's first state, when it is an object.
+        weak var state: AnyObject?
     }
 
     private let lock = NSLock()
