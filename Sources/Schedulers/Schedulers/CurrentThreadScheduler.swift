@@ -538,20 +538,21 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @inlinable
     @inline(__always)
     func holdsBits(ofState state: StateType) -> Bool {
-        withUnsafeMutablePointer(to: &self.state) { Self.bitsEqual(UnsafeRawPointer($0), state) }
+        Self.bitsEqual(&self.state, state)
     }
 
     /// Whether the action field holds bit-for-bit `action`.
     @inlinable
     @inline(__always)
     func holdsBits(ofAction action: TrampolineErasedAction) -> Bool {
-        withUnsafeMutablePointer(to: &storedAction) { Self.bitsEqual(UnsafeRawPointer($0), action) }
+        Self.bitsEqual(&storedAction, action)
     }
 
-    /// Whether the bytes at `stored` (an optional's payload comes first) equal `value`'s.
+    /// Whether the bytes of the field at `field` (an optional's payload comes first) equal `value`'s.
     @inlinable
     @inline(__always)
-    static func bitsEqual<Value>(_ stored: UnsafeRawPointer, _ value: Value) -> Bool {
+    static func bitsEqual<Stored, Value>(_ field: UnsafeMutablePointer<Stored>, _ value: Value) -> Bool {
+        let stored = UnsafeRawPointer(field)
         guard _isBitwiseTakable(Value.self) else { return false }
         // One or two words (an object reference, a closure): compared as
         // words, without spilling `value` to memory.
@@ -633,14 +634,14 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @inlinable
     @inline(__always)
     func setState(_ state: StateType) {
-        withUnsafeMutablePointer(to: &self.state) { $0.initialize(to: state) }
+        initializeField(&self.state, to: state)
     }
 
     /// Stores the action of an empty entry, as `setState` does the state.
     @inlinable
     @inline(__always)
     func setAction(_ action: TrampolineErasedAction) {
-        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: action) }
+        initializeField(&storedAction, to: action)
     }
 
     /// Runs `first`, which nothing but the caller references, so nobody can
@@ -740,14 +741,14 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @inlinable
     @inline(__always)
     func moveAction() -> TrampolineErasedAction {
-        withUnsafeMutablePointer(to: &storedAction) { $0.move() }.unsafelyUnwrapped
+        moveOutOfField(&storedAction).unsafelyUnwrapped
     }
 
     /// The state, moved out of its field (the bits stay until `clearMovedFields()`).
     @inlinable
     @inline(__always)
     func moveState() -> StateType {
-        withUnsafeMutablePointer(to: &state) { $0.move() }.unsafelyUnwrapped
+        moveOutOfField(&state).unsafelyUnwrapped
     }
 
     /// Empties both fields after `moveState()` and `moveAction()`, without
@@ -755,9 +756,31 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @inlinable
     @inline(__always)
     func clearMovedFields() {
-        withUnsafeMutablePointer(to: &state) { $0.initialize(to: nil) }
-        withUnsafeMutablePointer(to: &storedAction) { $0.initialize(to: nil) }
+        initializeField(&state, to: nil)
+        initializeField(&storedAction, to: nil)
     }
+}
+
+/// Initialises the field at `field`, formally empty, with `value`, without
+/// destroying what it held (an assignment would). Called with `&item.field`:
+/// the pointer is the stored property's own address for the call.
+///
+/// A function rather than `withUnsafeMutablePointer(to:)`, whose closure the
+/// optimiser leaves out of line in unspecialised code: each such closure
+/// then looked up `Optional<State>`'s metadata again (a run-time hash-table
+/// probe) where the inlined body shares one lookup with its caller.
+@inlinable
+@inline(__always)
+func initializeField<Value>(_ field: UnsafeMutablePointer<Value>, to value: Value) {
+    field.initialize(to: value)
+}
+
+/// Moves the value out of the field at `field`, which is formally empty
+/// afterwards (its bits stay); see `initializeField(_:to:)`.
+@inlinable
+@inline(__always)
+func moveOutOfField<Value>(_ field: UnsafeMutablePointer<Value>) -> Value {
+    field.move()
 }
 
 /// A queued action of a `TrampolineItem`, its type erased: the two words of
