@@ -232,7 +232,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     /// always nil here, at every step.
     @inlinable
     func initializeNextState(_ state: State) {
-        withUnsafeMutablePointer(to: &pendingState) { $0.initialize(to: state) }
+        initializeField(&pendingState, to: state)
     }
 
     /// No step is queued or running any more: the recursion is over (or
