@@ -24,7 +24,12 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
             // The main run loop allocates a varying fraction per lifecycle
             // around the library's own (28.69 against 28.80 in two runs of one
             // revision); the same sinks are counted exactly on the other variants.
-            varyingCountVariants: [.main])
+            varyingCountVariants: [.main],
+            // Exact in whole allocations per lifecycle only: libdispatch serves
+            // a few of a counted batch's continuations from its per-thread
+            // cache, so one binary counted `operation-queue` at 25.993, 25.996
+            // and 26 in three runs, `concurrent` at 15 and 14.997 in one run.
+            countsInWholeAllocations: true)
     }
     /// Lifecycles before the counted ones, on the same scheduler, so that
     /// worker threads exist and caches have grown.

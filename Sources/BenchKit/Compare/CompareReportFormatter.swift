@@ -203,6 +203,16 @@ public struct CompareReportFormatter: Sendable {
             text += options.exactTolerances.map(\.description).joined(separator: ",")
             text += ") is worse, whatever the threshold.\n"
         }
+        let wholeAllocationBenchmarks = Set(
+            report.comparisons.filter(\.rule.isExact).map(\.key.benchmark)
+        ).filter { CSVSchema.benchmark(named: $0)?.countsInWholeAllocations == true }.sorted()
+        if !wholeAllocationBenchmarks.isEmpty {
+            text += "Counted in whole allocations per operation (\(wholeAllocationBenchmarks.joined(separator: ", "))): "
+            text += "a change within \(NumberFormat.plain(BenchmarkSchema.wholeAllocationTolerance)) allocations "
+            text += "and \(NumberFormat.plain(BenchmarkSchema.wholeAllocationByteTolerance)) bytes is same, because "
+            text += "caches outside the library (libdispatch's continuations) serve a few allocations of a counted "
+            text += "batch; one more allocation per operation is still worse.\n"
+        }
         let informational = report.count(of: .informational)
         if informational > 0 {
             text += "\(informational) series are shown, not judged, by design (peers and references measure the "

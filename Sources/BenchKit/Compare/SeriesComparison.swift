@@ -159,7 +159,8 @@ public struct SeriesComparison: Sendable {
         }
         if rule.isExact {
             let tolerance = SeriesVerdicts.exactTolerance(
-                metric: key.metric, baseMedian: baseMedian, newMedian: newMedian, options: options)
+                metric: key.metric, benchmark: key.benchmark, baseMedian: baseMedian, newMedian: newMedian,
+                options: options)
             verdict = SeriesVerdicts.exact(baseMedian: baseMedian, newMedian: newMedian, tolerance: tolerance, rule: rule)
             return
         }

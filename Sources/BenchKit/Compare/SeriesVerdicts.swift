@@ -34,9 +34,12 @@ enum SeriesVerdicts {
     /// How far apart two exact counts may be and still be `same`: the user's
     /// tolerance for the metric, or at least the rounding of a decimal
     /// written to the CSV.
-    static func exactTolerance(metric: String, baseMedian: Double, newMedian: Double, options: CompareOptions) -> Double {
+    static func exactTolerance(
+        metric: String, benchmark: String? = nil, baseMedian: Double, newMedian: Double, options: CompareOptions
+    ) -> Double {
         max(
             ExactTolerance.amount(for: metric, in: options.exactTolerances),
+            benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.countTolerance(metric: metric) ?? 0,
             1e-9 * max(abs(baseMedian), abs(newMedian)))
     }
 

@@ -103,16 +103,45 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// library (a run loop) allocates a varying amount inside the counted
     /// region. `compare` shows their counts but does not judge them.
     public let varyingCountVariants: [VariantID]
+    /// Whether this benchmark's counts are exact only in whole allocations
+    /// per operation: the library allocates whole objects per operation,
+    /// while caches outside it (libdispatch's per-thread continuations, the
+    /// runtime's metadata caches) may serve or make a few allocations of a
+    /// counted batch, which moves the count per operation by a fraction of
+    /// one. `compare` then judges allocation counts within
+    /// ``wholeAllocationTolerance`` and byte counts within
+    /// ``wholeAllocationByteTolerance`` (see ``countTolerance(metric:)``).
+    public let countsInWholeAllocations: Bool
+
+    /// How far an allocation count per operation may move and still be
+    /// `same` when counts are exact only in whole allocations: less than one
+    /// allocation, so one more allocation per operation is still `worse`.
+    public static let wholeAllocationTolerance = 0.5
+    /// The same for bytes per operation: half the step between the
+    /// allocator's smallest size classes (16 bytes), so an object that grows
+    /// into the next size class is still `worse`.
+    public static let wholeAllocationByteTolerance = 8.0
 
     public init(
         name: String, variants: [VariantID], metrics: [Metric], wakeUpBoundVariants: [VariantID] = [],
-        varyingCountVariants: [VariantID] = []
+        varyingCountVariants: [VariantID] = [], countsInWholeAllocations: Bool = false
     ) {
         self.name = name
         self.variants = variants
         self.metrics = metrics
         self.wakeUpBoundVariants = wakeUpBoundVariants
         self.varyingCountVariants = varyingCountVariants
+        self.countsInWholeAllocations = countsInWholeAllocations
+    }
+
+    /// The built-in tolerance of the exact count `metric` of this benchmark:
+    /// for a benchmark counted in whole allocations, ``wholeAllocationTolerance``
+    /// for `allocs_*` and ``wholeAllocationByteTolerance`` for `bytes_*`; else 0.
+    public func countTolerance(metric: String) -> Double {
+        guard countsInWholeAllocations else { return 0 }
+        if metric.hasPrefix("allocs_") { return Self.wholeAllocationTolerance }
+        if metric.hasPrefix("bytes_") { return Self.wholeAllocationByteTolerance }
+        return 0
     }
 
     /// This benchmark's metric named `name`, if it has one.
