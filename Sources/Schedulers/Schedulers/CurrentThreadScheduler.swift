@@ -378,7 +378,7 @@ final class Trampoline {
     func keepAsSpare(_ item: TrampolineWork) {
         if spare == nil {
             // The usual case: store without releasing the old value, nil.
-            withUnsafeMutablePointer(to: &spare) { $0.initialize(to: item) }
+            initializeField(&spare, to: item)
         } else {
             spare = item
         }
