@@ -80,44 +80,49 @@ final class CompareExactToleranceTests: XCTestCase {
 
     // MARK: - Benchmarks counted in whole allocations (observeOn.subscription)
 
-    private func lifecycleCounts(_ variant: String, allocations: [Double], bytes: [Double]) -> [FixtureSeries] {
-        [
-            FixtureSeries(
-                benchmark: "observeOn.subscription", variant: variant, params: "lifecycles=5000",
-                metric: "allocs_per_lifecycle", unit: "allocations", allocator: "jemalloc",
-                values: allocations),
-            FixtureSeries(
-                benchmark: "observeOn.subscription", variant: variant, params: "lifecycles=5000",
-                metric: "bytes_per_lifecycle", unit: "bytes", allocator: "jemalloc", values: bytes),
-        ]
+    /// Compares `observeOn.subscription` counts of `variant` (allocations
+    /// and bytes per lifecycle, three repetitions each) with the exact gate.
+    private func compareLifecycles(
+        _ variant: String,
+        base: (allocations: [Double], bytes: [Double]),
+        new: (allocations: [Double], bytes: [Double])
+    ) throws -> CompareOutcome {
+        func counts(_ values: (allocations: [Double], bytes: [Double])) -> [FixtureSeries] {
+            [
+                FixtureSeries(
+                    benchmark: "observeOn.subscription", variant: variant, params: "lifecycles=5000",
+                    metric: "allocs_per_lifecycle", unit: "allocations", allocator: "jemalloc",
+                    values: values.allocations),
+                FixtureSeries(
+                    benchmark: "observeOn.subscription", variant: variant, params: "lifecycles=5000",
+                    metric: "bytes_per_lifecycle", unit: "bytes", allocator: "jemalloc", values: values.bytes),
+            ]
+        }
+        return try fixture.compare(base: counts(base), new: counts(new), options: CompareOptions(gate: .exact))
     }
 
     func testACachedContinuationsFractionOfOneAllocationPerLifecycleIsSame() throws {
         // As counted for one binary in two runs: libdispatch served a few
         // continuations of the counted batch from its per-thread cache.
-        let outcome = try fixture.compare(
-            base: lifecycleCounts("operation-queue", allocations: [25.987, 25.997, 26], bytes: [2303.2, 2303.8, 2304]),
-            new: lifecycleCounts("operation-queue", allocations: [26, 26, 25.998], bytes: [2304, 2304, 2303.9]),
-            options: CompareOptions(gate: .exact))
+        let outcome = try compareLifecycles(
+            "operation-queue",
+            base: ([25.987, 25.997, 26], [2303.2, 2303.8, 2304]),
+            new: ([26, 26, 25.998], [2304, 2304, 2303.9]))
         XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.same, .same])
         XCTAssertEqual(outcome.status, .noRegression)
         XCTAssertTrue(outcome.output.contains("Counted in whole allocations per operation (observeOn.subscription)"), outcome.output)
     }
 
     func testOneMoreAllocationPerLifecycleIsStillWorse() throws {
-        let outcome = try fixture.compare(
-            base: lifecycleCounts("fast-path", allocations: [13, 13, 13], bytes: [1500, 1500, 1500]),
-            new: lifecycleCounts("fast-path", allocations: [14, 14, 14], bytes: [1516, 1516, 1516]),
-            options: CompareOptions(gate: .exact))
+        let outcome = try compareLifecycles(
+            "fast-path", base: ([13, 13, 13], [1500, 1500, 1500]), new: ([14, 14, 14], [1516, 1516, 1516]))
         XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.worse, .worse])
         XCTAssertEqual(outcome.status, .regression)
     }
 
     func testAnObjectGrowingIntoTheNextSizeClassIsStillWorse() throws {
-        let outcome = try fixture.compare(
-            base: lifecycleCounts("generic", allocations: [14, 14, 14], bytes: [1600, 1600, 1600]),
-            new: lifecycleCounts("generic", allocations: [14, 14, 14], bytes: [1616, 1616, 1616]),
-            options: CompareOptions(gate: .exact))
+        let outcome = try compareLifecycles(
+            "generic", base: ([14, 14, 14], [1600, 1600, 1600]), new: ([14, 14, 14], [1616, 1616, 1616]))
         XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.same, .worse])
     }
 
