@@ -1,0 +1,212 @@
+/// Runs work on the calling thread, queuing nested work on a per-thread trampoline.
+///
+/// The first `schedule` on a thread runs its action at once and then drains
+/// the thread's queue; a `schedule` made while an action of this scheduler
+/// runs on the same thread is queued and runs after the current action and
+/// everything queued before it (FIFO). Recursive scheduling therefore never
+/// grows the stack. Disposing a queued item before it runs skips it
+/// (guarantee 5 in Guarantees.md); disposing it from another thread is safe.
+///
+/// Each thread has its own queue, found through a thread-local pointer (one
+/// load), and freed when the thread exits.
+///
+/// Cost: running at once allocates nothing; a queued `schedule` allocates at
+/// most one object, the queue entry, and returns a disposable that refers to
+/// it. When nothing but the queue holds the entry once it is about to run
+/// (every disposable returned for it has been dropped), nobody can dispose
+/// it any more: it runs without the atomic hand-shake a disposer needs, and
+/// the thread keeps it for the next queued `schedule` of the same state
+/// type, so a chain of schedules allocates nothing. A disposable still held
+/// keeps its entry from being reused, so disposing it can never reach a
+/// later action. Nothing an entry keeps (state, action) outlives its run or
+/// its skip (guarantee 8).
+///
+/// Serial per thread, but not a `SerialScheduler`: two threads can run its
+/// actions at the same time.
+///
+/// A value without stored state (RxSwift's is a class): every instance is
+/// the same scheduler, `instance`, so reaching it costs nothing. Code that
+/// uses `CurrentThreadScheduler.instance` and `isScheduleRequired` builds
+/// unchanged; only code that treats the scheduler as an object (`===`, an
+/// `AnyObject` constraint) does not.
+public struct CurrentThreadScheduler: ImmediateScheduler, Sendable {
+    /// The shared instance.
+    ///
+    /// The scheduler has no state of its own (each thread's queue is found
+    /// through a thread-local pointer), so every instance is the same and
+    /// this one is made where it is asked for: reaching it costs nothing,
+    /// where a stored `static let` costs a lazy initialisation check on
+    /// every `schedule`.
+    @inlinable
+    public static var instance: CurrentThreadScheduler {
+        CurrentThreadScheduler()
+    }
+
+    @usableFromInline
+    init() {}
+
+    /// `true` when no action of this scheduler is running on the calling
+    /// thread, so `schedule` would run its action at once.
+    public static var isScheduleRequired: Bool {
+        Trampoline.existing?.isRunning != true
+    }
+
+    /// Runs `action` at once if no trampoline runs on this thread, else queues it.
+    ///
+    /// - Returns: When run at once, what the action returned; when queued, a
+    ///   disposable that skips the action if disposed before it starts, and
+    ///   disposes what the action returned if disposed after.
+    @inlinable
+    public func schedule<StateType>(
+        _ state: StateType,
+        action: @escaping (StateType) -> Disposable
+    ) -> Disposable {
+        withCurrentTrampoline { trampoline in
+            guard trampoline.isRunning else {
+                return trampoline.runOutermost { action(state) }
+            }
+            let item = TrampolineItem.make(on: trampoline, state: state, action: action)
+            trampoline.enqueue(item)
+            return TrampolineTicket(item: item)
+        }
+    }
+
+    /// Runs `body` at once, as `schedule` runs an action when no action of
+    /// this scheduler is running on the calling thread: `body` then runs as
+    /// one (what it schedules is queued) and the queue is drained before this
+    /// returns. When an action is running, `body` simply runs.
+    ///
+    /// How a subscription starts (`Producer.subscribe`): it does what
+    /// scheduling the producer and its observer as a state would, with no
+    /// state and no escaping action.
+    func runAsAction(_ body: () -> Disposable) -> Disposable {
+        withCurrentTrampoline { trampoline in
+            trampoline.isRunning ? body() : trampoline.runOutermost(body)
+        }
+    }
+}
+
+/// The disposable `schedule` returns for a queued action: the only way out
+/// of the trampoline to its item.
+///
+/// A value, not the item itself: nobody outside can hold a weak or unowned
+/// reference to an item, so "only the queue holds it" is exactly what
+/// `isKnownUniquelyReferenced` says, and an item that passes that test can
+/// neither be disposed any more nor reach a later action when reused.
+@usableFromInline
+struct TrampolineTicket: Cancelable, @unchecked Sendable {
+    // @unchecked: `item` is always a `TrampolineItem`, whose cross-thread
+    // part (`dispose`) goes through its atomic phase.
+    @usableFromInline
+    let item: TrampolineWork
+
+    @inlinable
+    init<StateType>(item: TrampolineItem<StateType>) {
+        self.item = item
+    }
+
+    /// Whether the queued action has been disposed.
+    @usableFromInline
+    var isDisposed: Bool {
+        item.isQueuedActionDisposed
+    }
+
+    /// Skips the action if it has not started; else disposes what it
+    /// returned, once it has returned.
+    @usableFromInline
+    func dispose() {
+        item.disposeQueuedAction()
+    }
+}
+
+/// One queued action. Queuing allocates this object and nothing else, and
+/// not even that when the thread's spare item is reused. Its run-once life
+/// is `ScheduledActionCell`'s, except when nothing but the queue references
+/// it as it comes up (`run(unreferenced:)`), when nobody can dispose it any
+/// more.
+@usableFromInline
+final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unchecked Sendable {
+    // @unchecked: `phase` hands the fields below from one thread to the next
+    // (the queuing thread, the running thread, then at most one disposer).
+    @usableFromInline
+    let phase = ScheduledActionPhase()
+    @usableFromInline
+    var state: StateType?
+    @usableFromInline
+    var action: ((StateType) -> Disposable)?
+    @usableFromInline
+    var result: Disposable?
+
+    /// A disposer on another thread leaves the state and the action to the
+    /// trampoline's thread, which releases them when the item comes up.
+    @inlinable
+    static var disposerReleasesPendingAction: Bool {
+        false
+    }
+
+    @inlinable
+    init() {
+        super.init(
+            runner: Runner { work, _, unreferenced in
+                // Only a `TrampolineItem<StateType>` is made with this runner.
+                guard let item = work as? TrampolineItem<StateType> else {
+                    preconditionFailure("a trampoline item's runner got another kind of work")
+                }
+                return item.run(unreferenced: unreferenced)
+            })
+    }
+
+    /// A queue entry for `action` on `trampoline`: the thread's spare item
+    /// when it has this state type, else a new one.
+    @inlinable
+    static func make(
+        on trampoline: Trampoline, state: StateType, action: @escaping (StateType) -> Disposable
+    ) -> TrampolineItem {
+        let item: TrampolineItem
+        if let spare = trampoline.takeSpare() {
+            if let fitting = spare as? TrampolineItem {
+                item = fitting
+            } else {
+                trampoline.putBackSpare(spare)
+                item = TrampolineItem()
+            }
+        } else {
+            item = TrampolineItem()
+        }
+        item.state = state
+        item.action = action
+        return item
+    }
+
+    /// Runs the action unless it was disposed first.
+    ///
+    /// - Parameter unreferenced: Nothing but the trampoline references this
+    ///   item: no ticket is left, so nobody can dispose it (it may have been
+    ///   disposed before the last ticket was dropped) and nobody can dispose
+    ///   what the action returns, which is dropped.
+    /// - Returns: Whether the item is empty and pending again, to be reused.
+    @inlinable
+    func run(unreferenced: Bool) -> Bool {
+        guard unreferenced else {
+            runAction()
+            return false
+        }
+        let state = self.state.take()
+        let action = self.action.take()
+        if !phase.isDisposed, let state, let action {
+            _ = action(state)
+        }
+        phase.reset()
+        return true
+    }
+
+    @usableFromInline
+    override var isQueuedActionDisposed: Bool {
+        isActionDisposed
+    }
+
+    @usableFromInline
+    override func disposeQueuedAction() {
+        disposeAction()
+    }
+}

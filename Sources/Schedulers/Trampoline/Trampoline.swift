@@ -1,0 +1,242 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSchedulersThreadLocal
+import Synchronization
+
+/// Calls `body` with the calling thread's trampoline, created on first use.
+///
+/// The trampoline is found through a C thread-local pointer (one load) and
+/// lent to `body` without reference counting. This is the only place the
+/// library turns a raw pointer into an object; see `Trampoline.makeCurrent`.
+@inlinable
+@inline(__always)
+func withCurrentTrampoline<Result>(_ body: (Trampoline) -> Result) -> Result {
+    guard let pointer = csched_current_trampoline() else {
+        return body(Trampoline.makeCurrent())
+    }
+    // unsafe: the pointer is the thread's own +1 reference (set by makeCurrent, released only by the
+    // pthread key's destructor after the thread's last Swift frame returned), so the object outlives `body`.
+    return unsafe Unmanaged<Trampoline>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+}
+
+/// The per-thread queue behind `CurrentThreadScheduler`: whether one of its
+/// actions is running, and the work queued meanwhile, first in first out.
+///
+/// Only its own thread touches it, so it takes no lock. The flags the
+/// inlined `schedule` reads are `Atomic`s read and written with relaxed
+/// ordering: plain loads and stores on every supported processor, and, being
+/// `let` properties, exempt from the run-time exclusivity checks a stored
+/// `var` of a class costs on every access. The queue itself is private and
+/// touched only by the non-inlined methods below.
+@usableFromInline
+final class Trampoline {
+    /// Whether an action of this trampoline runs on its thread now.
+    @usableFromInline
+    let running = Atomic<Bool>(false)
+    /// How many entries are queued.
+    @usableFromInline
+    let queued = Atomic<Int>(0)
+
+    /// The entries, a ring of `slots.count` (a power of two) places from `head`.
+    private var slots = [TrampolineWork?](repeating: nil, count: 16)
+    private var head = 0
+    /// An item that has run and that nothing else references, for the next
+    /// queued `schedule` of its state type (`TrampolineItem.make`).
+    private var spare: TrampolineWork?
+
+    /// The pthread key whose destructor releases each thread's trampoline when
+    /// the thread exits, which a C thread-local variable cannot do. Readers
+    /// use the thread-local pointer; the key is written once per thread.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            // The exiting thread has no trampoline from here on; work that
+            // its release runs and that schedules gets a new one.
+            csched_set_current_trampoline(nil)
+            #if canImport(Darwin)
+            // unsafe: the key's value is the +1 reference makeCurrent stored; this gives it back.
+            unsafe Unmanaged<Trampoline>.fromOpaque(pointer).release()
+            #else
+            if let pointer {
+                // unsafe: the key's value is the +1 reference makeCurrent stored; this gives it back.
+                unsafe Unmanaged<Trampoline>.fromOpaque(pointer).release()
+            }
+            #endif
+        }
+        precondition(status == 0, "pthread_key_create failed with \(status)")
+        return key
+    }()
+
+    /// Creates the calling thread's trampoline, which has none yet. The
+    /// thread's pthread key owns the reference (released when the thread
+    /// exits); the thread-local pointer lets readers find it.
+    @usableFromInline
+    @inline(never)
+    static func makeCurrent() -> Trampoline {
+        let trampoline = Trampoline()
+        // unsafe: hands one reference to the thread (the key and the
+        // thread-local pointer share it) until the key's destructor releases it.
+        let pointer = unsafe Unmanaged.passRetained(trampoline).toOpaque()
+        let status = unsafe pthread_setspecific(key, pointer)
+        precondition(status == 0, "pthread_setspecific failed with \(status)")
+        unsafe csched_set_current_trampoline(pointer)
+        return trampoline
+    }
+
+    /// The calling thread's trampoline, if it has one (without creating it).
+    static var existing: Trampoline? {
+        guard let pointer = csched_current_trampoline() else { return nil }
+        // unsafe: as in withCurrentTrampoline, the thread's reference keeps it alive; this takes one more.
+        return unsafe Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Whether an action of this trampoline runs now.
+    @inlinable
+    var isRunning: Bool {
+        running.load(ordering: .relaxed)
+    }
+
+    /// Whether nothing is queued.
+    @inlinable
+    var isEmpty: Bool {
+        queued.load(ordering: .relaxed) == 0
+    }
+
+    /// Runs `action` as the thread's outermost action (none may be running),
+    /// then the work queued meanwhile, and returns what `action` returned.
+    @inlinable
+    func runOutermost(_ action: () -> Disposable) -> Disposable {
+        running.store(true, ordering: .relaxed)
+        defer { running.store(false, ordering: .relaxed) }
+        let disposable = action()
+        if !isEmpty {
+            drain()
+        }
+        return disposable
+    }
+
+    /// Queues `work` behind everything queued before it.
+    @usableFromInline
+    func enqueue(_ work: TrampolineWork) {
+        let count = queued.load(ordering: .relaxed)
+        if count == slots.count {
+            grow()
+        }
+        slots[(head + count) & (slots.count - 1)] = work
+        queued.store(count + 1, ordering: .relaxed)
+    }
+
+    /// Doubles the ring, keeping the order.
+    private func grow() {
+        let count = queued.load(ordering: .relaxed)
+        var larger = [TrampolineWork?](repeating: nil, count: slots.count * 2)
+        for offset in 0..<count {
+            larger[offset] = slots[(head + offset) & (slots.count - 1)].take()
+        }
+        slots = larger
+        head = 0
+    }
+
+    /// Takes the oldest entry out of the queue.
+    private func popFirst() -> TrampolineWork? {
+        let count = queued.load(ordering: .relaxed)
+        guard count > 0 else { return nil }
+        let work = slots[head].take()
+        head = (head + 1) & (slots.count - 1)
+        queued.store(count - 1, ordering: .relaxed)
+        return work
+    }
+
+    /// Whether `work` is the oldest entry: the next one `drain()` would run.
+    @usableFromInline
+    func isFirst(_ work: TrampolineWork) -> Bool {
+        !isEmpty && slots[head] === work
+    }
+
+    /// Takes `work` out of the queue; it must be the oldest entry (`isFirst`).
+    @usableFromInline
+    func removeFirst(_ work: TrampolineWork) {
+        let first = popFirst()
+        precondition(first === work, "the trampoline's first entry is not the one being removed")
+    }
+
+    /// Runs queued work until the queue is empty, including work queued meanwhile.
+    @usableFromInline
+    func drain() {
+        while var work = popFirst() {
+            let unreferenced = isKnownUniquelyReferenced(&work)
+            if work.runner.body(work, self, unreferenced), isKnownUniquelyReferenced(&work) {
+                // Reusable, and nothing else can reach it: the latest such
+                // entry becomes the spare, replacing an older one (a spare
+                // of another state type, kept forever, would make every
+                // later schedule on this thread allocate).
+                spare = work
+            }
+        }
+    }
+
+    /// The spare entry, if any, taken out (`TrampolineItem.make`).
+    @usableFromInline
+    func takeSpare() -> TrampolineWork? {
+        spare.take()
+    }
+
+    /// Gives back a spare that did not fit.
+    @usableFromInline
+    func putBackSpare(_ work: TrampolineWork) {
+        spare = work
+    }
+}
+
+/// Work queued on a trampoline.
+///
+/// Subclasses are generic; they hand in their run function, made where their
+/// type is concrete, instead of overriding a method: an overridden method of
+/// a generic class runs unspecialised, looking up type metadata (a hash-table
+/// search) each time it touches a value of the generic type.
+@usableFromInline
+class TrampolineWork {
+    /// Runs `work` on `trampoline`. `unreferenced` says that nothing but the
+    /// trampoline references `work` (so nobody can dispose it any more).
+    /// Returns whether the entry may be reused for a later schedule.
+    @usableFromInline
+    typealias RunFunction = (_ work: TrampolineWork, _ trampoline: Trampoline, _ unreferenced: Bool) -> Bool
+
+    @usableFromInline
+    final let runner: Runner
+
+    /// The run function, wrapped so that it crosses generic code as a plain
+    /// value: a bare closure would be reabstracted there, which allocates a
+    /// thunk in an unoptimised build.
+    @usableFromInline
+    struct Runner {
+        @usableFromInline
+        let body: RunFunction
+
+        @inlinable
+        init(_ body: @escaping RunFunction) {
+            self.body = body
+        }
+    }
+
+    @inlinable
+    init(runner: Runner) {
+        self.runner = runner
+    }
+
+    /// Whether the queued action a `TrampolineTicket` refers to has been
+    /// disposed. Only a `TrampolineItem` has a ticket.
+    @usableFromInline
+    var isQueuedActionDisposed: Bool {
+        false
+    }
+
+    /// What `TrampolineTicket.dispose()` does; only a `TrampolineItem` has a ticket.
+    @usableFromInline
+    func disposeQueuedAction() {}
+}
