@@ -130,12 +130,37 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     // (the queuing thread, the running thread, then at most one disposer).
     @usableFromInline
     let phase = ScheduledActionPhase()
+    /// The state and the action, in one field: one run-time exclusivity
+    /// check to store them and one to take them, where two fields cost two each.
     @usableFromInline
-    var state: StateType?
-    @usableFromInline
-    var action: ((StateType) -> Disposable)?
+    var payload: Payload?
     @usableFromInline
     var result: Disposable?
+
+    /// What a queued `schedule` runs.
+    @usableFromInline
+    typealias Payload = (state: StateType, action: (StateType) -> Disposable)
+
+    /// `ScheduledActionCell`'s view of the payload's state. The cell only
+    /// ever clears state and action, together: clearing either clears both.
+    @inlinable
+    var state: StateType? {
+        get { payload?.state }
+        set {
+            guard case .none = newValue else { preconditionFailure("a trampoline item's state is set with its action") }
+            payload = nil
+        }
+    }
+
+    /// `ScheduledActionCell`'s view of the payload's action (see `state`).
+    @inlinable
+    var action: ((StateType) -> Disposable)? {
+        get { payload?.action }
+        set {
+            guard case .none = newValue else { preconditionFailure("a trampoline item's action is set with its state") }
+            payload = nil
+        }
+    }
 
     /// A disposer on another thread leaves the state and the action to the
     /// trampoline's thread, which releases them when the item comes up.
@@ -173,8 +198,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         } else {
             item = TrampolineItem()
         }
-        item.state = state
-        item.action = action
+        item.payload = (state, action)
         return item
     }
 
@@ -191,9 +215,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             runAction()
             return false
         }
-        let state = self.state.take()
-        let action = self.action.take()
-        if !phase.isDisposed, let state, let action {
+        if let (state, action) = payload.take(), !phase.isDisposed {
             _ = action(state)
         }
         phase.reset()

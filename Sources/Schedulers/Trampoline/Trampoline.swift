@@ -42,9 +42,19 @@ final class Trampoline {
     @usableFromInline
     let queued = Atomic<Int>(0)
 
-    /// The entries, a ring of `slots.count` (a power of two) places from `head`.
-    private var slots = [TrampolineWork?](repeating: nil, count: 16)
-    private var head = 0
+    // The queue, first in first out, as two lists threaded through the
+    // entries (`TrampolineWork.next`): `incoming`, newest first, where
+    // `enqueue` pushes, and `outgoing`, oldest first, where `popFirst` pops;
+    // when `outgoing` runs dry, `incoming` is reversed into it. Every entry
+    // is moved, never copied, so queuing costs no reference counting.
+    //
+    // These are internal stored properties touched only by this file's
+    // non-inlined methods, with plain loads and stores: the optimiser then
+    // proves that no two accesses to them can overlap and drops their
+    // run-time exclusivity checks (it cannot for a property that inlined
+    // code in other modules touches, nor for an array's in-place update).
+    private var incoming: TrampolineWork?
+    private var outgoing: TrampolineWork?
     /// An item that has run and that nothing else references, for the next
     /// queued `schedule` of its state type (`TrampolineItem.make`).
     private var spare: TrampolineWork?
@@ -122,47 +132,28 @@ final class Trampoline {
 
     /// Queues `work` behind everything queued before it.
     @usableFromInline
-    func enqueue(_ work: TrampolineWork) {
-        let count = queued.load(ordering: .relaxed)
-        if count == slots.count {
-            grow()
-        }
-        slots[(head + count) & (slots.count - 1)] = work
-        queued.store(count + 1, ordering: .relaxed)
-    }
-
-    /// Doubles the ring, keeping the order.
-    private func grow() {
-        let count = queued.load(ordering: .relaxed)
-        var larger = [TrampolineWork?](repeating: nil, count: slots.count * 2)
-        for offset in 0..<count {
-            larger[offset] = slots[(head + offset) & (slots.count - 1)].take()
-        }
-        slots = larger
-        head = 0
+    func enqueue(_ work: consuming TrampolineWork) {
+        work.next = incoming.take()
+        incoming = consume work
+        queued.store(queued.load(ordering: .relaxed) + 1, ordering: .relaxed)
     }
 
     /// Takes the oldest entry out of the queue.
     private func popFirst() -> TrampolineWork? {
-        let count = queued.load(ordering: .relaxed)
-        guard count > 0 else { return nil }
-        let work = slots[head].take()
-        head = (head + 1) & (slots.count - 1)
-        queued.store(count - 1, ordering: .relaxed)
+        if outgoing == nil {
+            // Reverse `incoming` (newest first) into `outgoing` (oldest first).
+            var reversed: TrampolineWork?
+            while let work = incoming.take() {
+                incoming = work.next.take()
+                work.next = reversed.take()
+                reversed = consume work
+            }
+            outgoing = reversed.take()
+        }
+        guard let work = outgoing.take() else { return nil }
+        outgoing = work.next.take()
+        queued.store(queued.load(ordering: .relaxed) - 1, ordering: .relaxed)
         return work
-    }
-
-    /// Whether `work` is the oldest entry: the next one `drain()` would run.
-    @usableFromInline
-    func isFirst(_ work: TrampolineWork) -> Bool {
-        !isEmpty && slots[head] === work
-    }
-
-    /// Takes `work` out of the queue; it must be the oldest entry (`isFirst`).
-    @usableFromInline
-    func removeFirst(_ work: TrampolineWork) {
-        let first = popFirst()
-        precondition(first === work, "the trampoline's first entry is not the one being removed")
     }
 
     /// Runs queued work until the queue is empty, including work queued meanwhile.
@@ -188,8 +179,8 @@ final class Trampoline {
 
     /// Gives back a spare that did not fit.
     @usableFromInline
-    func putBackSpare(_ work: TrampolineWork) {
-        spare = work
+    func putBackSpare(_ work: consuming TrampolineWork) {
+        spare = consume work
     }
 }
 
@@ -209,6 +200,8 @@ class TrampolineWork {
 
     @usableFromInline
     final let runner: Runner
+    /// The next entry in the trampoline's queue (see `Trampoline.incoming`).
+    final var next: TrampolineWork?
 
     /// The run function, wrapped so that it crosses generic code as a plain
     /// value: a bare closure would be reabstracted there, which allocates a
@@ -224,7 +217,7 @@ class TrampolineWork {
         }
     }
 
-    @inlinable
+    @usableFromInline
     init(runner: Runner) {
         self.runner = runner
     }

@@ -126,7 +126,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     /// An extra step (`TrampolineRecursionStep`) has come up.
     @inlinable
     func runExtraStep(_ state: State) {
-        extraSteps.subtract(1, ordering: .relaxed)
+        extraSteps.store(extraSteps.load(ordering: .relaxed) - 1, ordering: .relaxed)
         runSteps(from: state)
     }
 
@@ -161,7 +161,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         } else if !isQueued.load(ordering: .relaxed) {
             enqueue(state)
         } else {
-            extraSteps.add(1, ordering: .relaxed)
+            extraSteps.store(extraSteps.load(ordering: .relaxed) + 1, ordering: .relaxed)
             trampoline.enqueue(TrampolineRecursionStep(recursion: self, state: state))
         }
     }
