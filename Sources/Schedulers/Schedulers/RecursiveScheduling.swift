@@ -103,16 +103,10 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
     // its type metadata, so naming `Self.execute` at each step would allocate.
     private let executeRun = ScheduledAction<Run>(body: AnyRecursiveScheduler.execute)
     private let lock = Lock()
-    // All mutable fields are touched only with `lock` held, so unchecked:
-    // checks would cost 805 instructions more per level of a recursion on
-    // `HistoricalScheduler` (21,910 → 22,715; Performance.md, "Exclusivity checks").
-    @exclusivity(unchecked)
+    // All mutable fields are touched only with `lock` held.
     private var action: Action?
-    @exclusivity(unchecked)
     private var pending: [PendingRun] = []
-    @exclusivity(unchecked)
     private var nextID: UInt64 = 0
-    @exclusivity(unchecked)
     private var disposed = false
 
     @usableFromInline

@@ -16,7 +16,8 @@ import Synchronization
 @inlinable
 @inline(__always)
 func withCurrentTrampoline<Result>(_ body: (Trampoline) -> Result) -> Result {
-    guard let pointer = csched_current_trampoline() else {
+    // unsafe: reads the thread-local slot, which holds nil or the pointer makeCurrent stored.
+    guard let pointer = unsafe csched_current_trampoline() else {
         return body(Trampoline.makeCurrent())
     }
     // unsafe: the pointer is the thread's own +1 reference (set by makeCurrent, released only by the
@@ -64,7 +65,8 @@ final class Trampoline {
     /// use the thread-local pointer; the key is written once per thread.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        let status = pthread_key_create(&key) { pointer in
+        // unsafe: pthread hands the destructor the key's value, the pointer makeCurrent stored.
+        let status = unsafe pthread_key_create(&key) { pointer in
             // The exiting thread has no trampoline from here on; work that
             // its release runs and that schedules gets a new one.
             csched_set_current_trampoline(nil)
@@ -72,7 +74,7 @@ final class Trampoline {
             // unsafe: the key's value is the +1 reference makeCurrent stored; this gives it back.
             unsafe Unmanaged<Trampoline>.fromOpaque(pointer).release()
             #else
-            if let pointer {
+            if let pointer = unsafe pointer {
                 // unsafe: the key's value is the +1 reference makeCurrent stored; this gives it back.
                 unsafe Unmanaged<Trampoline>.fromOpaque(pointer).release()
             }
@@ -100,7 +102,8 @@ final class Trampoline {
 
     /// The calling thread's trampoline, if it has one (without creating it).
     static var existing: Trampoline? {
-        guard let pointer = csched_current_trampoline() else { return nil }
+        // unsafe: as in withCurrentTrampoline.
+        guard let pointer = unsafe csched_current_trampoline() else { return nil }
         // unsafe: as in withCurrentTrampoline, the thread's reference keeps it alive; this takes one more.
         return unsafe Unmanaged<Trampoline>.fromOpaque(pointer).takeUnretainedValue()
     }
