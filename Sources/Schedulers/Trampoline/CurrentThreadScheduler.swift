@@ -172,12 +172,13 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @inlinable
     init() {
         super.init(
-            runner: Runner { work, _, unreferenced in
+            kind: ObjectIdentifier(StateType.self),
+            runner: Runner { work, unreferenced in
                 // Only a `TrampolineItem<StateType>` is made with this runner.
-                guard let item = work as? TrampolineItem<StateType> else {
+                guard let item = consume work as? TrampolineItem<StateType> else {
                     preconditionFailure("a trampoline item's runner got another kind of work")
                 }
-                return item.run(unreferenced: unreferenced)
+                return item.run(unreferenced: unreferenced) ? item : nil
             })
     }
 
@@ -188,13 +189,12 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         on trampoline: Trampoline, state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem {
         let item: TrampolineItem
-        if let spare = trampoline.takeSpare() {
-            if let fitting = spare as? TrampolineItem {
-                item = fitting
-            } else {
-                trampoline.putBackSpare(spare)
-                item = TrampolineItem()
+        if let spare = trampoline.takeSpare(ofKind: ObjectIdentifier(StateType.self)) {
+            // Of this kind, so of this class.
+            guard let fitting = consume spare as? TrampolineItem else {
+                preconditionFailure("the trampoline's spare of this state type is not its item")
             }
+            item = fitting
         } else {
             item = TrampolineItem()
         }

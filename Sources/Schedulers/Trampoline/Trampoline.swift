@@ -162,29 +162,30 @@ final class Trampoline {
     /// Runs queued work until the queue is empty, including work queued meanwhile.
     @usableFromInline
     func drain() {
-        while var work = popFirst() {
+        while true {
+            guard var work = popFirst() else { return }
             let unreferenced = isKnownUniquelyReferenced(&work)
-            if work.runner.body(work, self, unreferenced), isKnownUniquelyReferenced(&work) {
-                // Reusable, and nothing else can reach it: the latest such
-                // entry becomes the spare, replacing an older one (a spare
-                // of another state type, kept forever, would make every
-                // later schedule on this thread allocate).
-                spare = work
+            let run = work.runner.body
+            // The entry is handed over, not lent: a cast of a value the
+            // caller still holds would copy it, a reference count each way.
+            if var reusable = run(consume work, unreferenced), isKnownUniquelyReferenced(&reusable) {
+                // Nothing else can reach it: the latest such entry becomes
+                // the spare, replacing an older one (a spare of another state
+                // type, kept forever, would make every later schedule on
+                // this thread allocate).
+                spare = consume reusable
             }
         }
     }
 
-    /// The spare entry, if any, taken out (`TrampolineItem.make`).
+    /// The spare entry, taken out, if it is an item of the state type `kind`
+    /// (`TrampolineItem.make`).
     @usableFromInline
-    func takeSpare() -> TrampolineWork? {
-        spare.take()
+    func takeSpare(ofKind kind: ObjectIdentifier) -> TrampolineWork? {
+        guard spare?.kind == kind else { return nil }
+        return spare.take()
     }
 
-    /// Gives back a spare that did not fit.
-    @usableFromInline
-    func putBackSpare(_ work: consuming TrampolineWork) {
-        spare = consume work
-    }
 }
 
 /// Work queued on a trampoline.
@@ -195,14 +196,20 @@ final class Trampoline {
 /// search) each time it touches a value of the generic type.
 @usableFromInline
 class TrampolineWork {
-    /// Runs `work` on `trampoline`. `unreferenced` says that nothing but the
-    /// trampoline references `work` (so nobody can dispose it any more).
-    /// Returns whether the entry may be reused for a later schedule.
+    /// Runs `work`, handed over by the trampoline. `unreferenced` says that
+    /// nothing but the trampoline referenced `work` (so nobody can dispose
+    /// it any more). Returns the entry when it may be reused for a later
+    /// schedule.
     @usableFromInline
-    typealias RunFunction = (_ work: TrampolineWork, _ trampoline: Trampoline, _ unreferenced: Bool) -> Bool
+    typealias RunFunction = (_ work: consuming TrampolineWork, _ unreferenced: Bool) -> TrampolineWork?
 
     @usableFromInline
     final let runner: Runner
+    /// For a `TrampolineItem<State>`, `State`'s identity; `nil` for other
+    /// work. Two entries of one kind are of one class: the spare fits a
+    /// `schedule` whose state type has this identity.
+    @usableFromInline
+    final let kind: ObjectIdentifier?
     /// The next entry in the trampoline's queue (see `Trampoline.incoming`).
     final var next: TrampolineWork?
 
@@ -221,7 +228,8 @@ class TrampolineWork {
     }
 
     @usableFromInline
-    init(runner: Runner) {
+    init(kind: ObjectIdentifier? = nil, runner: Runner) {
+        self.kind = kind
         self.runner = runner
     }
 

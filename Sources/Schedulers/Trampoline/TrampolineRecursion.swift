@@ -65,13 +65,13 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         self.action = action
         self.trampoline = trampoline
         super.init(
-            runner: Runner { work, _, _ in
+            runner: Runner { work, _ in
                 // Only a `TrampolineRecursion<State>` is made with this runner.
-                guard let recursion = work as? TrampolineRecursion<State> else {
+                guard let recursion = consume work as? TrampolineRecursion<State> else {
                     preconditionFailure("a trampoline recursion's runner got another kind of work")
                 }
                 recursion.runQueuedStep()
-                return false
+                return nil
             })
     }
 
@@ -221,13 +221,13 @@ final class TrampolineRecursionStep<State>: TrampolineWork {
         self.recursion = recursion
         self.state = state
         super.init(
-            runner: Runner { work, _, _ in
+            runner: Runner { work, _ in
                 // Only a `TrampolineRecursionStep<State>` is made with this runner.
-                guard let step = work as? TrampolineRecursionStep<State> else {
+                guard let step = consume work as? TrampolineRecursionStep<State> else {
                     preconditionFailure("a trampoline recursion step's runner got another kind of work")
                 }
                 step.recursion.runExtraStep(step.state)
-                return false
+                return nil
             })
     }
 }
