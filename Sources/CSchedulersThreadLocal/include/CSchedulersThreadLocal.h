@@ -10,7 +10,7 @@
 //
 // The library keeps its pthread key too, but only for what this cannot do:
 // to have its destructor release the thread's trampoline when the thread
-// exits (see `Trampoline.makeCurrent` in CurrentThreadScheduler.swift).
+// exits (see `Trampoline.makeCurrent` in Trampoline/Trampoline.swift).
 #pragma once
 
 #ifdef __cplusplus

@@ -66,8 +66,9 @@ public struct CurrentThreadScheduler: ImmediateScheduler, Sendable {
                 return trampoline.runOutermost { action(state) }
             }
             let item = TrampolineItem.make(on: trampoline, state: state, action: action)
-            trampoline.enqueue(item)
-            return TrampolineTicket(item: item)
+            let ticket = TrampolineTicket(item: item)
+            trampoline.enqueue(consume item)
+            return ticket
         }
     }
 
@@ -188,16 +189,8 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     static func make(
         on trampoline: Trampoline, state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem {
-        let item: TrampolineItem
-        if let spare = trampoline.takeSpare(ofKind: ObjectIdentifier(StateType.self)) {
-            // Of this kind, so of this class.
-            guard let fitting = consume spare as? TrampolineItem else {
-                preconditionFailure("the trampoline's spare of this state type is not its item")
-            }
-            item = fitting
-        } else {
-            item = TrampolineItem()
-        }
+        // The spare, when there is one of this state type, is of this class.
+        let item = trampoline.takeSpare(ofKind: ObjectIdentifier(StateType.self)) as? TrampolineItem ?? TrampolineItem()
         item.payload = (state, action)
         return item
     }
