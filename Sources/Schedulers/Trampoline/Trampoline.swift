@@ -74,6 +74,7 @@ final class Trampoline {
             // unsafe: the key's value is the +1 reference makeCurrent stored; this gives it back.
             unsafe Unmanaged<Trampoline>.fromOpaque(pointer).release()
             #else
+            // unsafe: pthread passes the key's value, which only makeCurrent sets.
             if let pointer = unsafe pointer {
                 // unsafe: the key's value is the +1 reference makeCurrent stored; this gives it back.
                 unsafe Unmanaged<Trampoline>.fromOpaque(pointer).release()
@@ -94,8 +95,10 @@ final class Trampoline {
         // unsafe: hands one reference to the thread (the key and the
         // thread-local pointer share it) until the key's destructor releases it.
         let pointer = unsafe Unmanaged.passRetained(trampoline).toOpaque()
+        // unsafe: stores the pointer as the key's value, for the key's destructor to release.
         let status = unsafe pthread_setspecific(key, pointer)
         precondition(status == 0, "pthread_setspecific failed with \(status)")
+        // unsafe: the thread-local slot holds the same reference, for withCurrentTrampoline to lend.
         unsafe csched_set_current_trampoline(pointer)
         return trampoline
     }

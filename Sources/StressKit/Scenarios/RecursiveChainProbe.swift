@@ -129,6 +129,14 @@ public final class RecursiveChainProbe: @unchecked Sendable {
     /// Whether the disposer first waits until the chain's disposable is held
     /// (else it races the chain's start as well).
     let disposerWaitsForChain: Bool
+    /// The step count after which a waiting disposer may go on (0: it does
+    /// not wait for steps). Chain steps take a few nanoseconds each, so a
+    /// disposer that only lingers a while mostly lands before the first step
+    /// or after the last; waiting for a seeded step puts it mid-chain in every
+    /// build and on any machine.
+    let disposeAfterSteps: Int
+    /// Set by the step that brings `stepsRun` to `disposeAfterSteps`.
+    let reachedDisposeStep = Flag()
     let token: LiveToken
 
     // Written by the chain's thread only.
@@ -159,8 +167,13 @@ public final class RecursiveChainProbe: @unchecked Sendable {
         // otherwise it lands anywhere from before the first step to a little
         // after the chain's expected end.
         disposerWaitsForChain = choices.pick(4) != 0
+        disposeAfterSteps = disposerWaitsForChain && choices.pick(2) == 0 ? 1 + choices.pick(plan.expectedSteps) : 0
         let span = startDelay + plan.expectedSteps * (stepDelay + 100)
-        disposeDelay = disposerWaitsForChain ? choices.pick(span + span / 4 + 1) : choices.pick(1_000)
+        if disposeAfterSteps > 0 {
+            disposeDelay = choices.pick(stepDelay + 100)
+        } else {
+            disposeDelay = disposerWaitsForChain ? choices.pick(span + span / 4 + 1) : choices.pick(1_000)
+        }
     }
 
     /// The first step's state.
@@ -204,6 +217,9 @@ public final class RecursiveChainProbe: @unchecked Sendable {
             ranElsewhere = true
         }
         stepsRun += 1
+        if stepsRun == disposeAfterSteps {
+            reachedDisposeStep.set()
+        }
         if runs.indices.contains(state.id) {
             runs[state.id] += 1
         }
@@ -226,6 +242,9 @@ public final class RecursiveChainProbe: @unchecked Sendable {
     func disposeRacing() {
         if disposerWaitsForChain {
             waitBriefly(for: chainHeld)
+        }
+        if disposeAfterSteps > 0 {
+            waitBriefly(for: reachedDisposeStep)
         }
         spinDelay(nanoseconds: disposeDelay)
         holder.dispose()
