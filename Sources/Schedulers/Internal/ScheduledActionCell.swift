@@ -58,10 +58,10 @@ struct ScheduledActionPhase: ~Copyable, Sendable {
         // between the two is overwritten and nobody disposes the result.
         let found = value.load(ordering: .acquiring)
         value.store(Previous.disposed.rawValue, ordering: .releasing)
-        return Previous(rawValue: found).unsafelyUnwrapped
+        return Previous(rawValue: found)!
         #else
-        Previous(rawValue: value.exchange(Previous.disposed.rawValue, ordering: .acquiringAndReleasing))
-            .unsafelyUnwrapped
+        // Always a valid raw value: only `Previous` raw values are ever stored.
+        Previous(rawValue: value.exchange(Previous.disposed.rawValue, ordering: .acquiringAndReleasing))!
         #endif
     }
 
@@ -136,7 +136,8 @@ extension ScheduledActionCell {
             }
             return
         }
-        let disposable = action.unsafelyUnwrapped(state.unsafelyUnwrapped)
+        // Both set until the phase leaves `pending`, which `begin()` just did.
+        let disposable = action!(state!)
         state = nil
         action = nil
         result = disposable
