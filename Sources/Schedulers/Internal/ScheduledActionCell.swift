@@ -74,9 +74,10 @@ struct ScheduledActionPhase: ~Copyable, Sendable {
 }
 
 /// The run-once life of one scheduled action, written once for every
-/// scheduler's item (trampoline, dispatch, operation queue): its phase, the
-/// hand-off of its state, action and result between the thread that runs it
-/// and a thread that disposes it, running it, and disposing it.
+/// scheduler's item (trampoline, dispatch, operation queue, virtual time):
+/// its phase, the hand-off of its state, action and result between the
+/// thread that runs it and a thread that disposes it, running it, and
+/// disposing it.
 ///
 /// The contract it keeps for all of them: disposed before it starts, the
 /// action never runs, and its state and action are released at once;
