@@ -90,15 +90,19 @@ struct ElementBuffer {
         let first = unsafe slots(Element.self)
         // unsafe: one past the last initialised element.
         let end = unsafe first + count
+        // unsafe: a copy of the pointer to the first initialised element.
         var next = unsafe first
         // unsafe: `next` walks the initialised elements only, and `deliver` gets a copy.
         while unsafe next != end {
             if stop() {
                 break
             }
+            // unsafe: `next` is before `end`, so it points to an initialised element.
             unsafe deliver(next.pointee)
+            // unsafe: moves to the next element, or to `end`.
             unsafe next += 1
         }
+        // unsafe: this buffer's own elements, of the caller's `Element`, as in every call.
         unsafe removeAll(of: Element.self)
     }
 
@@ -106,8 +110,9 @@ struct ElementBuffer {
     @inline(__always)
     @unsafe
     mutating func removeAll<Element>(of _: Element.Type) {
-        // unsafe: the storage holds exactly `count` initialised elements from its start.
+        // unsafe: only the pointer's presence is read.
         if unsafe storage != nil {
+            // unsafe: the storage holds exactly `count` initialised elements, of the caller's `Element`.
             unsafe slots(Element.self).deinitialize(count: count)
         }
         count = 0
@@ -117,9 +122,11 @@ struct ElementBuffer {
     /// without storage afterwards. Its owner calls this once, in `deinit`.
     @unsafe
     mutating func release<Element>(of _: Element.Type) {
+        // unsafe: this buffer's own elements, of the caller's `Element`, as in every call.
         unsafe removeAll(of: Element.self)
         // unsafe: the storage was allocated by `grow`, holds no element now, and is dropped with it.
         unsafe storage?.deallocate()
+        // unsafe: the freed pointer is dropped, so nothing reaches it again.
         unsafe storage = nil
         capacity = 0
     }
@@ -137,11 +144,14 @@ struct ElementBuffer {
     private mutating func grow<Element>(_: Element.Type) {
         let newCapacity = capacity == 0 ? 16 : capacity * 2
         let newSlots = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        // unsafe: only the pointer's presence is read.
         if unsafe storage != nil {
             // unsafe: moves the `count` initialised elements into the larger allocation, then frees the old one.
             unsafe newSlots.moveInitialize(from: slots(Element.self), count: count)
+            // unsafe: the old allocation, its elements moved out above, freed once.
             unsafe storage?.deallocate()
         }
+        // unsafe: the new allocation, now holding the `count` elements, becomes the storage.
         unsafe storage = UnsafeMutableRawPointer(newSlots)
         capacity = newCapacity
     }

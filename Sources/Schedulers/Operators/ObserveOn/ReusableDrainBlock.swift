@@ -18,6 +18,7 @@ enum ReusableDrainBlock {
     static func make(running target: any ReusableDrainTarget) -> @Sendable @convention(block) () -> Void {
         // unsafe: every run of the block is covered by a reference `retainForDrain` took (see above).
         { [unowned(unsafe) target] in
+            // unsafe: `target` is alive: this run of the block holds the reference `retainForDrain` took.
             unsafe target.drainAndRelease()
         }
     }
