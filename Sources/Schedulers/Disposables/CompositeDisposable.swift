@@ -10,29 +10,65 @@ public final class CompositeDisposable: Cancelable, @unchecked Sendable {
     }
 
     private let lock = Lock()
-    // Touched only with `lock` held: no dynamic exclusivity checks needed.
-    // They would cost 2,551 → 3,102 instructions per insert-insert-remove-
-    // dispose cycle (callgrind; Performance.md, "Exclusivity checks").
-    @exclusivity(unchecked)
-    private var members: [(key: UInt64, disposable: Disposable)] = []
-    @exclusivity(unchecked)
-    private var nextKey: UInt64 = 0
-    @exclusivity(unchecked)
-    private var disposed = false
+    /// Guarded by `lock`. One stored value whose transitions are mutating
+    /// methods, so each operation makes one run-time exclusivity check (one
+    /// access to `state`), not one per field it reads or writes.
+    private var state: State
+
+    private struct State {
+        var members: [(key: UInt64, disposable: Disposable)]
+        var nextKey: UInt64
+        var disposed = false
+
+        init(_ members: [(key: UInt64, disposable: Disposable)]) {
+            self.members = members
+            nextKey = UInt64(members.count)
+        }
+
+        /// Adds `disposable` under a new key; `nil` when already disposed.
+        mutating func insert(_ disposable: Disposable) -> UInt64? {
+            if disposed {
+                return nil
+            }
+            let key = nextKey
+            nextKey &+= 1
+            members.append((key, disposable))
+            return key
+        }
+
+        /// Takes the member for `key` out, if it is still there.
+        mutating func remove(for key: UInt64) -> Disposable? {
+            guard let index = members.firstIndex(where: { $0.key == key }) else {
+                return nil
+            }
+            return members.remove(at: index).disposable
+        }
+
+        /// Marks disposed; returns every member the first time.
+        mutating func dispose() -> [(key: UInt64, disposable: Disposable)] {
+            if disposed {
+                return []
+            }
+            disposed = true
+            let all = members
+            members = []
+            return all
+        }
+    }
 
     /// Creates an empty composite.
-    public init() {}
+    public init() {
+        state = State([])
+    }
 
     /// Creates a composite holding the two disposables.
     public init(_ disposable1: Disposable, _ disposable2: Disposable) {
-        members = [(0, disposable1), (1, disposable2)]
-        nextKey = 2
+        state = State([(0, disposable1), (1, disposable2)])
     }
 
     /// Creates a composite holding the three disposables.
     public init(_ disposable1: Disposable, _ disposable2: Disposable, _ disposable3: Disposable) {
-        members = [(0, disposable1), (1, disposable2), (2, disposable3)]
-        nextKey = 3
+        state = State([(0, disposable1), (1, disposable2), (2, disposable3)])
     }
 
     /// Creates a composite holding four or more disposables, in order: the
@@ -43,28 +79,29 @@ public final class CompositeDisposable: Cancelable, @unchecked Sendable {
         _ disposable1: Disposable, _ disposable2: Disposable, _ disposable3: Disposable,
         _ disposable4: Disposable, _ disposables: Disposable...
     ) {
-        members = [(0, disposable1), (1, disposable2), (2, disposable3), (3, disposable4)]
+        var members: [(key: UInt64, disposable: Disposable)] = [
+            (0, disposable1), (1, disposable2), (2, disposable3), (3, disposable4),
+        ]
         members.reserveCapacity(4 + disposables.count)
         for (offset, disposable) in disposables.enumerated() {
             members.append((UInt64(4 + offset), disposable))
         }
-        nextKey = UInt64(members.count)
+        state = State(members)
     }
 
     /// Creates a composite holding all of `disposables`.
     public init(disposables: [Disposable]) {
-        members = disposables.enumerated().map { (UInt64($0.offset), $0.element) }
-        nextKey = UInt64(disposables.count)
+        state = State(disposables.enumerated().map { (UInt64($0.offset), $0.element) })
     }
 
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool {
-        lock.withLock { disposed }
+        lock.withLock { state.disposed }
     }
 
     /// How many members are held (0 after disposal).
     public var count: Int {
-        lock.withLock { members.count }
+        lock.withLock { state.members.count }
     }
 
     /// Adds a member.
@@ -73,16 +110,7 @@ public final class CompositeDisposable: Cancelable, @unchecked Sendable {
     ///   already disposed; the member has then been disposed.
     @discardableResult
     public func insert(_ disposable: Disposable) -> DisposeKey? {
-        let key: UInt64? = lock.withLock {
-            if disposed {
-                return nil
-            }
-            let key = nextKey
-            nextKey &+= 1
-            members.append((key, disposable))
-            return key
-        }
-        guard let key else {
+        guard let key = lock.withLock({ state.insert(disposable) }) else {
             disposable.dispose()
             return nil
         }
@@ -91,26 +119,13 @@ public final class CompositeDisposable: Cancelable, @unchecked Sendable {
 
     /// Removes the member for `key` and disposes it. Does nothing if it is gone.
     public func remove(for disposeKey: DisposeKey) {
-        let removed: Disposable? = lock.withLock {
-            guard let index = members.firstIndex(where: { $0.key == disposeKey.value }) else {
-                return nil
-            }
-            return members.remove(at: index).disposable
-        }
+        let removed = lock.withLock { state.remove(for: disposeKey.value) }
         removed?.dispose()
     }
 
     /// Disposes every member, in insertion order.
     public func dispose() {
-        let toDispose: [(key: UInt64, disposable: Disposable)] = lock.withLock {
-            if disposed {
-                return []
-            }
-            disposed = true
-            let all = members
-            members = []
-            return all
-        }
+        let toDispose = lock.withLock { state.dispose() }
         for member in toDispose {
             member.disposable.dispose()
         }

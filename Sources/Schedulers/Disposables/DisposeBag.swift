@@ -6,13 +6,32 @@
 /// once (guarantee 7 in Guarantees.md).
 public final class DisposeBag: @unchecked Sendable {
     private let lock = Lock()
-    // Touched only with `lock` held: no dynamic exclusivity checks needed.
-    // They would cost 2,318 → 2,662 instructions per bag of two, inserted and
-    // released (callgrind; Performance.md, "Exclusivity checks").
-    @exclusivity(unchecked)
-    private var members: [Disposable] = []
-    @exclusivity(unchecked)
-    private var disposed = false
+    /// Guarded by `lock`. One stored value whose transitions are mutating
+    /// methods, so each operation makes one run-time exclusivity check.
+    private var state = State()
+
+    private struct State {
+        var members: [Disposable] = []
+        var disposed = false
+
+        /// Keeps `disposable`; returns whether it must be disposed at once
+        /// instead (the bag is torn down).
+        mutating func insert(_ disposable: Disposable) -> Bool {
+            if disposed {
+                return true
+            }
+            members.append(disposable)
+            return false
+        }
+
+        /// Marks the bag torn down; returns its members.
+        mutating func tearDown() -> [Disposable] {
+            disposed = true
+            let all = members
+            members = []
+            return all
+        }
+    }
 
     /// Creates an empty bag.
     public init() {}
@@ -20,24 +39,18 @@ public final class DisposeBag: @unchecked Sendable {
     /// Creates a bag holding `disposables`.
     public convenience init(disposing disposables: Disposable...) {
         self.init()
-        members = disposables
+        state.members = disposables
     }
 
     /// Creates a bag holding `disposables`.
     public convenience init(disposing disposables: [Disposable]) {
         self.init()
-        members = disposables
+        state.members = disposables
     }
 
     /// Adds a disposable, disposed when the bag is deallocated.
     public func insert(_ disposable: Disposable) {
-        let disposeNow: Bool = lock.withLock {
-            if disposed {
-                return true
-            }
-            members.append(disposable)
-            return false
-        }
+        let disposeNow = lock.withLock { state.insert(disposable) }
         if disposeNow {
             disposable.dispose()
         }
@@ -59,12 +72,7 @@ public final class DisposeBag: @unchecked Sendable {
     /// member at once. `deinit` calls it; internal so tests can reach the
     /// torn-down state while still holding the bag.
     func disposeAll() {
-        let toDispose: [Disposable] = lock.withLock {
-            disposed = true
-            let all = members
-            members = []
-            return all
-        }
+        let toDispose = lock.withLock { state.tearDown() }
         for disposable in toDispose {
             disposable.dispose()
         }

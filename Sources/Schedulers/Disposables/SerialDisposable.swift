@@ -5,44 +5,28 @@
 /// outside the lock (guarantee 7 in Guarantees.md).
 public final class SerialDisposable: Cancelable, @unchecked Sendable {
     private let lock = Lock()
-    // Touched only with `lock` held: no dynamic exclusivity checks needed.
-    // They would cost 1,548 → 2,923 instructions per set-set-dispose cycle
-    // (callgrind; Performance.md, "Exclusivity checks").
-    @exclusivity(unchecked)
-    private var current: Disposable?
-    @exclusivity(unchecked)
-    private var disposed = false
+    /// Guarded by `lock`. One stored value whose transitions are mutating
+    /// methods, so each operation makes one run-time exclusivity check (one
+    /// access to `state`), not one per field it reads or writes.
+    private var state = State()
 
-    /// Creates an empty serial disposable.
-    public init() {}
+    private struct State {
+        var current: Disposable?
+        var disposed = false
 
-    /// Whether `dispose()` has been called.
-    public var isDisposed: Bool {
-        lock.withLock { disposed }
-    }
-
-    /// The current disposable. Setting it disposes the previous one, or the new
-    /// one if `self` is already disposed.
-    public var disposable: Disposable {
-        get {
-            lock.withLock { current ?? Disposables.create() }
-        }
-        set {
-            let toDispose: Disposable? = lock.withLock {
-                if disposed {
-                    return newValue
-                }
-                let old = current
-                current = newValue
-                return old
+        /// Stores `new`; returns what must be disposed: the old one, or
+        /// `new` itself when already disposed.
+        mutating func replace(with new: Disposable) -> Disposable? {
+            if disposed {
+                return new
             }
-            toDispose?.dispose()
+            let old = current
+            current = new
+            return old
         }
-    }
 
-    /// Disposes the current disposable and every one assigned after.
-    public func dispose() {
-        let toDispose: Disposable? = lock.withLock {
+        /// Marks disposed; returns the current one the first time.
+        mutating func dispose() -> Disposable? {
             if disposed {
                 return nil
             }
@@ -51,6 +35,31 @@ public final class SerialDisposable: Cancelable, @unchecked Sendable {
             current = nil
             return old
         }
+    }
+
+    /// Creates an empty serial disposable.
+    public init() {}
+
+    /// Whether `dispose()` has been called.
+    public var isDisposed: Bool {
+        lock.withLock { state.disposed }
+    }
+
+    /// The current disposable. Setting it disposes the previous one, or the new
+    /// one if `self` is already disposed.
+    public var disposable: Disposable {
+        get {
+            lock.withLock { state.current ?? Disposables.create() }
+        }
+        set {
+            let toDispose = lock.withLock { state.replace(with: newValue) }
+            toDispose?.dispose()
+        }
+    }
+
+    /// Disposes the current disposable and every one assigned after.
+    public func dispose() {
+        let toDispose = lock.withLock { state.dispose() }
         toDispose?.dispose()
     }
 }

@@ -5,7 +5,7 @@
 /// (guarantee 7 in Guarantees.md). Assigning twice is a programming error and
 /// stops the program with a message.
 public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
-    private enum State {
+    fileprivate enum State {
         case waitingForDisposable
         case holding(Disposable)
         case disposedBeforeAssignment
@@ -13,10 +13,7 @@ public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
     }
 
     private let lock = Lock()
-    // Touched only with `lock` held: no dynamic exclusivity checks needed.
-    // They would cost 1,057 → 1,516 instructions per set-dispose cycle
-    // (callgrind; Performance.md, "Exclusivity checks").
-    @exclusivity(unchecked)
+    /// Guarded by `lock`.
     private var state = State.waitingForDisposable
 
     /// Creates an empty single-assignment disposable.
@@ -36,22 +33,7 @@ public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
     ///
     /// - Precondition: called at most once.
     public func setDisposable(_ disposable: Disposable) {
-        let disposeNow: Bool = lock.withLock {
-            switch state {
-            case .waitingForDisposable:
-                state = .holding(disposable)
-                return false
-            case .disposedBeforeAssignment:
-                state = .disposed
-                return true
-            case .holding, .disposed:
-                // `.disposed` is reached only through an assignment: after
-                // `.holding` is disposed, or after `.disposedBeforeAssignment`.
-                preconditionFailure(
-                    "SingleAssignmentDisposable.setDisposable(_:) was called twice; use SerialDisposable to replace a disposable"
-                )
-            }
-        }
+        let disposeNow = lock.withLock { state.assign(disposable) }
         if disposeNow {
             disposable.dispose()
         }
@@ -59,18 +41,43 @@ public final class SingleAssignmentDisposable: Cancelable, @unchecked Sendable {
 
     /// Disposes the assigned disposable, or the one assigned later.
     public func dispose() {
-        let toDispose: Disposable? = lock.withLock {
-            switch state {
-            case .waitingForDisposable:
-                state = .disposedBeforeAssignment
-                return nil
-            case .holding(let disposable):
-                state = .disposed
-                return disposable
-            case .disposedBeforeAssignment, .disposed:
-                return nil
-            }
-        }
+        let toDispose = lock.withLock { state.dispose() }
         toDispose?.dispose()
+    }
+}
+
+// Transitions as mutating methods, so that each operation makes one run-time
+// exclusivity check on `state`, not one per read and write.
+extension SingleAssignmentDisposable.State {
+    /// Stores `disposable`; returns whether it must be disposed at once.
+    mutating func assign(_ disposable: Disposable) -> Bool {
+        switch self {
+        case .waitingForDisposable:
+            self = .holding(disposable)
+            return false
+        case .disposedBeforeAssignment:
+            self = .disposed
+            return true
+        case .holding, .disposed:
+            // `.disposed` is reached only through an assignment: after
+            // `.holding` is disposed, or after `.disposedBeforeAssignment`.
+            preconditionFailure(
+                "SingleAssignmentDisposable.setDisposable(_:) was called twice; use SerialDisposable to replace a disposable"
+            )
+        }
+    }
+
+    /// Marks disposed; returns the held disposable, if any, the first time.
+    mutating func dispose() -> Disposable? {
+        switch self {
+        case .waitingForDisposable:
+            self = .disposedBeforeAssignment
+            return nil
+        case .holding(let disposable):
+            self = .disposed
+            return disposable
+        case .disposedBeforeAssignment, .disposed:
+            return nil
+        }
     }
 }

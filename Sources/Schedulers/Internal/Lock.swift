@@ -23,6 +23,12 @@ import Darwin
 /// `pthread_mutex_t` must not move; that is one allocation per lock owner
 /// (a subscription, a disposable), never per element or per schedule on the
 /// hot paths.
+///
+/// The library's only use of a raw pointer for locking, kept to this type:
+/// `mutex` is allocated and initialised in `init`, destroyed and freed in
+/// `deinit`, never copied (the type is `~Copyable`) and never handed out, so
+/// every use in between reaches a live, initialised mutex.
+@safe
 @usableFromInline
 struct Lock: ~Copyable, @unchecked Sendable {
     @usableFromInline
@@ -30,23 +36,37 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     @inlinable
     init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
+        // unsafe: stores a fresh allocation of one mutex, initialised below and owned by this value alone.
+        unsafe mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        // unsafe: `mutex` was just allocated for exactly one pthread_mutex_t.
+        unsafe mutex.initialize(to: pthread_mutex_t())
+        // unsafe: `mutex` points to the initialised mutex allocated above.
+        let status = unsafe pthread_mutex_init(mutex, nil)
         precondition(status == 0, "pthread_mutex_init failed with status \(status)")
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        // unsafe: the last use of the value; nothing else holds `mutex` (never copied, never handed out).
+        unsafe pthread_mutex_destroy(mutex)
+        // unsafe: as above; the allocation of `init` is deinitialised and freed once.
+        unsafe mutex.deinitialize(count: 1)
+        // unsafe: as above.
+        unsafe mutex.deallocate()
     }
 
     @inlinable
     func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock()
-        defer { pthread_mutex_unlock(mutex) }
+        defer { unlock() }
         return try body()
+    }
+
+    /// Releases the mutex taken by this thread's `lock()`.
+    @inlinable
+    @inline(__always)
+    func unlock() {
+        // unsafe: `mutex` is live for the whole life of this value (see `init`, `deinit`).
+        unsafe pthread_mutex_unlock(mutex)
     }
 
     /// Takes the mutex, through the sync point seam (SyncPoint.swift).
@@ -60,14 +80,17 @@ struct Lock: ~Copyable, @unchecked Sendable {
     func lock() {
         #if SCHEDULERS_EXPLORATION
         SyncPoint.yield(.lockAcquire)
-        while pthread_mutex_trylock(mutex) != 0 {
+        // unsafe: `mutex` is live for the whole life of this value (see `init`, `deinit`).
+        while unsafe pthread_mutex_trylock(mutex) != 0 {
             guard SyncPoint.yield(.lockBlocked) else {
-                pthread_mutex_lock(mutex)
+                // unsafe: as above.
+                unsafe pthread_mutex_lock(mutex)
                 return
             }
         }
         #else
-        pthread_mutex_lock(mutex)
+        // unsafe: `mutex` is live for the whole life of this value (see `init`, `deinit`).
+        unsafe pthread_mutex_lock(mutex)
         #endif
     }
 }

@@ -58,10 +58,10 @@ struct ScheduledActionPhase: ~Copyable, Sendable {
         // between the two is overwritten and nobody disposes the result.
         let found = value.load(ordering: .acquiring)
         value.store(Previous.disposed.rawValue, ordering: .releasing)
-        return Previous(rawValue: found).unsafelyUnwrapped
+        return Previous(rawValue: found)!
         #else
-        Previous(rawValue: value.exchange(Previous.disposed.rawValue, ordering: .acquiringAndReleasing))
-            .unsafelyUnwrapped
+        // Always a valid raw value: only `Previous` raw values are ever stored.
+        Previous(rawValue: value.exchange(Previous.disposed.rawValue, ordering: .acquiringAndReleasing))!
         #endif
     }
 
@@ -74,9 +74,10 @@ struct ScheduledActionPhase: ~Copyable, Sendable {
 }
 
 /// The run-once life of one scheduled action, written once for every
-/// scheduler's item (trampoline, dispatch, operation queue): its phase, the
-/// hand-off of its state, action and result between the thread that runs it
-/// and a thread that disposes it, running it, and disposing it.
+/// scheduler's item (trampoline, dispatch, operation queue, virtual time):
+/// its phase, the hand-off of its state, action and result between the
+/// thread that runs it and a thread that disposes it, running it, and
+/// disposing it.
 ///
 /// The contract it keeps for all of them: disposed before it starts, the
 /// action never runs, and its state and action are released at once;
@@ -136,7 +137,8 @@ extension ScheduledActionCell {
             }
             return
         }
-        let disposable = action.unsafelyUnwrapped(state.unsafelyUnwrapped)
+        // Both set until the phase leaves `pending`, which `begin()` just did.
+        let disposable = action!(state!)
         state = nil
         action = nil
         result = disposable

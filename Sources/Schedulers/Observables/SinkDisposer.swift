@@ -16,19 +16,14 @@ final class SinkDisposer: Cancelable, @unchecked Sendable {
     private static let disposed = 2
 
     private let flags = SyncAtomic<Int>(0)
-    /// Written once before `assigned` is set; cleared by whichever side
-    /// disposes, with `NopDisposable.take` (plain fields rather than
-    /// optionals: see there why).
-    ///
-    /// Exempt from the run-time exclusivity check: the flags already make
-    /// every access exclusive (the writes happen before `assigned` is
-    /// published, the disposing side is the only one left once both flags
-    /// are set), and each checked access cost a thread-local lookup and an
-    /// access-set insertion, four of them per subscription.
-    @exclusivity(unchecked)
-    private var sink: Disposable = NopDisposable()
-    @exclusivity(unchecked)
-    private var subscription: Disposable = NopDisposable()
+    /// The sink and the upstream subscription: written once before
+    /// `assigned` is set; taken by whichever side disposes (plain fields
+    /// rather than optionals: see `NopDisposable.take`). One stored pair, so
+    /// that each of the two accesses per subscription makes one run-time
+    /// exclusivity check; the flags already make every access exclusive (the
+    /// write happens before `assigned` is published, the disposing side is
+    /// the only one left once both flags are set).
+    private var members = DisposablePair(NopDisposable(), NopDisposable())
 
     init() {
         LiveInstances.disposerCreated()
@@ -44,8 +39,7 @@ final class SinkDisposer: Cancelable, @unchecked Sendable {
 
     /// Called once by `Producer.subscribe` after `run` returns.
     func setSinkAndSubscription(sink: Disposable, subscription: Disposable) {
-        self.sink = sink
-        self.subscription = subscription
+        members.store(sink, subscription)
         let previous = flags.bitwiseOr(Self.assigned, ordering: .acquiringAndReleasing).oldValue
         precondition(previous & Self.assigned == 0, "SinkDisposer assigned twice")
         if previous & Self.disposed != 0 {
@@ -62,8 +56,7 @@ final class SinkDisposer: Cancelable, @unchecked Sendable {
 
     /// Runs once, on the side that set the second flag.
     private func disposeBoth() {
-        let sink = NopDisposable.take(&self.sink)
-        let subscription = NopDisposable.take(&self.subscription)
+        let (sink, subscription) = members.take()
         sink.dispose()
         subscription.dispose()
     }

@@ -242,9 +242,10 @@ private final class PeriodicTickOperation<StateType>: Operation, @unchecked Send
 
     override func main() {
         guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let job = self.job.unsafelyUnwrapped
-        let state = self.state.unsafelyUnwrapped
-        let action = self.action.unsafelyUnwrapped
+        // Set in init, cleared only here or in cancel(), by the one winner of `settled`.
+        let job = self.job!
+        let state = self.state!
+        let action = self.action!
         self.job = nil
         self.state = nil
         self.action = nil
@@ -256,8 +257,9 @@ private final class PeriodicTickOperation<StateType>: Operation, @unchecked Send
     override func cancel() {
         super.cancel()
         guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let job = self.job.unsafelyUnwrapped
-        let state = self.state.unsafelyUnwrapped
+        // Set in init, cleared only here or in main(), by the one winner of `settled`.
+        let job = self.job!
+        let state = self.state!
         self.job = nil
         self.state = nil
         self.action = nil

@@ -15,15 +15,9 @@ final class OperationQueueScheduledAction<StateType>: Operation, ScheduledAction
 {
     let phase = ScheduledActionPhase()
     /// The state, action and result are owned by whoever `phase` says owns
-    /// them (the runner, or the one disposer that moved it out of
-    /// `pending`), so every access is already exclusive: they are exempt
-    /// from the run-time exclusivity check, which cost a thread-local lookup
-    /// and an access-set insertion per access, several per scheduled action.
-    @exclusivity(unchecked)
+    /// them (the runner, or the one disposer that moved it out of `pending`).
     var state: StateType?
-    @exclusivity(unchecked)
     var action: ((StateType) -> Disposable)?
-    @exclusivity(unchecked)
     var result: Disposable?
     /// The one-shot timer of a relative action, cancelled on dispose.
     private let timer: HandOffTimer?

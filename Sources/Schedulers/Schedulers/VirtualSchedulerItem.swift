@@ -1,21 +1,15 @@
 /// One action queued on a `VirtualTimeScheduler`; also the disposable handed back for it.
 ///
-/// Phases: `pending` (queued), `running`, `finished` (holding what the action
-/// returned), `disposed`. Disposing a pending item takes it out of the queue
-/// at once and releases its state and action (guarantees 5 and 8 in Guarantees.md);
-/// disposing a running item lets it finish and then disposes what it
+/// Its run-once life is `ScheduledActionCell`'s, the same as the dispatch and
+/// operation-queue items' (guarantees 5 and 8 in Guarantees.md): disposing a
+/// pending item takes it out of the queue at once and releases its state and
+/// action; disposing a running item lets it finish and then disposes what it
 /// returned; disposing a finished item disposes what it returned.
 ///
 /// `time`, `sequence` and `queueIndex` belong to the scheduler and are only
-/// touched under the scheduler's lock; `phase` is guarded by the item's lock.
+/// touched under the scheduler's lock; the phase (this class's) decides who
+/// owns the state, action and result (the subclass's).
 class VirtualSchedulerItem<Converter: VirtualTimeConverterType>: Cancelable, @unchecked Sendable {
-    private enum Phase {
-        case pending
-        case running
-        case finished(Disposable)
-        case disposed
-    }
-
     let time: Converter.VirtualTimeUnit
     /// Breaks ties between equal times: lower runs first (scheduling order).
     var sequence: UInt64 = 0
@@ -25,82 +19,39 @@ class VirtualSchedulerItem<Converter: VirtualTimeConverterType>: Cancelable, @un
     // Weak: the scheduler owns its queue, so a strong reference back would
     // keep both alive as long as the item is queued.
     private weak var owner: VirtualTimeScheduler<Converter>?
-    private let lock = Lock()
-    private var phase = Phase.pending
+    /// Where the action is in its run-once life (see `ScheduledActionCell`).
+    let phase = ScheduledActionPhase()
 
     init(owner: VirtualTimeScheduler<Converter>, time: Converter.VirtualTimeUnit) {
         self.owner = owner
         self.time = time
     }
 
-    var isDisposed: Bool {
-        lock.withLock {
-            if case .disposed = phase { return true }
-            return false
-        }
+    final var isDisposed: Bool {
+        phase.isDisposed
     }
 
     /// Runs the action unless the item was disposed; called by the scheduler
-    /// after taking the item out of its queue.
-    final func run() {
-        let starts: Bool = lock.withLock {
-            guard case .pending = phase else { return false }
-            phase = .running
-            return true
-        }
-        guard starts else { return }
-        let result = invokeAndReleasePayload()
-        let disposedWhileRunning: Bool = lock.withLock {
-            guard case .running = phase else { return true }
-            phase = .finished(result)
-            return false
-        }
-        if disposedWhileRunning {
-            result.dispose()
-        }
-    }
+    /// after taking the item out of its queue. Overridden by the concrete item.
+    func run() {}
 
-    func dispose() {
-        let (wasQueued, result): (Bool, Disposable?) = lock.withLock {
-            switch phase {
-            case .pending:
-                phase = .disposed
-                return (true, nil)
-            case .running:
-                phase = .disposed
-                return (false, nil)
-            case .finished(let result):
-                phase = .disposed
-                return (false, result)
-            case .disposed:
-                return (false, nil)
-            }
-        }
-        if wasQueued {
-            // Outside the lock: the state's deinit may run arbitrary code.
-            releasePayload()
-            owner?.removeQueued(self)
-        }
-        result?.dispose()
-    }
+    /// Disposes the item (see the type's description). Overridden by the
+    /// concrete item.
+    func dispose() {}
 
-    /// Runs the action with its state, dropping both before returning.
-    /// Called once, by the thread that moved the item to `running`.
-    func invokeAndReleasePayload() -> Disposable {
-        Disposables.create()
+    /// Takes a pending item that was just disposed out of the scheduler's queue.
+    final func leaveQueue() {
+        owner?.removeQueued(self)
     }
-
-    /// Drops the state and action of an item that will never run. Called
-    /// once, by the thread that moved the item from `pending` to `disposed`.
-    func releasePayload() {}
 }
 
 /// A queued action with its state: the concrete item, one allocation per schedule.
 final class VirtualSchedulerAction<Converter: VirtualTimeConverterType, StateType>:
-    VirtualSchedulerItem<Converter>, @unchecked Sendable
+    VirtualSchedulerItem<Converter>, ScheduledActionCell, @unchecked Sendable
 {
-    private var state: StateType?
-    private var action: ((StateType) -> Disposable)?
+    var state: StateType?
+    var action: ((StateType) -> Disposable)?
+    var result: Disposable?
 
     init(
         owner: VirtualTimeScheduler<Converter>,
@@ -113,15 +64,17 @@ final class VirtualSchedulerAction<Converter: VirtualTimeConverterType, StateTyp
         super.init(owner: owner, time: time)
     }
 
-    override func invokeAndReleasePayload() -> Disposable {
-        guard let action, let state else { return Disposables.create() }
-        self.action = nil
-        self.state = nil
-        return action(state)
+    override func run() {
+        runAction()
     }
 
-    override func releasePayload() {
-        action = nil
-        state = nil
+    override func dispose() {
+        disposeAction()
+    }
+
+    /// Disposed while pending: leaves the queue at once, so a later
+    /// `start()` or `advanceTo(_:)` neither finds nor counts it.
+    func didDisposeBeforeRun() {
+        leaveQueue()
     }
 }

@@ -21,6 +21,15 @@
 /// instructions each, several times per subscription. This type's metadata is
 /// static, and a generic method receives `Element`'s metadata from its caller,
 /// which has it at hand.
+///
+/// Its methods are unsafe to call (`@unsafe`): memory safety rests on the
+/// owner's keeping the contract above (one element type, no copies,
+/// `release(of:)` once), which the compiler cannot check. Its one owner is
+/// `ObserveOnQueue`. Holding one is safe (`@safe`): its storage is private.
+/// Two `ContiguousArray<Element>` in its place, safe but called through
+/// unspecialised generic code, cost 68% more instructions on
+/// `observeOn.throughput/fast-path` (Performance.md, "observeOn").
+@safe
 struct ElementBuffer {
     private var storage: UnsafeMutableRawPointer?
     private var capacity = 0
@@ -45,15 +54,19 @@ struct ElementBuffer {
     /// at run time, by the type's size) and a second copy out of it, behind a
     /// call the unspecialised code does not inline.
     @inline(__always)
+    @unsafe
     mutating func append<Element>(_ element: Element) {
         if count == capacity {
             grow(Element.self)
         }
-        let slot = slots(Element.self) + count
+        // unsafe: `count < capacity` here, so the slot lies inside the storage, and it is uninitialised.
+        let slot = unsafe slots(Element.self) + count
         if _isPOD(Element.self) {
-            slot.pointee = element
+            // unsafe: assigning a trivial type over an uninitialised slot is a plain copy of its bytes.
+            unsafe slot.pointee = element
         } else {
-            UnsafeMutableRawPointer(slot).initializeMemory(as: Element.self, repeating: element, count: 1)
+            // unsafe: the slot is uninitialised memory of `Element`'s size and alignment.
+            unsafe UnsafeMutableRawPointer(slot).initializeMemory(as: Element.self, repeating: element, count: 1)
         }
         count &+= 1
     }
@@ -67,45 +80,62 @@ struct ElementBuffer {
     /// once, before the loop: `deliver` is opaque, and a field read inside
     /// the loop would be reloaded from memory after every call.
     @inline(__always)
+    @unsafe
     mutating func deliverAll<Element>(stoppingWhen stop: () -> Bool, to deliver: (Element) -> Void) {
-        guard storage != nil else {
+        // unsafe: only the pointer's presence is read.
+        guard unsafe storage != nil else {
             return
         }
-        let first = slots(Element.self)
-        let end = first + count
-        var next = first
-        while next != end {
+        // unsafe: the storage holds `count` initialised elements from its start.
+        let first = unsafe slots(Element.self)
+        // unsafe: one past the last initialised element.
+        let end = unsafe first + count
+        // unsafe: a copy of the pointer to the first initialised element.
+        var next = unsafe first
+        // unsafe: `next` walks the initialised elements only, and `deliver` gets a copy.
+        while unsafe next != end {
             if stop() {
                 break
             }
-            deliver(next.pointee)
-            next += 1
+            // unsafe: `next` is before `end`, so it points to an initialised element.
+            unsafe deliver(next.pointee)
+            // unsafe: moves to the next element, or to `end`.
+            unsafe next += 1
         }
-        removeAll(of: Element.self)
+        // unsafe: this buffer's own elements, of the caller's `Element`, as in every call.
+        unsafe removeAll(of: Element.self)
     }
 
     /// Empties the buffer and keeps its capacity.
     @inline(__always)
+    @unsafe
     mutating func removeAll<Element>(of _: Element.Type) {
-        if storage != nil {
-            slots(Element.self).deinitialize(count: count)
+        // unsafe: only the pointer's presence is read.
+        if unsafe storage != nil {
+            // unsafe: the storage holds exactly `count` initialised elements, of the caller's `Element`.
+            unsafe slots(Element.self).deinitialize(count: count)
         }
         count = 0
     }
 
     /// Destroys the elements and frees the storage; the buffer is empty and
     /// without storage afterwards. Its owner calls this once, in `deinit`.
+    @unsafe
     mutating func release<Element>(of _: Element.Type) {
-        removeAll(of: Element.self)
-        storage?.deallocate()
-        storage = nil
+        // unsafe: this buffer's own elements, of the caller's `Element`, as in every call.
+        unsafe removeAll(of: Element.self)
+        // unsafe: the storage was allocated by `grow`, holds no element now, and is dropped with it.
+        unsafe storage?.deallocate()
+        // unsafe: the freed pointer is dropped, so nothing reaches it again.
+        unsafe storage = nil
         capacity = 0
     }
 
     /// The storage as slots of `Element`. Only when there is storage.
     @inline(__always)
     private func slots<Element>(_: Element.Type) -> UnsafeMutablePointer<Element> {
-        storage.unsafelyUnwrapped.assumingMemoryBound(to: Element.self)
+        // unsafe: called only with storage, which `grow` bound to `Element` (the owner's one element type).
+        unsafe storage!.assumingMemoryBound(to: Element.self)
     }
 
     /// Called when the buffer is full: a call, but only as often as the
@@ -114,11 +144,15 @@ struct ElementBuffer {
     private mutating func grow<Element>(_: Element.Type) {
         let newCapacity = capacity == 0 ? 16 : capacity * 2
         let newSlots = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        if storage != nil {
-            newSlots.moveInitialize(from: slots(Element.self), count: count)
-            storage?.deallocate()
+        // unsafe: only the pointer's presence is read.
+        if unsafe storage != nil {
+            // unsafe: moves the `count` initialised elements into the larger allocation, then frees the old one.
+            unsafe newSlots.moveInitialize(from: slots(Element.self), count: count)
+            // unsafe: the old allocation, its elements moved out above, freed once.
+            unsafe storage?.deallocate()
         }
-        storage = UnsafeMutableRawPointer(newSlots)
+        // unsafe: the new allocation, now holding the `count` elements, becomes the storage.
+        unsafe storage = UnsafeMutableRawPointer(newSlots)
         capacity = newCapacity
     }
 }

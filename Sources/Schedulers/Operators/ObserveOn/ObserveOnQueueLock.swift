@@ -35,8 +35,8 @@ struct ObserveOnQueueLock: ~Copyable, Sendable {
     private static var spinsBeforeYield: Int { 128 }
     /// Yields this many times before each further wait sleeps instead.
     private static var yieldsBeforeSleeping: Int { 64 }
-    /// How long a waiter sleeps once yielding has not been enough.
-    private static var sleepNanoseconds: Int { 50_000 }
+    /// How long a waiter sleeps once yielding has not been enough, in µs.
+    private static var sleepMicroseconds: UInt32 { 50 }
 
     /// Takes the lock. Not re-entrant.
     @inline(__always)
@@ -83,8 +83,7 @@ struct ObserveOnQueueLock: ~Copyable, Sendable {
                     // A long hold (dropping a large queue on dispose, a
                     // holder preempted for a whole time slice): stop burning
                     // a core that the holder may need.
-                    var pause = timespec(tv_sec: 0, tv_nsec: Self.sleepNanoseconds)
-                    nanosleep(&pause, nil)
+                    usleep(Self.sleepMicroseconds)
                 }
             }
         }

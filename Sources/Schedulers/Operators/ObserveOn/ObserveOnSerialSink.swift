@@ -41,13 +41,13 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
 
     func drainAndRelease() {
         drain()
-        Unmanaged.passUnretained(self).release()
+        ReusableDrainBlock.releaseAfterDrain(self)
     }
 
     override func scheduleDrain() {
         if let drainQueue, let drainBlock {
             // Released by the block once the drain has run.
-            _ = Unmanaged.passUnretained(self).retain()
+            ReusableDrainBlock.retainForDrain(self)
             if !SyncPoint.controllerTook(drainBlock, for: drainQueue) {
                 drainQueue.async(execute: drainBlock)
             }

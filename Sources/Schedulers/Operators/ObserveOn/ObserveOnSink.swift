@@ -26,42 +26,18 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     typealias Element = Observer.Element
 
     /// Upstream's side: the lock, the state machine and the queued
-    /// elements, on cache lines of their own (see `ObserveOnQueue`).
+    /// elements, on cache lines of their own, and the drain's batch (see
+    /// `ObserveOnQueue`).
     private let queue = ObserveOnQueue<Element>()
-    /// The elements the running drain delivers. Owned by the running drain
-    /// (at most one exists), which trades contents with `queue.elements`
-    /// under the lock; nothing else touches it. Its accesses go unchecked:
-    /// they are few per batch, but a short subscription pays each check (a
-    /// thread-local lookup and an access-set insertion) in full.
-    @exclusivity(unchecked)
-    private var batch = ElementBuffer()
-
-    deinit {
-        batch.release(of: Element.self)
-    }
 
     final func makeNextHandler() -> NextHandler<Element> {
         NextHandler { self.onNextElement($0) }
     }
 
     /// Receives an upstream element.
-    ///
-    /// Locks by hand rather than with `lock.withLock`: in this class's
-    /// unspecialised code the closure may stay a separate function, a call
-    /// and a frame per element.
     final func onNextElement(_ element: Element) {
-        let queue = self.queue
-        queue.lock.lock()
-        switch queue.machine.elementArrived() {
-        case .enqueue:
-            queue.append(element)
-            queue.lock.unlock()
-        case .enqueueAndScheduleDrain:
-            queue.append(element)
-            queue.lock.unlock()
+        if queue.elementArrived(element) {
             scheduleDrain()
-        case .drop:
-            queue.lock.unlock()
         }
     }
 
@@ -77,8 +53,7 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
         case .completed:
             terminal = .completed
         }
-        let action = queue.lock.withLock { queue.machine.terminalArrived(terminal) }
-        switch action {
+        switch queue.terminalArrived(terminal) {
         case .scheduleDrain:
             scheduleDrain()
         case .none:
@@ -94,17 +69,10 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     /// Delivers every queued event, including those queued meanwhile.
     final func drain() {
         while true {
-            let step: ObserveOnStateMachine.DrainStep = queue.lock.withLock {
-                let step = queue.machine.drainNeedsWork(queuedCount: queue.elements.count)
-                if case .deliverQueued = step {
-                    swap(&queue.elements, &batch)
-                }
-                return step
-            }
-            guard case .deliverQueued(let terminal) = step else {
+            guard case .deliverQueued(let terminal) = queue.takeQueued() else {
                 return
             }
-            batch.deliverAll(stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
+            queue.deliverBatch(stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
             if let terminal, !isDisposed {
                 switch terminal {
                 case .error(let error):
@@ -119,9 +87,6 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
 
     override func dispose() {
         super.dispose()
-        queue.lock.withLock {
-            queue.machine.dispose()
-            queue.elements.removeAll(of: Element.self)
-        }
+        queue.dispose()
     }
 }

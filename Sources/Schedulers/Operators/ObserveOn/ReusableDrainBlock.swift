@@ -13,10 +13,27 @@ enum ReusableDrainBlock {
     ///
     /// The block does not retain `target`: `target` owns the block, and each
     /// enqueued copy of it is covered by a reference the enqueuer took
-    /// (`Unmanaged.retain()`), which `drainAndRelease()` gives back.
+    /// (`retainForDrain(_:)`), which `drainAndRelease()` gives back
+    /// (`releaseAfterDrain(_:)`).
     static func make(running target: any ReusableDrainTarget) -> @Sendable @convention(block) () -> Void {
+        // unsafe: every run of the block is covered by a reference `retainForDrain` took (see above).
         { [unowned(unsafe) target] in
-            target.drainAndRelease()
+            // unsafe: `target` is alive: this run of the block holds the reference `retainForDrain` took.
+            unsafe target.drainAndRelease()
         }
+    }
+
+    /// Takes the reference that keeps `target` alive until the enqueued
+    /// block has run; `releaseAfterDrain` gives it back.
+    static func retainForDrain(_ target: AnyObject) {
+        // unsafe: a plain retain, balanced by exactly one `releaseAfterDrain` once the enqueued block has run.
+        _ = unsafe Unmanaged.passUnretained(target).retain()
+    }
+
+    /// Gives back the reference `retainForDrain` took for the block that is
+    /// finishing its run.
+    static func releaseAfterDrain(_ target: AnyObject) {
+        // unsafe: balances the `retainForDrain` of the block now running; nothing touches `target` after it.
+        unsafe Unmanaged.passUnretained(target).release()
     }
 }
