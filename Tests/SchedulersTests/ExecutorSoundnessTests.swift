@@ -193,4 +193,16 @@ private actor ExecutorBoundActor {
             #expect(steps.withLock { $0 } == 5)
         }
     }
+
+    /// A queue whose count was set to zero after the scheduler was made would
+    /// never run a job: asking for the executor stops with the reason.
+    @Test func aQueueThatRunsNothingStopsWhenAskedForItsExecutor() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let operationQueue = OperationQueue()
+            let scheduler = OperationQueueScheduler(operationQueue: operationQueue)
+            operationQueue.maxConcurrentOperationCount = 0
+            _ = scheduler.taskExecutor
+        }
+        expectStopped(result, messageContaining: "maxConcurrentOperationCount of the OperationQueue is 0: a task on its OperationQueueScheduler's taskExecutor would never run")
+    }
 }
