@@ -38,6 +38,8 @@ public final class TestScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeC
     public let resolution: Double
     /// The sleepers of `asClock()` (TestSchedulerClock.swift).
     let sleepers = VirtualSleeperRegistry()
+    /// `taskExecutor`'s storage (TestSchedulerTaskExecutor.swift).
+    let taskExecutorStorage = TestSchedulerTaskExecutorStorage()
 
     /// Creates a stopped scheduler at `initialClock`.
     ///
