@@ -144,7 +144,7 @@ public struct TestSchedulerClock: Clock, Sendable {
         let sleeper = VirtualSleeper(registry: scheduler.sleepers)
         let scheduler = self.scheduler
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 guard sleeper.install(continuation) else { return }
                 let action = scheduler.scheduleAbsoluteVirtual(sleeper, time: tick) { sleeper in
                     sleeper.wake()
@@ -178,11 +178,11 @@ final class VirtualSleeper: @unchecked Sendable {
     private enum State {
         case initial
         /// Suspended; its action is being scheduled.
-        case installed(UnsafeContinuation<Void, any Error>)
+        case installed(CheckedContinuation<Void, any Error>)
         /// Its action ran before `arm`: `arm` resumes it.
-        case wokenBeforeArmed(UnsafeContinuation<Void, any Error>)
+        case wokenBeforeArmed(CheckedContinuation<Void, any Error>)
         /// Its action is queued and it counts in the registry.
-        case armed(UnsafeContinuation<Void, any Error>, Disposable)
+        case armed(CheckedContinuation<Void, any Error>, Disposable)
         case done
     }
 
@@ -196,7 +196,7 @@ final class VirtualSleeper: @unchecked Sendable {
 
     /// Keeps `continuation`; `false` (and the continuation resumed with
     /// `CancellationError`) if the task was cancelled first.
-    func install(_ continuation: UnsafeContinuation<Void, any Error>) -> Bool {
+    func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
         lock.lock()
         guard case .initial = state else {
             lock.unlock()
@@ -282,7 +282,7 @@ final class VirtualSleeperRegistry: @unchecked Sendable {
     private struct Waiter {
         let count: Int
         let id: UInt64
-        let continuation: UnsafeContinuation<Void, any Error>
+        let continuation: CheckedContinuation<Void, any Error>
     }
 
     private let lock = NSLock()
@@ -298,7 +298,7 @@ final class VirtualSleeperRegistry: @unchecked Sendable {
 
     /// Counts one more sleeper; returns the waiters this satisfies, for the
     /// caller to resume outside its locks.
-    func add() -> [UnsafeContinuation<Void, any Error>] {
+    func add() -> [CheckedContinuation<Void, any Error>] {
         lock.withLock {
             registered += 1
             let reached = waiters.filter { $0.count <= registered }
@@ -318,7 +318,7 @@ final class VirtualSleeperRegistry: @unchecked Sendable {
             return nextWaiterID
         }
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case reached, cancelled, queued }
                 let outcome: Outcome = lock.withLock {
                     if cancelledIDs.remove(id) != nil {
@@ -337,7 +337,7 @@ final class VirtualSleeperRegistry: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            let cancelled: UnsafeContinuation<Void, any Error>? = lock.withLock {
+            let cancelled: CheckedContinuation<Void, any Error>? = lock.withLock {
                 guard let index = waiters.firstIndex(where: { $0.id == id }) else {
                     cancelledIDs.insert(id)
                     return nil
