@@ -36,11 +36,15 @@ extension TestScheduler {
 /// - Advancing the scheduler (`advanceTo(_:)`, `start()`) runs that action
 ///   when it reaches the tick, on the advancing thread: every sleeper
 ///   registered before the advance whose deadline the advance reaches is
-///   resumed before the advance returns (its task then continues on its own
-///   executor).
-/// - A test cannot see when another task reaches `sleep`; it waits for that
-///   with `waitForSleepers(_:)` (suspends until that many sleepers are
-///   registered, woken by the registration itself) or reads `sleeperCount`.
+///   resumed before the advance returns. Its task then continues on its own
+///   executor: on the scheduler's `taskExecutor`, inside the same advance, at
+///   the deadline's virtual time (see `TestSchedulerTaskExecutor`);
+///   elsewhere, whenever that executor runs it.
+/// - A task on the scheduler's `taskExecutor` needs no waiting: it sleeps
+///   inside an advance. Of any other task a test cannot see when it reaches
+///   `sleep`; it waits for that with `waitForSleepers(_:)` (suspends until
+///   that many sleepers are registered, woken by the registration itself)
+///   or reads `sleeperCount`.
 /// - Cancelling a sleeping task removes its action from the scheduler and
 ///   throws `CancellationError` from `sleep`.
 /// - `tolerance` is ignored: virtual time has no timer slack.
