@@ -18,6 +18,17 @@ public typealias TestTime = Int
 /// current tick or earlier through `schedule` or `scheduleRelative` runs one
 /// tick later, as each hop would cost time on a real scheduler.
 /// `scheduleAt` and `scheduleAbsoluteVirtual` are never adjusted.
+///
+/// Async code runs on virtual time deterministically on `taskExecutor`:
+/// a task created with `Task(executorPreference: scheduler.taskExecutor)`
+/// runs only inside `start()`/`advanceTo(_:)`, its jobs being actions at the
+/// current virtual time, and a sleep on `asClock()` wakes at its deadline,
+/// so `advanceTo(t)` runs everything that falls due up to `t`, including
+/// what the woken tasks do next, before it returns. Outside this guarantee:
+/// code isolated to an actor with its own executor (or the main actor),
+/// tasks without the preference (the global executor), and work that hops to
+/// a real queue, thread or clock; the advance does not wait for any of it
+/// (see `TestSchedulerTaskExecutor`).
 public final class TestScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeConverter>,
     @unchecked Sendable
 {
@@ -38,6 +49,8 @@ public final class TestScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeC
     public let resolution: Double
     /// The sleepers of `asClock()` (TestSchedulerClock.swift).
     let sleepers = VirtualSleeperRegistry()
+    /// `taskExecutor`'s storage (TestSchedulerTaskExecutor.swift).
+    let taskExecutorStorage = TestSchedulerTaskExecutorStorage()
 
     /// Creates a stopped scheduler at `initialClock`.
     ///

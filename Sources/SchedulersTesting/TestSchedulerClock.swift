@@ -36,11 +36,15 @@ extension TestScheduler {
 /// - Advancing the scheduler (`advanceTo(_:)`, `start()`) runs that action
 ///   when it reaches the tick, on the advancing thread: every sleeper
 ///   registered before the advance whose deadline the advance reaches is
-///   resumed before the advance returns (its task then continues on its own
-///   executor).
-/// - A test cannot see when another task reaches `sleep`; it waits for that
-///   with `waitForSleepers(_:)` (suspends until that many sleepers are
-///   registered, woken by the registration itself) or reads `sleeperCount`.
+///   resumed before the advance returns. Its task then continues on its own
+///   executor: on the scheduler's `taskExecutor`, inside the same advance, at
+///   the deadline's virtual time (see `TestSchedulerTaskExecutor`);
+///   elsewhere, whenever that executor runs it.
+/// - A task on the scheduler's `taskExecutor` needs no waiting: it sleeps
+///   inside an advance. Of any other task a test cannot see when it reaches
+///   `sleep`; it waits for that with `waitForSleepers(_:)` (suspends until
+///   that many sleepers are registered, woken by the registration itself)
+///   or reads `sleeperCount`.
 /// - Cancelling a sleeping task removes its action from the scheduler and
 ///   throws `CancellationError` from `sleep`.
 /// - `tolerance` is ignored: virtual time has no timer slack.
@@ -144,7 +148,7 @@ public struct TestSchedulerClock: Clock, Sendable {
         let sleeper = VirtualSleeper(registry: scheduler.sleepers)
         let scheduler = self.scheduler
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 guard sleeper.install(continuation) else { return }
                 let action = scheduler.scheduleAbsoluteVirtual(sleeper, time: tick) { sleeper in
                     sleeper.wake()
@@ -178,11 +182,11 @@ final class VirtualSleeper: @unchecked Sendable {
     private enum State {
         case initial
         /// Suspended; its action is being scheduled.
-        case installed(UnsafeContinuation<Void, any Error>)
+        case installed(CheckedContinuation<Void, any Error>)
         /// Its action ran before `arm`: `arm` resumes it.
-        case wokenBeforeArmed(UnsafeContinuation<Void, any Error>)
+        case wokenBeforeArmed(CheckedContinuation<Void, any Error>)
         /// Its action is queued and it counts in the registry.
-        case armed(UnsafeContinuation<Void, any Error>, Disposable)
+        case armed(CheckedContinuation<Void, any Error>, Disposable)
         case done
     }
 
@@ -196,7 +200,7 @@ final class VirtualSleeper: @unchecked Sendable {
 
     /// Keeps `continuation`; `false` (and the continuation resumed with
     /// `CancellationError`) if the task was cancelled first.
-    func install(_ continuation: UnsafeContinuation<Void, any Error>) -> Bool {
+    func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
         lock.lock()
         guard case .initial = state else {
             lock.unlock()
@@ -282,7 +286,7 @@ final class VirtualSleeperRegistry: @unchecked Sendable {
     private struct Waiter {
         let count: Int
         let id: UInt64
-        let continuation: UnsafeContinuation<Void, any Error>
+        let continuation: CheckedContinuation<Void, any Error>
     }
 
     private let lock = NSLock()
@@ -298,7 +302,7 @@ final class VirtualSleeperRegistry: @unchecked Sendable {
 
     /// Counts one more sleeper; returns the waiters this satisfies, for the
     /// caller to resume outside its locks.
-    func add() -> [UnsafeContinuation<Void, any Error>] {
+    func add() -> [CheckedContinuation<Void, any Error>] {
         lock.withLock {
             registered += 1
             let reached = waiters.filter { $0.count <= registered }
@@ -318,7 +322,7 @@ final class VirtualSleeperRegistry: @unchecked Sendable {
             return nextWaiterID
         }
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case reached, cancelled, queued }
                 let outcome: Outcome = lock.withLock {
                     if cancelledIDs.remove(id) != nil {
@@ -337,7 +341,7 @@ final class VirtualSleeperRegistry: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            let cancelled: UnsafeContinuation<Void, any Error>? = lock.withLock {
+            let cancelled: CheckedContinuation<Void, any Error>? = lock.withLock {
                 guard let index = waiters.firstIndex(where: { $0.id == id }) else {
                     cancelledIDs.insert(id)
                     return nil

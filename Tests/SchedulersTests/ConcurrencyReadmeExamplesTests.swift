@@ -104,6 +104,28 @@ final class ConcurrencyReadmeExamplesTests: XCTestCase {
         XCTAssertEqual(output.all, ["from: 10", "from: 20", "from: 30", "hello from a task"])
     }
 
+    func testVirtualTimeTaskExecutor() {
+        // The task prints too: a local `print` it can capture.
+        let output = self.output
+        @Sendable func print(_ line: String) { output.append(line) }
+        // --- README: task executor ---
+        let scheduler = TestScheduler(initialClock: 0)
+        let clock = scheduler.asClock()
+        Task(executorPreference: scheduler.taskExecutor) {
+            while true {
+                try await clock.sleep(for: .seconds(5))
+                print("tick at \(clock.now.offset)")
+            }
+        }
+        scheduler.advanceTo(20)
+        print("advanced to 20")
+        // --- end ---
+        XCTAssertEqual(output.all, [
+            "tick at 5.0 seconds", "tick at 10.0 seconds", "tick at 15.0 seconds", "tick at 20.0 seconds",
+            "advanced to 20",
+        ])
+    }
+
     func testVirtualTimeClock() async throws {
         // --- README: clock ---
         let scheduler = TestScheduler(initialClock: 0)

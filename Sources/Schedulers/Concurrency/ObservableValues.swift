@@ -91,7 +91,7 @@ public struct ObservableValues<Element>: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Element? {
             let state = owner.state
             let outcome = await withTaskCancellationHandler {
-                await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<ValuesOutcome<Element>, Never>) in
+                await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<ValuesOutcome<Element>, Never>) in
                     state.next(continuation)
                 }
             } onCancel: {
@@ -158,7 +158,7 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
     private var buffer: [Element] = []
     /// Index of the oldest element of `buffer` not yet taken.
     private var head = 0
-    private var waiting: UnsafeContinuation<ValuesOutcome<Element>, Never>?
+    private var waiting: CheckedContinuation<ValuesOutcome<Element>, Never>?
     private var subscription: Disposable?
     /// Set by cancellation or release: nothing more is delivered or kept.
     private var cancelled = false
@@ -179,7 +179,7 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
 
     /// Resumes `continuation` with the next outcome, now or when it arrives;
     /// subscribes on the first call.
-    func next(_ continuation: UnsafeContinuation<ValuesOutcome<Element>, Never>) {
+    func next(_ continuation: CheckedContinuation<ValuesOutcome<Element>, Never>) {
         let action: NextAction = lock.withLock {
             if cancelled {
                 return .resume(.finished)
@@ -244,7 +244,7 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
     }
 
     func on(_ event: Event<Element>) {
-        var resume: (UnsafeContinuation<ValuesOutcome<Element>, Never>, ValuesOutcome<Element>)?
+        var resume: (CheckedContinuation<ValuesOutcome<Element>, Never>, ValuesOutcome<Element>)?
         var finishedSubscription: Disposable?
         lock.withLock {
             guard !cancelled, case .active = phase else { return }
@@ -309,7 +309,7 @@ final class ObservableValuesIteration<Element>: ObserverType, @unchecked Sendabl
     /// Ends the iteration: disposes the subscription, drops the buffer,
     /// resumes a waiting `next()` with `nil`. Idempotent.
     func cancel() {
-        var waiter: UnsafeContinuation<ValuesOutcome<Element>, Never>?
+        var waiter: CheckedContinuation<ValuesOutcome<Element>, Never>?
         var toDispose: Disposable?
         var dropped: [Element] = []
         var unsubscribedSource: Observable<Element>?

@@ -11,9 +11,16 @@ import Foundation
 ///
 /// - `ConcurrentDispatchQueueScheduler`: each job is one `async` on the
 ///   scheduler's queue.
-/// - `OperationQueueScheduler`: each job is one block operation added to the
+/// - `OperationQueueScheduler`: each job is one operation added to the
 ///   scheduler's `operationQueue` at its `queuePriority`, so the queue's
 ///   `maxConcurrentOperationCount` bounds how many run at once.
+///
+/// A job, once enqueued, always runs: a task on this executor runs to its
+/// end. `cancelAllOperations()` on the operation queue, which drops the
+/// scheduler's queued actions, does not cancel a job's operation (its
+/// `cancel()` does nothing: dropping a job would leave its task suspended
+/// forever). Cancel the task itself to stop it. A suspended operation queue
+/// holds its jobs until it is resumed.
 ///
 /// Each job costs the allocations of one `async` or one operation.
 public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
@@ -34,21 +41,51 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs `job` on the scheduler's threads.
     public func enqueue(_ job: consuming ExecutorJob) {
-        let transfer = UnsafeTransfer(UnownedJob(job))
+        let job = UnownedJob(job)
         switch target {
         case .dispatch(let queue):
-            if !SyncPoint.controllerTook({ transfer.value.runSynchronously(on: self.asUnownedTaskExecutor()) }, for: queue) {
-                queue.async {
-                    transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
-                }
+            let run: @Sendable () -> Void = {
+                // unsafe: the closure keeps `self`, so the executor outlives the call.
+                unsafe job.runSynchronously(on: self.asUnownedTaskExecutor())
+            }
+            if !SyncPoint.controllerTook(run, for: queue) {
+                queue.async(execute: run)
             }
         case .operations(let queue, let priority):
-            let operation = BlockOperation {
-                transfer.value.runSynchronously(on: self.asUnownedTaskExecutor())
-            }
+            Self.checkConcurrency(of: queue)
+            let operation = TaskJobOperation(job: job, executor: self)
             operation.queuePriority = priority
             SyncPoint.handOff(to: queue, operation)
         }
+    }
+
+    /// A queue that runs nothing would hold a task forever.
+    fileprivate static func checkConcurrency(of queue: OperationQueue) {
+        precondition(
+            queue.maxConcurrentOperationCount != 0,
+            "maxConcurrentOperationCount of the OperationQueue is 0: a task on its OperationQueueScheduler's taskExecutor would never run; use a positive count or OperationQueue.defaultMaxConcurrentOperationCount"
+        )
+    }
+}
+
+/// The operation of one job: it cannot be cancelled, so a queue's
+/// `cancelAllOperations()` never drops the job (its task would never finish).
+private final class TaskJobOperation: Operation, @unchecked Sendable {
+    private let job: UnownedJob
+    private let executor: SchedulerTaskExecutor
+
+    init(job: UnownedJob, executor: SchedulerTaskExecutor) {
+        self.job = job
+        self.executor = executor
+    }
+
+    /// Does nothing: a job must run. `isCancelled` stays `false`, so the
+    /// queue starts the operation and `main` runs the job.
+    override func cancel() {}
+
+    override func main() {
+        // unsafe: the operation keeps `executor`, alive for the call.
+        unsafe job.runSynchronously(on: executor.asUnownedTaskExecutor())
     }
 }
 
@@ -65,7 +102,11 @@ extension OperationQueueScheduler {
     /// A task executor on this scheduler's operation queue (see
     /// `SchedulerTaskExecutor`). Each read makes a new, equivalent executor;
     /// a task keeps the one it was given.
+    ///
+    /// - Precondition: `operationQueue.maxConcurrentOperationCount` is not
+    ///   zero (checked here and for every job).
     public var taskExecutor: SchedulerTaskExecutor {
-        SchedulerTaskExecutor(operationQueue: operationQueue, priority: queuePriority)
+        SchedulerTaskExecutor.checkConcurrency(of: operationQueue)
+        return SchedulerTaskExecutor(operationQueue: operationQueue, priority: queuePriority)
     }
 }

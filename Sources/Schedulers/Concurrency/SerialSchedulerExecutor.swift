@@ -1,12 +1,6 @@
 import Dispatch
+import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The `SerialExecutor` of a serial scheduler: an actor whose executor this is
 /// runs every job on the scheduler, one at a time, in the order enqueued.
@@ -28,11 +22,16 @@ import Darwin
 ///
 /// What each kind of scheduler gives:
 /// - `SerialDispatchQueueScheduler` (and `init(queue:...)`/`init(qos:...)`
-///   schedulers): jobs run on the scheduler's serial queue, in FIFO order. No
-///   allocation per job: a job goes into a buffer the executor reuses, and one
-///   reusable dispatch block drains it. Isolation is the queue: code running
-///   on the scheduler's queue (a job, or any action of the scheduler) is
-///   isolated to this executor, code anywhere else is not.
+///   schedulers): jobs run on the scheduler's serial queue in FIFO order,
+///   together with the scheduler's actions: each job is one `async` on the
+///   queue, so a job enqueued after an action runs after it, and before an
+///   action scheduled later. No allocation per job: a job goes into a buffer
+///   the executor reuses, and the block enqueued for it is made once.
+///   Isolation is the queue: code running on the scheduler's queue (a job, or
+///   any action of the scheduler) is isolated to this executor for the
+///   executor's whole life, code anywhere else never is, whatever executors
+///   were made and freed before (the queue marks the executor with an id that
+///   is never reused).
 /// - `MainScheduler.instance`, `MainScheduler.asyncInstance`: the executor is
 ///   the main actor's. An actor on it is isolated to the main actor, so
 ///   `MainActor.assumeIsolated` holds in its jobs; they run on the main queue
@@ -50,6 +49,8 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     }
 
     private let kind: Kind
+    /// For `.scheduler`: the thread running one of this executor's jobs.
+    private let runningJob = RunningJobThread()
 
     /// An executor for a serial scheduler that is not a dispatch scheduler:
     /// every job is one `scheduler.scheduleInOrder` call (one action, so the
@@ -65,19 +66,11 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
         } else {
             kind = .scheduler(scheduler)
         }
-        adoptJobQueue()
     }
 
     /// An executor on a dispatch scheduler's serial queue.
     init(dispatchScheduler: SerialDispatchQueueScheduler) {
         kind = Self.kind(for: dispatchScheduler)
-        adoptJobQueue()
-    }
-
-    private func adoptJobQueue() {
-        if case .dispatch(let jobs) = kind {
-            jobs.owner = self
-        }
     }
 
     /// The main queue's schedulers are the `MainScheduler`s and
@@ -100,23 +93,22 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     public func enqueue(_ job: UnownedJob) {
         switch kind {
         case .dispatch(let jobs):
-            jobs.enqueue(job)
+            jobs.enqueue(job, on: self)
         case .main:
             // The runtime sends an actor on this executor straight to the main
             // actor's executor; this path is only for a direct caller.
-            let transfer = UnsafeTransfer(job)
-            if !SyncPoint.controllerTook(
-                { transfer.value.runSynchronously(on: MainActor.sharedUnownedExecutor) }, for: DispatchQueue.main
-            ) {
-                DispatchQueue.main.async {
-                    transfer.value.runSynchronously(on: MainActor.sharedUnownedExecutor)
-                }
+            let run: @Sendable () -> Void = {
+                // unsafe: the main actor's executor lives for the whole process.
+                unsafe job.runSynchronously(on: MainActor.sharedUnownedExecutor)
+            }
+            if !SyncPoint.controllerTook(run, for: DispatchQueue.main) {
+                DispatchQueue.main.async(execute: run)
             }
         case .scheduler(let scheduler):
-            let transfer = UnsafeTransfer(job)
             _ = scheduler.scheduleInOrder(self) { executor in
-                CurrentJobExecutor.running(executor) {
-                    transfer.value.runSynchronously(on: executor.asUnownedSerialExecutor())
+                executor.runningJob.running {
+                    // unsafe: the action's state keeps `executor` alive for the call.
+                    unsafe job.runSynchronously(on: executor.asUnownedSerialExecutor())
                 }
                 return Disposables.create()
             }
@@ -127,9 +119,12 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     /// main queue, the main actor's executor.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         if case .main = kind {
-            return MainActor.sharedUnownedExecutor
+            // unsafe: the main actor's executor lives for the whole process.
+            return unsafe MainActor.sharedUnownedExecutor
         }
-        return UnownedSerialExecutor(ordinary: self)
+        // unsafe: the actor must keep this executor alive (the contract above:
+        // it keeps the scheduler, which keeps its executor).
+        return unsafe UnownedSerialExecutor(ordinary: self)
     }
 
     /// Whether the calling code runs isolated to this executor: on the
@@ -138,11 +133,11 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     public var isIsolated: Bool {
         switch kind {
         case .dispatch(let jobs):
-            return DispatchQueue.getSpecific(key: jobs.key) == ObjectIdentifier(jobs)
+            return jobs.isCurrent
         case .main:
             return MainQueueMarker.isOnMainQueue
         case .scheduler:
-            return CurrentJobExecutor.isRunning(self)
+            return runningJob.isCurrentThread
         }
     }
 
@@ -246,109 +241,172 @@ private struct WeakSerialScheduler: SerialScheduler {
     }
 }
 
-/// The jobs waiting for a dispatch queue, and the one reusable block that
-/// runs them there. Each drain runs the jobs present when it started, then
-/// enqueues itself again if more came, so a steady stream of jobs does not
-/// hold the queue against the scheduler's other work.
-final class DispatchJobQueue: ReusableDrainTarget, @unchecked Sendable {
-    let queue: DispatchQueue
-    /// Marks the queue: set to this object's identity, read by `isIsolated`.
-    let key = DispatchSpecificKey<ObjectIdentifier>()
-    /// The executor this queue belongs to (which owns it); set once, right
-    /// after creation. Retained while a drain is enqueued or running.
-    unowned(unsafe) var owner: SerialSchedulerExecutor!
-
+/// The ids of the executors isolated on one dispatch queue: the value the
+/// queue keeps under `QueueIsolation.key`, retained by the queue.
+///
+/// Ids come from a counter that never repeats, so an id in here names one
+/// executor for the life of the process: an executor made after another was
+/// freed never finds the freed one's id.
+final class QueueIsolationMarks: @unchecked Sendable {
     private let lock = Lock()
-    /// Jobs enqueued and not yet taken by a drain. Guarded by `lock`.
-    ///
-    /// These three are exempt from the run-time exclusivity check: the lock,
-    /// or for `running` the one drain at a time, already makes each access
-    /// exclusive, and the check cost a thread-local lookup and an access-set
-    /// insertion per access, paid per job.
-    @exclusivity(unchecked)
-    private var pending: [UnownedJob] = []
-    /// Whether a drain block is on the queue or running. Guarded by `lock`.
-    @exclusivity(unchecked)
-    private var drainScheduled = false
-    /// The jobs the current drain runs; swapped with `pending` under the
-    /// lock, so both buffers keep their capacity. Touched only by the drain.
-    @exclusivity(unchecked)
-    private var running: [UnownedJob] = []
-    private var drainBlock: (@Sendable @convention(block) () -> Void)?
+    /// Guarded by `lock`.
+    private var ids: Set<UInt64> = []
 
-    init(queue: DispatchQueue) {
-        self.queue = queue
-        queue.setSpecific(key: key, value: ObjectIdentifier(self))
-        drainBlock = ReusableDrainBlock.make(running: self)
+    func contains(_ id: UInt64) -> Bool {
+        lock.withLock { ids.contains(id) }
     }
 
-    func enqueue(_ job: UnownedJob) {
-        let mustSchedule = lock.withLock {
-            pending.append(job)
-            if drainScheduled {
-                return false
-            }
-            drainScheduled = true
-            return true
-        }
-        if mustSchedule {
-            // Keeps the executor (and so this object) alive until the drain
-            // that finds nothing more to run gives the reference back.
-            _ = Unmanaged.passUnretained(owner).retain()
-            if !SyncPoint.controllerTook(drainBlock!, for: queue) {
-                queue.async(execute: drainBlock!)
-            }
-        }
+    func insert(_ id: UInt64) {
+        lock.withLock { _ = ids.insert(id) }
     }
 
-    func drainAndRelease() {
-        lock.withLock {
-            swap(&running, &pending)
-        }
-        let executor = owner.asUnownedSerialExecutor()
-        // An index loop: `for in` over the array costs an allocation per
-        // job in unoptimised builds (the generic iterator's subscript).
-        var index = 0
-        while index < running.count {
-            running[index].runSynchronously(on: executor)
-            index += 1
-        }
-        running.removeAll(keepingCapacity: true)
-        let more = lock.withLock {
-            if pending.isEmpty {
-                drainScheduled = false
-                return false
-            }
-            return true
-        }
-        if more {
-            if !SyncPoint.controllerTook(drainBlock!, for: queue) {
-                queue.async(execute: drainBlock!)
-            }
-        } else {
-            Unmanaged.passUnretained(owner).release()
-        }
+    func remove(_ id: UInt64) {
+        lock.withLock { _ = ids.remove(id) }
     }
 }
 
-/// Which executor's job the current thread runs, for executors that cannot
-/// ask their queue.
-enum CurrentJobExecutor {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "pthread_key_create failed with status \(status)")
-        return key
-    }()
+/// How dispatch executors know their queue: one process-wide key (never
+/// freed, so its address is never reused), under which each queue keeps the
+/// ids of its executors.
+enum QueueIsolation {
+    static let key = DispatchSpecificKey<QueueIsolationMarks>()
+    /// Makes finding or installing a queue's marks one step, so two executors
+    /// made at once for one queue share one marks object.
+    private static let installLock = Mutex<Void>(())
+    private static let lastID = Atomic<UInt64>(0)
 
-    static func running(_ executor: SerialSchedulerExecutor, _ body: () -> Void) {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(executor).toOpaque())
-        defer { pthread_setspecific(key, previous) }
+    /// A new id, never handed out before.
+    static func nextID() -> UInt64 {
+        lastID.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// The marks `queue` keeps, installed on first use.
+    static func marks(of queue: DispatchQueue) -> QueueIsolationMarks {
+        installLock.withLock { _ in
+            if let marks = queue.getSpecific(key: key) {
+                return marks
+            }
+            let marks = QueueIsolationMarks()
+            queue.setSpecific(key: key, value: marks)
+            return marks
+        }
+    }
+
+    /// Whether the calling code runs on a queue (or a queue targeting it)
+    /// that marks `id`.
+    static func isCurrent(_ id: UInt64) -> Bool {
+        DispatchQueue.getSpecific(key: key)?.contains(id) ?? false
+    }
+}
+
+/// The jobs waiting for a dispatch queue, and the one reusable block that
+/// runs them there.
+///
+/// Every job is one `async` of that block, which runs the oldest waiting
+/// job: a job takes its place in the queue's FIFO order when it is enqueued,
+/// between the scheduler's actions (or anyone's blocks) enqueued before and
+/// after it. No allocation per job: the jobs wait in a buffer that keeps its
+/// capacity, and the block is made once.
+final class DispatchJobQueue: @unchecked Sendable {
+    let queue: DispatchQueue
+    /// This executor's isolation id, marked on `queue` for as long as this
+    /// object lives.
+    let id: UInt64
+    private let marks: QueueIsolationMarks
+
+    private let lock = Lock()
+    /// Jobs enqueued and not yet taken, oldest at `head`. Guarded by `lock`.
+    private var pending: [UnownedJob] = []
+    private var head = 0
+    /// Jobs enqueued whose block has not finished. Guarded by `lock`.
+    private var outstanding = 0
+    /// The executor, kept while `outstanding` is not zero, so that it (and
+    /// this object) outlive every job enqueued on it. Guarded by `lock`.
+    private var keepAlive: SerialSchedulerExecutor?
+    /// Runs the oldest job; set once in `init`.
+    private var runBlock: (@Sendable @convention(block) () -> Void)?
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+        id = QueueIsolation.nextID()
+        marks = QueueIsolation.marks(of: queue)
+        marks.insert(id)
+        runBlock = { [weak self] in
+            self?.runOldest()
+        }
+    }
+
+    deinit {
+        marks.remove(id)
+    }
+
+    var isCurrent: Bool {
+        QueueIsolation.isCurrent(id)
+    }
+
+    func enqueue(_ job: UnownedJob, on executor: SerialSchedulerExecutor) {
+        lock.withLock {
+            pending.append(job)
+            outstanding += 1
+            if outstanding == 1 {
+                keepAlive = executor
+            }
+        }
+        let block = runBlock!
+        if !SyncPoint.controllerTook(block, for: queue) {
+            queue.async(execute: block)
+        }
+    }
+
+    private func runOldest() {
+        let (job, executor) = lock.withLock {
+            let job = pending[head]
+            head += 1
+            if head == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return (job, keepAlive!)
+        }
+        // unsafe: `executor` is a strong reference, alive for the call.
+        unsafe job.runSynchronously(on: executor.asUnownedSerialExecutor())
+        let last: SerialSchedulerExecutor? = lock.withLock {
+            outstanding -= 1
+            guard outstanding == 0 else { return nil }
+            let last = keepAlive
+            keepAlive = nil
+            return last
+        }
+        // The last reference may go here, outside the lock.
+        _ = last
+    }
+}
+
+/// The thread that runs one of an executor's jobs, for executors that cannot
+/// ask their queue (the `.scheduler` kind): set for the length of the job.
+///
+/// Keeps the `Thread` object, so a thread that ended cannot be mistaken for
+/// a new one. A serial scheduler never runs two jobs of one executor at
+/// once; a job of another executor run inside one of this one's leaves this
+/// slot alone, and the slot's previous value comes back on the way out.
+final class RunningJobThread: @unchecked Sendable {
+    private let lock = Lock()
+    /// Guarded by `lock`.
+    private var thread: Thread?
+
+    func running(_ body: () -> Void) {
+        let current = Thread.current
+        let previous = lock.withLock {
+            let previous = thread
+            thread = current
+            return previous
+        }
+        defer { lock.withLock { thread = previous } }
         body()
     }
 
-    static func isRunning(_ executor: SerialSchedulerExecutor) -> Bool {
-        pthread_getspecific(key) == Unmanaged.passUnretained(executor).toOpaque()
+    var isCurrentThread: Bool {
+        let current = Thread.current
+        return lock.withLock { thread === current }
     }
 }

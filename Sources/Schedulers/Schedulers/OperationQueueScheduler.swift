@@ -33,6 +33,8 @@ import Foundation
 ///   (`isDisposed` is `true`) and its state and action are released. Work
 ///   scheduled afterwards runs normally. A periodic tick cancelled that way is
 ///   skipped (counted in `skippedTicks`); the job goes on.
+///   The jobs of `taskExecutor` are exempt: a task's job always runs, so the
+///   task finishes (see `SchedulerTaskExecutor`).
 /// - Work scheduled on a suspended queue waits until the queue is resumed;
 ///   disposing it meanwhile means it never runs.
 public class OperationQueueScheduler: PeriodicScheduler, @unchecked Sendable {
