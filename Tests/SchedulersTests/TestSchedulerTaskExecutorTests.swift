@@ -110,7 +110,7 @@ private final class Log<Entry: Sendable>: Sendable {
             scheduler = nil
             _ = Task(executorPreference: executor) {}
             // The enqueue above stops the program; this is never reached.
-            Thread.sleep(forTimeInterval: 10)
+            try? await Task.sleep(for: .seconds(10))
         }
         expectStopped(
             result,
