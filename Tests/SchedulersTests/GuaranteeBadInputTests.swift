@@ -52,7 +52,8 @@ final class GuaranteeBadInputTests: XCTestCase {
             onNext: { timerEvents.append("past \($0) at \(timers.clock)") },
             onCompleted: { timerEvents.append("past completed at \(timers.clock)") }
         )
-        _ = Observable<Int>.timer(.never, scheduler: timers).subscribe(
+        // Kept and disposed below: a subscription that never ends lives until disposed.
+        let neverTimer = Observable<Int>.timer(.never, scheduler: timers).subscribe(
             onNext: { _ in timerEvents.append("never next") },
             onCompleted: { timerEvents.append("never completed") }
         )
@@ -65,6 +66,7 @@ final class GuaranteeBadInputTests: XCTestCase {
             [
                 "past 0 at 0", "past completed at 0", "periodic 0 at 0", "periodic 1 at 10", "periodic 2 at 20",
             ])
+        neverTimer.dispose()
 
         // Periodic work whose first tick is due in the past starts now;
         // one whose first tick is due `.never` never ticks.

@@ -30,6 +30,11 @@ public struct PlainRecursionProbe: Sendable {
         var environment = ProcessInfo.processInfo.environment
         // The crash is the expected end; a backtrace would only cost time.
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        // In a build with AddressSanitizer, its SIGSEGV handler would turn the
+        // overflow into a report and exit(1); the probe needs the signal.
+        // Other builds ignore the variable.
+        environment["ASAN_OPTIONS"] = [environment["ASAN_OPTIONS"], "handle_segv=0"]
+            .compactMap { $0 }.joined(separator: ":")
         let result: ChildProcess.Result
         do {
             result = try ChildProcess.run(

@@ -2,6 +2,7 @@
 // Allocation counting for tests: the test executable's malloc, calloc,
 // realloc, free, memalign, aligned_alloc and posix_memalign are wrappers that
 // count and forward to glibc. Tests read the counters around a workload.
+// Also the real stack address, for tests that check stack depth.
 
 #include <stdint.h>
 
@@ -25,6 +26,12 @@ uint64_t allocation_counter_frees(void);
 
 /// Zeroes the process counters and the calling thread's counter.
 void allocation_counter_reset(void);
+
+/// An address on the calling thread's real stack, a fixed distance below the
+/// caller's frame: calls made at the same stack depth get the same value, in
+/// every build (a Swift local's address does not do this under
+/// AddressSanitizer, which moves address-taken locals to a heap "fake stack").
+uintptr_t stack_address_of_caller_frame(void);
 
 #ifdef __cplusplus
 }

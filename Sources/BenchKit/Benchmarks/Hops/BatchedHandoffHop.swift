@@ -74,6 +74,9 @@ final class BatchedHandoffHop: HopSession, @unchecked Sendable {
         shared.pointee.finished = true
         condition.unlock()
         condition.broadcast()
+        // The thread's closure holds this hop: dropping the thread here breaks
+        // that cycle, so the hop is freed once the thread has drained and ended.
+        consumer = nil
     }
 
     static let variant = HopVariant(id: .reference("batched-handoff")) { BatchedHandoffHop() }
