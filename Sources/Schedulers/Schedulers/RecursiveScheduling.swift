@@ -57,7 +57,10 @@ extension Scheduler {
 ///
 /// A pending run keeps the recursion, and through it the scheduler, alive,
 /// as in RxSwift: `_ = scheduler.scheduleRecursive(...)` keeps running even
-/// when nothing else holds the scheduler. Disposing breaks that chain.
+/// when nothing else holds the scheduler. Disposing releases the action at
+/// once and cancels the pending runs; a cancelled run that the scheduler
+/// still holds keeps the recursion object (not its action) until the
+/// scheduler drops it.
 ///
 /// Cost of one recursion step: the scheduler's own allocation for the
 /// scheduled action, nothing more (the run's bookkeeping reuses one array).
