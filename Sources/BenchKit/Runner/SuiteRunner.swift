@@ -57,12 +57,19 @@ public struct SuiteRunner: Sendable {
         }
         let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
         let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
-        progress.begin(
-            totalEstimatedSeconds: runnable.reduce(0) {
-                let perPlan = timing ? Double(repetitions(of: $1.benchmark)) : 0
-                return $0 + $1.estimatedSeconds * perPlan + $1.warmUpEstimatedSeconds * warmUpRounds
-                    + ($1.countAllocations == nil ? 0 : $1.countingEstimatedSeconds * countsPerPlan)
-            })
+        var familyEstimates: [String: Double] = [:]
+        for plan in runnable {
+            if timing {
+                familyEstimates[ProgressReporter.family(of: plan, counting: false), default: 0] +=
+                    plan.estimatedSeconds * Double(repetitions(of: plan.benchmark))
+                    + plan.warmUpEstimatedSeconds * warmUpRounds
+            }
+            if plan.countAllocations != nil && countsPerPlan > 0 {
+                familyEstimates[ProgressReporter.family(of: plan, counting: true), default: 0] +=
+                    plan.countingEstimatedSeconds * countsPerPlan
+            }
+        }
+        progress.begin(familyEstimates: familyEstimates)
         do {
             let rows = try measure(runnable, timing: timing, counting: counting, pass: pass, progress: progress)
             progress.finish()
