@@ -235,6 +235,7 @@ public struct CompareReportFormatter: Sendable {
             text += "Warning: \(unchecked.count) exact-count series of the base have no values in the new file "
                 + "(removed, another allocator, or allocation counting unavailable): nothing checks them.\n"
         }
+        text += referencesSummary()
         switch options.gate {
         case .all:
             text += "Gate: all metrics.\n"
@@ -267,6 +268,21 @@ public struct CompareReportFormatter: Sendable {
             text += "better?, \(likelyBetter) series: every new repetition better than every base one by more than "
             text += "the threshold (p <= \(alpha)), but not after the correction across the run (q > \(alpha)): "
             text += "likely improvements; more repetitions would confirm them. They do not affect the exit status.\n"
+        }
+        return text
+    }
+
+    /// The references' spreads in each file, and whether each is a stable
+    /// bound there (see ``ReferenceBound``). Empty when neither file has one.
+    func referencesSummary() -> String {
+        let sides = [("base", report.baseReferences), ("new", report.newReferences)].filter { !$0.1.isEmpty }
+        guard !sides.isEmpty else { return "" }
+        var text = "References (spread: interquartile range over the median of the repetitions; a reference is the "
+        text += "limit of what it bounds only where its repetitions are tighter than the library's series beside it):\n"
+        for (side, bounds) in sides {
+            for bound in bounds {
+                text += "  \(side) \(bound.description)\n"
+            }
         }
         return text
     }
