@@ -108,8 +108,10 @@ struct PCTStrategy: ExplorationStrategy {
     private var changePoints: [Int] = []
     /// Choice steps so far in this schedule.
     private var choiceSteps = 0
-    /// The most choice steps a schedule took: the range change points are drawn from.
+    /// The most choice steps a schedule took: the range change points are
+    /// drawn from (32 until the first schedule has ended).
     private var estimatedChoiceSteps = 32
+    private var measuredChoiceSteps = false
     /// Change points drawn, over every schedule.
     private(set) var changePointsDrawn = 0
     /// Change points reached (a choice step at which one lowered a priority), over every schedule.
@@ -162,7 +164,11 @@ struct PCTStrategy: ExplorationStrategy {
     }
 
     mutating func endSchedule(steps: Int) {
-        estimatedChoiceSteps = max(estimatedChoiceSteps, choiceSteps)
+        // The first schedule replaces the initial guess, so that a scenario
+        // with a handful of choices does not draw most change points past
+        // its end; later ones only widen the range.
+        estimatedChoiceSteps = measuredChoiceSteps ? max(estimatedChoiceSteps, choiceSteps) : max(choiceSteps, 1)
+        measuredChoiceSteps = true
     }
 }
 
