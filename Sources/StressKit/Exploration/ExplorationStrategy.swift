@@ -1,10 +1,14 @@
 /// How `Stress --explore` picks the schedules it runs.
 public enum ExplorationStrategyKind: String, CaseIterable, Sendable {
-    /// At every step, a uniformly random runnable thread (seeded).
+    /// At every step, a random runnable thread (seeded): uniform in half
+    /// the schedules, weighted by a per-thread random weight in the other
+    /// half (see `RandomStrategy`).
     case random
-    /// Probabilistic concurrency testing (Burckhardt et al., 2010): random
-    /// thread priorities, the highest runnable one runs, and `depth - 1`
-    /// random steps lower the running thread's priority (seeded).
+    /// Probabilistic concurrency testing (Burckhardt et al., 2010): a fresh
+    /// random priority for every thread and handed-off block when it starts,
+    /// the highest runnable one runs, and `depth - 1` random steps among
+    /// those with more than one runnable thread lower the running thread's
+    /// priority (seeded).
     case pct
     /// Every schedule with at most `preemptionBound` preemptions, depth first
     /// (stops early when the space is exhausted).
