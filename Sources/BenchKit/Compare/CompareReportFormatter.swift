@@ -333,8 +333,9 @@ public struct CompareReportFormatter: Sendable {
             text += "direction, but the repetitions overlap too much for the test to confirm it (spread below: "
             text += "interquartile range over the median). Not a pass. What would judge them: more repetitions "
             text += "(e.g. BenchRunner --repetitions \(Self.repetitionsToConfirm(moved, alpha: report.options.alpha)) "
-            text += "for both runs), longer repetitions (the default run instead of --quick: more elements a "
-            text += "repetition), or a quieter machine (nothing else building or running).\n"
+            text += "for both runs, or spread across processes with --forks 3), longer repetitions "
+            text += "(--min-repetition-ms 200, or the default run instead of --quick: more elements a repetition), "
+            text += "or a quieter machine (nothing else building or running).\n"
         }
         if let lone = report.repetitionsForALoneChange {
             let level = report.options.alpha / Double(max(1, report.judgeableCount))
