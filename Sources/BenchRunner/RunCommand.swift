@@ -67,7 +67,7 @@ struct Run: ParsableCommand {
         if forks < 1 {
             throw ValidationError("--forks must be 1 or more (processes that share the repetitions), e.g. --forks 3")
         }
-        if forks > 1 && (allocator == .jemalloc || allocator == .both) {
+        if forks > 1 && rowsFile == nil && (allocator == .jemalloc || allocator == .both) {
             throw ValidationError("--forks times under the system allocator: give it without --allocator jemalloc or both")
         }
     }
