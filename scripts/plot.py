@@ -5,7 +5,10 @@
 
 Writes <stem>-throughput.png, <stem>-latency.png, <stem>-drift.png and
 <stem>-drift-summary.png. Each bar is the median over repetitions; the
-error bars span the smallest to the largest repetition.
+error bars span the smallest to the largest repetition. Throughput is drawn
+on a log axis with each bar's median and its ratio to the library's first
+variant printed on it; latency has one panel per regime (paced at a rate,
+busy with elements in flight), each titled with its own parameters.
 """
 import csv
 import glob
@@ -14,10 +17,20 @@ import statistics
 import sys
 from collections import OrderedDict, defaultdict
 
-import matplotlib
+plt = None
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+
+def load_matplotlib():
+    """Imports matplotlib (headless) on first use, so the data helpers can
+    be run and checked where it is not installed."""
+    global plt
+    if plt is None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as pyplot
+
+        plt = pyplot
 
 
 def load(path):
@@ -43,6 +56,39 @@ def series(rows, benchmark, metric):
 
 def label(allocator, variant, allocators):
     return variant if len(allocators) == 1 else f"{variant}\n({allocator})"
+
+
+def latency_regimes(keys):
+    """Groups latency series keys (allocator, variant, params) by regime, in
+    first-seen order: [(title, [keys])]. A paced series has rate_per_s in
+    its params, a busy one regime=busy (and in_flight); anything else is
+    its own regime named by its params, so no two regimes share a panel."""
+    groups = OrderedDict()
+    for key in keys:
+        fields = params_dict(key[2])
+        if fields.get("regime") == "busy":
+            in_flight = fields.get("in_flight")
+            title = "busy: back-to-back elements" + (f", {in_flight} in flight" if in_flight else "")
+        elif "rate_per_s" in fields:
+            title = f"paced at {fields['rate_per_s']} elements/s"
+        else:
+            title = key[2] or "default"
+        groups.setdefault(title, []).append(key)
+    return list(groups.items())
+
+
+def ratio_labels(names, medians):
+    """Text for each throughput bar: the median in millions and its ratio to
+    the first bar of this library (not a peer or reference), e.g. '37.2M\n1.00x'."""
+    base = next((m for n, m in zip(names, medians) if not n.startswith(("peer.", "reference.")) and m > 0), None)
+    labels = []
+    for median in medians:
+        text = f"{median:.3g}M"
+        if base:
+            ratio = median / base
+            text += f"\n{ratio:.2g}x" if ratio < 1 else f"\n{ratio:.3g}x"
+        labels.append(text)
+    return labels
 
 
 def bars(ax, data, allocators, scale=1.0):
@@ -71,10 +117,18 @@ def plot_throughput(rows, allocators, out):
     data = series(rows, "observeOn.throughput", "elements_per_s")
     if not data:
         return None
-    fig, ax = plt.subplots(figsize=(11, 5))
-    bars(ax, data, allocators, scale=1e-6)
-    ax.set_ylabel("million elements / s (median, min–max)")
-    ax.set_title("observeOn throughput: this library (blue), peers (orange), batched hand-off reference (gray)\n" + title_suffix(rows), fontsize=10)
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    medians = bars(ax, data, allocators, scale=1e-6)
+    # A log axis, so peers a hundred times slower are bars, not flat lines;
+    # and each bar's figure and ratio printed on it.
+    ax.set_yscale("log")
+    names = [variant for (_allocator, variant, _params) in data.keys()]
+    for position, (median, text) in enumerate(zip(medians, ratio_labels(names, medians))):
+        ax.text(position, median, text, ha="center", va="bottom", fontsize=6)
+    ax.set_ylabel("million elements / s (median, min–max, log scale)")
+    first = next((n for n in names if not n.startswith(("peer.", "reference."))), "?")
+    ax.set_title("observeOn throughput: this library (blue), peers (orange), references (gray); "
+                 f"ratios to {first}\n" + title_suffix(rows), fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
@@ -87,20 +141,21 @@ def plot_latency(rows, allocators, out):
     per_metric = [series(rows, "observeOn.latency", m) for m, _ in metrics]
     if not per_metric[0]:
         return None
-    keys = list(per_metric[0].keys())
-    fig, ax = plt.subplots(figsize=(12, 5))
+    regimes = latency_regimes(list(per_metric[0].keys()))
+    fig, axes = plt.subplots(1, len(regimes), figsize=(8 * len(regimes), 5.5), squeeze=False)
     width = 0.2
-    for index, ((_, name), data) in enumerate(zip(metrics, per_metric)):
-        medians = [statistics.median(data[k]) / 1000 if k in data else 0 for k in keys]
-        ax.bar([p + (index - 1.5) * width for p in range(len(keys))], medians, width, label=name)
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(keys)))
-    ax.set_xticklabels([label(a, v, allocators) for a, v, _ in keys], rotation=35, ha="right", fontsize=8)
-    ax.set_ylabel("hop latency, µs (median over repetitions, log scale)")
-    params = params_dict(keys[0][2])
-    ax.set_title(f"observeOn hop latency at {params.get('rate_per_s', '?')} elements/s\n" + title_suffix(rows), fontsize=10)
-    ax.legend()
-    ax.grid(axis="y", alpha=0.3, which="both")
+    for ax, (title, keys) in zip(axes[0], regimes):
+        for index, ((_, name), data) in enumerate(zip(metrics, per_metric)):
+            medians = [statistics.median(data[k]) / 1000 if k in data else 0 for k in keys]
+            ax.bar([p + (index - 1.5) * width for p in range(len(keys))], medians, width, label=name)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels([label(a, v, allocators) for a, v, _ in keys], rotation=35, ha="right", fontsize=8)
+        ax.set_ylabel("hop latency, µs (median over repetitions, log scale)")
+        ax.set_title(f"observeOn hop latency, {title}", fontsize=10)
+        ax.legend(fontsize=8)
+        ax.grid(axis="y", alpha=0.3, which="both")
+    fig.suptitle(title_suffix(rows), fontsize=9)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
@@ -185,6 +240,7 @@ def main(argv):
         if not candidates:
             sys.exit("plot: no CSV given and none in results/")
         path = candidates[-1]
+    load_matplotlib()
     out_dir = argv[2] if len(argv) > 2 else os.path.dirname(path) or "."
     os.makedirs(out_dir, exist_ok=True)
     rows = load(path)

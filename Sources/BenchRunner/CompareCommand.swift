@@ -28,13 +28,16 @@ public struct Compare: ParsableCommand {
             i.e. 7 repetitions a side for about a hundred series.
 
             Verdicts: worse / better (beyond the threshold, confirmed across the run); same (the \
-            interval lies within +-threshold); ~ (cannot tell: neither is shown); better? (better on \
-            its own test, not after the correction: a likely improvement, never a failure). Could not \
-            be judged: \
+            interval lies within +-threshold); ~ (not shown equal: neither is shown, and the median did \
+            not move beyond the threshold in the harmful direction); better? (better on its own test, \
+            not after the correction: a likely improvement, never a failure). Could not be judged: \
+            "moved worse?" (the median moved beyond the threshold in the harmful direction, as measured \
+            and after the drift correction, but no test confirmed it: a harmful move never passes), \
             "too few repetitions" (even non-overlapping repetitions could not reach --alpha: 2 against \
             3 at 0.05) and "worse?" (worse on its own test, not after the correction: more \
-            repetitions must decide). The summary lists these series and says how many repetitions a \
-            side would judge them. Shown, not judged, by design: peers and references (they measure \
+            repetitions must decide). The summary lists these series, with their spread, and says what \
+            would judge them. It also gives each reference's spread, and reads a reference as the \
+            limit only where its repetitions are tighter than the library's series beside it. Shown, not judged, by design: peers and references (they measure \
             the machine, and their common change is divided out of CPU-bound times), single-run \
             tails, per-tick samples, machine facts. Exact counts (allocs_*, bytes_*, depth) are \
             compared without a test: any change in the bad direction is worse, whatever the threshold, \
@@ -46,11 +49,12 @@ public struct Compare: ParsableCommand {
             results/baseline-quick.csv NEW.csv`. Exact counts are judged from one repetition, so \
             a baseline with fewer timing repetitions does not make this gate exit 3.
 
-            Exit status: 0 every gated series judged and none worse; 1 at least one regression \
+            Exit status: 0 every gated series judged, none worse and none moved beyond its threshold \
+            in the harmful direction; 1 at least one regression \
             (a gated "worse"); 2 unusable input (missing file, not a CSV, missing columns, a \
             non-numeric value: the message names the file and line) or an option out of range; \
             3 no regression found but at least one gated series could not be judged ("too few \
-            repetitions" or "worse?"): not a pass, rerun with the repetitions the summary names.
+            repetitions", "worse?" or "moved worse?"): not a pass, rerun with what the summary names.
             """
     )
 

@@ -38,6 +38,19 @@ struct Run: ParsableCommand {
             valueName: "system|jemalloc|both"))
     var allocator: AllocatorChoice?
 
+    @Option(
+        help: ArgumentHelp(
+            "Split the timing repetitions across this many processes, run one after another (default 1).",
+            discussion: """
+                A hop's level moves between processes as well as within one, so repetitions from one process \
+                understate the spread the next run shows. With --forks n each of n fresh processes (this \
+                executable again, with its own warm-up) runs its share of the repetitions (7 over 3 forks: 3, 2, \
+                2), and their rows form one series per variant, numbered on; compare then sees the spread between \
+                processes among the repetitions. Times under the system allocator; counts as usual.
+                """,
+            valueName: "n"))
+    var forks = 1
+
     /// Internal: a child process writes its rows here instead of into the output folder.
     @Option(help: .hidden)
     var rowsFile: String?
@@ -49,6 +62,15 @@ struct Run: ParsableCommand {
     /// Internal: the counting child of a default run: count allocations, time nothing.
     @Flag(help: .hidden)
     var countsOnly = false
+
+    func validate() throws {
+        if forks < 1 {
+            throw ValidationError("--forks must be 1 or more (processes that share the repetitions), e.g. --forks 3")
+        }
+        if forks > 1 && rowsFile == nil && (allocator == .jemalloc || allocator == .both) {
+            throw ValidationError("--forks times under the system allocator: give it without --allocator jemalloc or both")
+        }
+    }
 
     func run() throws {
         let resultFile = ResultsFolder(directory: output)
@@ -89,12 +111,21 @@ struct Run: ParsableCommand {
                 case .here, .only: "counts here"
                 case .unavailable: "no allocation counts"
                 }
-            print("BenchRunner: \(configuration.name) suite, \(configuration.repetitions) repetitions, "
+            let split = isForking ? " in \(ForkedRun.repetitions(total: configuration.repetitions, forks: forks).count) processes "
+                + "(\(ForkedRun.repetitions(total: configuration.repetitions, forks: forks).map(String.init).joined(separator: " + ")))" : ""
+            print("BenchRunner: \(configuration.name) suite, \(configuration.repetitions) repetitions\(split), "
                 + "times under \(allocatorName), \(counting), \(environment.cores) cores, git \(environment.gitRevision)")
         }
         fflush(nil)
         let progress = ProgressReporter.automatic()
-        var rows = try MainQueueDriver.runWhileDrainingMainQueue { try runner.run(progress: progress) }
+        var rows: [CSVRow]
+        if isForking {
+            rows = try ForkedRun.run(
+                forks: forks, total: configuration.repetitions, arguments: Array(CommandLine.arguments.dropFirst()),
+                runID: environment.runID, keepEmptyCounts: pass == .unavailable)
+        } else {
+            rows = try MainQueueDriver.runWhileDrainingMainQueue { try runner.run(progress: progress) }
+        }
         if let child = setup.child {
             do {
                 rows += try AllocationChild.run(
@@ -122,6 +153,12 @@ struct Run: ParsableCommand {
         print(Self.sourcesNote(pass: pass, allocator: allocatorName, configuration: configuration))
         let path = try resultFile.write(document, environment: environment)
         print("wrote \(rows.count) rows to \(path)")
+    }
+
+    /// Whether this process splits its timing repetitions across forks
+    /// rather than measuring them itself (never in a child).
+    private var isForking: Bool {
+        forks > 1 && rowsFile == nil && !countsOnly
     }
 
     /// Says under which allocator the summary's numbers were taken.

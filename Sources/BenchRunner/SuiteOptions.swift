@@ -18,6 +18,17 @@ struct SuiteOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Repetitions of every variant (default: 5, or 7 with --quick).", valueName: "count"))
     var repetitions: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "The shortest a timing repetition may be, in milliseconds (default 50; 0 turns it off).",
+            discussion: """
+                A measurement shorter than this (a quick flood of 100,000 elements takes a few milliseconds) \
+                runs again within the repetition until the time is spent, at most 25 times, and the repetition \
+                reports the median of its runs, so one preemption does not decide it.
+                """,
+            valueName: "ms"))
+    var minRepetitionMs: Double?
+
     var patterns: [String] {
         filters.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
     }
@@ -25,6 +36,9 @@ struct SuiteOptions: ParsableArguments {
     func validate() throws {
         if let repetitions, !(1...1000).contains(repetitions) {
             throw ValidationError("--repetitions must be between 1 and 1000, got \(repetitions).")
+        }
+        if let minRepetitionMs, !minRepetitionMs.isFinite || !(0...10_000).contains(minRepetitionMs) {
+            throw ValidationError("--min-repetition-ms must be between 0 and 10000 milliseconds, e.g. 50.")
         }
         if patterns.isEmpty && !filters.isEmpty {
             throw ValidationError("--filter needs a benchmark name; `BenchRunner list` shows them.")
@@ -34,6 +48,9 @@ struct SuiteOptions: ParsableArguments {
     func configuration(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         var configuration = quick ? SuiteConfiguration.quick(recursionProbe: recursionProbe) : .standard(recursionProbe: recursionProbe)
         configuration.repetitionsOverride = repetitions
+        if let minRepetitionMs {
+            configuration.minimumRepetitionSeconds = minRepetitionMs / 1000
+        }
         return configuration
     }
 }

@@ -7,7 +7,7 @@ final class AllocationChildTests: XCTestCase {
         XCTAssertEqual(
             AllocationChild.argumentsWithoutAllocator([
                 "run", "--allocator", "both", "--filter", "x", "--rows-file=/tmp/r", "--run-id", "id", "--counts-only",
-                "--allocator=system", "--quick",
+                "--allocator=system", "--quick", "--forks", "3", "--forks=2",
             ]),
             ["run", "--filter", "x", "--quick"])
     }

@@ -25,6 +25,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("--repetitions"), result.stderr)
     }
 
+    func testImpossibleForksExitWithStatus2AndSayWhy() throws {
+        let none = try BenchRunnerBinary.run(["--forks", "0"])
+        XCTAssertEqual(none.status, 2)
+        XCTAssertTrue(none.stderr.contains("--forks must be 1 or more"), none.stderr)
+        let both = try BenchRunnerBinary.run(["--forks", "2", "--allocator", "both"])
+        XCTAssertEqual(both.status, 2)
+        XCTAssertTrue(both.stderr.contains("--forks times under the system allocator"), both.stderr)
+    }
+
     func testUnknownAllocatorExitsWithStatus2() throws {
         let result = try BenchRunnerBinary.run(["--allocator", "tcmalloc"])
         XCTAssertEqual(result.status, 2)

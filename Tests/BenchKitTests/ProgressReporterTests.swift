@@ -76,6 +76,59 @@ final class ProgressReporterTests: XCTestCase {
         XCTAssertEqual(ProgressReporter.remaining(of: state, now: 100 * second, inner: nil), 150, accuracy: 1e-9)
     }
 
+    /// The default run: a cheap first family that took far longer
+    /// than estimated, an expensive one after it that runs as estimated.
+    /// The run-wide ratio jumps as the families change; per family, each
+    /// family's own cost decides its part, and the time left says "guess"
+    /// until every family to come has a measured cost.
+    func testTimeLeftIsEstimatedFromEachFamilysOwnCostAndSaysWhenItIsAGuess() {
+        var state = ProgressReporter.State()
+        state.startTime = 0
+        state.families = [
+            "observeOn.throughput": .init(planned: 10),
+            "periodic.drift": .init(planned: 100),
+        ]
+        // Nothing measured yet: the plan, a guess.
+        var remaining = ProgressReporter.remainingByFamily(of: state, now: 0, inner: nil)
+        XCTAssertEqual(remaining.seconds, 110, accuracy: 1e-9)
+        XCTAssertTrue(remaining.isGuess)
+        // Half the throughput family done, at 4 times its estimate (5 estimated
+        // seconds in 20 real ones): its rest costs 4 × 5; the drift family,
+        // not yet measured, is scaled by the run's ratio so far, a guess.
+        state.families["observeOn.throughput"] = .init(planned: 10, estimatedDone: 5, actualDone: 20)
+        remaining = ProgressReporter.remainingByFamily(of: state, now: 20 * second, inner: nil)
+        XCTAssertEqual(remaining.seconds, 20 + 100 * 4, accuracy: 1e-9)
+        XCTAssertTrue(remaining.isGuess)
+        XCTAssertEqual(ProgressReporter.formatRemaining(remaining), "~7m00s left (guess)")
+        // Throughput done; 10 of drift's 100 estimated seconds took 10 real
+        // ones: 90 left at its own ratio of 1, no longer a guess. (The
+        // run-wide ratio, (40 real / 20 estimated), would say 180 s.)
+        state.families["observeOn.throughput"] = .init(planned: 10, estimatedDone: 10, actualDone: 30)
+        state.families["periodic.drift"] = .init(planned: 100, estimatedDone: 10, actualDone: 10)
+        state.doneEstimate = 20
+        state.totalEstimate = 110
+        remaining = ProgressReporter.remainingByFamily(of: state, now: 40 * second, inner: nil)
+        XCTAssertEqual(remaining.seconds, 90, accuracy: 1e-9)
+        XCTAssertFalse(remaining.isGuess)
+        XCTAssertEqual(ProgressReporter.formatRemaining(remaining), "~1m30s left")
+        XCTAssertEqual(ProgressReporter.remaining(of: state, now: 40 * second, inner: nil), 180, accuracy: 1e-9)
+        // The running measurement counts toward its own family.
+        var running = step(estimatedSeconds: 20, startedAt: 40 * second)
+        running.family = "periodic.drift"
+        state.step = running
+        remaining = ProgressReporter.remainingByFamily(
+            of: state, now: 45 * second, inner: (done: 5, total: 10, unit: "ticks"))
+        XCTAssertEqual(remaining.seconds, 80, accuracy: 1e-9)
+    }
+
+    func testAStatusLineSaysWhenItsTimeLeftIsAGuess() {
+        let line = ProgressReporter.statusLine(step: step(), inner: nil, remainingSeconds: 65, isGuess: true, width: 140)
+        XCTAssertTrue(line.contains("~1m05s left (guess)"), line)
+        let sure = ProgressReporter.statusLine(step: step(), inner: nil, remainingSeconds: 65, width: 140)
+        XCTAssertTrue(sure.contains("~1m05s left "), sure)
+        XCTAssertFalse(sure.contains("guess"), sure)
+    }
+
     func testMeasurementProgressCountsStepsAndForgetsThemOnReset() throws {
         let progress = MeasurementProgress()
         XCTAssertNil(progress.snapshot)

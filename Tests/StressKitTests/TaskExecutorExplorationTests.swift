@@ -162,7 +162,11 @@ final class TaskExecutorExplorationTests: XCTestCase {
             let stateSeed = generator.next()
             let replays = try exploreOnce(scenario, stateSeed: stateSeed, strategy: &strategy)
             if replays.outcome == "some-delivered-then-cancelled" {
-                found = (Schedule(scenario: scenario.name, stateSeed: stateSeed, choices: replays.choices), replays.outcome)
+                found = (
+                    Schedule(
+                        scenario: scenario.name, stateSeed: stateSeed, choices: replays.choices,
+                        build: Exploration.buildIdentity, runnable: replays.runnable, stepKinds: replays.kinds),
+                    replays.outcome)
             }
         }
         let (schedule, outcome) = try XCTUnwrap(found, "no schedule delivered some elements before the cancel")
@@ -176,15 +180,16 @@ final class TaskExecutorExplorationTests: XCTestCase {
     /// One schedule of `scenario` with `stateSeed` under `strategy`: its outcome and choices.
     private func exploreOnce(
         _ scenario: ValuesCancelVersusDelivery, stateSeed: UInt64, strategy: inout RandomStrategy
-    ) throws -> (outcome: String, choices: [Int]) {
+    ) throws -> (outcome: String, choices: [Int], runnable: [UInt32], kinds: [UInt8]) {
         scenario.setUp()
         let controller = ScheduleController(parties: scenario.actorCount, workers: scenario.explorationWorkers)
         defer {
             controller.stop()
             scenario.tearDown()
         }
-        let (outcome, choices, end, _) = Explorer.runOnce(scenario, stateSeed: stateSeed, on: controller, chooser: &strategy)
+        let (outcome, choices, end, _, runnable) = Explorer.runOnce(
+            scenario, stateSeed: stateSeed, on: controller, chooser: &strategy)
         XCTAssertEqual(end, .completed)
-        return (try XCTUnwrap(outcome).id, choices)
+        return (try XCTUnwrap(outcome).id, choices, runnable, controller.stepKinds)
     }
 }

@@ -193,8 +193,11 @@ public struct CompareReportFormatter: Sendable {
         text += "series at alpha \(alpha): worse and better need q <= \(alpha), q being p adjusted across the run "
         text += "(p: one-sided p-value in the direction the series moved).\n"
         text += "same: the \(confidenceLabel) of the change (Hodges-Lehmann, in % of the base median; each bound a "
-        text += "one-sided \(oneSidedConfidence) bound) lies within +-threshold. ~: cannot tell, neither a change "
-        text += "beyond the threshold nor sameness within it is shown. change: of the medians.\n"
+        text += "one-sided \(oneSidedConfidence) bound) lies within +-threshold. ~: not shown equal, neither a "
+        text += "change beyond the threshold nor sameness within it is shown, and the median did not move beyond the "
+        text += "threshold in the harmful direction. moved worse?: the median moved beyond the threshold in the "
+        text += "harmful direction (as measured and after the drift correction) but no test confirmed it: "
+        text += "not judged, never a pass. change: of the medians.\n"
         text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
         if options.exactTolerances.isEmpty {
             text += "any change in the bad direction is worse, whatever the threshold; equal counts are same.\n"
@@ -232,6 +235,7 @@ public struct CompareReportFormatter: Sendable {
             text += "Warning: \(unchecked.count) exact-count series of the base have no values in the new file "
                 + "(removed, another allocator, or allocation counting unavailable): nothing checks them.\n"
         }
+        text += referencesSummary()
         switch options.gate {
         case .all:
             text += "Gate: all metrics.\n"
@@ -251,10 +255,12 @@ public struct CompareReportFormatter: Sendable {
             text += "No regression found, but \(gatedUnjudged) gated series could not be judged: "
             text += "exit status 3, not a pass.\n"
         } else {
-            text += "No regression: exit status 0. Every gated series was judged (same \(report.count(of: .same)), "
-            text += "~ \(report.count(of: .cannotTell))"
+            text += "No regression: exit status 0. No gated series moved beyond its threshold in the harmful "
+            text += "direction, and every gated series was judged: same \(report.count(of: .same)) (shown equal "
+            text += "within the threshold), ~ \(report.count(of: .cannotTell)) (not shown equal: moved less than "
+            text += "the threshold, too noisy to show sameness)"
             let likely = report.count(of: .unconfirmedBetter)
-            text += likely > 0 ? ", better? \(likely))." : ")."
+            text += likely > 0 ? ", better? \(likely)." : "."
             text += "\n"
         }
         let likelyBetter = report.count(of: .unconfirmedBetter)
@@ -262,6 +268,21 @@ public struct CompareReportFormatter: Sendable {
             text += "better?, \(likelyBetter) series: every new repetition better than every base one by more than "
             text += "the threshold (p <= \(alpha)), but not after the correction across the run (q > \(alpha)): "
             text += "likely improvements; more repetitions would confirm them. They do not affect the exit status.\n"
+        }
+        return text
+    }
+
+    /// The references' spreads in each file, and whether each is a stable
+    /// bound there (see ``ReferenceBound``). Empty when neither file has one.
+    func referencesSummary() -> String {
+        let sides = [("base", report.baseReferences), ("new", report.newReferences)].filter { !$0.1.isEmpty }
+        guard !sides.isEmpty else { return "" }
+        var text = "References (spread: interquartile range over the median of the repetitions; a reference is the "
+        text += "limit of what it bounds only where its repetitions are tighter than the library's series beside it):\n"
+        for (side, bounds) in sides {
+            for bound in bounds {
+                text += "  \(side) \(bound.description)\n"
+            }
         }
         return text
     }
@@ -306,6 +327,16 @@ public struct CompareReportFormatter: Sendable {
             text += "correction across the run (q > \(alpha)): a regression or one of the run's chance findings; "
             text += "only more repetitions can tell.\n"
         }
+        let moved = unjudged.filter { $0.verdict == .movedWorse }
+        if !moved.isEmpty {
+            text += "moved worse?, \(moved.count) series: the median moved beyond its threshold in the harmful "
+            text += "direction, but the repetitions overlap too much for the test to confirm it (spread below: "
+            text += "interquartile range over the median). Not a pass. What would judge them: more repetitions "
+            text += "(e.g. BenchRunner --repetitions \(Self.repetitionsToConfirm(moved, alpha: report.options.alpha)) "
+            text += "for both runs, or spread across processes with --forks 3), longer repetitions "
+            text += "(--min-repetition-ms 200, or the default run instead of --quick: more elements a repetition), "
+            text += "or a quieter machine (nothing else building or running).\n"
+        }
         if let lone = report.repetitionsForALoneChange {
             let level = report.options.alpha / Double(max(1, report.judgeableCount))
             let reached = MannWhitneyUTest.minimumAchievablePValue(m: lone, n: lone, alternative: .secondGreater)
@@ -324,9 +355,39 @@ public struct CompareReportFormatter: Sendable {
             if let test = comparison.worseTest, let adjusted = comparison.adjustedWorseP {
                 text += ", p \(Self.probability(test.pValue)), q \(Self.probability(adjusted))"
             }
+            if comparison.verdict == .movedWorse {
+                text += ", spread base \(Self.spread(comparison.baseValues)), new \(Self.spread(comparison.newValues))"
+            }
             text += "\n"
         }
         return text
+    }
+
+    /// The interquartile range of `values` over their median, as a
+    /// percentage ("?" when it cannot be computed).
+    static func spread(_ values: [Double]?) -> String {
+        guard let values, let spread = RepetitionSpread.relativeInterquartileRange(values) else { return "?" }
+        return NumberFormat.plain((spread * 1000).rounded() / 10) + "%"
+    }
+
+    /// A rough count of repetitions a side with which the harmful moves in
+    /// `moved` would separate: the noise of a median shrinks with the
+    /// square root of the repetitions, so the count that brings the larger
+    /// spread under the move's excess over the threshold, and at least the
+    /// count a lone change needs at `alpha` (never fewer than 5 more than now).
+    static func repetitionsToConfirm(_ moved: [SeriesComparison], alpha: Double) -> Int {
+        var needed = MannWhitneyUTest.repetitionsNeeded(forOneSidedLevel: alpha) ?? 3
+        for comparison in moved {
+            let now = max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
+            let spread = max(
+                RepetitionSpread.relativeInterquartileRange(comparison.baseValues ?? []) ?? 0,
+                RepetitionSpread.relativeInterquartileRange(comparison.newValues ?? []) ?? 0)
+            let excess = max(abs(comparison.change ?? 0) - comparison.threshold, 0.01)
+            let ratio = spread / excess
+            let scaled = Int((Double(max(now, 1)) * ratio * ratio).rounded(.up))
+            needed = max(needed, min(max(scaled, now + 5), 100))
+        }
+        return needed
     }
 
     /// `base -> new unit (change)`, for the summary.

@@ -3,8 +3,12 @@
 /// Three groups, which the summary and the exit status keep apart:
 /// - Judged: ``better``, ``worse``, ``same``, ``cannotTell`` and
 ///   ``unconfirmedBetter`` (a likely improvement is no regression either way).
+///   ``cannotTell`` is judged only because its median did not move beyond
+///   the threshold in the harmful direction: it is "not shown equal", never
+///   counted with ``same``.
 /// - Could not be judged although the series should have been (``isUnjudged``):
-///   ``tooFewRepetitions`` and ``unconfirmedWorse``. Never "no regression".
+///   ``tooFewRepetitions``, ``unconfirmedWorse`` and ``movedWorse``. Never
+///   "no regression".
 /// - Not judged by design: ``informational`` (anchors, single-run tails,
 ///   per-tick samples, machine facts), ``added``, ``removed`` and ``noValues``.
 public enum CompareVerdict: String, Sendable, CaseIterable {
@@ -18,10 +22,17 @@ public enum CompareVerdict: String, Sendable, CaseIterable {
     /// lies inside ±threshold (for exact metrics: equal counts, or within the
     /// exact tolerance).
     case same
-    /// Cannot tell: neither a change beyond the threshold nor sameness within
-    /// it could be shown (the repetitions are too noisy, or the change is
-    /// about the size of the threshold). Not a regression.
+    /// Cannot tell, "not shown equal": neither a change beyond the threshold
+    /// nor sameness within it could be shown, and the median did not move
+    /// beyond the threshold in the harmful direction (a median that did is
+    /// ``movedWorse``). Not a regression, but not shown equal either.
     case cannotTell = "~"
+    /// The median moved beyond the threshold in the harmful direction (as
+    /// measured and after the machine-drift correction), but the repetitions
+    /// overlap too much for the test to confirm it: a harmful move that was
+    /// neither confirmed nor ruled out. Never a pass: more repetitions,
+    /// longer repetitions or a quieter machine would judge it.
+    case movedWorse = "moved worse?"
     /// Every new repetition worse than every base one by more than the
     /// threshold, significant on its own test but not after the
     /// false-discovery correction across the run: too few repetitions to
@@ -52,6 +63,6 @@ public enum CompareVerdict: String, Sendable, CaseIterable {
     /// Whether the series should have been judged but could not be: such a
     /// verdict, when gated, makes the exit status 3, never 0.
     public var isUnjudged: Bool {
-        self == .tooFewRepetitions || self == .unconfirmedWorse
+        self == .tooFewRepetitions || self == .unconfirmedWorse || self == .movedWorse
     }
 }

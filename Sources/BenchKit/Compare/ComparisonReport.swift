@@ -56,7 +56,15 @@ public struct ComparisonReport: Sendable {
         }
         testedCount = tested.count
         self.comparisons = comparisons
+        baseReferences = ReferenceBound.assess(base.series)
+        newReferences = ReferenceBound.assess(new.series)
     }
+
+    /// The base file's references: their spread, and whether each is a
+    /// stable bound for the library's series beside it (``ReferenceBound``).
+    public let baseReferences: [ReferenceBound]
+    /// The new file's references, likewise.
+    public let newReferences: [ReferenceBound]
 
     /// How many series were tested and so share the false-discovery correction.
     public let testedCount: Int

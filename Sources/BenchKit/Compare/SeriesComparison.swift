@@ -22,8 +22,12 @@ import ToolSupport
 ///     clear a regression as these repetitions can show, which only more
 ///     repetitions can confirm (not judged). With overlapping repetitions
 ///     that do not pass the correction the verdict is `~`;
+///   - `moved worse?` (not judged) when the median moved beyond the
+///     threshold in the harmful direction, as measured and after the drift
+///     correction, but no test confirmed it: a harmful move never passes
+///     quietly (the 40 % drop of a noisy 5-against-5 series is not `~`);
 ///   - `same` when the interval lies within ±threshold (equivalence);
-///   - `~` (cannot tell) otherwise;
+///   - `~` (cannot tell: not shown equal) otherwise;
 ///   - `too few repetitions` (not judged) when even non-overlapping samples
 ///     could not reach alpha (2 against 3 at 0.05).
 ///   For a wake-up-bound time (``MetricComparisonRule/isWakeUpBound``) the
@@ -82,6 +86,9 @@ public struct SeriesComparison: Sendable {
     public let machineDrift: Double?
     /// Whether the interval lies within ±threshold, or every value is equal.
     private var isWithinThreshold: Bool
+    /// Whether the median moved beyond the threshold in the harmful
+    /// direction, as measured and after the drift correction.
+    public private(set) var movedHarmfully: Bool
     private let alpha: Double
 
     /// A gated `worse`.
@@ -140,6 +147,7 @@ public struct SeriesComparison: Sendable {
         betterTest = nil
         minimumPValue = nil
         isWithinThreshold = false
+        movedHarmfully = false
 
         guard let base, let new else {
             change = nil
@@ -193,6 +201,13 @@ public struct SeriesComparison: Sendable {
             alpha: options.alpha)
         interval = equivalence.interval
         isWithinThreshold = equivalence.isWithinThreshold
+        // As in the tests, the drift may excuse a move (every anchor moved as
+        // much), never create one.
+        let correctedChange = corrected.flatMap { Statistics.median($0) }.flatMap {
+            SeriesVerdicts.relativeChange(base: baseMedian, new: $0)
+        }
+        movedHarmfully = SeriesVerdicts.movedHarmfully(
+            change: change, correctedChange: correctedChange, threshold: threshold, preference: rule.preference)
         verdict = .cannotTell
         decide(adjustedWorseP: tests.worse.pValue, adjustedBetterP: tests.better.pValue)
     }
@@ -206,6 +221,6 @@ public struct SeriesComparison: Sendable {
         verdict = SeriesVerdicts.tested(
             worseTest: worseTest, betterTest: betterTest, adjustedWorseP: adjustedWorseP,
             adjustedBetterP: adjustedBetterP,
-            isWithinThreshold: isWithinThreshold, alpha: alpha)
+            isWithinThreshold: isWithinThreshold, movedHarmfully: movedHarmfully, alpha: alpha)
     }
 }

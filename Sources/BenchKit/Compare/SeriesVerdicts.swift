@@ -102,16 +102,37 @@ enum SeriesVerdicts {
         return (relative, everyValueEqual || (relative.lowerBound >= -threshold && relative.upperBound <= threshold))
     }
 
+    /// Whether the median moved beyond `threshold` in the harmful direction
+    /// both as measured and after the drift correction (`correctedChange`,
+    /// nil when none applies): the drift may excuse a move, never create one.
+    static func movedHarmfully(
+        change: Double?, correctedChange: Double?, threshold: Double, preference: MetricComparisonRule.Preference
+    ) -> Bool {
+        func harmful(_ value: Double?) -> Bool {
+            guard let value else { return false }
+            switch preference {
+            case .higherIsBetter: return value < -threshold
+            case .lowerIsBetter: return value > threshold
+            case .informational: return false
+            }
+        }
+        guard harmful(change) else { return false }
+        guard let correctedChange else { return true }
+        return harmful(correctedChange)
+    }
+
     /// The verdict of a tested series from its p-values adjusted across the
     /// run (see ``FalseDiscoveryRate``): `worse`, else `better`, else
     /// `worse?` when every new repetition is worse than every base one by
     /// more than the threshold and significant alone (as clear as these
     /// repetitions can show, yet not enough across the run: not "no
     /// regression"), else `better?` for the same evidence in the good
-    /// direction, else `same` within the threshold, else `~`.
+    /// direction, else `moved worse?` when the median moved beyond the
+    /// threshold in the harmful direction (`movedHarmfully`) without a test
+    /// confirming it, else `same` within the threshold, else `~`.
     static func tested(
         worseTest: MannWhitneyUTest, betterTest: MannWhitneyUTest? = nil, adjustedWorseP: Double,
-        adjustedBetterP: Double, isWithinThreshold: Bool, alpha: Double
+        adjustedBetterP: Double, isWithinThreshold: Bool, movedHarmfully: Bool = false, alpha: Double
     ) -> CompareVerdict {
         if FalseDiscoveryRate.isSignificant(adjustedWorseP, at: alpha) { return .worse }
         if FalseDiscoveryRate.isSignificant(adjustedBetterP, at: alpha) { return .better }
@@ -122,6 +143,7 @@ enum SeriesVerdicts {
             && FalseDiscoveryRate.isSignificant(betterTest.pValue, at: alpha) {
             return .unconfirmedBetter
         }
+        if movedHarmfully { return .movedWorse }
         return isWithinThreshold ? .same : .cannotTell
     }
 

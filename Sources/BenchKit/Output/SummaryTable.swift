@@ -88,6 +88,12 @@ public enum SummaryTable {
                 }
             }
         }
+        let references = ReferenceBound.assess(rows: rows)
+        if !references.isEmpty {
+            out += "\nreferences (spread: interquartile range over the median of the repetitions; the limit only "
+            out += "where tighter than the library's series beside it):\n"
+            out += references.map { "  \($0.description)\n" }.joined()
+        }
         return out
     }
 

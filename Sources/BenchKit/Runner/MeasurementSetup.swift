@@ -77,14 +77,18 @@ public enum AllocationChild {
         return try rows(fromCSV: text)
     }
 
-    /// `arguments` without the options the parent sets for its child.
+    /// `arguments` without the options the parent sets for its child (and
+    /// without `--forks`: a counting child is one process).
     static func argumentsWithoutAllocator(_ arguments: [String]) -> [String] {
         var result: [String] = []
         var skipNext = false
         for argument in arguments {
             if skipNext { skipNext = false; continue }
-            if ["--allocator", "--rows-file", "--run-id"].contains(argument) { skipNext = true; continue }
-            if ["--allocator=", "--rows-file=", "--run-id="].contains(where: { argument.hasPrefix($0) }) { continue }
+            // --forks too: the counting child counts once, in one process.
+            if ["--allocator", "--rows-file", "--run-id", "--forks"].contains(argument) { skipNext = true; continue }
+            if ["--allocator=", "--rows-file=", "--run-id=", "--forks="].contains(where: { argument.hasPrefix($0) }) {
+                continue
+            }
             if argument == "--counts-only" { continue }
             result.append(argument)
         }

@@ -76,11 +76,28 @@ public final class ProgressReporter: @unchecked Sendable {
         /// Whether the timer thread may redraw during it. Not while counting
         /// allocations: counts cover every thread, and drawing allocates.
         var redraws = true
+        /// The family whose cost it counts toward (the benchmark, or
+        /// "count " and the benchmark for the allocation-counting pass).
+        var family = ""
+    }
+
+    /// What one family (a benchmark's timing, or its counting pass) was
+    /// planned to cost and what its finished measurements cost.
+    struct FamilyCost: Equatable {
+        /// Estimated seconds of the whole family.
+        var planned: Double = 0
+        /// Estimated seconds of its finished measurements.
+        var estimatedDone: Double = 0
+        /// Real seconds its finished measurements took.
+        var actualDone: Double = 0
     }
 
     struct State {
         var totalEstimate: Double = 0
         var doneEstimate: Double = 0
+        /// Per family, when the run gave them (``begin(familyEstimates:)``):
+        /// then the time left is estimated family by family.
+        var families: [String: FamilyCost] = [:]
         var startTime: UInt64 = 0
         var step: Step?
         var currentBenchmark = ""
@@ -109,8 +126,24 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     func begin(totalEstimatedSeconds: Double) {
+        begin(familyEstimates: [:], total: totalEstimatedSeconds)
+    }
+
+    /// Starts the run with each family's estimated seconds (keyed as
+    /// ``family(of:counting:)`` names them).
+    func begin(familyEstimates: [String: Double]) {
+        begin(familyEstimates: familyEstimates, total: familyEstimates.values.reduce(0, +))
+    }
+
+    /// The family a plan's measurement counts toward.
+    static func family(of plan: MeasurementPlan, counting: Bool) -> String {
+        counting ? "count " + plan.benchmark : plan.benchmark
+    }
+
+    private func begin(familyEstimates: [String: Double], total: Double) {
         state.withLock {
-            $0.totalEstimate = max(totalEstimatedSeconds, 0.001)
+            $0.totalEstimate = max(total, 0.001)
+            $0.families = familyEstimates.mapValues { FamilyCost(planned: $0) }
             $0.startTime = MeasureContext.now()
         }
         if style == .terminal {
@@ -136,7 +169,53 @@ public final class ProgressReporter: @unchecked Sendable {
     /// Seconds left, scaling the plans' estimates by how fast the run has gone so far.
     func remainingSeconds() -> Double {
         let now = MeasureContext.now()
-        return state.withLock { Self.remaining(of: $0, now: now, inner: measurement.snapshot) }
+        return state.withLock { Self.remainingByFamily(of: $0, now: now, inner: measurement.snapshot).seconds }
+    }
+
+    /// The time left, family by family: each family's estimated seconds not
+    /// yet done, scaled by what its own finished measurements cost against
+    /// their estimate. A family none of whose measurements has finished is
+    /// scaled by the run's ratio so far (or taken as estimated at the very
+    /// start): a guess, which `isGuess` says. Without per-family plans, the
+    /// run-wide `remaining(of:now:inner:)`.
+    static func remainingByFamily(of state: State, now: UInt64, inner: (done: Int, total: Int, unit: String)?)
+        -> (seconds: Double, isGuess: Bool)
+    {
+        guard !state.families.isEmpty else {
+            return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
+        }
+        let estimatedDone = state.families.values.reduce(0) { $0 + $1.estimatedDone }
+        let actualDone = state.families.values.reduce(0) { $0 + $1.actualDone }
+        let runRatio = estimatedDone > 0 && actualDone > 0 ? actualDone / estimatedDone : nil
+        var seconds = 0.0
+        var isGuess = false
+        for (name, family) in state.families {
+            var done = family.estimatedDone
+            if let step = state.step, step.family == name, step.estimatedSeconds > 0 {
+                let fraction: Double
+                if let inner, inner.total > 0 {
+                    fraction = Double(inner.done) / Double(inner.total)
+                } else {
+                    fraction = min(Double(now &- step.startedAt) / 1e9 / step.estimatedSeconds, 0.9)
+                }
+                done += step.estimatedSeconds * fraction
+            }
+            let left = max(family.planned - done, 0)
+            guard left > 0 else { continue }
+            if family.estimatedDone > 0 && family.actualDone > 0 {
+                seconds += left * family.actualDone / family.estimatedDone
+            } else {
+                isGuess = true
+                seconds += left * (runRatio ?? 1)
+            }
+        }
+        return (seconds, isGuess)
+    }
+
+    /// `~4m11s left`, or `~4m11s left (guess)` while a family to come has
+    /// no measured cost yet.
+    static func formatRemaining(_ remaining: (seconds: Double, isGuess: Bool)) -> String {
+        "~\(format(seconds: remaining.seconds)) left" + (remaining.isGuess ? " (guess)" : "")
     }
 
     /// The estimate: the run's estimated seconds not yet done, scaled by the
@@ -167,16 +246,19 @@ public final class ProgressReporter: @unchecked Sendable {
     func willMeasure(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int, variants: Int) {
         let phase = repetition == 0 ? "warm-up" : "repetition \(repetition)/\(repetitions)"
         let estimate = repetition == 0 ? plan.warmUpEstimatedSeconds : plan.estimatedSeconds
-        start(plan, phase: phase, estimatedSeconds: estimate, redraws: true) { state, remaining in
+        start(
+            plan, phase: phase, estimatedSeconds: estimate, redraws: true,
+            family: Self.family(of: plan, counting: false)
+        ) { state, remaining in
             guard plan.benchmark != state.currentBenchmark || "\(repetition)" != state.currentRound else { return nil }
             var text = ""
             if plan.benchmark != state.currentBenchmark {
                 state.currentBenchmark = plan.benchmark
                 let sets = variants == 1 ? "1 variant" : "\(variants) variant/parameter sets"
-                text += "[\(plan.benchmark)] \(sets) × \(repetitions) repetitions, ~\(remaining) left in the run\n"
+                text += "[\(plan.benchmark)] \(sets) × \(repetitions) repetitions, \(remaining) in the run\n"
             }
             state.currentRound = "\(repetition)"
-            text += "  \(plan.benchmark) \(phase), ~\(remaining) left\n"
+            text += "  \(plan.benchmark) \(phase), \(remaining)\n"
             return text
         }
     }
@@ -185,19 +267,20 @@ public final class ProgressReporter: @unchecked Sendable {
     func willCount(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int) {
         start(
             plan, phase: "counting allocations \(repetition)/\(repetitions)",
-            estimatedSeconds: plan.countingEstimatedSeconds, redraws: false
+            estimatedSeconds: plan.countingEstimatedSeconds, redraws: false,
+            family: Self.family(of: plan, counting: true)
         ) { state, remaining in
             let key = "count " + plan.benchmark
             guard key != state.currentBenchmark else { return nil }
             state.currentBenchmark = key
-            return "[\(plan.benchmark)] counting allocations × \(repetitions) repetitions, ~\(remaining) left\n"
+            return "[\(plan.benchmark)] counting allocations × \(repetitions) repetitions, \(remaining)\n"
         }
     }
 
     /// Records the new step; draws it on a terminal, or prints what
     /// `lines` returns (given the state and the time left) otherwise.
     private func start(
-        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double, redraws: Bool,
+        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double, redraws: Bool, family: String,
         lines: (inout State, String) -> String?
     ) {
         measurement.reset()
@@ -206,7 +289,7 @@ public final class ProgressReporter: @unchecked Sendable {
         state.withLock { state in
             state.step = Step(
                 benchmark: plan.benchmark, variant: plan.variant, params: plan.params, phase: phase,
-                estimatedSeconds: estimatedSeconds, startedAt: now, redraws: redraws)
+                estimatedSeconds: estimatedSeconds, startedAt: now, redraws: redraws, family: family)
             switch style {
             case .silent:
                 return
@@ -214,7 +297,7 @@ public final class ProgressReporter: @unchecked Sendable {
                 state.lineIsOpen = true
                 draw(&state, now: now)
             case .lines:
-                let remaining = Self.format(seconds: Self.remaining(of: state, now: now, inner: nil))
+                let remaining = Self.formatRemaining(Self.remainingByFamily(of: state, now: now, inner: nil))
                 if let text = lines(&state, remaining) { write(text) }
             }
         }
@@ -223,8 +306,8 @@ public final class ProgressReporter: @unchecked Sendable {
     private func draw(_ state: inout State, now: UInt64) {
         guard let step = state.step else { return }
         let inner = measurement.snapshot
-        let remaining = Self.remaining(of: state, now: now, inner: inner)
-        write("\r" + Self.statusLine(step: step, inner: inner, remainingSeconds: remaining))
+        let remaining = Self.remainingByFamily(of: state, now: now, inner: inner)
+        write("\r" + Self.statusLine(step: step, inner: inner, remainingSeconds: remaining.seconds, isGuess: remaining.isGuess))
     }
 
     /// The terminal line, padded to `width` columns. When it is too long the
@@ -232,7 +315,8 @@ public final class ProgressReporter: @unchecked Sendable {
     /// `…`; never the phase, the progress and the time left, unless they
     /// alone exceed the width.
     static func statusLine(
-        step: Step, inner: (done: Int, total: Int, unit: String)?, remainingSeconds: Double, width: Int = width
+        step: Step, inner: (done: Int, total: Int, unit: String)?, remainingSeconds: Double, isGuess: Bool = false,
+        width: Int = width
     ) -> String {
         var head = "[\(step.benchmark)] \(step.variant)"
         if !step.params.isEmpty { head += " \(step.params)" }
@@ -240,7 +324,7 @@ public final class ProgressReporter: @unchecked Sendable {
         if let inner {
             tail += "  \(bar(done: inner.done, total: inner.total)) \(inner.done)/\(inner.total) \(inner.unit)"
         }
-        tail += "  ~\(format(seconds: remainingSeconds)) left"
+        tail += "  " + formatRemaining((remainingSeconds, isGuess))
         if head.count + tail.count > width {
             let room = width - tail.count
             head = room > 1 ? String(head.prefix(room - 1)) + "…" : ""
@@ -256,8 +340,13 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     func didMeasure(estimatedSeconds: Double) {
+        let now = MeasureContext.now()
         state.withLock {
             $0.doneEstimate += estimatedSeconds
+            if let step = $0.step, $0.families[step.family] != nil {
+                $0.families[step.family]?.estimatedDone += estimatedSeconds
+                $0.families[step.family]?.actualDone += Double(now &- step.startedAt) / 1e9
+            }
             $0.step = nil
         }
         measurement.reset()

@@ -46,6 +46,20 @@ public struct SuiteConfiguration: Sendable {
     /// schedules of one trampoline chain. The same in every suite, so that
     /// counts of a quick run and a default run are comparable.
     public var countingBatch: Int
+    /// The shortest a timing repetition may be, in seconds: a measurement
+    /// shorter than this runs again within the repetition until the time
+    /// is spent (at most ``maximumRunsPerRepetition`` times), and the
+    /// repetition reports the median of its runs per metric. A few
+    /// milliseconds of a 100,000-element flood spread from 19.8 M to 48.2 M
+    /// elements/s between repetitions; the median of runs filling 50 ms
+    /// does not depend on one preemption. 0 turns it off (`--min-repetition-ms 0`).
+    public var minimumRepetitionSeconds: Double = SuiteConfiguration.defaultMinimumRepetitionSeconds
+    /// The most runs one repetition takes to fill ``minimumRepetitionSeconds``.
+    public var maximumRunsPerRepetition = 25
+
+    /// 50 ms: long enough for a median over a dozen quick floods, short
+    /// enough that the quick suite stays under two minutes.
+    public static let defaultMinimumRepetitionSeconds = 0.05
 
     public init(
         size: SuiteSize, repetitionsOverride: Int? = nil, warmUp: Bool, recursionProbe: PlainRecursionProbe?,
@@ -85,7 +99,9 @@ public struct SuiteConfiguration: Sendable {
 
     /// A sub-second configuration for tests: no warm-up, smaller counted regions.
     public static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
-        SuiteConfiguration(
+        var configuration = SuiteConfiguration(
             size: .tiny, warmUp: false, recursionProbe: recursionProbe, countingRepetitions: 2, countingBatch: 100)
+        configuration.minimumRepetitionSeconds = 0
+        return configuration
     }
 }

@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// Runs plans the way a careful engineer would: a warm-up of every plan,
 /// then repetitions with the variants interleaved (A B C, A B C, …) so that
 /// drift of the machine hits every variant alike. Every repetition becomes
@@ -57,12 +59,19 @@ public struct SuiteRunner: Sendable {
         }
         let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
         let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
-        progress.begin(
-            totalEstimatedSeconds: runnable.reduce(0) {
-                let perPlan = timing ? Double(repetitions(of: $1.benchmark)) : 0
-                return $0 + $1.estimatedSeconds * perPlan + $1.warmUpEstimatedSeconds * warmUpRounds
-                    + ($1.countAllocations == nil ? 0 : $1.countingEstimatedSeconds * countsPerPlan)
-            })
+        var familyEstimates: [String: Double] = [:]
+        for plan in runnable {
+            if timing {
+                familyEstimates[ProgressReporter.family(of: plan, counting: false), default: 0] +=
+                    plan.estimatedSeconds * Double(repetitions(of: plan.benchmark))
+                    + plan.warmUpEstimatedSeconds * warmUpRounds
+            }
+            if plan.countAllocations != nil && countsPerPlan > 0 {
+                familyEstimates[ProgressReporter.family(of: plan, counting: true), default: 0] +=
+                    plan.countingEstimatedSeconds * countsPerPlan
+            }
+        }
+        progress.begin(familyEstimates: familyEstimates)
         do {
             let rows = try measure(runnable, timing: timing, counting: counting, pass: pass, progress: progress)
             progress.finish()
@@ -97,7 +106,12 @@ public struct SuiteRunner: Sendable {
             for repetition in 1...max(repetitions, 1) {
                 for plan in group {
                     progress.willMeasure(plan, repetition: repetition, of: repetitions, variants: group.count)
-                    let values = try Self.serviced(plan) { try plan.measure(context) }
+                    let values = try Self.serviced(plan) {
+                        try Self.timedRepetition(
+                            minimumSeconds: configuration.minimumRepetitionSeconds,
+                            maximumRuns: configuration.maximumRunsPerRepetition
+                        ) { try plan.measure(context) }
+                    }
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
                     rows += Self.rows(for: plan, repetition: repetition, values: values)
                     if pass == .unavailable, plan.countAllocations != nil {
@@ -132,6 +146,50 @@ public struct SuiteRunner: Sendable {
         (CSVSchema.benchmark(named: plan.benchmark)?.metrics ?? [])
             .filter(\.isAllocationCount)
             .map { MetricValue($0, nil) }
+    }
+
+    /// One timing repetition at least `minimumSeconds` long: runs `measure`
+    /// until that much time has passed (by `clock`, in nanoseconds) or it
+    /// ran `maximumRuns` times, and returns the median of the runs of each
+    /// metric (``medianOfRuns(_:)``). A measurement as long as the minimum
+    /// runs once, and its values are returned as they are.
+    static func timedRepetition(
+        minimumSeconds: Double, maximumRuns: Int, clock: () -> UInt64 = MeasureContext.now,
+        _ measure: () throws -> [MetricValue]
+    ) rethrows -> [MetricValue] {
+        let started = clock()
+        var runs = [try measure()]
+        let minimum = UInt64(max(minimumSeconds, 0) * 1e9)
+        while runs.count < max(maximumRuns, 1) && clock() &- started < minimum {
+            runs.append(try measure())
+        }
+        return runs.count == 1 ? runs[0] : medianOfRuns(runs)
+    }
+
+    /// Per metric and extra parameters (a tick's sample), in the first run's
+    /// order, the median of the runs' values; empty when no run had one.
+    static func medianOfRuns(_ runs: [[MetricValue]]) -> [MetricValue] {
+        struct Key: Hashable {
+            let metric: String
+            let extraParams: String?
+        }
+        var order: [(Key, MetricValue)] = []
+        var values: [Key: [Double]] = [:]
+        for run in runs {
+            for value in run {
+                let key = Key(metric: value.metric.name, extraParams: value.extraParams)
+                if values[key] == nil {
+                    values[key] = []
+                    order.append((key, value))
+                }
+                if let number = value.value {
+                    values[key, default: []].append(number)
+                }
+            }
+        }
+        return order.map { key, first in
+            MetricValue(first.metric, Statistics.median(values[key] ?? []), extraParams: first.extraParams)
+        }
     }
 
     static func serviced<T>(_ plan: MeasurementPlan, _ body: () throws -> T) rethrows -> T {

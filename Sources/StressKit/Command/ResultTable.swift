@@ -52,7 +52,10 @@ public enum ResultTable {
                 + "\(NumberFormat.twoDecimals(result.seconds)) s (\(Int(rate)) schedules/s), seed \(result.seed), "
                 + "live instances at end: \(result.leaked)",
         ]
-        if exploration.statesSearched > 0 {
+        if let divergence = exploration.divergence {
+            lines.append("    the search \(divergence): the scenario is not deterministic under the controller, "
+                + "so not every schedule was run")
+        } else if exploration.statesSearched > 0 {
             let states = exploration.statesSearched == 1 ? "the state" : "each of \(exploration.statesSearched) seeded states"
             lines.append(
                 exploration.boundLeftSchedulesOut
@@ -62,6 +65,10 @@ public enum ResultTable {
         if !exploration.exhausted && exploration.strategy.hasPrefix("exhaustive") {
             lines.append("    the limit stopped a search before it was exhausted"
                 + (exploration.boundLeftSchedulesOut ? "; the preemption bound also left schedules out" : ""))
+        }
+        if let points = exploration.changePoints {
+            lines.append("    pct change points: \(points.reached) of \(points.drawn) drawn were reached, counted only at "
+                + "the \(points.choiceSteps) steps where more than one thread could run")
         }
         if !exploration.libraryInstrumented {
             lines.append("    note: this build's library has no sync points (build with --traits Exploration)")

@@ -190,12 +190,17 @@ public struct StressCommand: Sendable {
                 + "\(Character(UnicodeScalar(UInt8(96 + threads))))); the schedule names more")
             return Self.usageError
         }
+        if let build = schedule.build, build != Exploration.buildIdentity {
+            output("Stress: error: --replay: the schedule was recorded on a build with \(build), this build has "
+                + "\(Exploration.buildIdentity): its sync points differ, so the replay would not follow the recorded "
+                + "steps; replay it on a build with \(build)")
+            return Self.usageError
+        }
         let times = options.iterations ?? 1
         let replays = Self.replay(schedule, on: scenario, times: times)
         if let divergence = replays.first(where: { $0.divergence != nil })?.divergence {
-            output("Stress: error: --replay: at step \(divergence.step + 1) the schedule runs thread "
-                + "\(Character(UnicodeScalar(UInt8(97 + divergence.thread)))), which had returned or was waiting: "
-                + "the schedule does not fit this build of \(scenario.name)")
+            output("Stress: error: --replay: \(divergence): the schedule does not fit this build of "
+                + "\(scenario.name), so its outcome is no verdict")
             return Self.usageError
         }
         var tally: [(OutcomeDeclaration, Int)] = []
@@ -207,6 +212,11 @@ public struct StressCommand: Sendable {
             }
         }
         output("Stress --replay \(schedule) (\(scenario.name), \(replays.count) replay(s)):")
+        if schedule.runnable == nil {
+            output("    note: this schedule is in the older text, which records neither the build nor the runnable "
+                + "threads of each step: the replay could not check that it followed the recorded schedule "
+                + "(record it again for a checked replay)")
+        }
         for (outcome, count) in tally {
             output("    \(count) x \(outcome.id) [\(outcome.grade.label)] \(outcome.meaning)")
         }

@@ -101,7 +101,7 @@ public struct StressOptions: ParsableCommand {
     /// `--replay`: a schedule printed beside a forbidden outcome.
     @Option(
         help: ArgumentHelp(
-            "Replay a schedule printed beside a forbidden outcome (scenario:seed:runs); "
+            "Replay a schedule printed beside a forbidden outcome (scenario:seed:runs:build:steps); "
                 + "--iterations replays it that many times.",
             valueName: "schedule"))
     public var replay: String?

@@ -19,6 +19,14 @@ public struct ExplorationSummary: Sendable {
     public let secondsToFirstFailure: Double?
     /// Whether the library's own locks and atomics were sync points.
     public let libraryInstrumented: Bool
+    /// Exhaustive only: where a replayed prefix first found other threads
+    /// runnable than the schedule it extends (the scenario is not
+    /// deterministic under the controller), if it did. A search that
+    /// diverged did not run every schedule, and fails.
+    public var divergence: ReplayDivergence? = nil
+    /// PCT only: change points drawn, change points reached (at steps with
+    /// more than one runnable thread), and such steps, over every schedule.
+    public var changePoints: (drawn: Int, reached: Int, choiceSteps: Int)? = nil
 }
 
 /// Settings of an exploration run.
@@ -68,9 +76,11 @@ public struct ReplayResult: Sendable {
     public let outcome: OutcomeDeclaration
     /// The choices actually made (the recorded ones, then non-preemptive ones).
     public let choices: [Int]
-    /// The first recorded step whose thread could not run, if any: the
-    /// schedule does not fit the scenario.
-    public let divergence: (step: Int, thread: Int)?
+    /// The first recorded step that this run did not follow (its thread
+    /// could not run, or the runnable set differs from the recorded one), if
+    /// any: the schedule does not fit this build of the scenario, and the
+    /// outcome is not a verdict on it.
+    public let divergence: ReplayDivergence?
 }
 
 /// Runs scenarios under a schedule controller, one thread at a time, in the
@@ -111,10 +121,12 @@ public struct Explorer: Sendable {
         var schedules = 0
         var statesMatter = false
         var countedLastSearch = false
+        var searchDivergence: ReplayDivergence?
         while true {
             if case .iterations(let total) = settings.limit, schedules >= total { break }
             if let deadline, schedules > 0, monotonicNanoseconds() >= deadline { break }
             if !strategy.beginSchedule() {
+                searchDivergence = searchDivergence ?? (strategy as? ExhaustiveStrategy)?.divergence
                 searchedStates += 1
                 guard statesMatter, searchedStates < settings.maximumExhaustiveStates else {
                     countedLastSearch = true
@@ -125,20 +137,27 @@ public struct Explorer: Sendable {
                 _ = strategy.beginSchedule()
             }
             let stateSeed = settings.strategy == .exhaustive ? fixedStateSeed : generator.next()
-            let (outcome, choices, end, madeChoices) = Self.runOnce(
+            let (outcome, choices, end, madeChoices, runnable) = Self.runOnce(
                 scenario, stateSeed: stateSeed, on: controller, chooser: &strategy)
             statesMatter = statesMatter || madeChoices
             strategy.endSchedule(steps: choices.count)
             schedules += 1
             guard let outcome else {
                 abandoned = end
-                failure = (Schedule(scenario: scenario.name, stateSeed: stateSeed, choices: choices), "")
+                failure = (
+                    Schedule(
+                        scenario: scenario.name, stateSeed: stateSeed, choices: choices,
+                        build: Exploration.buildIdentity, runnable: runnable, stepKinds: controller.stepKinds), "")
                 secondsToFailure = Double(monotonicNanoseconds() - started) / 1e9
                 break
             }
             counts[outcome, default: 0] += 1
             if outcome.grade == .forbidden && failure == nil {
-                failure = (Schedule(scenario: scenario.name, stateSeed: stateSeed, choices: choices), outcome.id)
+                failure = (
+                    Schedule(
+                        scenario: scenario.name, stateSeed: stateSeed, choices: choices,
+                        build: Exploration.buildIdentity, runnable: runnable, stepKinds: controller.stepKinds),
+                    outcome.id)
                 secondsToFailure = Double(monotonicNanoseconds() - started) / 1e9
                 if settings.stopAtFirstFailure { break }
             }
@@ -159,6 +178,10 @@ public struct Explorer: Sendable {
         if let abandoned, let declaration = abandoned.outcome {
             rows.append(ScenarioResult.Row(outcome: declaration, count: 1))
         }
+        let divergence = (strategy as? ExhaustiveStrategy)?.divergence ?? searchDivergence
+        if let divergence {
+            rows.append(ScenarioResult.Row(outcome: Self.divergedOutcome(divergence), count: 1))
+        }
         var result = ScenarioResult(
             name: scenario.name, guarantees: scenario.guarantees, summary: scenario.summary,
             seed: settings.seed, iterations: schedules, seconds: seconds, rows: rows, leaked: leaked)
@@ -170,6 +193,10 @@ public struct Explorer: Sendable {
             boundLeftSchedulesOut: strategy.boundLeftSchedulesOut,
             failingSchedule: reported, unshrunk: unshrunk, secondsToFirstFailure: secondsToFailure,
             libraryInstrumented: Exploration.libraryIsInstrumented)
+        result.exploration?.divergence = divergence
+        if let pct = strategy as? PCTStrategy {
+            result.exploration?.changePoints = (pct.changePointsDrawn, pct.changePointsReached, pct.totalChoiceSteps)
+        }
         return result
     }
 
@@ -182,12 +209,14 @@ public struct Explorer: Sendable {
         let controller = ScheduleController(parties: scenario.actorCount, workers: scenario.explorationWorkers)
         var results: [ReplayResult] = []
         for _ in 0..<times {
-            var strategy = ReplayStrategy(schedule.choices)
+            var strategy = ReplayStrategy(schedule.choices, runnable: schedule.runnable)
             _ = strategy.beginSchedule()
-            let (outcome, choices, end, _) = runOnce(
+            let (outcome, choices, end, _, _) = runOnce(
                 scenario, stateSeed: schedule.stateSeed, on: controller, chooser: &strategy)
             let declaration = outcome.map(OutcomeDeclaration.init) ?? end.outcome.unsafelyUnwrapped
-            results.append(ReplayResult(outcome: declaration, choices: choices, divergence: strategy.divergence))
+            let divergence = earliest(
+                strategy.divergence, kindDivergence(recorded: schedule, found: controller.stepKinds, choices: choices))
+            results.append(ReplayResult(outcome: declaration, choices: choices, divergence: divergence))
             if outcome == nil { break }
         }
         controller.stop()
@@ -195,24 +224,46 @@ public struct Explorer: Sendable {
         return results
     }
 
+    /// The first step of a replay whose chosen thread stopped at another
+    /// kind of step than recorded, if any (a schedule that records none: nil).
+    static func kindDivergence(recorded schedule: Schedule, found: [UInt8], choices: [Int]) -> ReplayDivergence? {
+        guard let recorded = schedule.stepKinds else { return nil }
+        for step in 0..<min(recorded.count, found.count, choices.count) where recorded[step] != found[step] {
+            let thread = Schedule.letter(choices[step])
+            return ReplayDivergence(
+                step: step, expected: "thread \(thread) to stop at \(Schedule.describeKind(recorded[step]))",
+                found: Schedule.describeKind(found[step]))
+        }
+        return nil
+    }
+
+    /// The divergence at the earlier step.
+    static func earliest(_ first: ReplayDivergence?, _ second: ReplayDivergence?) -> ReplayDivergence? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return second.step < first.step ? second : first
+    }
+
     /// One schedule: a fresh state, the actors under the controller, then the arbiter.
     /// The outcome is `nil` when the schedule did not complete (see `ScheduleEnd`).
     static func runOnce<Scenario: StressScenario, Chooser: ScheduleChooser>(
         _ scenario: Scenario, stateSeed: UInt64, on controller: ScheduleController, chooser: inout Chooser
-    ) -> (outcome: Scenario.Outcome?, choices: [Int], end: ScheduleEnd, madeChoices: Bool) {
+    ) -> (outcome: Scenario.Outcome?, choices: [Int], end: ScheduleEnd, madeChoices: Bool, runnable: [UInt32]) {
         var stateGenerator = SeededGenerator(seed: stateSeed)
         var iterationChoices = IterationChoices(actorCount: scenario.actorCount, generator: &stateGenerator)
         let untouched = iterationChoices
         let state = UnsafeTransfer(controller.preparing { scenario.makeState(&iterationChoices) })
         let madeChoices = iterationChoices != untouched
+        var recording = RecordingChooser(chooser)
         let (choices, end) = controller.run({ actor in
             CurrentActor.set(actor)
             scenario.act(actor, on: state.value)
             CurrentActor.set(nil)
-        }, chooser: &chooser)
-        guard end == .completed else { return (nil, choices, end, madeChoices) }
+        }, chooser: &recording)
+        chooser = recording.inner
+        guard end == .completed else { return (nil, choices, end, madeChoices, recording.runnable) }
         scenario.settle()
-        return (scenario.arbitrate(state.value), choices, end, madeChoices)
+        return (scenario.arbitrate(state.value), choices, end, madeChoices, recording.runnable)
     }
 
     /// A schedule that ends in the same forbidden outcome with as few thread
@@ -224,16 +275,19 @@ public struct Explorer: Sendable {
         _ scenario: Scenario, _ schedule: Schedule, outcome: String, on controller: ScheduleController
     ) -> Schedule {
         var best = schedule.choices
+        var bestRunnable = schedule.runnable ?? []
+        var bestKinds = schedule.stepKinds ?? []
         var attempts = 0
         let maximumAttempts = 400
-        func failsTheSame(_ candidate: [Int], lenient: Bool) -> [Int]? {
+        func failsTheSame(_ candidate: [Int], lenient: Bool) -> (choices: [Int], runnable: [UInt32], kinds: [UInt8])? {
             guard attempts < maximumAttempts, !controller.isBroken else { return nil }
             attempts += 1
             var strategy = ReplayStrategy(candidate, lenient: lenient)
             _ = strategy.beginSchedule()
-            let (result, choices, _, _) = Self.runOnce(scenario, stateSeed: schedule.stateSeed, on: controller, chooser: &strategy)
+            let (result, choices, _, _, runnable) = Self.runOnce(
+                scenario, stateSeed: schedule.stateSeed, on: controller, chooser: &strategy)
             guard let result, result.id == outcome, strategy.divergence == nil else { return nil }
-            return choices
+            return (choices, runnable, controller.stepKinds)
         }
         func better(_ candidate: [Int], than current: [Int]) -> Bool {
             let (a, b) = (Self.switches(candidate), Self.switches(current))
@@ -248,10 +302,18 @@ public struct Explorer: Sendable {
                 dropped.remove(at: index)
                 var shortened = runs
                 shortened[index].count -= 1
-                for candidate in [dropped, shortened] {
+                // Each also without its last run: `best` ends in the
+                // non-preemptive tail of its replay, which can undo a drop.
+                var candidates = [dropped, shortened]
+                for candidate in [dropped, shortened] where candidate.count > 1 {
+                    candidates.append(Array(candidate.dropLast()))
+                }
+                for candidate in candidates {
                     let choices = candidate.flatMap { repeatElement($0.thread, count: $0.count) }
-                    if let actual = failsTheSame(choices, lenient: true), better(actual, than: best) {
-                        best = actual
+                    if let actual = failsTheSame(choices, lenient: true), better(actual.choices, than: best) {
+                        best = actual.choices
+                        bestRunnable = actual.runnable
+                        bestKinds = actual.kinds
                         improved = true
                         break
                     }
@@ -260,14 +322,28 @@ public struct Explorer: Sendable {
             }
         }
         // The shortest prefix (at a run boundary) whose replay still fails the same way.
-        var prefix: [Int] = []
+        let whole = Schedule(
+            scenario: schedule.scenario, stateSeed: schedule.stateSeed, choices: best, build: schedule.build,
+            runnable: schedule.build == nil || bestRunnable.count != best.count || bestKinds.count != best.count
+                ? nil : bestRunnable,
+            stepKinds: schedule.build == nil || bestRunnable.count != best.count || bestKinds.count != best.count
+                ? nil : bestKinds)
+        var length = 0
         for run in Self.runs(best) {
-            if failsTheSame(prefix, lenient: false) != nil {
-                return Schedule(scenario: schedule.scenario, stateSeed: schedule.stateSeed, choices: prefix)
+            if failsTheSame(Array(best.prefix(length)), lenient: false) != nil {
+                return whole.prefix(length)
             }
-            prefix += repeatElement(run.thread, count: run.count)
+            length += run.count
         }
-        return Schedule(scenario: schedule.scenario, stateSeed: schedule.stateSeed, choices: best)
+        return whole
+    }
+
+    /// The forbidden row a diverged search adds to its table.
+    static func divergedOutcome(_ divergence: ReplayDivergence) -> OutcomeDeclaration {
+        OutcomeDeclaration(
+            id: "explore.diverged", grade: .forbidden,
+            meaning: "the exhaustive search \(divergence) (the scenario is not deterministic under the "
+                + "controller): not every schedule was run")
     }
 
     static func runs(_ choices: [Int]) -> [(thread: Int, count: Int)] {

@@ -13,6 +13,14 @@ protocol ScheduleChooser {
     /// The thread to run next: one of `enabled` (never empty, ascending).
     /// `previous` is the thread that ran the step before, if any.
     mutating func choose(among enabled: [Int], previous: Int?) -> Int
+    /// Thread `thread` starts a new life in this schedule: a party at the
+    /// start, or a hand-off worker given a new block (each block is a new
+    /// thread of the schedule, though it runs in a reused worker slot).
+    mutating func threadStarted(_ thread: Int)
+}
+
+extension ScheduleChooser {
+    mutating func threadStarted(_ thread: Int) {}
 }
 
 /// How one schedule ended.
@@ -118,6 +126,16 @@ final class ScheduleController: @unchecked Sendable {
     /// The task executor whose jobs this controller runs (see `ControlledTaskExecutor`).
     private(set) var taskExecutor: ControlledTaskExecutor!
 
+    /// What each step of the last `run` ended at, one per choice: the
+    /// ``SyncStep`` raw value the chosen thread stopped at, ``returnedStep``
+    /// when it returned, ``unknownStep`` when it did neither in time. Read
+    /// by the thread that called `run`, after it returned.
+    private(set) var stepKinds: [UInt8] = []
+    /// A step kind: the thread returned.
+    static let returnedStep: UInt8 = 255
+    /// A step kind: the thread neither stopped at a sync point nor returned in time.
+    static let unknownStep: UInt8 = 254
+
     /// Whether an unfinished schedule left the threads running freely.
     private(set) var isBroken = false
 
@@ -201,6 +219,7 @@ final class ScheduleController: @unchecked Sendable {
 
         let threads = threadCount
         var choices: [Int] = []
+        stepKinds = []
         var waiting = Array(repeating: false, count: threads)
         var done = Array(repeating: false, count: parties)
         var previous: Int?
@@ -212,9 +231,14 @@ final class ScheduleController: @unchecked Sendable {
         virtualNow = Self.virtualEpochNanoseconds
         let strayBefore = strayJobs
         pthread_mutex_unlock(mutex)
+        for index in 0..<parties {
+            chooser.threadStarted(index)
+        }
+        var started: [Int] = []
         while true {
             pthread_mutex_lock(mutex)
-            assignHandOffs()
+            started.removeAll(keepingCapacity: true)
+            assignHandOffs(started: &started)
             enabled.removeAll(keepingCapacity: true)
             deferred.removeAll(keepingCapacity: true)
             var unfinished = 0
@@ -235,6 +259,9 @@ final class ScheduleController: @unchecked Sendable {
             }
             let pending = queues.contains { !$0.entries.isEmpty }
             pthread_mutex_unlock(mutex)
+            for thread in started {
+                chooser.threadStarted(thread)
+            }
             if unfinished == 0 && !pending {
                 break
             }
@@ -254,8 +281,10 @@ final class ScheduleController: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
             }
             guard let (step, returned) = resume(chosen) else {
+                stepKinds.append(Self.unknownStep)
                 return (choices, abandon(.stuckOutsideSeam))
             }
+            stepKinds.append(returned ? Self.returnedStep : step?.rawValue ?? Self.unknownStep)
             if returned {
                 if chosen < parties {
                     done[chosen] = true
@@ -510,8 +539,9 @@ final class ScheduleController: @unchecked Sendable {
         }
     }
 
-    /// Gives every block its queue lets start a free worker, if any (under `mutex`).
-    private func assignHandOffs() {
+    /// Gives every block its queue lets start a free worker, if any (under
+    /// `mutex`); appends the thread of each worker given a block to `started`.
+    private func assignHandOffs(started: inout [Int]) {
         guard workers > 0 else { return }
         var free = (0..<workers).filter { workerEntries[$0] == nil }[...]
         guard !free.isEmpty else { return }
@@ -525,6 +555,7 @@ final class ScheduleController: @unchecked Sendable {
                 entry.worker = worker
                 workerEntries[worker] = entry
                 let slot = parties + worker
+                started.append(slot)
                 finished[slot] = false
                 lastStep[slot] = nil
                 jobs[slot] = Self.runningOnItsQueue(entry.block, of: line.object, barrier: entry.barrier)

@@ -111,6 +111,24 @@ public enum Exploration {
         #endif
     }
 
+    /// The traits and defines of this build that change which sync points
+    /// the code passes, as a recorded schedule names its build: `exploration`
+    /// (the package trait Exploration: the library's own sync points),
+    /// `broken-cell` (`-DSCHEDULERS_BROKEN_CELL`, the self-check's split
+    /// exchange), joined by `+`; `plain` for neither. A schedule recorded on
+    /// one build does not follow the same steps on another, so `--replay`
+    /// refuses it there.
+    public static var buildIdentity: String {
+        var parts: [String] = []
+        if libraryIsInstrumented {
+            parts.append("exploration")
+        }
+        #if SCHEDULERS_BROKEN_CELL
+        parts.append("broken-cell")
+        #endif
+        return parts.isEmpty ? "plain" : parts.joined(separator: "+")
+    }
+
     /// Whether the calling thread is one of a schedule controller's hand-off
     /// workers, running a block handed to a queue (as if on that queue).
     public static var isHandOffWorker: Bool {

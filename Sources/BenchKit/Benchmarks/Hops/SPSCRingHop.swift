@@ -1,7 +1,11 @@
 import Foundation
 import Synchronization
 
-/// `reference.spsc-ring`: the real limit of a hop. A lock-free
+/// `reference.spsc-ring`: what a hop could cost with nothing but a ring
+/// between the threads, meant as the limit of a hop; compare and the run's
+/// summary read it as the limit only where its repetitions are tighter than
+/// the library's (`ReferenceBound`), which on a shared 2-core machine they
+/// often are not. A lock-free
 /// single-producer/single-consumer ring of fixed capacity: the producer
 /// writes a slot and publishes its write index, one consumer thread reads
 /// everything published so far (the same batching as the library's paths:

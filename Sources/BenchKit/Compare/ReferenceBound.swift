@@ -1,0 +1,103 @@
+import ToolSupport
+
+/// Whether each reference of a run (a variant whose role is
+/// ``VariantRole/reference``, such as `reference.spsc-ring`) is a stable
+/// bound for this library's series beside it, judged by the spread of the
+/// repetitions.
+///
+/// A reference is shown as the limit of the series it bounds only when its
+/// own repetitions are tighter than theirs: its spread (interquartile range
+/// over the median, ``RepetitionSpread``) is at most the median spread of
+/// this library's series of the same benchmark, parameters, metric and
+/// allocator. A reference that spreads more measures the machine (its
+/// threads' placement, preemption) rather than a limit, and is reported as
+/// not a stable bound on this machine.
+public struct ReferenceBound: Sendable, Equatable {
+    /// The reference's series.
+    public let key: ResultSeriesKey
+    /// Its spread; nil when it has fewer than two repetitions.
+    public let spread: Double?
+    /// The median spread of the library's series it bounds; nil when there are none.
+    public let boundedSpread: Double?
+    /// How many library series it bounds.
+    public let boundedCount: Int
+
+    /// Whether the reference may be read as the limit: both spreads known
+    /// and its own no larger.
+    public var isStableBound: Bool {
+        guard let spread, let boundedSpread else { return false }
+        return spread <= boundedSpread
+    }
+
+    /// One line: the reference, its spread against the library's, and
+    /// whether it is a stable bound on this machine.
+    public var description: String {
+        let own = spread.map(Self.percent) ?? "?"
+        let bounded = boundedSpread.map(Self.percent) ?? "?"
+        let noun = boundedCount == 1 ? "series" : "series (median)"
+        var text = "\(key): spread \(own) against \(bounded) for the library's \(boundedCount) \(noun): "
+        if isStableBound {
+            text += "a stable bound, read as the limit"
+        } else if spread == nil || boundedSpread == nil {
+            text += "spread unknown (a zero median or one repetition), so not read as the limit"
+        } else {
+            text += "not a stable bound on this machine (its repetitions spread more than what it bounds)"
+        }
+        return text
+    }
+
+    static func percent(_ value: Double) -> String {
+        NumberFormat.plain((value * 1000).rounded() / 10) + "%"
+    }
+
+    /// Assesses the reference timing series of a run's rows (as written to
+    /// its CSV; rows without a value are left out).
+    public static func assess(rows: [CSVRow]) -> [ReferenceBound] {
+        var order: [ResultSeriesKey] = []
+        var values: [ResultSeriesKey: [Double]] = [:]
+        var units: [ResultSeriesKey: String] = [:]
+        for row in rows where !row.params.contains("tick=") {
+            guard let value = row.value else { continue }
+            let key = ResultSeriesKey(
+                benchmark: row.benchmark, variant: row.variant, params: row.params, metric: row.metric,
+                allocator: row.allocator ?? "")
+            if values[key] == nil {
+                order.append(key)
+                units[key] = row.unit
+            }
+            values[key, default: []].append(value)
+        }
+        return assess(order.map { ResultSeries(key: $0, unit: units[$0] ?? "", values: values[$0] ?? [], firstLine: 0) })
+    }
+
+    /// Assesses every reference timing series in `series`.
+    public static func assess(_ series: [ResultSeries]) -> [ReferenceBound] {
+        struct Group: Hashable {
+            let benchmark: String
+            let params: String
+            let metric: String
+            let allocator: String
+        }
+        func group(_ key: ResultSeriesKey) -> Group {
+            Group(benchmark: key.benchmark, params: key.params, metric: key.metric, allocator: key.allocator)
+        }
+        func isTiming(_ key: ResultSeriesKey) -> Bool {
+            let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
+            return !rule.isExact && rule.preference != .informational
+        }
+        var librarySpreads: [Group: [Double]] = [:]
+        for entry in series where VariantID(reading: entry.key.variant).role == .library && isTiming(entry.key) {
+            if let spread = RepetitionSpread.relativeInterquartileRange(entry.values) {
+                librarySpreads[group(entry.key), default: []].append(spread)
+            }
+        }
+        return series.filter { VariantID(reading: $0.key.variant).role == .reference }.compactMap { entry in
+            let spreads = librarySpreads[group(entry.key)] ?? []
+            // Only where it bounds something: a metric the library measures too.
+            guard !spreads.isEmpty else { return nil }
+            return ReferenceBound(
+                key: entry.key, spread: RepetitionSpread.relativeInterquartileRange(entry.values),
+                boundedSpread: Statistics.median(spreads), boundedCount: spreads.count)
+        }
+    }
+}

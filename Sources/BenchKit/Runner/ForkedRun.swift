@@ -1,0 +1,104 @@
+import Foundation
+
+/// Sampling across processes, as JMH's forks do: a hop's level moves between
+/// processes as well as within one (ten processes running the same serial
+/// flood gave medians from 15 to 37 ns per element, each with a ±15-25 %
+/// spread inside), so repetitions taken in one process understate the
+/// spread a second run will show and two runs of one revision disagree
+/// beyond what their repetitions admit.
+///
+/// With `--forks n` the run's timing repetitions are split across `n`
+/// processes run one after another (this executable again, each with its
+/// own warm-up): fork k runs ``repetitions(total:forks:)``[k] repetitions of
+/// every variant, interleaved as in one process. Their rows are merged into
+/// one series per variant, numbered on (``merge(_:keepingCountsOf:)``), so
+/// compare's rank tests see the spread between processes as part of the
+/// repetitions. Allocation counts still come from the one counting pass.
+public enum ForkedRun {
+    /// How many repetitions each of `forks` processes runs so that together
+    /// they run `total`: as even as possible, the earlier forks one more.
+    /// Never more forks than repetitions (each fork runs at least one).
+    public static func repetitions(total: Int, forks: Int) -> [Int] {
+        let count = max(1, min(forks, total))
+        let total = max(total, 1)
+        return (0..<count).map { index in total / count + (index < total % count ? 1 : 0) }
+    }
+
+    /// The command line of fork `repetitions` (without the program name):
+    /// the parent's `arguments` less the options the parent decides for it
+    /// (`--forks`, `--repetitions`, `--allocator`, `--rows-file`, `--run-id`,
+    /// `--counts-only`), then times only under the system allocator, that
+    /// many repetitions, its rows written to `rowsFile`.
+    public static func childArguments(_ arguments: [String], repetitions: Int, rowsFile: String, runID: String)
+        -> [String]
+    {
+        var result: [String] = []
+        var skipNext = false
+        let valued = ["--forks", "--repetitions", "--allocator", "--rows-file", "--run-id"]
+        for argument in arguments {
+            if skipNext {
+                skipNext = false
+                continue
+            }
+            if valued.contains(argument) {
+                skipNext = true
+                continue
+            }
+            if valued.contains(where: { argument.hasPrefix($0 + "=") }) || argument == "--counts-only" { continue }
+            result.append(argument)
+        }
+        if result.first != "run" { result.insert("run", at: 0) }
+        return result + [
+            "--forks", "1", "--repetitions", "\(repetitions)", "--allocator", "system", "--rows-file", rowsFile,
+            "--run-id", runID,
+        ]
+    }
+
+    /// The forks' rows as one run: each fork's repetitions numbered on from
+    /// the previous fork's (fork 2's repetition 1 after fork 1's last).
+    /// Allocation-count rows (empty in a fork, which times only) are dropped,
+    /// except fork `keepingCountsOf`'s when given (a run without any
+    /// counting pass keeps its empty count rows, as one process writes them).
+    public static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
+        var merged: [CSVRow] = []
+        var offset = 0
+        for (index, rows) in forks.enumerated() {
+            var highest = 0
+            for var row in rows {
+                let isCount = CSVSchema.metric(named: row.metric)?.isAllocationCount ?? false
+                if isCount && index != kept { continue }
+                highest = max(highest, row.repetition)
+                row.repetition += offset
+                merged.append(row)
+            }
+            offset += highest
+        }
+        return merged
+    }
+
+    /// Runs `forks` processes one after another with the parent's
+    /// `arguments` and returns their merged rows. Throws when a fork fails
+    /// or leaves no readable rows.
+    public static func run(forks: Int, total: Int, arguments: [String], runID: String, keepEmptyCounts: Bool) throws
+        -> [CSVRow]
+    {
+        var results: [[CSVRow]] = []
+        for (index, repetitions) in repetitions(total: total, forks: forks).enumerated() {
+            let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-fork\(index + 1).csv"
+            defer { try? FileManager.default.removeItem(atPath: rowsPath) }
+            var environment = ProcessInfo.processInfo.environment
+            environment[AllocatorLauncher.guardVariable] = nil
+            let result = try ChildProcess.run(
+                AllocatorLauncher.executablePath,
+                arguments: childArguments(arguments, repetitions: repetitions, rowsFile: rowsPath, runID: runID),
+                environment: environment)
+            guard !result.endedBySignal, result.status == 0,
+                let text = try? String(contentsOfFile: rowsPath, encoding: .utf8)
+            else {
+                throw BenchmarkFailure("fork \(index + 1) of \(forks) failed (status \(result.status))")
+            }
+            results.append(try AllocationChild.rows(fromCSV: text))
+        }
+        return merge(results, keepingCountsOf: keepEmptyCounts ? 0 : nil)
+    }
+}

@@ -1,0 +1,47 @@
+@testable import BenchKit
+import XCTest
+
+/// Sampling across processes: how `--forks` splits the repetitions, what
+/// each fork is told, and how their rows become one run.
+final class ForkedRunTests: XCTestCase {
+    func testRepetitionsAreSplitAsEvenlyAsPossibleAndNeverIntoEmptyForks() {
+        XCTAssertEqual(ForkedRun.repetitions(total: 7, forks: 3), [3, 2, 2])
+        XCTAssertEqual(ForkedRun.repetitions(total: 6, forks: 3), [2, 2, 2])
+        XCTAssertEqual(ForkedRun.repetitions(total: 5, forks: 1), [5])
+        XCTAssertEqual(ForkedRun.repetitions(total: 2, forks: 5), [1, 1], "no fork without a repetition")
+        XCTAssertEqual(ForkedRun.repetitions(total: 7, forks: 3).reduce(0, +), 7)
+    }
+
+    func testAForkIsToldItsShareAndTheParentKeepsItsOwnOptionsToItself() {
+        let arguments = ForkedRun.childArguments(
+            ["--quick", "--forks", "3", "--repetitions=7", "--filter", "observeOn.throughput", "--allocator", "system",
+             "--output", "out"],
+            repetitions: 3, rowsFile: "/tmp/rows.csv", runID: "run-1")
+        XCTAssertEqual(
+            arguments,
+            ["run", "--quick", "--filter", "observeOn.throughput", "--output", "out", "--forks", "1", "--repetitions", "3",
+             "--allocator", "system", "--rows-file", "/tmp/rows.csv", "--run-id", "run-1"])
+    }
+
+    private func row(_ variant: String, _ metric: String, _ repetition: Int, _ value: Double?) -> CSVRow {
+        CSVRow(
+            benchmark: "observeOn.throughput", variant: variant, params: "elements=100000", metric: metric,
+            unit: "elements/s", repetition: repetition, value: value, allocator: "system")
+    }
+
+    func testTheForksRowsAreNumberedOnAndTheirEmptyCountsDropped() {
+        let first = [
+            row("fast-path", "elements_per_s", 1, 10), row("fast-path", "elements_per_s", 2, 11),
+            row("fast-path", "allocs_per_element", 1, nil),
+        ]
+        let second = [row("fast-path", "elements_per_s", 1, 20), row("fast-path", "allocs_per_element", 1, nil)]
+        let merged = ForkedRun.merge([first, second])
+        XCTAssertEqual(merged.map(\.repetition), [1, 2, 3])
+        XCTAssertEqual(merged.map(\.value), [10, 11, 20])
+        XCTAssertTrue(merged.allSatisfy { $0.metric == "elements_per_s" })
+        // Without a counting pass the first fork's empty counts stay, as one process writes them.
+        let kept = ForkedRun.merge([first, second], keepingCountsOf: 0)
+        XCTAssertEqual(kept.filter { $0.metric == "allocs_per_element" }.count, 1)
+        XCTAssertEqual(kept.count, 4)
+    }
+}
