@@ -9,9 +9,10 @@ import ToolSupport
 /// own repetitions are tighter than theirs: its spread (interquartile range
 /// over the median, ``RepetitionSpread``) is at most the median spread of
 /// this library's series of the same benchmark, parameters, metric and
-/// allocator. A reference that spreads more measures the machine (its
-/// threads' placement, preemption) rather than a limit, and is reported as
-/// not a stable bound on this machine.
+/// allocator, and its median is at least as good as theirs. A reference
+/// that spreads more measures the machine (its threads' placement,
+/// preemption) rather than a limit, and one that the library's series beat
+/// bounds nothing: each is reported as not a stable bound on this machine.
 public struct ReferenceBound: Sendable, Equatable {
     /// The reference's series.
     public let key: ResultSeriesKey
@@ -21,12 +22,15 @@ public struct ReferenceBound: Sendable, Equatable {
     public let boundedSpread: Double?
     /// How many library series it bounds.
     public let boundedCount: Int
+    /// How many of those have a better median than the reference's (more
+    /// elements per second, less time): a bound they beat is no limit.
+    public let beatenBy: Int
 
-    /// Whether the reference may be read as the limit: both spreads known
-    /// and its own no larger.
+    /// Whether the reference may be read as the limit: both spreads known,
+    /// its own no larger, and no library series better than it.
     public var isStableBound: Bool {
         guard let spread, let boundedSpread else { return false }
-        return spread <= boundedSpread
+        return spread <= boundedSpread && beatenBy == 0
     }
 
     /// One line: the reference, its spread against the library's, and
@@ -38,10 +42,13 @@ public struct ReferenceBound: Sendable, Equatable {
         var text = "\(key): spread \(own) against \(bounded) for the library's \(boundedCount) \(noun): "
         if isStableBound {
             text += "a stable bound, read as the limit"
+        } else if let spread, let boundedSpread, spread > boundedSpread {
+            text += "not a stable bound on this machine (its repetitions spread more than what it bounds)"
         } else if spread == nil || boundedSpread == nil {
             text += "spread unknown (a zero median or one repetition), so not read as the limit"
         } else {
-            text += "not a stable bound on this machine (its repetitions spread more than what it bounds)"
+            let doBetter = boundedCount == 1 ? "series does" : "series do"
+            text += "not a bound on this machine (\(beatenBy) of the library's \(boundedCount) \(doBetter) better than it)"
         }
         return text
     }
@@ -86,18 +93,29 @@ public struct ReferenceBound: Sendable, Equatable {
             return !rule.isExact && rule.preference != .informational
         }
         var librarySpreads: [Group: [Double]] = [:]
+        var libraryMedians: [Group: [Double]] = [:]
         for entry in series where VariantID(reading: entry.key.variant).role == .library && isTiming(entry.key) {
             if let spread = RepetitionSpread.relativeInterquartileRange(entry.values) {
                 librarySpreads[group(entry.key), default: []].append(spread)
+                if let median = Statistics.median(entry.values) {
+                    libraryMedians[group(entry.key), default: []].append(median)
+                }
             }
         }
         return series.filter { VariantID(reading: $0.key.variant).role == .reference }.compactMap { entry in
             let spreads = librarySpreads[group(entry.key)] ?? []
             // Only where it bounds something: a metric the library measures too.
             guard !spreads.isEmpty else { return nil }
+            let higherIsBetter =
+                MetricComparisonRule(metric: entry.key.metric, benchmark: entry.key.benchmark, variant: entry.key.variant)
+                .preference == .higherIsBetter
+            let own = Statistics.median(entry.values)
+            let beatenBy = own.map { own in
+                (libraryMedians[group(entry.key)] ?? []).filter { higherIsBetter ? $0 > own : $0 < own }.count
+            } ?? 0
             return ReferenceBound(
                 key: entry.key, spread: RepetitionSpread.relativeInterquartileRange(entry.values),
-                boundedSpread: Statistics.median(spreads), boundedCount: spreads.count)
+                boundedSpread: Statistics.median(spreads), boundedCount: spreads.count, beatenBy: beatenBy)
         }
     }
 }
