@@ -192,13 +192,7 @@ public final class ProgressReporter: @unchecked Sendable {
         for (name, family) in state.families {
             var done = family.estimatedDone
             if let step = state.step, step.family == name, step.estimatedSeconds > 0 {
-                let fraction: Double
-                if let inner, inner.total > 0 {
-                    fraction = Double(inner.done) / Double(inner.total)
-                } else {
-                    fraction = min(Double(now &- step.startedAt) / 1e9 / step.estimatedSeconds, 0.9)
-                }
-                done += step.estimatedSeconds * fraction
+                done += step.estimatedSeconds * runningFraction(of: step, now: now, inner: inner)
             }
             let left = max(family.planned - done, 0)
             guard left > 0 else { continue }
@@ -226,15 +220,19 @@ public final class ProgressReporter: @unchecked Sendable {
         let elapsed = Double(now &- state.startTime) / 1e9
         var done = state.doneEstimate
         if let step = state.step, step.estimatedSeconds > 0 {
-            let fraction: Double
-            if let inner, inner.total > 0 {
-                fraction = Double(inner.done) / Double(inner.total)
-            } else {
-                fraction = min(Double(now &- step.startedAt) / 1e9 / step.estimatedSeconds, 0.9)
-            }
-            done += step.estimatedSeconds * fraction
+            done += step.estimatedSeconds * runningFraction(of: step, now: now, inner: inner)
         }
         return estimate(total: state.totalEstimate, done: done, elapsed: elapsed)
+    }
+
+    /// How much of the running measurement counts as done: its reported
+    /// steps, or else its elapsed time against its estimate (at most 90 %,
+    /// as it has not ended).
+    static func runningFraction(of step: Step, now: UInt64, inner: (done: Int, total: Int, unit: String)?) -> Double {
+        if let inner, inner.total > 0 {
+            return Double(inner.done) / Double(inner.total)
+        }
+        return min(Double(now &- step.startedAt) / 1e9 / step.estimatedSeconds, 0.9)
     }
 
     /// Seconds left when `done` of `total` estimated seconds took `elapsed` real seconds.
