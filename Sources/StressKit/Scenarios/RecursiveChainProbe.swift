@@ -243,7 +243,11 @@ public final class RecursiveChainProbe: @unchecked Sendable {
         if disposerWaitsForChain {
             waitBriefly(for: chainHeld)
         }
-        if disposeAfterSteps > 0 {
+        // On real threads only: explored, the schedule already decides where
+        // the disposal lands among the steps, and a controlled spinner waits
+        // until the chain moves, which would rule out disposing before its
+        // first step.
+        if disposeAfterSteps > 0 && !Exploration.isControlledThread {
             waitBriefly(for: reachedDisposeStep)
         }
         spinDelay(nanoseconds: disposeDelay)
