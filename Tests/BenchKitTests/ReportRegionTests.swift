@@ -113,13 +113,13 @@ import Testing
     @Test func pointingTheDocumentsAtAnotherRunRewritesTheSourceAndTheFigures() throws {
         let root = try Self.repository(doc: """
             <!-- report-source: results/old.csv -->
-            <!-- report:value hop/peer rate params=n=1 -->12<!-- /report -->
+            Peer: <!-- report:value hop/peer rate params=n=1 -->12<!-- /report -->
             """)
         let outcome = ReportTool.run(root: root.path, newSource: root.appendingPathComponent("results/run.csv").path, check: false)
         #expect(outcome.status == 0, "\(outcome.diagnostics)")
         #expect(try Self.read(root) == """
             <!-- report-source: results/run.csv -->
-            <!-- report:value hop/peer rate params=n=1 -->50<!-- /report -->
+            Peer: <!-- report:value hop/peer rate params=n=1 -->50<!-- /report -->
             """)
     }
 
@@ -167,6 +167,9 @@ import Testing
                 .contains("results/run.csv:1: header lacks the columns params, metric, value"))
         #expect(
             try Self.error(for: source + "<!-- /report -->\n").contains("docs/Doc.md:2: <!-- /report --> closes no region"))
+        #expect(
+            try Self.error(for: source + "<!-- report:value hop/peer rate params=n=1 -->50<!-- /report --> a line\n")
+                .contains("docs/Doc.md:2: an inline region must not begin a line"))
     }
 
     @Test func checkTakesNoResultFile() {

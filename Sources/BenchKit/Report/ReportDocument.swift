@@ -117,8 +117,14 @@ public struct ReportDocument: Sendable {
                 case .success(let parsed): directive = parsed
                 case .failure(let problem): throw ReportError(path, lineNumber, problem.message)
                 }
-                let block = text[lineStart..<opening.lowerBound].allSatisfy(\.isWhitespace)
-                    && text[end.upperBound..<lineEnd].allSatisfy(\.isWhitespace)
+                let startsLine = text[lineStart..<opening.lowerBound].allSatisfy(\.isWhitespace)
+                let block = startsLine && text[end.upperBound..<lineEnd].allSatisfy(\.isWhitespace)
+                if startsLine, !block {
+                    throw ReportError(
+                        path, lineNumber,
+                        "an inline region must not begin a line: Markdown reads a line that begins with <!-- as HTML "
+                            + "and drops the figure; put a word before it, or give the region lines of its own")
+                }
                 let contentStart = block ? (lineEnd < text.endIndex ? text.index(after: lineEnd) : lineEnd) : end.upperBound
                 open = (directive, directiveText, lineNumber, contentStart, block)
                 cursor = end.upperBound
