@@ -19,7 +19,7 @@ import Testing
 /// - a name with `-vs-` in it (a Stress scenario): StressKit's sources name it,
 ///   or name its family (the part before the first dot) when the rest is a
 ///   placeholder or is built from a scheduler kind;
-/// - in the "Implemented in:" and "Checked by:" lists of Guarantees.md, every
+/// - in the "Implemented in:", "Checked by:" and "Covers:" paragraphs of Guarantees.md, every
 ///   code span: an identifier or `Type.member` must be declared in `Sources/`
 ///   or `Tests/` (besides the forms above); spans with `…` are patterns and
 ///   must match at least one test function name.
@@ -50,6 +50,40 @@ import Testing
         }
         #expect(checked > 100, "only \(checked) citations found: is the parser still reading the documents?")
         #expect(problems.isEmpty, "\(problems.count) stale citation(s):\n\(problems.joined(separator: "\n"))")
+    }
+
+    /// The checker itself: each kind of citation, one that resolves and one that does not.
+    @Test func aStaleCitationOfEachKindIsFoundAndALiveOneIsNot() throws {
+        let index = try DeclarationIndex(root: Self.root)
+        let document = "docs/Example.md"
+        func problems(_ line: String, list: Bool = false) -> [String] {
+            Self.citations(in: line, listContext: list).compactMap { index.problem(with: $0, citedFrom: document) }
+        }
+        let live = [
+            "``PeriodicDisposable/skippedTicks`` and ``MissedTickPolicy``",
+            "`Sources/Schedulers/Internal/ScheduledActionCell.swift` and [CI](CI.md)",
+            "`DocReferenceTests`, `DocReferenceTests.aStaleCitationOfEachKindIsFoundAndALiveOneIsNot`",
+            "`VirtualTimeSchedulerTests.testDisposingRunningItemLetsItFinishThenDisposesWhatItReturned`",
+            "`testDisposingRunningItemLetsItFinishThenDisposesWhatItReturned`, `dispose-vs-action.<scheduler>`",
+        ]
+        for line in live {
+            #expect(problems(line).isEmpty, "\(line): \(problems(line))")
+        }
+        #expect(problems("`ScheduledActionPhase`, `VirtualSchedulerItem.phase`, `…Guarantee5`", list: true).isEmpty)
+        let stale: [(String, Bool)] = [
+            ("``PeriodicDisposable/skippedTickz``", false),
+            ("`Sources/Schedulers/Internal/Gone.swift`", false),
+            ("[gone](Gone.md)", false),
+            ("`GoneTests`", false),
+            ("`VirtualTimeSchedulerTests.testGone`", false),
+            ("`testGoneAway`", false),
+            ("`dispose-vs-gone.serial-dispatch`", false),
+            ("`ScheduledActionPhaze`", true),
+            ("`…NoTestIsNamedSo…`", true),
+        ]
+        for (line, list) in stale {
+            #expect(problems(line, list: list).count == 1, "\(line) should be found stale")
+        }
     }
 
     @Test func everyGuaranteeNamesItsCodeAndItsTests() throws {
@@ -126,7 +160,7 @@ import Testing
     struct ProseLine {
         let number: Int
         let text: String
-        /// Inside an "Implemented in:" or "Checked by:" list.
+        /// Inside an "Implemented in:", "Checked by:" or "Covers:" paragraph.
         let inCitationList: Bool
     }
 
@@ -142,7 +176,7 @@ import Testing
                 continue
             }
             if inFence { continue }
-            if trimmed == "Implemented in:" || trimmed == "Checked by:" {
+            if trimmed == "Implemented in:" || trimmed == "Checked by:" || trimmed.hasPrefix("Covers:") {
                 inList = true
             } else if trimmed.isEmpty {
                 inList = false
