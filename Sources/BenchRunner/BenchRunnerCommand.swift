@@ -14,6 +14,7 @@ struct BenchRunnerCommand: ParsableCommand {
             Run.self,
             List.self,
             Compare.self,
+            ReportFigures.self,
             ProbeRecursion.self,
         ],
         defaultSubcommand: Run.self

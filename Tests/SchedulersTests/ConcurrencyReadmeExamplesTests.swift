@@ -3,11 +3,14 @@ import Schedulers
 import SchedulersTesting
 import XCTest
 
-// The README's "Swift Concurrency" examples, as written there, with `print`
-// recording its lines; each test asserts the output the README shows.
+// The examples of the catalog's Swift Concurrency and Testing on Virtual Time
+// articles, as written there (`DocReferenceTests` checks that the articles
+// show this code), with `print` recording its lines; each test asserts the
+// output the article shows.
 
-/// README: an actor whose jobs run on a scheduler's serial queue.
-private actor ScheduledCounter {
+/// An actor whose jobs run on a scheduler's serial queue.
+// --- doc: Sources/Schedulers/Schedulers.docc/SwiftConcurrency.md ---
+actor ScheduledCounter {
     let scheduler: SerialDispatchQueueScheduler
     private var count = 0
 
@@ -28,6 +31,7 @@ private actor ScheduledCounter {
         scheduler.executor.isIsolated
     }
 }
+// --- end ---
 
 final class ConcurrencyReadmeExamplesTests: XCTestCase {
     private let output = LineBox()
@@ -37,7 +41,7 @@ final class ConcurrencyReadmeExamplesTests: XCTestCase {
     }
 
     func testActorOnAScheduler() async {
-        // --- README: actor executor ---
+        // --- doc: Sources/Schedulers/Schedulers.docc/SwiftConcurrency.md ---
         let counter = ScheduledCounter(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "counter"))
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<100 {
@@ -51,7 +55,7 @@ final class ConcurrencyReadmeExamplesTests: XCTestCase {
     }
 
     func testTaskExecutor() async {
-        // --- README: task executor ---
+        // --- doc: Sources/Schedulers/Schedulers.docc/SwiftConcurrency.md ---
         let workers = OperationQueue()
         workers.name = "workers"
         workers.maxConcurrentOperationCount = 2
@@ -65,7 +69,7 @@ final class ConcurrencyReadmeExamplesTests: XCTestCase {
     }
 
     func testValues() async {
-        // --- README: values ---
+        // --- doc: Sources/Schedulers/Schedulers.docc/SwiftConcurrency.md ---
         struct Failure: Error {}
         let numbers = Observable<Int>.create { observer in
             observer.onNext(1)
@@ -85,7 +89,7 @@ final class ConcurrencyReadmeExamplesTests: XCTestCase {
     }
 
     func testFromAsyncSequenceAndCreateAsync() async throws {
-        // --- README: from and createAsync ---
+        // --- doc: Sources/Schedulers/Schedulers.docc/SwiftConcurrency.md ---
         let stream = AsyncStream<Int> { continuation in
             for value in 1...3 { continuation.yield(value) }
             continuation.finish()
@@ -108,7 +112,7 @@ final class ConcurrencyReadmeExamplesTests: XCTestCase {
         // The task prints too: a local `print` it can capture.
         let output = self.output
         @Sendable func print(_ line: String) { output.append(line) }
-        // --- README: task executor ---
+        // --- doc: Sources/Schedulers/Schedulers.docc/TestingOnVirtualTime.md ---
         let scheduler = TestScheduler(initialClock: 0)
         let clock = scheduler.asClock()
         Task(executorPreference: scheduler.taskExecutor) {
@@ -127,7 +131,7 @@ final class ConcurrencyReadmeExamplesTests: XCTestCase {
     }
 
     func testVirtualTimeClock() async throws {
-        // --- README: clock ---
+        // --- doc: Sources/Schedulers/Schedulers.docc/TestingOnVirtualTime.md ---
         let scheduler = TestScheduler(initialClock: 0)
         let clock = scheduler.asClock()
         let sleeper = Task {

@@ -5,12 +5,14 @@ import XCTest
 /// `Observable.interval` on virtual time.
 final class IntervalTests: XCTestCase {
     func testIntervalCountsOnePerPeriodStartingAfterOnePeriod() {
+        // --- doc: Sources/Schedulers/Schedulers.docc/PeriodicWork.md ---
         let scheduler = TestScheduler(initialClock: 0)
         let observer = scheduler.createObserver(Int.self)
         let subscription = Observable<Int>.interval(.seconds(10), scheduler: scheduler).subscribe(observer)
         scheduler.advanceTo(45)
         XCTAssertEqual(observer.events, [.next(10, 0), .next(20, 1), .next(30, 2), .next(40, 3)])
         subscription.dispose()
+        // --- end ---
     }
 
     func testIntervalIsGenericOverTheIntegerType() {

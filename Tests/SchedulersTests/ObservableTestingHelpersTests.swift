@@ -5,6 +5,7 @@ import XCTest
 /// The RxTest-style helpers of SchedulersTesting, used on the operators.
 final class ObservableTestingHelpersTests: XCTestCase {
     func testStartRecordsAHotObservableThroughMapAndFilter() {
+        // --- doc: Sources/Schedulers/Schedulers.docc/TestingOnVirtualTime.md ---
         let scheduler = TestScheduler(initialClock: 0)
         let source = scheduler.createHotObservable([
             .next(150, 1),
@@ -23,6 +24,7 @@ final class ObservableTestingHelpersTests: XCTestCase {
             .completed(300),
         ])
         XCTAssertEqual(source.subscriptions, [Subscription(200, 300)])
+        // --- end ---
     }
 
     func testColdObservableTimesAreRelativeToSubscription() {

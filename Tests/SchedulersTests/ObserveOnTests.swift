@@ -53,24 +53,24 @@ final class ObserveOnTests: XCTestCase {
         subscription.dispose()
     }
 
-    // MARK: The usage example quoted in the README
+    // MARK: The usage example of the catalog's ObserveOnPaths article
 
     func testUsageExampleObserveOnAndSubscribeOn() {
-        func whereAmI() -> String {
-            Thread.isMainThread ? "main thread" : "background thread"
-        }
         let lines = SequencesEventBox<String>()
-        func say(_ line: String) {
-            print(line)
+        func print(_ line: String) {
+            Swift.print(line)
             lines.append(.next(line))
         }
 
-        // --- example begins ---
+        // --- doc: Sources/Schedulers/Schedulers.docc/ObserveOnPaths.md ---
+        func whereAmI() -> String {
+            Thread.isMainThread ? "main thread" : "background thread"
+        }
         let background = ConcurrentDispatchQueueScheduler(qos: .userInitiated)
         var finished = false
 
         let numbers = Observable<Int>.create { observer in
-            say("subscribe closure runs on the \(whereAmI())")
+            print("subscribe closure runs on the \(whereAmI())")
             for n in 1...3 {
                 observer.onNext(n)
             }
@@ -83,16 +83,17 @@ final class ObserveOnTests: XCTestCase {
             .map { n in n * 10 }                      // still on the background thread
             .observeOn(MainScheduler.instance)        // hop to the main thread (serial fast path)
             .subscribe(
-                onNext: { value in say("got \(value) on the \(whereAmI())") },
+                onNext: { value in print("got \(value) on the \(whereAmI())") },
                 onCompleted: {
-                    say("completed on the \(whereAmI())")
+                    print("completed on the \(whereAmI())")
                     finished = true
                 }
             )
 
+        // A command-line program drives the main queue itself (see MainScheduler's documentation).
         MainScheduler.runMainQueue(until: Date().addingTimeInterval(10), while: { !finished })
         subscription.dispose()
-        // --- example ends ---
+        // --- end ---
 
         XCTAssertEqual(lines.events, [
             .next("subscribe closure runs on the background thread"),

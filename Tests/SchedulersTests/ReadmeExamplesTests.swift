@@ -3,7 +3,9 @@ import Foundation
 import Schedulers
 import XCTest
 
-/// The README's first program, as written there, with `print` recording its lines.
+/// The first program of README.md and of the catalog's Getting Started, as
+/// written there (`DocReferenceTests` checks that they show this code), with
+/// `print` recording its lines.
 final class ReadmeExamplesTests: XCTestCase {
     func testFirstSchedulerProgram() {
         let recorded = NSLock()
@@ -14,7 +16,7 @@ final class ReadmeExamplesTests: XCTestCase {
             recorded.unlock()
         }
 
-        // --- README: "A first scheduler program" ---
+        // --- doc: README.md, Sources/Schedulers/Schedulers.docc/GettingStarted.md ---
         let bag = DisposeBag()
         let background = SerialDispatchQueueScheduler(qos: .userInitiated)
         let done = DispatchSemaphore(value: 0)
@@ -46,7 +48,7 @@ final class ReadmeExamplesTests: XCTestCase {
         }.disposed(by: bag)
 
         done.wait()
-        // --- end of the README program ---
+        // --- end ---
 
         recorded.lock()
         let all = lines

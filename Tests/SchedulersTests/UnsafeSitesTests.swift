@@ -3,9 +3,9 @@ import Testing
 
 /// The library builds under Swift's strict memory safety checking, so every
 /// construct Swift cannot prove memory-safe is spelled `unsafe` where it
-/// stands. These tests keep what README says about them true: each such
+/// stands. These tests keep what docs/MemorySafety.md says about them true: each such
 /// expression carries a `// unsafe:` comment saying why it is sound, and
-/// README states how many there are and in how many files.
+/// docs/MemorySafety.md states how many there are and in how many files.
 @Suite struct UnsafeSitesTests {
     /// The repository's root, found from this file's path.
     static let root = URL(fileURLWithPath: #filePath)
@@ -61,19 +61,22 @@ import Testing
         #expect(unjustified.isEmpty, "unsafe without a `// unsafe:` reason above it: \(unjustified)")
     }
 
-    @Test func readmeStatesHowManyUnsafeExpressionsThereAreAndWhere() throws {
+    /// Where the count and the files are written down.
+    static let document = "docs/MemorySafety.md"
+
+    @Test func memorySafetyDocumentStatesHowManyUnsafeExpressionsThereAreAndWhere() throws {
         let sites = try Self.sites()
         let files = Set(sites.map(\.file))
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.root.appendingPathComponent(Self.document), encoding: .utf8)
         let stated = try #require(
             readme.firstMatch(of: try Regex(#"(\d+) expressions marked `unsafe`, in (\d+) files?"#)),
-            "README.md should say how many expressions are marked `unsafe` and in how many files")
+            "\(Self.document) should say how many expressions are marked `unsafe` and in how many files")
         let statedSites = try #require(Int(stated.output[1].substring ?? ""))
         let statedFiles = try #require(Int(stated.output[2].substring ?? ""))
-        #expect(statedSites == sites.count, "README says \(statedSites); the sources have \(sites)")
-        #expect(statedFiles == files.count, "README says \(statedFiles) files; the sources have \(files.sorted())")
+        #expect(statedSites == sites.count, "\(Self.document) says \(statedSites); the sources have \(sites)")
+        #expect(statedFiles == files.count, "\(Self.document) says \(statedFiles) files; the sources have \(files.sorted())")
         for file in files {
-            #expect(readme.contains(file), "README should name \(file), which holds unsafe expressions")
+            #expect(readme.contains(file), "\(Self.document) should name \(file), which holds unsafe expressions")
         }
     }
 }

@@ -52,7 +52,9 @@ enum SyncPoint {
     @discardableResult
     static func yield(_ kind: SyncPointKind) -> Bool {
         #if SCHEDULERS_EXPLORATION
-        if let hook = SyncPointHook.installed {
+        // unsafe: exploration build only; the hook is written only by its install function, whose contract
+        // is to run before the threads that run library code start and after they stop, so this read races with no write.
+        if let hook = unsafe SyncPointHook.installed {
             return hook(kind.rawValue)
         }
         #endif
@@ -91,7 +93,9 @@ public enum SchedulersExploration {
     /// threads it does not control. `nil` (the default) makes every sync
     /// point a no-op.
     public static func install(_ hook: (@convention(c) (UInt8) -> Bool)?) {
-        SyncPointHook.installed = hook
+        // unsafe: exploration build only; written only here, before the threads that run library code start
+        // or after they stopped (the contract above), so no read races with this write.
+        unsafe SyncPointHook.installed = hook
     }
 
     /// Whether this build of the library has sync points (always `true`

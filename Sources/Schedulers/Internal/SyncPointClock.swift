@@ -19,7 +19,9 @@ extension SyncPoint {
     @_transparent
     static func dispatchNow() -> DispatchTime {
         #if SCHEDULERS_EXPLORATION
-        if let hook = SyncPointHook.uptime, let virtual = hook() {
+        // unsafe: exploration build only; the hook is written only by its install function, whose contract
+        // is to run before the threads that run library code start and after they stop, so this read races with no write.
+        if let hook = unsafe SyncPointHook.uptime, let virtual = hook() {
             return DispatchTime(uptimeNanoseconds: virtual)
         }
         #endif
@@ -31,7 +33,9 @@ extension SyncPoint {
     @_transparent
     static func uptimeNanoseconds() -> UInt64 {
         #if SCHEDULERS_EXPLORATION
-        if let hook = SyncPointHook.uptime, let virtual = hook() {
+        // unsafe: exploration build only; the hook is written only by its install function, whose contract
+        // is to run before the threads that run library code start and after they stop, so this read races with no write.
+        if let hook = unsafe SyncPointHook.uptime, let virtual = hook() {
             return virtual
         }
         #endif
@@ -59,7 +63,9 @@ extension SchedulersExploration {
     /// whose deadlines are then on the same virtual clock (a value above 0:
     /// `DispatchTime(uptimeNanoseconds: 0)` means "now" to Dispatch).
     public static func installUptime(_ hook: (() -> UInt64?)?) {
-        SyncPointHook.uptime = hook
+        // unsafe: exploration build only; written only here, before the threads that run library code start
+        // or after they stopped (the contract above), so no read races with this write.
+        unsafe SyncPointHook.uptime = hook
     }
 }
 #endif

@@ -30,7 +30,9 @@ extension SyncPoint {
         for queue: @autoclosure () -> DispatchQueue
     ) -> Bool {
         #if SCHEDULERS_EXPLORATION
-        if let hook = SyncPointHook.handOff {
+        // unsafe: exploration build only; the hook is written only by its install function, whose contract
+        // is to run before the threads that run library code start and after they stop, so this read races with no write.
+        if let hook = unsafe SyncPointHook.handOff {
             return hook(queue(), false, work())
         }
         #endif
@@ -42,7 +44,9 @@ extension SyncPoint {
     @inline(__always)
     static func handOff(to queue: OperationQueue, _ operation: Operation) {
         #if SCHEDULERS_EXPLORATION
-        if let hook = SyncPointHook.handOff {
+        // unsafe: exploration build only; the hook is written only by its install function, whose contract
+        // is to run before the threads that run library code start and after they stop, so this read races with no write.
+        if let hook = unsafe SyncPointHook.handOff {
             let transfer = HandOffOperation(operation)
             if hook(queue, false, { transfer.operation.start() }) {
                 return
@@ -86,7 +90,9 @@ extension SchedulersExploration {
     /// Contract: the same as `install(_:)`'s; it must return `false` promptly
     /// for threads it does not control.
     public static func installHandOff(_ hook: ((AnyObject, Bool, @escaping @Sendable () -> Void) -> Bool)?) {
-        SyncPointHook.handOff = hook
+        // unsafe: exploration build only; written only here, before the threads that run library code start
+        // or after they stopped (the contract above), so no read races with this write.
+        unsafe SyncPointHook.handOff = hook
     }
 }
 #endif
@@ -139,7 +145,9 @@ final class HandOffTimer: @unchecked Sendable {
     func activate() {
         let handler = self.handler
         self.handler = nil
-        if deadline != .distantFuture, let handler, let hook = SyncPointHook.armTimer,
+        // unsafe: exploration build only; the hook is written only by its install function, whose contract
+        // is to run before the threads that run library code start and after they stop, so this read races with no write.
+        if deadline != .distantFuture, let handler, let hook = unsafe SyncPointHook.armTimer,
            let armed = hook(queue, deadline.uptimeNanoseconds, Self.nanoseconds(of: repeating), handler) {
             virtualTimer = armed
             return
@@ -156,7 +164,9 @@ final class HandOffTimer: @unchecked Sendable {
     @usableFromInline
     func cancel() {
         if let virtualTimer {
-            SyncPointHook.cancelTimer?(virtualTimer)
+            // unsafe: exploration build only; the hook is written only by its install function, whose contract
+            // is to run before the threads that run library code start and after they stop, so this read races with no write.
+            unsafe SyncPointHook.cancelTimer?(virtualTimer)
         } else {
             source?.cancel()
         }
@@ -212,8 +222,12 @@ extension SchedulersExploration {
         arm: ((DispatchQueue, UInt64, UInt64?, @escaping @Sendable () -> Void) -> AnyObject?)?,
         cancel: ((AnyObject) -> Void)?
     ) {
-        SyncPointHook.armTimer = arm
-        SyncPointHook.cancelTimer = cancel
+        // unsafe: exploration build only; written only here, before the threads that run library code start
+        // or after they stopped (the contract above), so no read races with this write.
+        unsafe SyncPointHook.armTimer = arm
+        // unsafe: exploration build only; written only here, before the threads that run library code start
+        // or after they stopped (the contract above), so no read races with this write.
+        unsafe SyncPointHook.cancelTimer = cancel
     }
 }
 #else

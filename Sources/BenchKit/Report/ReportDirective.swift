@@ -1,0 +1,101 @@
+/// What one generated region of a document shows, as its opening comment
+/// says: `<!-- report:KIND ARGUMENTS -->`.
+///
+/// - `report:table BENCHMARK [variants=a,b] metrics=m1,m2 [ratio-to=VARIANT] [params=k=v;…] [allocator=NAME]`:
+///   a Markdown table, one row per series (variant and parameter set), one
+///   column per metric (the median of the run's repetitions), and with
+///   `ratio-to` a column with the first metric's ratio to that variant's.
+/// - `report:value BENCHMARK/VARIANT METRIC [params=k=v;…] [allocator=NAME]`:
+///   one median, inline.
+/// - `report:compare BASE.csv NEW.csv`: what `BenchRunner compare` prints
+///   first and last for two committed runs.
+///
+/// `params` keeps the series whose parameters include every pair given;
+/// series with per-tick samples (`tick=`) are left out unless asked for.
+public enum ReportDirective: Equatable, Sendable {
+    case table(
+        benchmark: String, variants: [String]?, metrics: [String], ratioTo: String?, params: [String: String],
+        allocator: String?)
+    case value(benchmark: String, variant: String, metric: String, params: [String: String], allocator: String?)
+    case compare(base: String, new: String)
+
+    /// Reads the text between `report:` and `-->`; `problem` says what is wrong, for an error message.
+    static func parse(_ text: String) -> Result<ReportDirective, ReportDirectiveProblem> {
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let kind = words.first else {
+            return .failure(ReportDirectiveProblem("an empty directive: write report:table, report:value or report:compare"))
+        }
+        var positional: [String] = []
+        var options: [String: String] = [:]
+        for word in words.dropFirst() {
+            if let equals = word.firstIndex(of: "="), !word.hasPrefix("results/") {
+                let name = String(word[..<equals])
+                guard ["variants", "metrics", "ratio-to", "params", "allocator"].contains(name) else {
+                    return .failure(
+                        ReportDirectiveProblem(
+                            "unknown option \(name)= (options: variants=, metrics=, ratio-to=, params=, allocator=)"))
+                }
+                options[name] = String(word[word.index(after: equals)...])
+            } else {
+                positional.append(word)
+            }
+        }
+        let params: [String: String]
+        switch parseParams(options["params"] ?? "") {
+        case .success(let parsed): params = parsed
+        case .failure(let problem): return .failure(problem)
+        }
+        let allocator = options["allocator"]
+        switch kind {
+        case "table":
+            guard positional.count == 1 else {
+                return .failure(ReportDirectiveProblem("report:table takes one benchmark name, e.g. report:table observeOn.throughput metrics=elements_per_s"))
+            }
+            guard let metrics = options["metrics"].map(list), !metrics.isEmpty else {
+                return .failure(ReportDirectiveProblem("report:table needs metrics=, e.g. metrics=elements_per_s,allocs_per_element"))
+            }
+            return .success(
+                .table(
+                    benchmark: positional[0], variants: options["variants"].map(list), metrics: metrics,
+                    ratioTo: options["ratio-to"], params: params, allocator: allocator))
+        case "value":
+            guard positional.count == 2, let slash = positional[0].firstIndex(of: "/") else {
+                return .failure(ReportDirectiveProblem("report:value takes BENCHMARK/VARIANT METRIC, e.g. report:value observeOn.throughput/fast-path elements_per_s"))
+            }
+            let series = positional[0]
+            return .success(
+                .value(
+                    benchmark: String(series[..<slash]), variant: String(series[series.index(after: slash)...]),
+                    metric: positional[1], params: params, allocator: allocator))
+        case "compare":
+            guard positional.count == 2, options.isEmpty else {
+                return .failure(ReportDirectiveProblem("report:compare takes two result files, e.g. report:compare results/A.csv results/B.csv"))
+            }
+            return .success(.compare(base: positional[0], new: positional[1]))
+        default:
+            return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, compare)"))
+        }
+    }
+
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `k=v;k2=v2` as a dictionary.
+    static func parseParams(_ text: String) -> Result<[String: String], ReportDirectiveProblem> {
+        var pairs: [String: String] = [:]
+        for pair in text.split(separator: ";") where !pair.isEmpty {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                return .failure(ReportDirectiveProblem("params= takes key=value pairs joined by ';', not '\(pair)'"))
+            }
+            pairs[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        return .success(pairs)
+    }
+}
+
+/// Why a directive could not be read.
+struct ReportDirectiveProblem: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,180 @@
+import BenchKit
+import Foundation
+import Testing
+
+/// `BenchRunner report`: the documentation's figures are generated from
+/// committed runs, and a region that no longer matches its run is found.
+@Suite struct ReportRegionTests {
+    /// The repository's root, found from this file's path.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func everyGeneratedRegionOfTheRepositoryMatchesTheRunItNames() {
+        let outcome = ReportTool.run(root: Self.root.path, check: true)
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.diagnostics)")
+        #expect(outcome.output.hasPrefix("All "), "\(outcome.output)")
+    }
+
+    // MARK: Fixtures
+
+    static let csv = """
+        run_id,timestamp,git_rev,host,cpu,cores,swift_version,allocator,benchmark,variant,params,metric,unit,repetition,value
+        r,t,g,h,c,2,6,system,hop,fast,n=1,rate,elements/s,1,100
+        r,t,g,h,c,2,6,system,hop,fast,n=1,rate,elements/s,2,300
+        r,t,g,h,c,2,6,system,hop,fast,n=1,rate,elements/s,3,200
+        r,t,g,h,c,2,6,jemalloc,hop,fast,n=1,allocs,allocs,1,0.5
+        r,t,g,h,c,2,6,system,hop,peer,n=1,rate,elements/s,1,50
+        r,t,g,h,c,2,6,system,hop,peer,n=1,rate,elements/s,2,50
+        r,t,g,h,c,2,6,system,hop,peer,n=1,rate,elements/s,3,50
+        r,t,g,h,c,2,6,jemalloc,hop,peer,n=1,allocs,allocs,1,2
+        r,t,g,h,c,2,6,system,hop,fast,n=2,rate,elements/s,1,7
+        r,t,g,h,c,2,6,system,hop,fast,n=2;tick=1,rate,elements/s,1,9
+        """
+
+    /// A scratch repository holding `results/run.csv` and `docs/Doc.md`.
+    static func repository(doc: String, csv: String = csv) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("results"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("docs"), withIntermediateDirectories: true)
+        try csv.write(to: root.appendingPathComponent("results/run.csv"), atomically: true, encoding: .utf8)
+        try doc.write(to: root.appendingPathComponent("docs/Doc.md"), atomically: true, encoding: .utf8)
+        return root
+    }
+
+    static func read(_ root: URL) throws -> String {
+        try String(contentsOf: root.appendingPathComponent("docs/Doc.md"), encoding: .utf8)
+    }
+
+    // MARK: Rendering
+
+    @Test func aTableShowsMediansRatiosAndTheRunAndCheckThenPasses() throws {
+        let root = try Self.repository(doc: """
+            # Doc
+            <!-- report-source: results/run.csv -->
+            <!-- report:table hop variants=fast,peer params=n=1 metrics=rate,allocs ratio-to=peer -->
+            old text
+            <!-- /report -->
+            after
+            """)
+        #expect(ReportTool.run(root: root.path, check: true).status == 1, "the old text is stale")
+        let outcome = ReportTool.run(root: root.path, check: false)
+        #expect(outcome.status == 0, "\(outcome.diagnostics)")
+        #expect(try Self.read(root) == """
+            # Doc
+            <!-- report-source: results/run.csv -->
+            <!-- report:table hop variants=fast,peer params=n=1 metrics=rate,allocs ratio-to=peer -->
+            | variant | rate | × peer | allocs |
+            |---|---:|---:|---:|
+            | `fast` | 200 | 4 | 0.5 |
+            | `peer` | 50 | 1 | 2 |
+
+            Medians of 3 repetitions in `results/run.csv`.
+            <!-- /report -->
+            after
+            """)
+        #expect(ReportTool.run(root: root.path, check: true).status == 0)
+    }
+
+    @Test func aVariantWithSeveralParameterSetsShowsThemAndPerTickSamplesAreLeftOut() throws {
+        let root = try Self.repository(doc: """
+            <!-- report-source: results/run.csv -->
+            <!-- report:table hop variants=fast metrics=rate -->
+            <!-- /report -->
+            """)
+        #expect(ReportTool.run(root: root.path, check: false).status == 0)
+        let text = try Self.read(root)
+        #expect(text.contains("| `fast` [n=1] | 200 |"))
+        #expect(text.contains("| `fast` [n=2] | 7 |"))
+        #expect(!text.contains("tick=1"))
+    }
+
+    @Test func anInlineValueIsRegeneratedInItsLine() throws {
+        let root = try Self.repository(doc: """
+            <!-- report-source: results/run.csv -->
+            The peer moved <!-- report:value hop/peer rate params=n=1 -->12<!-- /report --> elements/s, in prose.
+            """)
+        #expect(ReportTool.run(root: root.path, check: true).status == 1)
+        #expect(ReportTool.run(root: root.path, check: false).status == 0)
+        #expect(try Self.read(root).contains("The peer moved <!-- report:value hop/peer rate params=n=1 -->50<!-- /report --> elements/s, in prose."))
+    }
+
+    @Test func markersInsideACodeFenceAreText() throws {
+        let doc = """
+            ```
+            <!-- report:table nothing metrics=none -->
+            <!-- /report -->
+            ```
+            """
+        let root = try Self.repository(doc: doc)
+        #expect(ReportTool.run(root: root.path, check: false).status == 0)
+        #expect(try Self.read(root) == doc)
+    }
+
+    @Test func pointingTheDocumentsAtAnotherRunRewritesTheSourceAndTheFigures() throws {
+        let root = try Self.repository(doc: """
+            <!-- report-source: results/old.csv -->
+            Peer: <!-- report:value hop/peer rate params=n=1 -->12<!-- /report -->
+            """)
+        let outcome = ReportTool.run(root: root.path, newSource: root.appendingPathComponent("results/run.csv").path, check: false)
+        #expect(outcome.status == 0, "\(outcome.diagnostics)")
+        #expect(try Self.read(root) == """
+            <!-- report-source: results/run.csv -->
+            Peer: <!-- report:value hop/peer rate params=n=1 -->50<!-- /report -->
+            """)
+    }
+
+    // MARK: Bad input
+
+    /// Runs the report on `doc` and returns its error message; the document must stay as it was.
+    static func error(for doc: String, csv: String = csv) throws -> String {
+        let root = try repository(doc: doc, csv: csv)
+        let outcome = ReportTool.run(root: root.path, check: false)
+        #expect(outcome.status == 2)
+        #expect(try read(root) == doc, "a failed report changes nothing")
+        return outcome.diagnostics
+    }
+
+    @Test func badRegionsAndRunsGetAnErrorNamingTheFileAndLine() throws {
+        let source = "<!-- report-source: results/run.csv -->\n"
+        #expect(
+            try Self.error(for: source + "<!-- report:table hop variants=slow metrics=rate -->\n<!-- /report -->\n")
+                .contains("docs/Doc.md:2: the run results/run.csv has no hop/slow (its variants with these params: fast, peer)"))
+        #expect(
+            try Self.error(for: source + "<!-- report:table hop metrics=speed -->\n<!-- /report -->\n")
+                .contains("docs/Doc.md:2: hop has no metric speed in results/run.csv (it has allocs, rate)"))
+        #expect(
+            try Self.error(for: source + "<!-- report:table other metrics=rate -->\n<!-- /report -->\n")
+                .contains("has no benchmark other (it has hop)"))
+        #expect(
+            try Self.error(for: source + "x <!-- report:value hop/fast rate --> 1 <!-- /report -->\n")
+                .contains("docs/Doc.md:2: hop/fast has 2 parameter sets in the run (n=1 | n=2): pick one with params="))
+        #expect(
+            try Self.error(for: source + "<!-- report:table hop metrics=rate -->\nno end\n")
+                .contains("docs/Doc.md:2: the region opened here is never closed: add <!-- /report -->"))
+        #expect(
+            try Self.error(for: source + "<!-- report:chart hop -->\n<!-- /report -->\n")
+                .contains("docs/Doc.md:2: unknown kind report:chart (kinds: table, value, compare)"))
+        #expect(
+            try Self.error(for: "<!-- report:table hop metrics=rate -->\n<!-- /report -->\n")
+                .contains("docs/Doc.md:1: this region needs the run it comes from: add <!-- report-source: results/<run>.csv -->"))
+        #expect(
+            try Self.error(for: "<!-- report-source: results/gone.csv -->\n<!-- report:table hop metrics=rate -->\n<!-- /report -->\n")
+                .contains("results/gone.csv: no such result file"))
+        #expect(
+            try Self.error(
+                for: source + "<!-- report:table hop metrics=rate -->\n<!-- /report -->\n",
+                csv: "benchmark,variant\nhop,fast\n")
+                .contains("results/run.csv:1: header lacks the columns params, metric, value"))
+        #expect(
+            try Self.error(for: source + "<!-- /report -->\n").contains("docs/Doc.md:2: <!-- /report --> closes no region"))
+        #expect(
+            try Self.error(for: source + "<!-- report:value hop/peer rate params=n=1 -->50<!-- /report --> a line\n")
+                .contains("docs/Doc.md:2: an inline region must not begin a line"))
+    }
+
+    @Test func checkTakesNoResultFile() {
+        let outcome = ReportTool.run(root: Self.root.path, newSource: "results/x.csv", check: true)
+        #expect(outcome.status == 2)
+        #expect(outcome.diagnostics.contains("--check checks the runs the documents name"))
+    }
+}
