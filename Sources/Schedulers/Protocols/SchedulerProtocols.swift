@@ -84,17 +84,11 @@ public protocol Scheduler: ImmediateScheduler {
 
 /// A scheduler with native periodic scheduling.
 ///
-/// Conforming tells callers that `schedulePeriodic` is implemented by the
-/// scheduler itself (for example with a dispatch timer) rather than emulated.
-public protocol PeriodicScheduler: Scheduler {
-    /// Schedules `action` periodically, natively. See `Scheduler.schedulePeriodic`.
-    func schedulePeriodic<StateType>(
-        _ state: StateType,
-        startAfter: RxTimeInterval,
-        period: RxTimeInterval,
-        action: @escaping (StateType) -> StateType
-    ) -> Disposable
-}
+/// Conforming tells callers that `Scheduler.schedulePeriodic` is implemented
+/// by the scheduler itself (for example with a dispatch timer) rather than
+/// emulated. It adds no requirement: the scheduler's own `schedulePeriodic`
+/// is the witness of `Scheduler`'s.
+public protocol PeriodicScheduler: Scheduler {}
 
 /// The proof that a scheduler is serial, which gives it the `observe(on:)` fast path.
 ///

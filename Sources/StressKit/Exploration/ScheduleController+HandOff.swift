@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension ScheduleController {
     /// Called by thread `party` handing `block` to `queue` (a `DispatchQueue`,
     /// an `OperationQueue` or a `ControlledTaskExecutor`): a sync point

@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension ScheduleController {
     /// The most ticks a repeating virtual timer fires in one schedule (then
     /// time stands still for it, so that a schedule ends).
