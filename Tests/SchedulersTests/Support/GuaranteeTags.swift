@@ -1,9 +1,13 @@
 import Testing
 
 /// The one naming convention of the guarantee tests: a test that checks
-/// guarantee N of Guarantees.md carries the tag `.guaranteeN`, whatever its
-/// name (`swift test --filter` matches names; a tag lists a guarantee's tests
-/// in Xcode and in the test report).
+/// guarantee N of Guarantees.md carries the tag `.guaranteeN`, and its name
+/// says what it checks, not the number.
+///
+/// XCTest cannot tag a test. The few guarantee tests that must stay in XCTest
+/// (they drive the main queue from the main thread, or read process-wide
+/// live-object or allocation counts that tests running in parallel would
+/// disturb) are named `testGuaranteeN_WhatItChecks` instead.
 extension Tag {
     /// Guarantee 1: events follow the grammar.
     @Tag static var guarantee1: Self
