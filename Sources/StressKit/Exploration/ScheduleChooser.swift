@@ -30,27 +30,22 @@ enum ScheduleEnd: Equatable, Sendable {
     /// a thread the controller does not run (see `ControlledTaskExecutor`).
     case uncontrolledJob
 
-    /// The undeclared outcome a scenario's table shows for it.
+    /// The undeclared outcome a scenario's table shows for it: forbidden,
+    /// since exploration stopped at it.
     var outcome: OutcomeDeclaration? {
+        let (id, cause): (String, String)
         switch self {
         case .completed:
-            nil
+            return nil
         case .deadlock:
-            OutcomeDeclaration(
-                id: "explore.deadlock", grade: .forbidden,
-                meaning: "every unfinished thread waited for another (deadlock); exploration stopped")
+            (id, cause) = ("explore.deadlock", "every unfinished thread waited for another (deadlock)")
         case .stepBudgetExceeded:
-            OutcomeDeclaration(
-                id: "explore.no-progress", grade: .forbidden,
-                meaning: "the schedule exceeded its step budget (livelock?); exploration stopped")
+            (id, cause) = ("explore.no-progress", "the schedule exceeded its step budget (livelock?)")
         case .stuckOutsideSeam:
-            OutcomeDeclaration(
-                id: "explore.stuck", grade: .forbidden,
-                meaning: "a thread blocked outside the sync points; exploration stopped")
+            (id, cause) = ("explore.stuck", "a thread blocked outside the sync points")
         case .uncontrolledJob:
-            OutcomeDeclaration(
-                id: "explore.uncontrolled-job", grade: .forbidden,
-                meaning: "a task's job was enqueued from a thread no controller runs; exploration stopped")
+            (id, cause) = ("explore.uncontrolled-job", "a task's job was enqueued from a thread no controller runs")
         }
+        return OutcomeDeclaration(id: id, grade: .forbidden, meaning: cause + "; exploration stopped")
     }
 }
