@@ -8,7 +8,7 @@ import Testing
 /// run nothing stop the program with a message naming what is wrong. Exit
 /// tests; the bad input that gets an answer instead is in `BadInputTests`.
 @Suite struct BadInputStopTests {
-    @Test func zeroPeriodOnHistoricalSchedulerStopsInsteadOfHanging() async {
+    @Test(.tags(.guarantee9)) func zeroPeriodOnHistoricalSchedulerStopsInsteadOfHanging() async {
         // Work due now runs without moving this clock: zero-period ticks would
         // never let time pass (RxSwift hangs in advanceTo here).
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -18,7 +18,7 @@ import Testing
         expectStopped(result, messageContaining: "period is zero, but this virtual-time scheduler")
     }
 
-    @Test func negativePeriodOfEmulatedPeriodicWorkStopsNamingPeriod() async {
+    @Test(.tags(.guarantee9)) func negativePeriodOfEmulatedPeriodicWorkStopsNamingPeriod() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let scheduler = TestScheduler(initialClock: 0)
             _ = scheduler.schedulePeriodicEmulated(0, startAfter: .seconds(1), period: .milliseconds(-1)) { $0 }
@@ -26,7 +26,7 @@ import Testing
         expectStopped(result, messageContaining: "period must be positive")
     }
 
-    @Test func neverPeriodOfEmulatedPeriodicWorkStopsNamingPeriod() async {
+    @Test(.tags(.guarantee9)) func neverPeriodOfEmulatedPeriodicWorkStopsNamingPeriod() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let scheduler = TestScheduler(initialClock: 0)
             _ = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .never) { $0 }
@@ -34,7 +34,7 @@ import Testing
         expectStopped(result, messageContaining: "period must be positive and finite, got .never")
     }
 
-    @Test func neverPeriodOnSerialDispatchQueueSchedulerStopsNamingPeriod() async {
+    @Test(.tags(.guarantee9)) func neverPeriodOnSerialDispatchQueueSchedulerStopsNamingPeriod() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let scheduler = SerialDispatchQueueScheduler(qos: .default)
             _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .never) { $0 }
@@ -42,7 +42,7 @@ import Testing
         expectStopped(result, messageContaining: "period must be positive and finite")
     }
 
-    @Test func negativePeriodOnConcurrentDispatchQueueSchedulerStopsNamingPeriod() async {
+    @Test(.tags(.guarantee9)) func negativePeriodOnConcurrentDispatchQueueSchedulerStopsNamingPeriod() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
             _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .seconds(-1)) { $0 }
@@ -50,7 +50,7 @@ import Testing
         expectStopped(result, messageContaining: "period must be positive")
     }
 
-    @Test func zeroMaxConcurrentOperationCountStopsNamingIt() async {
+    @Test(.tags(.guarantee9)) func zeroMaxConcurrentOperationCountStopsNamingIt() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 0

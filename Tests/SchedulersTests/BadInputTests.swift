@@ -13,27 +13,6 @@ import XCTest
 final class BadInputTests: XCTestCase {
     // MARK: - Due times: documented behaviour
 
-    func testNegativeDueTimeRunsAtOnceOnVirtualTime() {
-        let scheduler = TestScheduler(initialClock: 0, simulateProcessingDelay: false)
-        var ranAt: [Int] = []
-        _ = scheduler.scheduleRelative((), dueTime: .seconds(-30)) { _ in
-            ranAt.append(scheduler.clock)
-            return Disposables.create()
-        }
-        scheduler.start()
-        XCTAssertEqual(ranAt, [0], "a negative due time counts as zero, not as a time in the past")
-    }
-
-    func testNegativeDueTimeRunsAtOnceOnADispatchScheduler() {
-        let scheduler = SerialDispatchQueueScheduler(qos: .default)
-        let ran = expectation(description: "negative due time runs at once")
-        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(-500)) { _ in
-            ran.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [ran], timeout: 10)
-    }
-
     func testMinimumNegativeDueTimeDoesNotOverflow() {
         let scheduler = TestScheduler(initialClock: 0, simulateProcessingDelay: false)
         var ran = false

@@ -1,26 +1,27 @@
 import Dispatch
 import Foundation
 import Schedulers
-import XCTest
+import Testing
 
-final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
+@Suite struct ConcurrentDispatchQueueSchedulerTests {
     private func requirePeriodic<S: PeriodicScheduler>(_ scheduler: S) {}
 
-    func testConformsToPeriodicSchedulerButNotSerialScheduler() {
+    @Test
+    func conformsToPeriodicSchedulerButNotSerialScheduler() {
         let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
         requirePeriodic(scheduler)
         let asImmediate: ImmediateSchedulerType = scheduler
-        XCTAssertNil(asImmediate as? SerialScheduler)
+        #expect(asImmediate as? SerialScheduler == nil)
     }
 
-    func testRunsActionsConcurrentlyOnAConcurrentQueue() {
+    @Test
+    func runsActionsConcurrentlyOnAConcurrentQueue() {
         let queue = DispatchQueue(label: "test.concurrent", attributes: .concurrent)
         let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
         // Two actions that each wait for the other: they finish only if they run at once.
         let first = DispatchSemaphore(value: 0)
         let second = DispatchSemaphore(value: 0)
-        let both = expectation(description: "both met")
-        both.expectedFulfillmentCount = 2
+        let both = TestFulfilment(expectedCount: 2)
         _ = scheduler.schedule(()) { _ in
             first.signal()
             if second.wait(timeout: .now() + 10) == .success { both.fulfill() }
@@ -31,14 +32,14 @@ final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
             if first.wait(timeout: .now() + 10) == .success { both.fulfill() }
             return Disposables.create()
         }
-        wait(for: [both], timeout: 15)
+        #expect(both.wait(timeout: 15), "timed out waiting")
     }
 
-    func testSerialQueuePassedInRunsOneActionAtATime() {
+    @Test
+    func serialQueuePassedInRunsOneActionAtATime() {
         let scheduler = ConcurrentDispatchQueueScheduler(queue: DispatchQueue(label: "test.serial.passed"))
         let probe = DispatchProbe()
-        let done = expectation(description: "all ran")
-        done.expectedFulfillmentCount = 100
+        let done = TestFulfilment(expectedCount: 100)
         for _ in 0..<100 {
             _ = scheduler.schedule(()) { _ in
                 probe.enter()
@@ -47,11 +48,12 @@ final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
                 return Disposables.create()
             }
         }
-        wait(for: [done], timeout: 10)
-        XCTAssertEqual(probe.maxRunning, 1)
+        #expect(done.wait(timeout: 10), "timed out waiting")
+        #expect(probe.maxRunning == 1)
     }
 
-    func testDisposeRacingTheRunEitherSkipsTheActionOrDisposesItsResultOnceGuarantee5() {
+    @Test(.tags(.guarantee5))
+    func disposeRacingTheRunEitherSkipsTheActionOrDisposesItsResultOnce() {
         let queue = DispatchQueue(label: "test.concurrent.race", attributes: .concurrent)
         let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)
         let rounds = 2_000
@@ -69,9 +71,9 @@ final class ConcurrentDispatchQueueSchedulerTests: XCTestCase {
         }
         queue.sync(flags: .barrier) {}
         let ranRounds = Set(ran.events.compactMap(Int.init))
-        XCTAssertEqual(ranRounds.count, ran.events.count, "no action ran twice")
+        #expect(ranRounds.count == ran.events.count, "no action ran twice")
         for (round, result) in results.enumerated() {
-            XCTAssertEqual(result.disposeCount, ranRounds.contains(round) ? 1 : 0, "round \(round)")
+            #expect(result.disposeCount == (ranRounds.contains(round) ? 1 : 0), "round \(round)")
         }
     }
 }

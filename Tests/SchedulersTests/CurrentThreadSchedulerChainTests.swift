@@ -13,7 +13,7 @@ import XCTest
 final class CurrentThreadSchedulerChainTests: XCTestCase {
     private let scheduler = CurrentThreadScheduler.instance
 
-    func testStateAndCapturedObjectsOfAChainAreFreedAfterTheLastRunGuarantee8() {
+    func testGuarantee8_StateAndCapturedObjectsOfAChainAreFreedAfterTheLastRun() {
         weak var weakChain: NestedChain?
         weak var weakCaptured: LifetimeToken?
         do {
@@ -49,7 +49,7 @@ final class CurrentThreadSchedulerChainTests: XCTestCase {
         XCTAssertEqual(chain.ran, [1, 2, 3, 4, 5])
     }
 
-    func testChainLevelDisposedBeforeItRunsIsSkippedAndReleasesItsStateGuarantee5() {
+    func testGuarantee5_ChainLevelDisposedBeforeItRunsIsSkippedAndReleasesItsState() {
         weak var weakChain: NestedChain?
         do {
             let chain = NestedChain(levels: 5)

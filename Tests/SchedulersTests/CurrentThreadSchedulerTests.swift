@@ -228,56 +228,6 @@ final class CurrentThreadSchedulerTests: XCTestCase {
         XCTAssertEqual(ran, ["first", "second"])
     }
 
-    func testDisposingQueuedItemSkipsIt() {
-        var log: [String] = []
-        _ = scheduler.schedule(()) { _ in
-            let skipped = self.scheduler.schedule(()) { _ in
-                log.append("skipped ran")
-                return Disposables.create()
-            }
-            _ = self.scheduler.schedule(()) { _ in
-                log.append("kept ran")
-                return Disposables.create()
-            }
-            XCTAssertFalse((skipped as? Cancelable)?.isDisposed ?? true)
-            skipped.dispose()
-            XCTAssertTrue((skipped as? Cancelable)?.isDisposed ?? false)
-            return Disposables.create()
-        }
-        XCTAssertEqual(log, ["kept ran"])
-    }
-
-    func testDisposingQueuedItemAfterItRanDisposesWhatItReturned() {
-        let returned = DisposalCounter()
-        var queued: Disposable?
-        _ = scheduler.schedule(()) { _ in
-            queued = self.scheduler.schedule(()) { _ in returned }
-            return Disposables.create()
-        }
-        XCTAssertEqual(returned.disposeCount, 0)
-        queued?.dispose()
-        queued?.dispose()
-        XCTAssertEqual(returned.disposeCount, 1)
-    }
-
-    func testDisposingQueuedItemWhileItRunsDisposesWhatItReturnsAfterItFinishes() {
-        let returned = DisposalCounter()
-        var handle: Disposable?
-        var disposedBeforeReturn: Int?
-        _ = scheduler.schedule(()) { _ in
-            handle = self.scheduler.schedule(()) { _ in
-                handle?.dispose()
-                disposedBeforeReturn = returned.disposeCount
-                return returned
-            }
-            return Disposables.create()
-        }
-        XCTAssertEqual(disposedBeforeReturn, 0, "the running action finishes first")
-        XCTAssertEqual(returned.disposeCount, 1)
-        handle?.dispose()
-        XCTAssertEqual(returned.disposeCount, 1)
-    }
-
     func testDisposingQueuedItemFromAnotherThreadSkipsIt() {
         var ran = false
         _ = scheduler.schedule(()) { _ in

@@ -1,10 +1,10 @@
 import Dispatch
 import Foundation
 import Schedulers
-import XCTest
+import Testing
 
 /// Native periodic scheduling of the dispatch and operation-queue schedulers.
-final class DispatchPeriodicTests: XCTestCase {
+@Suite struct DispatchPeriodicTests {
     private func schedulers() -> [(name: String, scheduler: PeriodicScheduler)] {
         let operationQueue = OperationQueue()
         operationQueue.maxConcurrentOperationCount = 4
@@ -15,34 +15,37 @@ final class DispatchPeriodicTests: XCTestCase {
         ]
     }
 
-    func testEachTickReceivesTheStateThePreviousTickReturned() {
+    @Test
+    func eachTickReceivesTheStateThePreviousTickReturned() {
         for (name, scheduler) in schedulers() {
             let probe = DispatchProbe()
             let disposable = scheduler.schedulePeriodic(0, startAfter: .milliseconds(1), period: .milliseconds(1)) { tick in
                 probe.record("\(tick)")
                 return tick + 1
             }
-            XCTAssertTrue(dispatchEventually { probe.events.count >= 5 }, name)
+            #expect(dispatchEventually { probe.events.count >= 5 }, "\(name)")
             disposable.dispose()
-            XCTAssertEqual(Array(probe.events.prefix(5)), ["0", "1", "2", "3", "4"], name)
+            #expect(Array(probe.events.prefix(5)) == ["0", "1", "2", "3", "4"], "\(name)")
         }
     }
 
-    func testReturnsAPeriodicDisposable() {
+    @Test
+    func returnsAPeriodicDisposable() {
         for (name, scheduler) in schedulers() {
             let disposable = scheduler.schedulePeriodic((), startAfter: .seconds(60), period: .seconds(1)) { $0 }
             guard let periodic = disposable as? PeriodicDisposable else {
-                XCTFail("\(name): not a PeriodicDisposable")
+                Issue.record("\(name): not a PeriodicDisposable")
                 continue
             }
-            XCTAssertFalse(periodic.isDisposed, name)
-            XCTAssertEqual(periodic.skippedTicks, 0, name)
+            #expect(!periodic.isDisposed, "\(name)")
+            #expect(periodic.skippedTicks == 0, "\(name)")
             periodic.dispose()
-            XCTAssertTrue(periodic.isDisposed, name)
+            #expect(periodic.isDisposed, "\(name)")
         }
     }
 
-    func testNoTickStartsAfterDisposeReturnsGuarantee6() {
+    @Test(.tags(.guarantee6))
+    func noTickStartsAfterDisposeReturns() {
         for (name, scheduler) in schedulers() {
             for round in 0..<10 {
                 let probe = DispatchProbe()
@@ -53,26 +56,27 @@ final class DispatchPeriodicTests: XCTestCase {
                     probe.record(disposeReturned.events.isEmpty ? "before" : "after")
                     return ()
                 }
-                XCTAssertTrue(dispatchEventually { probe.events.count >= 1 + round % 3 }, name)
+                #expect(dispatchEventually { probe.events.count >= 1 + round % 3 }, "\(name)")
                 disposable.dispose()
                 disposeReturned.record("returned")
                 let afterDispose = probe.events.count
                 usleep(10_000)
                 let late = probe.events.filter { $0 == "after" }.count
-                XCTAssertLessThanOrEqual(late, 1, "\(name): ticks entered after dispose returned")
-                XCTAssertLessThanOrEqual(probe.events.count, afterDispose + 1, "\(name): ticks kept coming")
+                #expect(late <= 1, "\(name): ticks entered after dispose returned")
+                #expect(probe.events.count <= afterDispose + 1, "\(name): ticks kept coming")
             }
         }
     }
 
-    func testNoTickStartsAfterDisposeOnTheSerialQueueItselfGuarantee6() {
+    @Test(.tags(.guarantee6))
+    func noTickStartsAfterDisposeOnTheSerialQueueItself() {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.periodic.dispose.on.queue")
         let probe = DispatchProbe()
         let disposable = scheduler.schedulePeriodic((), startAfter: .nanoseconds(0), period: .microseconds(200)) { _ in
             probe.record("tick")
             return ()
         }
-        XCTAssertTrue(dispatchEventually { probe.events.count >= 3 })
+        #expect(dispatchEventually { probe.events.count >= 3 })
         // On the serial queue no tick runs while this action does, so any tick
         // recorded after the marker started after dispose() returned.
         _ = scheduler.schedule(()) { _ in
@@ -80,13 +84,14 @@ final class DispatchPeriodicTests: XCTestCase {
             probe.record("disposed")
             return Disposables.create()
         }
-        XCTAssertTrue(dispatchEventually { probe.events.last == "disposed" || probe.events.contains("disposed") })
+        #expect(dispatchEventually { probe.events.last == "disposed" || probe.events.contains("disposed") })
         usleep(10_000)
         dispatchDrain(scheduler)
-        XCTAssertEqual(probe.events.last, "disposed")
+        #expect(probe.events.last == "disposed")
     }
 
-    func testDisposingFromInsideATickStopsTheJob() {
+    @Test
+    func disposingFromInsideATickStopsTheJob() {
         for (name, scheduler) in schedulers() {
             let probe = DispatchProbe()
             let holder = SingleAssignmentDisposable()
@@ -102,14 +107,15 @@ final class DispatchPeriodicTests: XCTestCase {
             }
             holder.setDisposable(disposable)
             assigned.signal()
-            XCTAssertTrue(dispatchEventually { probe.events.count >= 3 }, name)
+            #expect(dispatchEventually { probe.events.count >= 3 }, "\(name)")
             usleep(10_000)
-            XCTAssertEqual(probe.events, ["0", "1", "2"], name)
-            XCTAssertTrue((disposable as? Cancelable)?.isDisposed == true, name)
+            #expect(probe.events == ["0", "1", "2"], "\(name)")
+            #expect((disposable as? Cancelable)?.isDisposed == true, "\(name)")
         }
     }
 
-    func testSkippedTicksCountsFiresMergedWhileTheQueueWasSuspended() {
+    @Test
+    func skippedTicksCountsFiresMergedWhileTheQueueWasSuspended() {
         let queue = DispatchQueue(label: "test.periodic.suspended")
         let scheduler = SerialDispatchQueueScheduler(queue: queue, internalSerialQueueName: "test.periodic.suspended.serial")
         let probe = DispatchProbe()
@@ -119,15 +125,16 @@ final class DispatchPeriodicTests: XCTestCase {
             return tick + 1
         }
         usleep(30_000)
-        XCTAssertEqual(probe.events, [])
+        #expect(probe.events == [])
         queue.resume()
-        XCTAssertTrue(dispatchEventually { !probe.events.isEmpty })
+        #expect(dispatchEventually { !probe.events.isEmpty })
         disposable.dispose()
-        XCTAssertEqual(probe.events.first, "0", "one merged tick, with the first state")
-        XCTAssertGreaterThan((disposable as? PeriodicDisposable)?.skippedTicks ?? 0, 0)
+        #expect(probe.events.first == "0", "one merged tick, with the first state")
+        #expect((disposable as? PeriodicDisposable)?.skippedTicks ?? 0 > 0)
     }
 
-    func testTickCancelledByTheOperationQueueIsSkippedAndTheJobGoesOnGuarantee9() {
+    @Test(.tags(.guarantee9))
+    func tickCancelledByTheOperationQueueIsSkippedAndTheJobGoesOn() {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let scheduler = OperationQueueScheduler(operationQueue: queue)
@@ -137,16 +144,17 @@ final class DispatchPeriodicTests: XCTestCase {
             probe.record("\(tick)")
             return tick + 1
         }
-        XCTAssertTrue(dispatchEventually { queue.operationCount >= 1 })
+        #expect(dispatchEventually { queue.operationCount >= 1 })
         queue.cancelAllOperations()
         queue.isSuspended = false
-        XCTAssertTrue(dispatchEventually { probe.events.count >= 2 })
+        #expect(dispatchEventually { probe.events.count >= 2 })
         disposable.dispose()
-        XCTAssertEqual(Array(probe.events.prefix(2)), ["0", "1"], "the cancelled tick kept its state for the next one")
-        XCTAssertGreaterThan((disposable as? PeriodicDisposable)?.skippedTicks ?? 0, 0)
+        #expect(Array(probe.events.prefix(2)) == ["0", "1"], "the cancelled tick kept its state for the next one")
+        #expect((disposable as? PeriodicDisposable)?.skippedTicks ?? 0 > 0)
     }
 
-    func testDisposingReleasesATickQueuedOnASuspendedOperationQueueGuarantee8() {
+    @Test(.tags(.guarantee8))
+    func disposingReleasesATickQueuedOnASuspendedOperationQueue() {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let scheduler = OperationQueueScheduler(operationQueue: queue)
@@ -162,15 +170,16 @@ final class DispatchPeriodicTests: XCTestCase {
                 return state
             }
         }
-        XCTAssertTrue(dispatchEventually { queue.operationCount >= 1 })
+        #expect(dispatchEventually { queue.operationCount >= 1 })
         disposable?.dispose()
-        XCTAssertTrue(dispatchEventually { weakState == nil }, "released while the queue is still suspended")
+        #expect(dispatchEventually { weakState == nil }, "released while the queue is still suspended")
         queue.isSuspended = false
         queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(probe.events, [])
+        #expect(probe.events == [])
     }
 
-    func testNeverStartAfterNeverTicks() {
+    @Test
+    func neverStartAfterNeverTicks() {
         for (name, scheduler) in schedulers() {
             let probe = DispatchProbe()
             let disposable = scheduler.schedulePeriodic((), startAfter: .never, period: .milliseconds(1)) { _ in
@@ -178,24 +187,26 @@ final class DispatchPeriodicTests: XCTestCase {
                 return ()
             }
             usleep(10_000)
-            XCTAssertEqual(probe.events, [], name)
+            #expect(probe.events == [], "\(name)")
             disposable.dispose()
         }
     }
 
-    func testNegativeStartAfterTicksAtOnce() {
+    @Test
+    func negativeStartAfterTicksAtOnce() {
         for (name, scheduler) in schedulers() {
             let probe = DispatchProbe()
             let disposable = scheduler.schedulePeriodic((), startAfter: .seconds(-5), period: .seconds(60)) { _ in
                 probe.record("tick")
                 return ()
             }
-            XCTAssertTrue(dispatchEventually { probe.events == ["tick"] }, name)
+            #expect(dispatchEventually { probe.events == ["tick"] }, "\(name)")
             disposable.dispose()
         }
     }
 
-    func testDisposingReleasesStateAndActionGuarantee8() {
+    @Test(.tags(.guarantee8))
+    func disposingReleasesStateAndAction() {
         for (name, scheduler) in schedulers() {
             weak var weakState: DispatchTracked?
             weak var weakCaptured: DispatchTracked?
@@ -210,15 +221,16 @@ final class DispatchPeriodicTests: XCTestCase {
                     return state
                 }
             }
-            XCTAssertNotNil(weakState, name)
-            XCTAssertNotNil(weakCaptured, name)
+            #expect(weakState != nil, "\(name)")
+            #expect(weakCaptured != nil, "\(name)")
             disposable?.dispose()
-            XCTAssertTrue(dispatchEventually { weakState == nil && weakCaptured == nil }, name)
+            #expect(dispatchEventually { weakState == nil && weakCaptured == nil }, "\(name)")
             disposable = nil
         }
     }
 
-    func testZeroPeriodTicksLikeRxSwiftAndLetsOtherWorkRun() {
+    @Test
+    func zeroPeriodTicksLikeRxSwiftAndLetsOtherWorkRun() {
         // Was a stop: RxSwift accepts a zero period on a dispatch scheduler
         // (its timer repeats at libdispatch's shortest interval), so this
         // library does too. Each tick is its own turn of the serial queue, so
@@ -235,10 +247,10 @@ final class DispatchPeriodicTests: XCTestCase {
             }
             return tick + 1
         }
-        XCTAssertTrue(dispatchEventually { probe.otherWorkRanAfter != nil && probe.ticks >= 10 })
+        #expect(dispatchEventually { probe.otherWorkRanAfter != nil && probe.ticks >= 10 })
         disposable.dispose()
-        XCTAssertEqual(probe.ticksOutOfOrder, 0, "each tick gets the state the previous one returned")
-        XCTAssertEqual((disposable as? PeriodicDisposable)?.skippedTicks, 0)
+        #expect(probe.ticksOutOfOrder == 0, "each tick gets the state the previous one returned")
+        #expect((disposable as? PeriodicDisposable)?.skippedTicks == 0)
     }
 }
 

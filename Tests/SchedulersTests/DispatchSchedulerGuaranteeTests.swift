@@ -3,39 +3,19 @@ import Foundation
 import Schedulers
 import Testing
 
-/// The guarantees every dispatch-backed scheduler keeps, one test per
-/// guarantee, run on the serial dispatch queue, concurrent dispatch queue
-/// and operation queue schedulers (`SchedulerKind`). What only one of them
-/// does stays in its own test class.
+/// The guarantees of the dispatch-backed schedulers that need a real queue
+/// (held, suspended, run concurrently), one test per guarantee, run on the
+/// serial dispatch queue, concurrent dispatch queue and operation queue
+/// schedulers (`SchedulerKind`). What every scheduler shares is in
+/// `SchedulerConformanceTests`; what only one of them does stays in its own
+/// test class.
 @Suite struct DispatchSchedulerGuaranteeTests {
-    /// Guarantee 5: an action disposed before it starts never runs; the queue goes on with later work.
-    @Test(arguments: SchedulerKind.allCases)
-    func disposingBeforeStartSkipsTheAction(kind: SchedulerKind) {
-        let target = kind.make(label: "guarantee.dispose-before.\(kind)")
-        let probe = DispatchProbe()
-        target.hold()
-        let skipped = target.scheduler.schedule(()) { _ in
-            probe.record("skipped ran")
-            return Disposables.create()
-        }
-        skipped.dispose()
-        #expect((skipped as? Cancelable)?.isDisposed == true)
-        let later = DispatchSemaphore(value: 0)
-        _ = target.scheduler.schedule(()) { _ in
-            probe.record("later")
-            later.signal()
-            return Disposables.create()
-        }
-        target.release()
-        #expect(later.wait(timeout: .now() + 10) == .success, "later work did not run")
-        #expect(target.waitUntilIdle())
-        #expect(probe.events == ["later"])
-    }
-
-    /// Guarantee 5: an action disposed while it runs finishes, is not run
-    /// again, and what it returns is disposed once, after it returns.
-    @Test(arguments: SchedulerKind.allCases)
-    func disposingWhileRunningFinishesAndDisposesTheResultOnce(kind: SchedulerKind) {
+    /// Guarantee 5 across threads: an action disposed from another thread
+    /// while it runs finishes, is not run again, and what it returns is
+    /// disposed once, after it returns. (`SchedulerConformanceTests` checks
+    /// the same on every scheduler with the action disposing itself.)
+    @Test(.tags(.guarantee5), arguments: SchedulerKind.allCases)
+    func disposingFromAnotherThreadWhileRunningFinishesAndDisposesTheResultOnce(kind: SchedulerKind) {
         let target = kind.make(label: "guarantee.dispose-during.\(kind)")
         let started = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
@@ -75,59 +55,9 @@ import Testing
         #expect(probe.events == ["on the queue: true"])
     }
 
-    /// A negative due time is due now; `.never` has not run by the time a
-    /// later action has (it never will).
-    @Test(arguments: SchedulerKind.allCases, [RxTimeInterval.seconds(-10), .seconds(-1), .milliseconds(-5)])
-    func negativeDueTimeIsDueNowAndNeverDueTimeNeverRuns(kind: SchedulerKind, negative: RxTimeInterval) {
-        let target = kind.make(label: "guarantee.negative.\(kind)")
-        let probe = DispatchProbe()
-        let never = target.scheduler.scheduleRelative((), dueTime: .never) { _ in
-            probe.record("never")
-            return Disposables.create()
-        }
-        let ran = DispatchSemaphore(value: 0)
-        _ = target.scheduler.scheduleRelative((), dueTime: negative) { _ in
-            probe.record("negative")
-            ran.signal()
-            return Disposables.create()
-        }
-        #expect(ran.wait(timeout: .now() + 10) == .success, "the negative due time did not run")
-        let later = DispatchSemaphore(value: 0)
-        _ = target.scheduler.scheduleRelative((), dueTime: .milliseconds(10)) { _ in
-            probe.record("later")
-            later.signal()
-            return Disposables.create()
-        }
-        #expect(later.wait(timeout: .now() + 10) == .success)
-        #expect(probe.events == ["negative", "later"])
-        never.dispose()
-    }
-
-    /// Guarantees 5 and 8: relative work disposed before its due time never
-    /// runs, and its state is released at once, not at the due time.
-    @Test(arguments: SchedulerKind.allCases)
-    func disposingRelativeBeforeDueNeverRunsAndReleasesState(kind: SchedulerKind) {
-        let target = kind.make(label: "guarantee.relative-dispose.\(kind)")
-        let probe = DispatchProbe()
-        weak var weakState: DispatchTracked?
-        var disposable: Disposable?
-        do {
-            let state = DispatchTracked(7)
-            weakState = state
-            disposable = target.scheduler.scheduleRelative(state, dueTime: .seconds(30)) { state in
-                probe.record("ran \(state.value)")
-                return Disposables.create()
-            }
-        }
-        #expect(weakState != nil)
-        disposable?.dispose()
-        #expect(dispatchEventually { weakState == nil }, "disposing releases the state at once, not at the due time")
-        #expect(probe.events == [])
-    }
-
     /// Guarantee 9: a suspended queue holds the scheduler's work until it is
     /// resumed, and work disposed meanwhile never runs.
-    @Test(arguments: SchedulerKind.allCases)
+    @Test(.tags(.guarantee9), arguments: SchedulerKind.allCases)
     func suspendedQueueHoldsWorkUntilResumedAndDisposedWorkNeverRuns(kind: SchedulerKind) {
         let target = kind.make(label: "guarantee.suspended.\(kind)")
         let probe = DispatchProbe()
@@ -153,7 +83,7 @@ import Testing
 
     /// Guarantee 6 where the queue could run ticks at once: a tick longer than
     /// the period never overlaps the next; the fires it outlasts are merged.
-    @Test(arguments: [SchedulerKind.concurrentDispatchQueue, .operationQueue])
+    @Test(.tags(.guarantee6), arguments: [SchedulerKind.concurrentDispatchQueue, .operationQueue])
     func periodicTicksNeverOverlapOnAQueueThatRunsWorkConcurrently(kind: SchedulerKind) {
         let target = kind.make(label: "guarantee.periodic-overlap.\(kind)")
         let probe = DispatchProbe()
@@ -174,7 +104,7 @@ import Testing
     /// A zero period is accepted, as RxSwift accepts it: ticks come back to
     /// back, in order (each gets the state the previous one returned), never
     /// overlap, count nothing as skipped, and stop at `dispose()`.
-    @Test(arguments: SchedulerKind.allCases)
+    @Test(.tags(.guarantee9), arguments: SchedulerKind.allCases)
     func zeroPeriodTicksBackToBack(kind: SchedulerKind) {
         let target = kind.make(label: "guarantee.zero-period.\(kind)")
         let probe = DispatchProbe()

@@ -56,7 +56,7 @@ final class ElementPathTests: XCTestCase {
     }
 
     /// Each library observer offers its element entry through
-    /// `_makeNextHandler()`, called generically as a sink does (through the
+    /// `makeElementHandler()`, called generically as a sink does (through the
     /// witness table); an observer from outside offers none. The compiler
     /// picks the witness from the conformances: were any library observer
     /// given the `nil` default, its upstream would send it `Event`s, still
@@ -89,7 +89,7 @@ final class ElementPathTests: XCTestCase {
 
     /// What a sink is given for `observer`, asked as a sink asks: generically.
     private func handler<Observer: ObserverType>(of observer: Observer) -> ((Observer.Element) -> Void)? {
-        observer._makeNextHandler()?.call
+        observer.makeElementHandler()?.call
     }
 
     func testCreateDropsElementsSentAfterCompletionOnTheElementPath() {

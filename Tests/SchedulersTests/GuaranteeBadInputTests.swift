@@ -1,6 +1,6 @@
 import Foundation
 import SchedulersTesting
-import XCTest
+import Testing
 
 @testable import Schedulers
 
@@ -8,8 +8,9 @@ import XCTest
 /// negative due time means "due now" and `.never` means "never runs", with no
 /// hang and no time in the past. `BadInputTests` checks the periods and the
 /// other refused inputs.
-final class GuaranteeBadInputTests: XCTestCase {
-    func testGuarantee9_BadDueTimesGetTheirDocumentedAnswer() {
+@Suite struct GuaranteeBadInputTests {
+    @Test(.tags(.guarantee9))
+    func badDueTimesGetTheirDocumentedAnswer() {
         // Virtual time: a negative due time runs at the current clock (not in
         // the past), `.never` queues nothing, and running the scheduler
         // returns without moving the clock to the end of time.
@@ -23,10 +24,10 @@ final class GuaranteeBadInputTests: XCTestCase {
             log.append("never at \(virtual.clock)")
             return Disposables.create()
         }
-        XCTAssertEqual(virtual.queuedCount, 1, "`.never` queues nothing")
+        #expect(virtual.queuedCount == 1, "`.never` queues nothing")
         virtual.start()
-        XCTAssertEqual(log, ["negative at 100"])
-        XCTAssertEqual(virtual.clock, 100)
+        #expect(log == ["negative at 100"])
+        #expect(virtual.clock == 100)
 
         // The same on dates.
         let start = Date(timeIntervalSince1970: 1_000_000)
@@ -41,8 +42,8 @@ final class GuaranteeBadInputTests: XCTestCase {
             return Disposables.create()
         }
         historical.start()
-        XCTAssertEqual(historicalRuns, [start])
-        XCTAssertEqual(historical.clock, start)
+        #expect(historicalRuns == [start])
+        #expect(historical.clock == start)
 
         // Sequences: a timer due in the past fires now; one due `.never`
         // sends nothing, not even completion, and does not hang the test.
@@ -61,9 +62,7 @@ final class GuaranteeBadInputTests: XCTestCase {
             onNext: { timerEvents.append("periodic \($0) at \(timers.clock)") }
         )
         timers.start()
-        XCTAssertEqual(
-            timerEvents,
-            [
+        #expect(timerEvents == [
                 "past 0 at 0", "past completed at 0", "periodic 0 at 0", "periodic 1 at 10", "periodic 2 at 20",
             ])
         neverTimer.dispose()
@@ -81,19 +80,10 @@ final class GuaranteeBadInputTests: XCTestCase {
             return name
         }
         periodic.advanceTo(70)
-        XCTAssertEqual(ticks, ["late at 50", "late at 60", "late at 70"])
+        #expect(ticks == ["late at 50", "late at 60", "late at 70"])
         late.dispose()
         never.dispose()
-
-        // Real queues: the negative due time runs at once, and `.never` has
-        // not run once later work has (it never will).
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 2
-        assertNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns(
-            on: SerialDispatchQueueScheduler(internalSerialQueueName: "guarantee-9"), negative: .milliseconds(-250))
-        assertNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns(
-            on: ConcurrentDispatchQueueScheduler(qos: .default), negative: .milliseconds(-250))
-        assertNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns(
-            on: OperationQueueScheduler(operationQueue: queue), negative: .milliseconds(-250))
+        // Real queues: SchedulerConformanceTests.negativeDueTimeIsDueNowAndNeverDueTimeNeverRuns
+        // checks every scheduler.
     }
 }

@@ -3,10 +3,10 @@ import Foundation
 import Schedulers
 import SchedulersTesting
 import Synchronization
-import XCTest
+import Testing
 
 /// Guarantees 1 to 6 in Guarantees.md, as the sequences keep them; time-based ones on virtual time.
-final class GuaranteeSequencesTests: XCTestCase {
+@Suite struct GuaranteeSequencesTests {
     /// A source that breaks the grammar: events after its terminal event.
     private func unruly() -> Observable<Int> {
         Observable<Int>.create { observer in
@@ -19,21 +19,22 @@ final class GuaranteeSequencesTests: XCTestCase {
         }
     }
 
-    func testGuarantee1_GrammarNothingAfterTerminal() {
-        XCTAssertEqual(sequencesRecord(unruly()).events(), [.next(1), .completed])
-        XCTAssertEqual(sequencesRecord(unruly().map { $0 }.filter { _ in true }).events(), [.next(1), .completed])
-        XCTAssertEqual(sequencesRecord(unruly().take(5)).events(), [.next(1), .completed])
+    @Test(.tags(.guarantee1))
+    func grammarNothingAfterTerminal() {
+        #expect(sequencesRecord(unruly()).events() == [.next(1), .completed])
+        #expect(sequencesRecord(unruly().map { $0 }.filter { _ in true }).events() == [.next(1), .completed])
+        #expect(sequencesRecord(unruly().take(5)).events() == [.next(1), .completed])
         for path in [ObserveOnPath.automatic, .generic] {
             let scheduler = ManualSerialScheduler()
             let (events, _) = sequencesRecord(unruly().observe(on: scheduler, path: path))
             scheduler.runQueued()
-            XCTAssertEqual(events(), [.next(1), .completed], "\(path)")
+            #expect(events() == [.next(1), .completed], "\(path)")
         }
         let testScheduler = TestScheduler(initialClock: 0)
         let observer = testScheduler.createObserver(Int.self)
         _ = unruly().subscribe(on: testScheduler).subscribe(observer)
         testScheduler.start()
-        XCTAssertEqual(observer.events, [.next(1, 1), .completed(1)])
+        #expect(observer.events == [.next(1, 1), .completed(1)])
 
         // A hand-written observable that breaks the grammar, seen through subscribe(onNext:...).
         var calls: [String] = []
@@ -47,10 +48,11 @@ final class GuaranteeSequencesTests: XCTestCase {
         raw.send(.error(SequencesTestError()))
         raw.send(.completed)
         raw.send(2)
-        XCTAssertEqual(calls, ["next 1", "error"])
+        #expect(calls == ["next 1", "error"])
     }
 
-    func testGuarantee2_ObserverNeverCalledConcurrentlyWithItself() {
+    @Test(.tags(.guarantee2))
+    func observerNeverCalledConcurrentlyWithItself() {
         let concurrent = ConcurrentDispatchQueueScheduler(qos: .default)
         let serial = SerialDispatchQueueScheduler(internalSerialQueueName: "guarantee-2")
         let cases: [(String, ImmediateSchedulerType, ObserveOnPath)] = [
@@ -63,7 +65,7 @@ final class GuaranteeSequencesTests: XCTestCase {
             let overlaps = Atomic<Int>(0)
             let outOfOrder = Atomic<Int>(0)
             let last = Atomic<Int>(-1)
-            let finished = expectation(description: name)
+            let finished = TestFulfilment()
             let subject = SequencesTestSubject<Int>()
             let subscription = subject.observable.observe(on: scheduler, path: path).subscribe(
                 onNext: { value in
@@ -84,15 +86,16 @@ final class GuaranteeSequencesTests: XCTestCase {
                 subject.send(.completed)
             }
             producer.start()
-            wait(for: [finished], timeout: 20)
-            XCTAssertEqual(overlaps.load(ordering: .relaxed), 0, name)
-            XCTAssertEqual(outOfOrder.load(ordering: .relaxed), 0, name)
-            XCTAssertEqual(last.load(ordering: .relaxed), 19_999, name)
+            #expect(finished.wait(timeout: 20), "timed out waiting")
+            #expect(overlaps.load(ordering: .relaxed) == 0, "\(name)")
+            #expect(outOfOrder.load(ordering: .relaxed) == 0, "\(name)")
+            #expect(last.load(ordering: .relaxed) == 19_999, "\(name)")
             subscription.dispose()
         }
     }
 
-    func testGuarantee3_ObserveOnKeepsOrderAndNothingArrivesAfterDisposeOnTheScheduler() {
+    @Test(.tags(.guarantee3))
+    func observeOnKeepsOrderAndNothingArrivesAfterDisposeOnTheScheduler() {
         // Deterministic: a dispose run on the scheduler between two batches.
         for path in [ObserveOnPath.automatic, .generic] {
             let scheduler = ManualSerialScheduler()
@@ -108,7 +111,7 @@ final class GuaranteeSequencesTests: XCTestCase {
             subject.send(3)
             subject.send(4)
             scheduler.runQueued()
-            XCTAssertEqual(events(), [.next(1), .next(2)], "\(path)")
+            #expect(events() == [.next(1), .next(2)], "\(path)")
         }
 
         // Racing: a producer thread keeps sending while an action on the
@@ -137,28 +140,29 @@ final class GuaranteeSequencesTests: XCTestCase {
                     producerDone.signal()
                 }
                 producer.start()
-                let disposed = expectation(description: "disposed on the scheduler")
+                let disposed = TestFulfilment()
                 _ = scheduler.scheduleInOrder(subscription) { subscription in
                     subscription.dispose()
                     disposedOnScheduler.store(true, ordering: .releasing)
                     disposed.fulfill()
                     return Disposables.create()
                 }
-                wait(for: [disposed], timeout: 10)
+                #expect(disposed.wait(timeout: 10), "timed out waiting")
                 producerDone.wait()
-                let drained = expectation(description: "queue drained")
+                let drained = TestFulfilment()
                 _ = scheduler.scheduleInOrder(()) { _ in
                     drained.fulfill()
                     return Disposables.create()
                 }
-                wait(for: [drained], timeout: 10)
-                XCTAssertEqual(lateEvents.load(ordering: .relaxed), 0, "\(path) round \(round)")
-                XCTAssertEqual(outOfOrder.load(ordering: .relaxed), 0, "\(path) round \(round)")
+                #expect(drained.wait(timeout: 10), "timed out waiting")
+                #expect(lateEvents.load(ordering: .relaxed) == 0, "\(path) round \(round)")
+                #expect(outOfOrder.load(ordering: .relaxed) == 0, "\(path) round \(round)")
             }
         }
     }
 
-    func testGuarantee4_SubscribeOnRunsOnTheSchedulerAndALosingSubscribeNeverRuns() {
+    @Test(.tags(.guarantee4))
+    func subscribeOnRunsOnTheSchedulerAndALosingSubscribeNeverRuns() {
         // Subscription and disposal happen on the scheduler (virtual time tells).
         let testScheduler = TestScheduler(initialClock: 0)
         var log: [String] = []
@@ -171,7 +175,7 @@ final class GuaranteeSequencesTests: XCTestCase {
             testScheduler.scheduleAt(20) { subscription.dispose() }
         }
         testScheduler.start()
-        XCTAssertEqual(log, ["subscribed at 11", "disposed at 21"])
+        #expect(log == ["subscribed at 11", "disposed at 21"])
 
         // A dispose that wins against the pending subscribe: it never runs.
         let pendingScheduler = TestScheduler(initialClock: 0)
@@ -182,7 +186,7 @@ final class GuaranteeSequencesTests: XCTestCase {
         }
         counting.subscribe(on: pendingScheduler).subscribe().dispose()
         pendingScheduler.start()
-        XCTAssertEqual(subscriptions, 0)
+        #expect(subscriptions == 0)
 
         // Racing on a real queue: every subscribe that ran is disposed exactly once.
         let serial = SerialDispatchQueueScheduler(internalSerialQueueName: "guarantee-4")
@@ -195,17 +199,18 @@ final class GuaranteeSequencesTests: XCTestCase {
         for _ in 0..<2_000 {
             racing.subscribe(on: serial).subscribe().dispose()
         }
-        let drained = expectation(description: "drained")
+        let drained = TestFulfilment()
         _ = serial.scheduleInOrder(()) { _ in
             drained.fulfill()
             return Disposables.create()
         }
-        wait(for: [drained], timeout: 10)
-        XCTAssertEqual(subscribed.load(ordering: .relaxed), disposedCount.load(ordering: .relaxed))
-        XCTAssertLessThan(subscribed.load(ordering: .relaxed), 2_000, "some disposes won the race")
+        #expect(drained.wait(timeout: 10), "timed out waiting")
+        #expect(subscribed.load(ordering: .relaxed) == disposedCount.load(ordering: .relaxed))
+        #expect(subscribed.load(ordering: .relaxed) < 2_000, "some disposes won the race")
     }
 
-    func testGuarantee5_DisposedBeforeStartNeverRunsDisposedWhileRunningFinishes() {
+    @Test(.tags(.guarantee5))
+    func disposedBeforeStartNeverRunsDisposedWhileRunningFinishes() {
         // Before start: a timer, a pending observe(on:) drain, a pending subscribe(on:).
         let scheduler = TestScheduler(initialClock: 0)
         var fired = 0
@@ -216,7 +221,7 @@ final class GuaranteeSequencesTests: XCTestCase {
         observed.dispose()
         Observable.just(1).subscribe(on: scheduler).subscribe(onNext: { _ in fired += 1 }).dispose()
         scheduler.start()
-        XCTAssertEqual(fired, 0)
+        #expect(fired == 0)
 
         // While running: a tick that disposes its own subscription finishes and never runs again.
         let periodicScheduler = TestScheduler(initialClock: 0)
@@ -230,10 +235,11 @@ final class GuaranteeSequencesTests: XCTestCase {
             ticks.append("end \(value)")
         })
         periodicScheduler.advanceTo(100)
-        XCTAssertEqual(ticks, ["start 0", "end 0", "start 1", "end 1", "start 2", "end 2"])
+        #expect(ticks == ["start 0", "end 0", "start 1", "end 1", "start 2", "end 2"])
     }
 
-    func testGuarantee6_PeriodicTicksDoNotDriftOverlapOrOutliveDispose() {
+    @Test(.tags(.guarantee6))
+    func periodicTicksDoNotDriftOverlapOrOutliveDispose() {
         // Each tick runs late (takes 3 of its 10-tick period): after 10,000 ticks, no drift.
         let scheduler = TestScheduler(initialClock: 0)
         let tickCount = 10_000
@@ -258,10 +264,10 @@ final class GuaranteeSequencesTests: XCTestCase {
             running = false
         })
         scheduler.start()
-        XCTAssertEqual(lastTick, tickCount - 1)
-        XCTAssertEqual(lastTime, 10 * tickCount, "cumulative drift after \(tickCount) ticks")
-        XCTAssertEqual(driftedTicks, 0)
-        XCTAssertEqual(overlaps, 0)
+        #expect(lastTick == tickCount - 1)
+        #expect(lastTime == 10 * tickCount, "cumulative drift after \(tickCount) ticks")
+        #expect(driftedTicks == 0)
+        #expect(overlaps == 0)
 
         // On a real concurrent scheduler: no tick overlaps, none starts after dispose returns.
         let concurrent = ConcurrentDispatchQueueScheduler(qos: .default)
@@ -269,8 +275,7 @@ final class GuaranteeSequencesTests: XCTestCase {
         let realOverlaps = Atomic<Int>(0)
         let afterDispose = Atomic<Int>(0)
         let disposeReturned = Atomic<Bool>(false)
-        let someTicks = expectation(description: "ticks")
-        someTicks.assertForOverFulfill = false
+        let someTicks = TestFulfilment()
         let real = Observable<Int>.interval(.milliseconds(1), scheduler: concurrent).subscribe(onNext: { value in
             if disposeReturned.load(ordering: .acquiring) {
                 afterDispose.add(1, ordering: .relaxed)
@@ -283,11 +288,11 @@ final class GuaranteeSequencesTests: XCTestCase {
             }
             inside.subtract(1, ordering: .acquiringAndReleasing)
         })
-        wait(for: [someTicks], timeout: 10)
+        #expect(someTicks.wait(timeout: 10), "timed out waiting")
         real.dispose()
         disposeReturned.store(true, ordering: .releasing)
         Thread.sleep(forTimeInterval: 0.02)
-        XCTAssertEqual(realOverlaps.load(ordering: .relaxed), 0)
-        XCTAssertEqual(afterDispose.load(ordering: .relaxed), 0)
+        #expect(realOverlaps.load(ordering: .relaxed) == 0)
+        #expect(afterDispose.load(ordering: .relaxed) == 0)
     }
 }

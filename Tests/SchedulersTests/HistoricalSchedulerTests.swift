@@ -45,31 +45,6 @@ final class HistoricalSchedulerTests: XCTestCase {
         XCTAssertEqual(ranAt, start.addingTimeInterval(1.5))
     }
 
-    func testNegativeDueTimeRunsAtCurrentClock() {
-        let start = Date(timeIntervalSince1970: 5_000)
-        let scheduler = HistoricalScheduler(initialClock: start)
-        var ranAt: Date?
-        _ = scheduler.scheduleRelative((), dueTime: .seconds(-60)) { _ in
-            ranAt = scheduler.now
-            return Disposables.create()
-        }
-        scheduler.start()
-        XCTAssertEqual(ranAt, start)
-    }
-
-    func testDisposingQueuedItemSkipsIt() {
-        let scheduler = HistoricalScheduler()
-        var ran = false
-        let disposable = scheduler.scheduleRelative((), dueTime: .seconds(1)) { _ in
-            ran = true
-            return Disposables.create()
-        }
-        disposable.dispose()
-        scheduler.start()
-        XCTAssertFalse(ran)
-        XCTAssertEqual(scheduler.queuedCount, 0)
-    }
-
     func testPeriodicJobTicksOnFixedDates() {
         let start = Date(timeIntervalSince1970: 1_000_000)
         let scheduler = HistoricalScheduler(initialClock: start)

@@ -125,7 +125,7 @@ final class MainSchedulerTests: XCTestCase {
         XCTAssertTrue(ran)
     }
 
-    func testDisposingBeforeStartSkipsActionGuarantee5() {
+    func testGuarantee5_DisposingBeforeStartSkipsAction() {
         drainMainQueue()
         let probe = DispatchProbe()
         let disposable = MainScheduler.instance.scheduleInOrder(()) { _ in

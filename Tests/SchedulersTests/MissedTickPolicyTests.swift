@@ -1,5 +1,5 @@
 import Foundation
-import XCTest
+import Testing
 
 @testable import Schedulers
 import SchedulersTesting
@@ -37,7 +37,7 @@ private final class LateVirtualScheduler: Scheduler, @unchecked Sendable {
     }
 }
 
-final class MissedTickPolicyTests: XCTestCase {
+@Suite struct MissedTickPolicyTests {
     /// Period 1 ms = 1,000 virtual ticks of 1 µs.
     private let periodTicks = 1_000
 
@@ -69,34 +69,34 @@ final class MissedTickPolicyTests: XCTestCase {
         return (lateness, job?.skippedTicks ?? -1, ticks)
     }
 
-    func testGuarantee6_DefaultCatchesUpATimerUpToOneAndAHalfPeriodsLateOverTenThousandTicks() {
+    @Test(.tags(.guarantee6))
+    func defaultCatchesUpATimerUpToOneAndAHalfPeriodsLateOverTenThousandTicks() {
         let runs = 10_000
         let maxLate = periodTicks * 3 / 2
         let result = runOnLateScheduler(runs: runs, maxLatenessTicks: maxLate, seed: 2026, policy: .default)
-        XCTAssertEqual(result.skipped, 0, "a timer at most 1.5 periods late must never lose a tick")
-        XCTAssertEqual(result.ticks, Array(0..<runs), "every tick ran, in order")
-        XCTAssertEqual(result.lateness.count, runs)
-        XCTAssertGreaterThanOrEqual(result.lateness.min() ?? -1, 0, "no tick runs early")
-        XCTAssertLessThanOrEqual(result.lateness.max() ?? .max, maxLate, "lateness never accumulates beyond the scheduler's own")
-        XCTAssertGreaterThan(
-            result.lateness.filter { $0 > periodTicks }.count, 0,
-            "the pattern must include ticks more than a period late"
-        )
+        #expect(result.skipped == 0, "a timer at most 1.5 periods late must never lose a tick")
+        #expect(result.ticks == Array(0..<runs), "every tick ran, in order")
+        #expect(result.lateness.count == runs)
+        #expect(result.lateness.min() ?? -1 >= 0, "no tick runs early")
+        #expect(result.lateness.max() ?? .max <= maxLate, "lateness never accumulates beyond the scheduler's own")
+        #expect(result.lateness.filter { $0 > periodTicks }.count > 0, "the pattern must include ticks more than a period late")
         let finalLateness = result.lateness.suffix(100)
         let meanFinal = finalLateness.reduce(0, +) / finalLateness.count
-        XCTAssertLessThan(meanFinal, periodTicks, "after 10,000 ticks the job is on average less than a period late")
+        #expect(meanFinal < periodTicks, "after 10,000 ticks the job is on average less than a period late")
     }
 
-    func testSkipLosesTicksOnTheSameLateScheduler() {
+    @Test
+    func skipLosesTicksOnTheSameLateScheduler() {
         // The same scheduler under `.skip`: the ticks the default keeps are the
         // ones `.skip` loses, which is why `.skip` is no longer the default.
         let result = runOnLateScheduler(
             runs: 10_000, maxLatenessTicks: periodTicks * 3 / 2, seed: 2026, policy: .skip
         )
-        XCTAssertGreaterThan(result.skipped, 1_000)
+        #expect(result.skipped > 1_000)
     }
 
-    func testGuarantee6_AStallOfAThousandPeriodsIsSkippedAndCountedNotReplayed() {
+    @Test(.tags(.guarantee6))
+    func aStallOfAThousandPeriodsIsSkippedAndCountedNotReplayed() {
         let scheduler = TestScheduler(initialClock: 0)
         var times: [Int] = []
         let job = scheduler.schedulePeriodicEmulated(
@@ -110,15 +110,16 @@ final class MissedTickPolicyTests: XCTestCase {
         scheduler.advanceTo(10_060)
         // Ticks due at 40 ... 10,020 (999 of them) passed during the stall:
         // all are dropped; tick due at 10,030 is due now and runs at once.
-        XCTAssertEqual(times, [10, 20, 30, 10_030, 10_040, 10_050, 10_060])
-        XCTAssertEqual(job.skippedTicks, 999)
+        #expect(times == [10, 20, 30, 10_030, 10_040, 10_050, 10_060])
+        #expect(job.skippedTicks == 999)
         // Back to back means at the same virtual time: at most the bound (here
         // none of the backlog, only the tick due now) ran at 10,030.
-        XCTAssertLessThanOrEqual(times.filter { $0 == 10_030 }.count, 10)
+        #expect(times.filter { $0 == 10_030 }.count <= 10)
         job.dispose()
     }
 
-    func testABacklogOfExactlyMaxTicksIsCaughtUpAndOneMoreIsSkipped() {
+    @Test
+    func aBacklogOfExactlyMaxTicksIsCaughtUpAndOneMoreIsSkipped() {
         func run(sleep: Int) -> (times: [Int], skipped: Int) {
             let scheduler = TestScheduler(initialClock: 0)
             var times: [Int] = []
@@ -136,15 +137,16 @@ final class MissedTickPolicyTests: XCTestCase {
         }
         // Tick 0 runs at 10 and returns at 45: ticks due 20, 30, 40 (three) passed.
         let three = run(sleep: 35)
-        XCTAssertEqual(three.times, [10, 45, 45, 45, 50, 60])
-        XCTAssertEqual(three.skipped, 0)
+        #expect(three.times == [10, 45, 45, 45, 50, 60])
+        #expect(three.skipped == 0)
         // Returns at 55: four passed (20 ... 50), the oldest 35 s overdue: a stall.
         let four = run(sleep: 45)
-        XCTAssertEqual(four.times, [10, 60])
-        XCTAssertEqual(four.skipped, 4)
+        #expect(four.times == [10, 60])
+        #expect(four.skipped == 4)
     }
 
-    func testABacklogWithinMaxDurationIsCaughtUpHoweverManyTicks() {
+    @Test
+    func aBacklogWithinMaxDurationIsCaughtUpHoweverManyTicks() {
         // Period 1 tick, bound 2 ticks or 50 ticks: a 30-tick backlog is short in time.
         let scheduler = TestScheduler(initialClock: 0)
         var times: [Int] = []
@@ -158,12 +160,13 @@ final class MissedTickPolicyTests: XCTestCase {
         }
         scheduler.advanceTo(40)
         // Tick 0 at 1 returns at 31: ticks due 2 ... 30 (29) run at 31, then 31 ... 40.
-        XCTAssertEqual(times, [1] + Array(repeating: 31, count: 29) + Array(31...40))
-        XCTAssertEqual(job.skippedTicks, 0)
+        #expect(times == [1] + Array(repeating: 31, count: 29) + Array(31...40))
+        #expect(job.skippedTicks == 0)
         job.dispose()
     }
 
-    func testAnActionSlowerThanItsPeriodFallsBehindThenSkipsAndYieldsTheScheduler() {
+    @Test
+    func anActionSlowerThanItsPeriodFallsBehindThenSkipsAndYieldsTheScheduler() {
         // Each run takes 15 ticks of a 10-tick period: catching up can never
         // succeed. The bound turns it into a skip and the scheduler is yielded.
         let scheduler = TestScheduler(initialClock: 0)
@@ -182,30 +185,32 @@ final class MissedTickPolicyTests: XCTestCase {
             return Disposables.create()
         }
         scheduler.advanceTo(500)
-        XCTAssertNotNil(otherWorkRanAt, "catching up must not keep the scheduler busy for ever")
-        XCTAssertGreaterThan(job.skippedTicks, 0)
-        XCTAssertGreaterThan(runs, 10)
+        #expect(otherWorkRanAt != nil, "catching up must not keep the scheduler busy for ever")
+        #expect(job.skippedTicks > 0)
+        #expect(runs > 10)
         job.dispose()
     }
 
-    func testDefaultBoundIsTenTicksOrAHundredMilliseconds() {
-        XCTAssertEqual(MissedTickPolicy.default, .boundedCatchUp(maxTicks: 10, maxDuration: .milliseconds(100)))
+    @Test
+    func defaultBoundIsTenTicksOrAHundredMilliseconds() {
+        #expect(MissedTickPolicy.default == .boundedCatchUp(maxTicks: 10, maxDuration: .milliseconds(100)))
     }
 
-    func testTheDefaultBoundHoldsForSubMillisecondPeriodsThroughItsDuration() {
+    @Test
+    func theDefaultBoundHoldsForSubMillisecondPeriodsThroughItsDuration() {
         // 100 µs period (100 ticks of 1 µs): a tick 1.15 ms late leaves 11 due
         // times behind, more than 10 ticks but well under 100 ms: caught up.
         let result = runSubMillisecond(lateTicks: 1_150)
-        XCTAssertEqual(result.skipped, 0)
-        XCTAssertEqual(result.runs, 13, "ticks 0 and 1, then the 11 missed ones back to back")
+        #expect(result.skipped == 0)
+        #expect(result.runs == 13, "ticks 0 and 1, then the 11 missed ones back to back")
         // 50 ms late: 499 ticks behind, but under 100 ms: still caught up.
         let busy = runSubMillisecond(lateTicks: 50_000)
-        XCTAssertEqual(busy.skipped, 0)
-        XCTAssertEqual(busy.runs, 502, "ticks 0 and 1, the 499 missed ones, and the one due now")
+        #expect(busy.skipped == 0)
+        #expect(busy.runs == 502, "ticks 0 and 1, the 499 missed ones, and the one due now")
         // 200 ms late: more than 10 ticks and more than 100 ms: a stall.
         let stalled = runSubMillisecond(lateTicks: 200_000)
-        XCTAssertEqual(stalled.skipped, 1_999)
-        XCTAssertEqual(stalled.runs, 3, "ticks 0 and 1, then only the tick due now")
+        #expect(stalled.skipped == 1_999)
+        #expect(stalled.runs == 3, "ticks 0 and 1, then only the tick due now")
     }
 
     private func runSubMillisecond(lateTicks: Int) -> (runs: Int, skipped: Int) {
@@ -224,7 +229,8 @@ final class MissedTickPolicyTests: XCTestCase {
         return (runs, job.skippedTicks)
     }
 
-    func testAWallClockChangeDoesNotMakeTicksDue() {
+    @Test
+    func aWallClockChangeDoesNotMakeTicksDue() {
         // Due times follow `monotonicNanoseconds`, never `now`: a scheduler
         // whose wall clock jumps an hour ahead sees no backlog.
         let scheduler = WallClockJumpScheduler()
@@ -234,8 +240,8 @@ final class MissedTickPolicyTests: XCTestCase {
             scheduler.wallClockOffset += 3_600
         }
         scheduler.base.advanceTo(50)
-        XCTAssertEqual(times, [10, 20, 30, 40, 50])
-        XCTAssertEqual(job.skippedTicks, 0)
+        #expect(times == [10, 20, 30, 40, 50])
+        #expect(job.skippedTicks == 0)
         job.dispose()
     }
 }

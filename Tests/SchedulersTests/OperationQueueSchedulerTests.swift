@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import Schedulers
-import XCTest
+import Testing
 
-final class OperationQueueSchedulerTests: XCTestCase {
+@Suite struct OperationQueueSchedulerTests {
     private func requirePeriodic<S: PeriodicScheduler>(_ scheduler: S) {}
 
     private func makeQueue(maxConcurrent: Int) -> OperationQueue {
@@ -12,15 +12,17 @@ final class OperationQueueSchedulerTests: XCTestCase {
         return queue
     }
 
-    func testConformsToPeriodicSchedulerButNotSerialScheduler() {
+    @Test
+    func conformsToPeriodicSchedulerButNotSerialScheduler() {
         let scheduler = OperationQueueScheduler(operationQueue: makeQueue(maxConcurrent: 1))
         requirePeriodic(scheduler)
         let asImmediate: ImmediateSchedulerType = scheduler
-        XCTAssertNil(asImmediate as? SerialScheduler)
-        XCTAssertEqual(scheduler.queuePriority, .normal)
+        #expect(asImmediate as? SerialScheduler == nil)
+        #expect(scheduler.queuePriority == .normal)
     }
 
-    func testMaxConcurrentOperationCountHoldsUnderLoad() {
+    @Test
+    func maxConcurrentOperationCountHoldsUnderLoad() {
         for limit in [1, 3] {
             let queue = makeQueue(maxConcurrent: limit)
             let scheduler = OperationQueueScheduler(operationQueue: queue)
@@ -35,13 +37,14 @@ final class OperationQueueSchedulerTests: XCTestCase {
                 }
             }
             queue.waitUntilAllOperationsAreFinished()
-            XCTAssertEqual(probe.count, total)
-            XCTAssertLessThanOrEqual(probe.maxRunning, limit, "limit \(limit)")
-            XCTAssertGreaterThanOrEqual(probe.maxRunning, 1)
+            #expect(probe.count == total)
+            #expect(probe.maxRunning <= limit, "limit \(limit)")
+            #expect(probe.maxRunning >= 1)
         }
     }
 
-    func testQueuePriorityOrdersReadyOperations() {
+    @Test
+    func queuePriorityOrdersReadyOperations() {
         let queue = makeQueue(maxConcurrent: 1)
         let low = OperationQueueScheduler(operationQueue: queue, queuePriority: .veryLow)
         let high = OperationQueueScheduler(operationQueue: queue, queuePriority: .veryHigh)
@@ -61,10 +64,11 @@ final class OperationQueueSchedulerTests: XCTestCase {
         }
         queue.isSuspended = false
         queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(probe.events, ["high 0", "high 1", "high 2", "low 0", "low 1", "low 2"])
+        #expect(probe.events == ["high 0", "high 1", "high 2", "low 0", "low 1", "low 2"])
     }
 
-    func testCancelAllOperationsDisposesQueuedWorkGuarantee9() {
+    @Test(.tags(.guarantee9))
+    func cancelAllOperationsDisposesQueuedWork() {
         let queue = makeQueue(maxConcurrent: 1)
         let scheduler = OperationQueueScheduler(operationQueue: queue)
         let probe = DispatchProbe()
@@ -80,17 +84,17 @@ final class OperationQueueSchedulerTests: XCTestCase {
             }
         }
         queue.cancelAllOperations()
-        XCTAssertTrue((disposable as? Cancelable)?.isDisposed == true)
-        XCTAssertNil(weakState, "state released when the queue cancels the work")
+        #expect((disposable as? Cancelable)?.isDisposed == true)
+        #expect(weakState == nil, "state released when the queue cancels the work")
         queue.isSuspended = false
         queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(probe.events, [])
+        #expect(probe.events == [])
         // The scheduler still works for work scheduled afterwards.
         _ = scheduler.schedule(()) { _ in
             probe.record("later work ran")
             return Disposables.create()
         }
         queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(probe.events, ["later work ran"])
+        #expect(probe.events == ["later work ran"])
     }
 }

@@ -107,17 +107,6 @@ final class SerialDispatchQueueSchedulerTests: XCTestCase {
         wait(for: [seen], timeout: 5)
     }
 
-    func testDisposingAfterFinishDisposesResultOnce() {
-        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.dispose.after")
-        let result = DisposalCounter()
-        let disposable = scheduler.schedule(()) { _ in result }
-        dispatchDrain(scheduler)
-        XCTAssertEqual(result.disposeCount, 0)
-        disposable.dispose()
-        disposable.dispose()
-        XCTAssertEqual(result.disposeCount, 1)
-    }
-
     func testDisposingRelativeAfterItRanDisposesResult() {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.relative.result")
         let result = DisposalCounter()

@@ -56,17 +56,6 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertEqual(times, [10])
     }
 
-    func testNegativeDueTimeRunsAtCurrentClock() {
-        let scheduler = TestScheduler(initialClock: 20, simulateProcessingDelay: false)
-        var ranAt: TestTime?
-        _ = scheduler.scheduleRelative((), dueTime: .seconds(-3)) { _ in
-            ranAt = scheduler.clock
-            return Disposables.create()
-        }
-        scheduler.start()
-        XCTAssertEqual(ranAt, 20)
-    }
-
     func testNegativeDueTimeWithProcessingDelayRunsOneTickAfterCurrentClock() {
         let scheduler = TestScheduler(initialClock: 20)
         var ranAt: TestTime?

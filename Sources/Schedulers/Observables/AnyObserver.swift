@@ -59,7 +59,7 @@ extension AnyObserver: ElementObserver {
     }
 
     /// The handler this observer was made with: its own element path.
-    public func _makeNextHandler() -> _NextHandler<Element>? {
+    public func makeElementHandler() -> ElementHandler<Element>? {
         makeNextHandler()
     }
 }

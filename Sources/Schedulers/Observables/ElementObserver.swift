@@ -32,14 +32,14 @@ protocol ElementObserver: ObserverType {
 /// back, each conversion adding a reabstraction thunk to every call; a
 /// struct's stored closure is never converted.
 ///
-/// Public only because `ObserverType._makeNextHandler()` returns one; nothing
-/// outside the library can make one or call it.
-public struct _NextHandler<Element> {
+/// Public only because `ObserverType.makeElementHandler()` returns one;
+/// nothing outside the library can make one or call it.
+public struct ElementHandler<Element> {
     let call: (Element) -> Void
 }
 
-/// The library's name for `_NextHandler`.
-typealias NextHandler<Element> = _NextHandler<Element>
+/// The library's name for `ElementHandler`.
+typealias NextHandler<Element> = ElementHandler<Element>
 
 extension ElementObserver {
     /// This observer's `makeNextHandler()`: the witness of every library
@@ -49,7 +49,7 @@ extension ElementObserver {
     /// known: called out of line, generic over `Self`, it would need
     /// `Self`'s `ElementObserver` witness table, a run-time lookup per call.
     @inline(__always)
-    func _makeNextHandler() -> _NextHandler<Element>? {
+    func makeElementHandler() -> ElementHandler<Element>? {
         makeNextHandler()
     }
 }

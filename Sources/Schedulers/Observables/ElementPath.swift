@@ -4,14 +4,14 @@ enum ElementPath {
     /// when it is one of this library's `ElementObserver`s, else a closure
     /// that sends it `.next(element)`.
     ///
-    /// The observer says which through `ObserverType._makeNextHandler()`, a
+    /// The observer says which through `ObserverType.makeElementHandler()`, a
     /// call through its witness table, where a cast to `ElementObserver` would
     /// be a run-time conformance lookup. The handler comes back typed for the
     /// observer's own element type and stored in a struct, so it is never
     /// converted between calling conventions: no reabstraction thunk on any
     /// element.
     static func nextHandler<Observer: ObserverType>(for observer: Observer) -> (Observer.Element) -> Void {
-        if let handler = observer._makeNextHandler() {
+        if let handler = observer.makeElementHandler() {
             return handler.call
         }
         return { element in observer.on(.next(element)) }

@@ -14,19 +14,20 @@ public protocol ObserverType {
     /// How the library's operators hand this observer an element without
     /// wrapping it in an `Event`, or `nil` to receive `.next` events.
     ///
-    /// Not for observers to implement: the library provides it, `nil` for
-    /// every observer and a handler for its own, and the compiler picks the
-    /// right one from the observer's conformances (nothing outside the
-    /// library can make a `_NextHandler`). A sink asks its downstream
-    /// observer once, at subscription. It exists because asking the same
-    /// question with a cast (`as? any ElementObserver`, internal) is a
+    /// Provided: `nil` for every observer, a handler for the library's own,
+    /// and the compiler picks the right one from the observer's
+    /// conformances. An observer outside the library cannot return anything
+    /// but `nil` (`ElementHandler` has no public initialiser), so it has no
+    /// reason to implement it. A sink asks its downstream observer once, at
+    /// subscription. It is a requirement, not a cast, because asking the
+    /// same question with a cast (`as? any ElementObserver`, internal) is a
     /// run-time conformance lookup paid by every sink of every subscription.
-    func _makeNextHandler() -> _NextHandler<Element>?
+    func makeElementHandler() -> ElementHandler<Element>?
 }
 
 extension ObserverType {
     /// `nil`: this observer receives elements as `.next` events.
-    public func _makeNextHandler() -> _NextHandler<Element>? {
+    public func makeElementHandler() -> ElementHandler<Element>? {
         nil
     }
 }

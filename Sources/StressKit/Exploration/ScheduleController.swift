@@ -8,63 +8,6 @@ import Musl
 import Darwin
 #endif
 
-/// Picks, at every step of one schedule, which controlled thread goes next.
-protocol ScheduleChooser {
-    /// The thread to run next: one of `enabled` (never empty, ascending).
-    /// `previous` is the thread that ran the step before, if any.
-    mutating func choose(among enabled: [Int], previous: Int?) -> Int
-    /// Thread `thread` starts a new life in this schedule: a party at the
-    /// start, or a hand-off worker given a new block (each block is a new
-    /// thread of the schedule, though it runs in a reused worker slot).
-    mutating func threadStarted(_ thread: Int)
-}
-
-extension ScheduleChooser {
-    mutating func threadStarted(_ thread: Int) {}
-}
-
-/// How one schedule ended.
-enum ScheduleEnd: Equatable, Sendable {
-    /// Every thread returned.
-    case completed
-    /// Every thread that had not returned was waiting for another (a lock
-    /// held by a waiter, or spinning on each other).
-    case deadlock
-    /// The schedule took more than the step budget (a livelock, or a
-    /// scenario far bigger than exploration is meant for).
-    case stepBudgetExceeded
-    /// A thread did not reach its next sync point in time: it blocked on
-    /// something the controller does not see (a semaphore, a queue).
-    case stuckOutsideSeam
-    /// A job of a task on the controller's task executor was enqueued from
-    /// a thread the controller does not run (see `ControlledTaskExecutor`).
-    case uncontrolledJob
-
-    /// The undeclared outcome a scenario's table shows for it.
-    var outcome: OutcomeDeclaration? {
-        switch self {
-        case .completed:
-            nil
-        case .deadlock:
-            OutcomeDeclaration(
-                id: "explore.deadlock", grade: .forbidden,
-                meaning: "every unfinished thread waited for another (deadlock); exploration stopped")
-        case .stepBudgetExceeded:
-            OutcomeDeclaration(
-                id: "explore.no-progress", grade: .forbidden,
-                meaning: "the schedule exceeded its step budget (livelock?); exploration stopped")
-        case .stuckOutsideSeam:
-            OutcomeDeclaration(
-                id: "explore.stuck", grade: .forbidden,
-                meaning: "a thread blocked outside the sync points; exploration stopped")
-        case .uncontrolledJob:
-            OutcomeDeclaration(
-                id: "explore.uncontrolled-job", grade: .forbidden,
-                meaning: "a task's job was enqueued from a thread no controller runs; exploration stopped")
-        }
-    }
-}
-
 /// Runs the actors of one schedule on real threads, one at a time.
 ///
 /// Each party is a long-lived thread parked on its own condition; the
@@ -104,24 +47,24 @@ final class ScheduleController: @unchecked Sendable {
     /// How long the controller waits for a party to reach its next sync point.
     let stepTimeoutSeconds: Double
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var partyConditions: [UnsafeMutablePointer<pthread_cond_t>] = []
-    private let controllerCondition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private static let controllerTurn = -1
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    var partyConditions: [UnsafeMutablePointer<pthread_cond_t>] = []
+    let controllerCondition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    static let controllerTurn = -1
     // Guarded by `mutex`.
-    private var turn = ScheduleController.controllerTurn
-    private var lastStep: [SyncStep?]
-    private var finished: [Bool]
-    private var jobs: [(() -> Void)?]
-    private var queues: [HandOffQueue] = []
-    private var workerEntries: [HandOffEntry?]
-    private var timerFires = 0
-    private var virtualNow = ScheduleController.virtualEpochNanoseconds
-    private var freeRunning = false
-    private var stopping = false
-    private var exited = 0
-    private var boxes: [ControlledPartyBox] = []
-    private var strayJobs = 0
+    var turn = ScheduleController.controllerTurn
+    var lastStep: [SyncStep?]
+    var finished: [Bool]
+    var jobs: [(() -> Void)?]
+    var queues: [HandOffQueue] = []
+    var workerEntries: [HandOffEntry?]
+    var timerFires = 0
+    var virtualNow = ScheduleController.virtualEpochNanoseconds
+    var freeRunning = false
+    var stopping = false
+    var exited = 0
+    var boxes: [ControlledPartyBox] = []
+    var strayJobs = 0
 
     /// The task executor whose jobs this controller runs (see `ControlledTaskExecutor`).
     private(set) var taskExecutor: ControlledTaskExecutor!
@@ -329,40 +272,6 @@ final class ScheduleController: @unchecked Sendable {
         return true
     }
 
-    /// Called by thread `party` handing `block` to `queue` (a `DispatchQueue`,
-    /// an `OperationQueue` or a `ControlledTaskExecutor`): a sync point
-    /// (unless not `yielding`), then the block joins the queue's line for a
-    /// worker. Returns `false` when the controller has no workers or the
-    /// threads run freely: the caller enqueues on the queue itself.
-    func handOff(
-        from party: Int, yielding: Bool = true, to queue: AnyObject, barrier: Bool,
-        block: @escaping @Sendable () -> Void
-    ) -> Bool {
-        guard workers > 0 else { return false }
-        if yielding {
-            guard yield(party: party, step: .atomicUpdate) else { return false }
-        }
-        let serial = Exploration.isSerial(queue)
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        guard !freeRunning else { return false }
-        let line: HandOffQueue
-        if let known = queues.first(where: { Self.isSameQueue($0.object, queue) }) {
-            line = known
-        } else {
-            line = HandOffQueue(object: queue, serial: serial)
-            queues.append(line)
-        }
-        line.entries.append(HandOffEntry(block: block, barrier: barrier, queue: line))
-        return true
-    }
-
-    /// `handOff(from:to:barrier:block:)` from the thread `box` belongs to,
-    /// with a sync point unless the thread is in `Exploration.asOneStep`.
-    func handOff(from box: ControlledPartyBox, to queue: AnyObject, barrier: Bool, block: @escaping @Sendable () -> Void) -> Bool {
-        handOff(from: box.party.index, yielding: box.oneStepDepth == 0, to: queue, barrier: barrier, block: block)
-    }
-
     /// Runs `body` (on the controller's own thread, between schedules) so
     /// that a job it enqueues on `taskExecutor` (a task it creates) joins
     /// the executor's line at once, to run in the next schedule.
@@ -378,7 +287,7 @@ final class ScheduleController: @unchecked Sendable {
         pthread_getspecific(preparingKey).map { Unmanaged<ScheduleController>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    private static let preparingKey: pthread_key_t = {
+    static let preparingKey: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
         precondition(status == 0, "pthread_key_create failed with \(status)")
@@ -405,192 +314,9 @@ final class ScheduleController: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    /// `queue`'s line, made on first use (under `mutex`).
-    private func line(for queue: AnyObject) -> HandOffQueue {
-        if let known = queues.first(where: { Self.isSameQueue($0.object, queue) }) {
-            return known
-        }
-        let line = HandOffQueue(object: queue, serial: Exploration.isSerial(queue))
-        queues.append(line)
-        return line
-    }
-
-    /// Whether `a` and `b` are one queue. On Linux every read of
-    /// `DispatchQueue.main` makes a new object: the main queue is known by its label.
-    private static func isSameQueue(_ a: AnyObject, _ b: AnyObject) -> Bool {
-        if a === b {
-            return true
-        }
-        guard let a = a as? DispatchQueue, let b = b as? DispatchQueue else { return false }
-        return a.label == mainQueueLabel && b.label == mainQueueLabel
-    }
-
-    private static let mainQueueLabel = DispatchQueue.main.label
-
-    /// The most ticks a repeating virtual timer fires in one schedule (then
-    /// time stands still for it, so that a schedule ends).
-    static let maximumRepeatingFires = 3
-    /// Virtual timer fires in one schedule after which a fire waits until
-    /// no other thread can run (so that a chain of timers, each armed by the
-    /// previous one's handler, cannot starve the actors).
-    static let maximumTimerFires = 8
-
-    /// Where the virtual clock starts in every schedule, in uptime
-    /// nanoseconds (above 0, which Dispatch reads as "now").
-    static let virtualEpochNanoseconds: UInt64 = 1_000_000_000
-
-    /// The virtual clock, in uptime nanoseconds, that controlled threads see
-    /// instead of the real one: `virtualEpochNanoseconds` at the start of
-    /// every schedule, moved only by a virtual timer's fire (to the deadline
-    /// of the tick it fires, when later). `nil` when the controller has no
-    /// workers (it makes no timer virtual) or the threads run freely: then
-    /// the real clock counts.
-    func virtualUptimeNanoseconds() -> UInt64? {
-        guard workers > 0 else { return nil }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return freeRunning ? nil : virtualNow
-    }
-
-    /// Called by thread `party` activating a dispatch timer on `queue`: a
-    /// sync point, then the timer is virtual. Its fire is a block of its
-    /// own, so the schedule decides when it comes (at any step, as if its
-    /// time had come); the fire moves the virtual clock to the tick's
-    /// deadline (`deadlineNanoseconds`, then every `intervalNanoseconds`
-    /// for a repeating timer; the clock stays put when no deadline is given)
-    /// and hands `handler` to `queue`, in the queue's order; a repeating
-    /// timer fires again after its handler returned, at most
-    /// `maximumRepeatingFires` times per schedule. Returns `nil` when the
-    /// controller has no workers or the threads run freely: the caller
-    /// makes a real timer.
-    func armTimer(
-        from party: Int, yielding: Bool = true, queue: DispatchQueue, repeating: Bool,
-        deadlineNanoseconds: UInt64? = nil, intervalNanoseconds: UInt64 = 0,
-        handler: @escaping @Sendable () -> Void
-    ) -> VirtualTimer? {
-        guard workers > 0 else { return nil }
-        if yielding {
-            guard yield(party: party, step: .atomicUpdate) else { return nil }
-        }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        guard !freeRunning else { return nil }
-        let timer = VirtualTimer(queue: queue, repeating: repeating, handler: handler)
-        timer.deadline = deadlineNanoseconds
-        timer.interval = intervalNanoseconds
-        timer.controller = self
-        scheduleFire(of: timer)
-        return timer
-    }
-
-    /// Cancels `timer`: its handler never starts again (from any thread).
-    func cancelTimer(_ timer: VirtualTimer) {
-        pthread_mutex_lock(mutex)
-        timer.handler = nil
-        if let line = queues.first(where: { $0.object === timer }) {
-            line.entries.removeAll { $0.worker == nil }
-        }
-        pthread_mutex_unlock(mutex)
-    }
-
-    /// Puts `timer`'s next fire in its own line (under `mutex`).
-    private func scheduleFire(of timer: VirtualTimer) {
-        let line: HandOffQueue
-        if let known = queues.first(where: { $0.object === timer }) {
-            line = known
-        } else {
-            line = HandOffQueue(object: timer, serial: true)
-            queues.append(line)
-        }
-        let entry = HandOffEntry(block: { [self] in fire(timer) }, barrier: false, queue: line)
-        entry.isTimerFire = true
-        line.entries.append(entry)
-    }
-
-    /// A timer's fire, on a worker: hands the handler to the timer's queue;
-    /// the handler checks at its start that the timer was not cancelled.
-    private func fire(_ timer: VirtualTimer) {
-        pthread_mutex_lock(mutex)
-        let armed = timer.handler != nil
-        timerFires += 1
-        if armed, let due = timer.dueNanoseconds {
-            virtualNow = max(virtualNow, due)
-        }
-        pthread_mutex_unlock(mutex)
-        guard armed, let party = ControlledParty.current?.index else { return }
-        let tick: @Sendable () -> Void = { [self] in
-            pthread_mutex_lock(mutex)
-            let handler = timer.handler
-            if !timer.repeating {
-                timer.handler = nil
-            }
-            pthread_mutex_unlock(mutex)
-            guard let handler else { return }
-            handler()
-            pthread_mutex_lock(mutex)
-            timer.fires += 1
-            if timer.repeating && timer.handler != nil && timer.fires < Self.maximumRepeatingFires && !freeRunning {
-                scheduleFire(of: timer)
-            }
-            pthread_mutex_unlock(mutex)
-        }
-        if !handOff(from: party, to: timer.queue, barrier: false, block: tick) {
-            timer.queue.async(execute: tick)
-        }
-    }
-
-    /// Gives every block its queue lets start a free worker, if any (under
-    /// `mutex`); appends the thread of each worker given a block to `started`.
-    private func assignHandOffs(started: inout [Int]) {
-        guard workers > 0 else { return }
-        var free = (0..<workers).filter { workerEntries[$0] == nil }[...]
-        guard !free.isEmpty else { return }
-        for line in queues {
-            for (position, entry) in line.entries.enumerated() {
-                let mayStart = line.serial || entry.barrier || line.entries[..<position].contains(where: \.barrier)
-                    ? position == 0 : true
-                guard mayStart else { break }
-                guard entry.worker == nil else { continue }
-                guard let worker = free.popFirst() else { return }
-                entry.worker = worker
-                workerEntries[worker] = entry
-                let slot = parties + worker
-                started.append(slot)
-                finished[slot] = false
-                lastStep[slot] = nil
-                jobs[slot] = Self.runningOnItsQueue(entry.block, of: line.object, barrier: entry.barrier)
-            }
-        }
-    }
-
-    /// `block` as a worker runs it: a block handed to a `DispatchQueue`
-    /// other than the main queue runs inside `queue.sync`, on the worker's
-    /// thread but with the queue as the current queue (what
-    /// `DispatchQueue.getSpecific` and a serial executor's `isIsolated`
-    /// read), as it would on the queue itself. The queue is idle then: its
-    /// blocks all come through the controller, which starts them in the
-    /// queue's order. The main queue is left out (only the main thread
-    /// drains it).
-    private static func runningOnItsQueue(
-        _ block: @escaping @Sendable () -> Void, of queue: AnyObject, barrier: Bool
-    ) -> () -> Void {
-        guard let queue = queue as? DispatchQueue, queue.label != mainQueueLabel else { return block }
-        return { queue.sync(flags: barrier ? .barrier : [], execute: block) }
-    }
-
-    /// The block on `worker` returned: it leaves its queue's line and the worker is free.
-    private func finishHandOff(onWorker worker: Int) {
-        pthread_mutex_lock(mutex)
-        if let entry = workerEntries[worker] {
-            entry.queue.entries.removeAll { $0 === entry }
-            workerEntries[worker] = nil
-        }
-        pthread_mutex_unlock(mutex)
-    }
-
     /// Gives `party` the turn; waits until it stops at a sync point (its step)
     /// or returns (`returned`). `nil` when it did neither in time.
-    private func resume(_ party: Int) -> (step: SyncStep?, returned: Bool)? {
+    func resume(_ party: Int) -> (step: SyncStep?, returned: Bool)? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         lastStep[party] = nil
@@ -612,7 +338,7 @@ final class ScheduleController: @unchecked Sendable {
 
     /// Lets every party run freely from now on; the controller is broken.
     /// Handed-off blocks no worker started are dropped.
-    private func abandon(_ end: ScheduleEnd) -> ScheduleEnd {
+    func abandon(_ end: ScheduleEnd) -> ScheduleEnd {
         pthread_mutex_lock(mutex)
         freeRunning = true
         isBroken = true
@@ -623,7 +349,7 @@ final class ScheduleController: @unchecked Sendable {
         return end
     }
 
-    private func threadLoop(_ index: Int) {
+    func threadLoop(_ index: Int) {
         pthread_mutex_lock(mutex)
         while true {
             while turn != index && !stopping && !(freeRunning && !finished[index] && jobs[index] != nil) {
@@ -652,65 +378,5 @@ final class ScheduleController: @unchecked Sendable {
             turn = Self.controllerTurn
             pthread_cond_signal(controllerCondition)
         }
-    }
-}
-
-/// A dispatch timer a controlled thread activated (see `ScheduleController.armTimer`).
-final class VirtualTimer: @unchecked Sendable {
-    let queue: DispatchQueue
-    let repeating: Bool
-    /// The controller that fires it.
-    weak var controller: ScheduleController?
-    /// `nil` once cancelled (or a one-shot timer's handler started); guarded by the controller's mutex.
-    var handler: (@Sendable () -> Void)?
-    /// Handlers run this schedule; guarded by the controller's mutex.
-    var fires = 0
-    /// The first tick's deadline on the virtual clock, if known, and the
-    /// repeat interval (nanoseconds); set once when armed.
-    var deadline: UInt64?
-    var interval: UInt64 = 0
-
-    /// The deadline of the tick that fires next (after `fires` handler runs).
-    var dueNanoseconds: UInt64? {
-        guard let deadline else { return nil }
-        let (offset, overflow) = interval.multipliedReportingOverflow(by: UInt64(fires))
-        let (due, late) = deadline.addingReportingOverflow(offset)
-        return overflow || late ? .max : due
-    }
-
-    init(queue: DispatchQueue, repeating: Bool, handler: @escaping @Sendable () -> Void) {
-        self.queue = queue
-        self.repeating = repeating
-        self.handler = handler
-    }
-}
-
-/// One queue's line of handed-off blocks, oldest first (guarded by the controller's mutex).
-private final class HandOffQueue {
-    let object: AnyObject
-    let serial: Bool
-    var entries: [HandOffEntry] = []
-
-    init(object: AnyObject, serial: Bool) {
-        self.object = object
-        self.serial = serial
-    }
-}
-
-/// A handed-off block, and the worker running it once it started.
-private final class HandOffEntry {
-    let block: @Sendable () -> Void
-    let barrier: Bool
-    unowned let queue: HandOffQueue
-    var worker: Int?
-    /// Whether the block is a virtual timer's fire.
-    var isTimerFire = false
-    /// Whether its worker ran a step of it.
-    var started = false
-
-    init(block: @escaping @Sendable () -> Void, barrier: Bool, queue: HandOffQueue) {
-        self.block = block
-        self.barrier = barrier
-        self.queue = queue
     }
 }

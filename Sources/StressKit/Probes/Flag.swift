@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A boolean set once by one thread and read by others.
@@ -40,5 +41,22 @@ public final class Counter: Sendable {
     /// The current value.
     public var value: Int {
         state.load(ordering: .acquiring)
+    }
+}
+
+extension Flag {
+    /// Waits on a real thread until the flag is set, spinning and, after 64
+    /// rounds, yielding the core (the thread that sets it may need it), for
+    /// at most about two milliseconds. A controlled thread waits at sync
+    /// points instead, where the schedule decides when the other side runs.
+    func spinBriefly() {
+        let deadline = monotonicNanoseconds() &+ 2_000_000
+        var rounds = 0
+        while !isSet && monotonicNanoseconds() < deadline {
+            rounds += 1
+            if rounds > 64 {
+                sched_yield()
+            }
+        }
     }
 }

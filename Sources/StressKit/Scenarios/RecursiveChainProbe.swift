@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 import Schedulers
 
 /// The outcomes of a `scheduleRecursive` chain racing its disposal from
@@ -273,14 +267,7 @@ public final class RecursiveChainProbe: @unchecked Sendable {
             }
             return
         }
-        let deadline = monotonicNanoseconds() &+ 2_000_000
-        var rounds = 0
-        while !flag.isSet && monotonicNanoseconds() < deadline {
-            rounds += 1
-            if rounds > 64 {
-                sched_yield()
-            }
-        }
+        flag.spinBriefly()
     }
 
     /// Classifies the iteration. Call once both actors returned.

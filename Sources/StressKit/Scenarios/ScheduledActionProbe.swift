@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 import Schedulers
 
 /// The outcomes of a scheduled action racing its disposal
@@ -136,14 +132,7 @@ public final class ScheduledActionProbe: @unchecked Sendable {
             while !flag.isSet && Exploration.syncPoint(.spinWait) {}
             if flag.isSet { return }
         }
-        let deadline = monotonicNanoseconds() &+ 2_000_000
-        var rounds = 0
-        while !flag.isSet && monotonicNanoseconds() < deadline {
-            rounds += 1
-            if rounds > 64 {
-                sched_yield()
-            }
-        }
+        flag.spinBriefly()
     }
 
     /// The action body: records what it saw and returns `result`.

@@ -108,31 +108,3 @@ func dispatchDrain(_ scheduler: SerialScheduler) {
         XCTFail("the scheduler did not drain within 10 s")
     }
 }
-
-extension XCTestCase {
-    /// On `scheduler`: a negative due time (`negative`) runs at once, one
-    /// just ahead runs, and `.never` has not run by then (it never will).
-    func assertNegativeDueTimeIsDueNowAndNeverDueTimeNeverRuns(
-        on scheduler: SchedulerType, negative: RxTimeInterval, file: StaticString = #filePath, line: UInt = #line
-    ) {
-        let probe = DispatchProbe()
-        let never = scheduler.scheduleRelative((), dueTime: .never) { _ in
-            probe.record("never")
-            return Disposables.create()
-        }
-        let ran = expectation(description: "negative ran")
-        _ = scheduler.scheduleRelative((), dueTime: negative) { _ in
-            ran.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [ran], timeout: 5)
-        let later = expectation(description: "later ran")
-        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(10)) { _ in
-            later.fulfill()
-            return Disposables.create()
-        }
-        wait(for: [later], timeout: 5)
-        XCTAssertEqual(probe.events, [], file: file, line: line)
-        never.dispose()
-    }
-}

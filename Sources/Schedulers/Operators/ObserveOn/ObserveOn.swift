@@ -43,7 +43,7 @@ extension ObservableType {
     /// termination (guarantee 8). Disposing from another thread stops delivery
     /// before the next event, though an event already being delivered finishes.
     public func observe(on scheduler: ImmediateSchedulerType, path: ObserveOnPath) -> Observable<Element> {
-        if path == .automatic, let serial = scheduler._asSerialScheduler {
+        if path == .automatic, let serial = scheduler.asSerialScheduler {
             return ObserveOnSerial(source: asObservable(), scheduler: serial)
         }
         return ObserveOnGeneric(source: asObservable(), scheduler: scheduler)

@@ -24,21 +24,22 @@ public protocol ImmediateScheduler {
         action: @escaping (StateType) -> Disposable
     ) -> Disposable
 
-    /// This scheduler as a `SerialScheduler` if it conforms, else `nil`:
-    /// how `observe(on:)` picks its path.
+    /// This scheduler itself if it makes the serial promise (conforms to
+    /// `SerialScheduler`), else `nil`: how `observe(on:)` picks its path.
     ///
-    /// Not for schedulers to implement: the library provides it for every
-    /// scheduler (`nil`) and for every `SerialScheduler` (the scheduler
-    /// itself), and the compiler picks the right one from the scheduler's
-    /// conformances. It exists because the same question asked as a cast
-    /// (`scheduler as? any SerialScheduler`) is a run-time conformance lookup,
-    /// dearest when the answer is no, paid by every subscription.
-    var _asSerialScheduler: (any SerialScheduler)? { get }
+    /// Provided for every scheduler (`nil`) and for every `SerialScheduler`
+    /// (the scheduler itself); the compiler picks the right one from the
+    /// scheduler's conformances, so a scheduler has no reason to implement
+    /// it. One that does must return `self` or `nil`. It is a requirement,
+    /// not a cast, because the same question asked as a cast
+    /// (`scheduler as? any SerialScheduler`) is a run-time conformance
+    /// lookup, dearest when the answer is no, paid by every subscription.
+    var asSerialScheduler: (any SerialScheduler)? { get }
 }
 
 extension ImmediateScheduler {
     /// `nil`: this scheduler makes no serial promise.
-    public var _asSerialScheduler: (any SerialScheduler)? { nil }
+    public var asSerialScheduler: (any SerialScheduler)? { nil }
 }
 
 /// A scheduler that knows the time and can run work after a delay.
@@ -83,17 +84,11 @@ public protocol Scheduler: ImmediateScheduler {
 
 /// A scheduler with native periodic scheduling.
 ///
-/// Conforming tells callers that `schedulePeriodic` is implemented by the
-/// scheduler itself (for example with a dispatch timer) rather than emulated.
-public protocol PeriodicScheduler: Scheduler {
-    /// Schedules `action` periodically, natively. See `Scheduler.schedulePeriodic`.
-    func schedulePeriodic<StateType>(
-        _ state: StateType,
-        startAfter: RxTimeInterval,
-        period: RxTimeInterval,
-        action: @escaping (StateType) -> StateType
-    ) -> Disposable
-}
+/// Conforming tells callers that `Scheduler.schedulePeriodic` is implemented
+/// by the scheduler itself (for example with a dispatch timer) rather than
+/// emulated. It adds no requirement: the scheduler's own `schedulePeriodic`
+/// is the witness of `Scheduler`'s.
+public protocol PeriodicScheduler: Scheduler {}
 
 /// The proof that a scheduler is serial, which gives it the `observe(on:)` fast path.
 ///
@@ -113,7 +108,7 @@ public protocol SerialScheduler: ImmediateScheduler {
 
 extension SerialScheduler {
     /// This scheduler itself: it makes the serial promise.
-    public var _asSerialScheduler: (any SerialScheduler)? { self }
+    public var asSerialScheduler: (any SerialScheduler)? { self }
 }
 
 /// RxSwift 6's name for `ImmediateScheduler`.

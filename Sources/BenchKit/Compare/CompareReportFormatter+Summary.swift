@@ -1,0 +1,193 @@
+import Foundation
+import ToolSupport
+
+extension CompareReportFormatter {
+    /// What was compared, how, what could not be judged and why the exit
+    /// status is what it is.
+    public func summary() -> String {
+        let options = report.options
+        let alpha = NumberFormat.plain(options.alpha)
+        var text = "\(report.comparisons.count) series compared (base \(report.basePath), new \(report.newPath)): "
+        text += CompareVerdict.allCases.map { "\($0.rawValue) \(report.count(of: $0))" }.joined(separator: ", ")
+        text += ".\n"
+        text += "Test: per timing series, one-sided Mann-Whitney U tests (exact distribution without ties, "
+        text += "normal approximation with tie correction otherwise) of the new repetitions against the base ones "
+        text += "moved by the threshold: worse by more than the threshold, in the metric's harmful direction, "
+        text += "and better by more than it; the threshold of \(NumberFormat.plain(options.threshold * 100))%, "
+        text += "for wake-up-bound times (hop latency p50, timer lateness and drift, the main queue) "
+        text += "\(NumberFormat.plain(max(options.threshold, options.wakeUpThreshold) * 100))%. "
+        text += "CPU-bound times are corrected for the machine drift the same run's peers show.\n"
+        text += "False discovery rate: \(FalseDiscoveryRate.procedureName) across the \(report.testedCount) tested "
+        text += "series at alpha \(alpha): worse and better need q <= \(alpha), q being p adjusted across the run "
+        text += "(p: one-sided p-value in the direction the series moved).\n"
+        text += "same: the \(confidenceLabel) of the change (Hodges-Lehmann, in % of the base median; each bound a "
+        text += "one-sided \(oneSidedConfidence) bound) lies within +-threshold. ~: not shown equal, neither a "
+        text += "change beyond the threshold nor sameness within it is shown, and the median did not move beyond the "
+        text += "threshold in the harmful direction. moved worse?: the median moved beyond the threshold in the "
+        text += "harmful direction (as measured and after the drift correction) but no test confirmed it: "
+        text += "not judged, never a pass. change: of the medians.\n"
+        text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
+        if options.exactTolerances.isEmpty {
+            text += "any change in the bad direction is worse, whatever the threshold; equal counts are same.\n"
+        } else {
+            text += "a change in the bad direction beyond the exact tolerance ("
+            text += options.exactTolerances.map(\.description).joined(separator: ",")
+            text += ") is worse, whatever the threshold.\n"
+        }
+        let wholeAllocationBenchmarks = Set(
+            report.comparisons.filter(\.rule.isExact).map(\.key.benchmark)
+        ).filter { CSVSchema.benchmark(named: $0)?.countsInWholeAllocations == true }.sorted()
+        if !wholeAllocationBenchmarks.isEmpty {
+            text += "Counted in whole allocations per operation (\(wholeAllocationBenchmarks.joined(separator: ", "))): "
+            text += "a change within \(NumberFormat.plain(BenchmarkSchema.wholeAllocationTolerance)) allocations "
+            text += "and \(NumberFormat.plain(BenchmarkSchema.wholeAllocationByteTolerance)) bytes is same, because "
+            text += "caches outside the library (libdispatch's continuations) serve a few allocations of a counted "
+            text += "batch; one more allocation per operation is still worse.\n"
+        }
+        let informational = report.count(of: .informational)
+        if informational > 0 {
+            text += "\(informational) series are shown, not judged, by design (peers and references measure the "
+            text += "machine; single-run tails, per-tick samples and machine facts are not the code's); "
+            text += "only --format csv lists them.\n"
+        }
+        let noValues = report.count(of: .noValues)
+        if noValues > 0 {
+            text += "\(noValues) series have no values on at least one side (empty value: not measured in that run, "
+                + "e.g. allocation counting unavailable).\n"
+        }
+        let unchecked = report.comparisons.filter { comparison in
+            comparison.rule.isExact && !(comparison.baseValues ?? []).isEmpty
+                && (comparison.newValues ?? []).isEmpty
+        }
+        if !unchecked.isEmpty {
+            text += "Warning: \(unchecked.count) exact-count series of the base have no values in the new file "
+                + "(removed, another allocator, or allocation counting unavailable): nothing checks them.\n"
+        }
+        text += referencesSummary()
+        switch options.gate {
+        case .all:
+            text += "Gate: all metrics.\n"
+        case .exact:
+            text += "Gate: exact metrics only; timing verdicts are shown but do not affect the exit status.\n"
+        }
+        text += unjudgedSummary()
+        let regressions = report.regressions
+        for regression in regressions {
+            text += "Regression: \(regression.key): \(Self.medians(of: regression))\n"
+        }
+        let gatedUnjudged = report.comparisons.filter(\.isGatedUnjudged).count
+        if !regressions.isEmpty {
+            let noun = regressions.count == 1 ? "regression" : "regressions"
+            text += "\(regressions.count) \(noun): exit status 1.\n"
+        } else if gatedUnjudged > 0 {
+            text += "No regression found, but \(gatedUnjudged) gated series could not be judged: "
+            text += "exit status 3, not a pass.\n"
+        } else {
+            text += "No regression: exit status 0. No gated series moved beyond its threshold in the harmful "
+            text += "direction, and every gated series was judged: same \(report.count(of: .same)) (shown equal "
+            text += "within the threshold), ~ \(report.count(of: .cannotTell)) (not shown equal: moved less than "
+            text += "the threshold, too noisy to show sameness)"
+            let likely = report.count(of: .unconfirmedBetter)
+            text += likely > 0 ? ", better? \(likely)." : "."
+            text += "\n"
+        }
+        let likelyBetter = report.count(of: .unconfirmedBetter)
+        if likelyBetter > 0 {
+            text += "better?, \(likelyBetter) series: every new repetition better than every base one by more than "
+            text += "the threshold (p <= \(alpha)), but not after the correction across the run (q > \(alpha)): "
+            text += "likely improvements; more repetitions would confirm them. They do not affect the exit status.\n"
+        }
+        return text
+    }
+
+    /// The references' spreads in each file, and whether each is a stable
+    /// bound there (see ``ReferenceBound``). Empty when neither file has one.
+    func referencesSummary() -> String {
+        let sides = [("base", report.baseReferences), ("new", report.newReferences)].filter { !$0.1.isEmpty }
+        guard !sides.isEmpty else { return "" }
+        var text = "References (spread: interquartile range over the median of the repetitions; a reference is the "
+        text += "limit of what it bounds only where its repetitions are tighter than the library's series beside it):\n"
+        for (side, bounds) in sides {
+            for bound in bounds {
+                text += "  \(side) \(bound.description)\n"
+            }
+        }
+        return text
+    }
+
+    /// The part of the summary about series that should have been judged but
+    /// could not be: how many, why, which, and how many repetitions a side
+    /// would judge them. Empty when every series was judged.
+    func unjudgedSummary() -> String {
+        let unjudged = report.unjudged
+        guard !unjudged.isEmpty else { return "" }
+        let alpha = NumberFormat.plain(report.options.alpha)
+        let gated = unjudged.filter(\.isGated).count
+        var text = "Could not judge \(unjudged.count) series"
+        text += gated == unjudged.count ? ":\n" : " (\(gated) of them gated):\n"
+        let tooFew = unjudged.filter { $0.verdict == .tooFewRepetitions }
+        if !tooFew.isEmpty {
+            var sizes: [String: Int] = [:]
+            var order: [String] = []
+            for comparison in tooFew {
+                let base = comparison.baseValues?.count ?? 0
+                let new = comparison.newValues?.count ?? 0
+                let minimum = Self.probability(
+                    MannWhitneyUTest.minimumAchievablePValue(m: base, n: new, alternative: .secondGreater))
+                let size = "\(base) base / \(new) new repetitions (smallest possible p \(minimum))"
+                if sizes[size] == nil {
+                    order.append(size)
+                }
+                sizes[size, default: 0] += 1
+            }
+            text += "Too few repetitions, \(tooFew.count) series: even if every new repetition were worse than every "
+            text += "base one, p could not reach \(alpha): "
+            text += order.map { "\(sizes[$0] ?? 0) with \($0)" }.joined(separator: "; ")
+            if let any = report.repetitionsForAnyVerdict {
+                text += ". A verdict needs at least \(any) repetitions a side"
+            }
+            text += ".\n"
+        }
+        let unconfirmed = unjudged.filter { $0.verdict == .unconfirmedWorse }
+        if !unconfirmed.isEmpty {
+            text += "worse?, \(unconfirmed.count) series: every new repetition worse than every base one by more "
+            text += "than the threshold (p <= \(alpha), as small as these repetitions allow), but not after the "
+            text += "correction across the run (q > \(alpha)): a regression or one of the run's chance findings; "
+            text += "only more repetitions can tell.\n"
+        }
+        let moved = unjudged.filter { $0.verdict == .movedWorse }
+        if !moved.isEmpty {
+            text += "moved worse?, \(moved.count) series: the median moved beyond its threshold in the harmful "
+            text += "direction, but the repetitions overlap too much for the test to confirm it (spread below: "
+            text += "interquartile range over the median). Not a pass. What would judge them: more repetitions "
+            text += "(e.g. BenchRunner --repetitions \(Self.repetitionsToConfirm(moved, alpha: report.options.alpha)) "
+            text += "for both runs, or spread across processes with --forks 3), longer repetitions "
+            text += "(--min-repetition-ms 200, or the default run instead of --quick: more elements a repetition), "
+            text += "or a quieter machine (nothing else building or running).\n"
+        }
+        if let lone = report.repetitionsForALoneChange {
+            let level = report.options.alpha / Double(max(1, report.judgeableCount))
+            let reached = MannWhitneyUTest.minimumAchievablePValue(m: lone, n: lone, alternative: .secondGreater)
+            text += "Repetitions needed: \(lone) a side (both runs, e.g. BenchRunner --repetitions \(lone)): "
+            text += "then a single series whose every repetition got worse beyond the threshold reaches "
+            text += "p = \(Self.probability(reached)) <= \(alpha)/\(max(1, report.judgeableCount)) = "
+            text += "\(Self.probability(level)) and stays worse after the correction across the "
+            text += "\(report.judgeableCount) judgeable series.\n"
+        }
+        text += "Not judged:\n"
+        for comparison in unjudged {
+            text += "  \(comparison.key): \(comparison.verdict.rawValue)"
+            text += comparison.isGated ? "" : " (not gated)"
+            text += ", \(comparison.baseValues?.count ?? 0)/\(comparison.newValues?.count ?? 0) repetitions"
+            text += ", \(Self.medians(of: comparison))"
+            if let test = comparison.worseTest, let adjusted = comparison.adjustedWorseP {
+                text += ", p \(Self.probability(test.pValue)), q \(Self.probability(adjusted))"
+            }
+            if comparison.verdict == .movedWorse {
+                text += ", spread base \(Self.spread(comparison.baseValues)), new \(Self.spread(comparison.newValues))"
+            }
+            text += "\n"
+        }
+        return text
+    }
+}
