@@ -12,6 +12,11 @@ let package = Package(
         .library(name: "SchedulersTesting", targets: ["SchedulersTesting"]),
         .executable(name: "BenchRunner", targets: ["BenchRunner"]),
         .executable(name: "Stress", targets: ["Stress"]),
+        // The tools as libraries, for an executable that measures and
+        // stress-tests its own schedulers (Examples/MyEventLoop):
+        // `BenchRunnerMain.run(registering:)`, `StressMain.run(registering:)`.
+        .library(name: "BenchKit", targets: ["BenchKit", "BenchRunnerCLI"]),
+        .library(name: "StressKit", targets: ["StressKit"]),
     ],
     traits: [
         // Off by default, and never enabled by a client: the library's sync
@@ -76,13 +81,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .executableTarget(
-            name: "BenchRunner",
+        // BenchRunner's command line, callable from any executable.
+        .target(
+            name: "BenchRunnerCLI",
             dependencies: [
                 "BenchKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "BenchRunner", dependencies: ["BenchRunnerCLI"]),
 
         // The dispose-race harness and its scenarios.
         .target(

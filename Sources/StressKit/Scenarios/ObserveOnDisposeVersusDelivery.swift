@@ -120,17 +120,18 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
     private let path: ObserveOnPath
     /// Explorable on both paths: the schedulers and the serial fast path hand
     /// their work through the library's seam.
-    public let explorationBlocker: String? = nil
+    public let explorationBlocker: String?
     /// Drains and the scheduled disposal, each on a worker.
     public let explorationWorkers = 3
 
-    /// Creates the scenario for the scheduler of `kind`, on `path`.
-    public init(_ kind: SchedulerUnderTest.Kind, path: ObserveOnPath = .automatic) {
-        scheduler = ScenarioScheduler(kind)
+    /// Creates the scenario for the registered scheduler, on `path`.
+    public init(_ registration: StressScheduler, path: ObserveOnPath = .automatic) {
+        scheduler = ScenarioScheduler(registration)
+        explorationBlocker = scheduler.explorationBlocker
         self.path = path
         let pathName = path == .generic ? "-generic-path" : ""
-        name = "dispose-vs-observeOn.\(kind.rawValue)\(pathName)"
-        summary = "\(kind.rawValue)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "
+        name = "dispose-vs-observeOn.\(registration.name)\(pathName)"
+        summary = "\(registration.name)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "
             + "while an action on the scheduler disposes the observeOn subscription"
     }
 
@@ -178,7 +179,7 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
         guard values == Array(0..<values.count) else { return .wrongOrder }
         guard state.emitter.sourceDisposable.disposeCount == 1 else { return .sourceNotDisposedOnce }
         if state.log.afterDispose.isSet {
-            return scheduler.kind.isSerial ? .eventAfterDispose : .eventAfterDisposeOnConcurrent
+            return scheduler.current?.isSerial == true ? .eventAfterDispose : .eventAfterDisposeOnConcurrent
         }
         switch values.count {
         case 0: return .noneDelivered

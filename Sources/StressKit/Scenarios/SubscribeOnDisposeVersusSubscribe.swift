@@ -64,15 +64,16 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
     private let scheduler: ScenarioScheduler
     /// Explorable: the schedulers hand their work through the library's
     /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
+    public let explorationBlocker: String?
     /// The gate, the subscription and its scheduled disposal, each on a worker.
     public let explorationWorkers = 3
 
-    /// Creates the scenario for the scheduler of `kind`.
-    public init(_ kind: SchedulerUnderTest.Kind) {
-        scheduler = ScenarioScheduler(kind)
-        name = "dispose-vs-subscribeOn.\(kind.rawValue)"
-        summary = "\(kind.rawValue): dispose() from another thread races a pending subscribe(on:) subscription"
+    /// Creates the scenario for the registered scheduler.
+    public init(_ registration: StressScheduler) {
+        scheduler = ScenarioScheduler(registration)
+        explorationBlocker = scheduler.explorationBlocker
+        name = "dispose-vs-subscribeOn.\(registration.name)"
+        summary = "\(registration.name): dispose() from another thread races a pending subscribe(on:) subscription"
     }
 
     public func setUp() {
