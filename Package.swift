@@ -112,8 +112,8 @@ let package = Package(
             name: "SchedulersTests",
             dependencies: ["Schedulers", "SchedulersTesting", "CAllocationCounter"]
         ),
-        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ToolSupport"]),
-        .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport"]),
+        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ToolSupport", "Schedulers"]),
+        .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport", "Schedulers"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
         // TestSchedulerClock against swift-clocks' TestClock: how often a
         // "sleep, advance, check" test misses a wake-up on each.

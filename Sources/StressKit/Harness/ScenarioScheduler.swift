@@ -27,7 +27,9 @@ final class ScenarioScheduler: @unchecked Sendable {
     }
 
     func setUp() {
-        current = registration.make()
+        let made = registration.make()
+        made.settleSeconds = registration.settleTimeoutSeconds
+        current = made
     }
 
     func tearDown() {

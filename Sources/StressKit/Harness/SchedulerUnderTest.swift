@@ -26,6 +26,9 @@ public final class SchedulerUnderTest: @unchecked Sendable {
         }
     }
 
+    /// How long ``settle(seconds:)`` waits by default (a registration's
+    /// ``StressScheduler/settleTimeoutSeconds``).
+    public internal(set) var settleSeconds: Double = 10
     /// Which builtin scheduler this is; `nil` for a registered one.
     public let kind: Kind?
     /// The name scenario names end with.
@@ -145,7 +148,8 @@ public final class SchedulerUnderTest: @unchecked Sendable {
 
     /// Waits until everything enqueued before the call has run or been
     /// dropped. Returns `false` if that took longer than `seconds`.
-    public func settle(seconds: Double = 10) -> Bool {
+    public func settle(seconds: Double? = nil) -> Bool {
+        let seconds = seconds ?? settleSeconds
         let done = DispatchSemaphore(value: 0)
         enqueueGate { done.signal() }
         return done.wait(timeout: .now() + seconds) == .success

@@ -24,6 +24,10 @@ import Schedulers
 public struct StressScheduler: Sendable {
     /// The name given at registration; scenario names end with it.
     public let name: String
+    /// How long a scenario waits for the scheduler to run or drop what it
+    /// was given (after each batch, and at tear-down) before it grades the
+    /// batch `never-settled` and stops, naming the scheduler (10 s).
+    public var settleTimeoutSeconds: Double = 10
     let isSerial: Bool
     let isScheduler: Bool
     let isPeriodic: Bool
@@ -90,6 +94,13 @@ public struct StressScheduler: Sendable {
             return SchedulerUnderTest(
                 name: name, isSerial: serial, scheduler: box.scheduler, isCurrent: currentCheck, gate: ownGate)
         }
+    }
+
+    /// This registration with ``settleTimeoutSeconds`` set to `seconds`.
+    public func settleTimeout(seconds: Double) -> StressScheduler {
+        var copy = self
+        copy.settleTimeoutSeconds = seconds
+        return copy
     }
 
     /// A builtin scheduler of `kind`.

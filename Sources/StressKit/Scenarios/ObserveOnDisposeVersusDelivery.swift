@@ -21,6 +21,8 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
         case hung = "never-settled"
 
         public var id: String { rawValue }
+    /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
+    public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {
             switch self {
             case .noneDelivered, .someDelivered, .allDelivered: .acceptable
@@ -38,7 +40,7 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
             case .wrongOrder: "elements arrived out of order or twice"
             case .overlappingCalls: "the observer was called concurrently with itself"
             case .sourceNotDisposedOnce: "the source's disposable was disposed 0 or 2+ times"
-            case .hung: "the scheduler did not drain within 10 s"
+            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
             }
         }
     }

@@ -22,6 +22,8 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         case hung = "never-settled"
 
         public var id: String { rawValue }
+    /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
+    public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {
             switch self {
             case .disposedBeforeFirstTick, .tickedThenDisposed: .acceptable
@@ -37,7 +39,7 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
             case .ticksAfterDispose: "two or more ticks began after dispose() returned"
             case .overlapped: "two ticks of the job ran at the same time"
             case .stateNotPassed: "a tick did not receive the state the previous tick returned"
-            case .hung: "the scheduler did not drain within 10 s"
+            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
             }
         }
     }

@@ -22,6 +22,8 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
         case hung = "never-settled"
 
         public var id: String { rawValue }
+    /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
+    public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {
             switch self {
             case .disposedBeforeSubscribe, .subscribedThenDisposed: .acceptable
@@ -41,7 +43,7 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
             case .disposedOffScheduler: "the source's resource was disposed on a thread not of the scheduler"
             case .notDisposedOnce: "the source's resource was disposed 0 or 2+ times"
             case .subscribedTwice: "the source was subscribed more than once"
-            case .hung: "the scheduler did not drain within 10 s"
+            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
             }
         }
     }
