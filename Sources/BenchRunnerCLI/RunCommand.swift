@@ -121,8 +121,15 @@ struct Run: ParsableCommand {
         let probe = PlainRecursionProbe(executable: AllocatorLauncher.executablePath, arguments: ["probe-recursion"])
         let configuration = suite.configuration(recursionProbe: probe)
         let benchmarks = BenchmarkCatalog.all.filter { onlyBenchmark == nil || $0.schema.name == onlyBenchmark }
+        var patterns = suite.patterns
+        if onlyBenchmark != nil {
+            // A child of --isolate: the patterns that select something of its
+            // benchmark (the parent started it because one does).
+            let plans = benchmarks.flatMap { $0.plans(for: configuration) }
+            patterns = patterns.filter { pattern in plans.contains(where: BenchmarkFilter([pattern]).matches) }
+        }
         let runner = SuiteRunner(
-            configuration: configuration, benchmarks: benchmarks, filter: BenchmarkFilter(suite.patterns),
+            configuration: configuration, benchmarks: benchmarks, filter: BenchmarkFilter(patterns),
             counter: setup.counter, allocationPass: pass)
         if countsOnly {
             print("BenchRunner: counting allocations under \(allocatorName) (thread cache off), "

@@ -103,7 +103,7 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         explorationBlocker = scheduler.explorationBlocker
         self.emulated = emulated
         name = "dispose-vs-periodic.\(registration.name)\(emulated ? "-emulated" : "")"
-        summary = "\(registration.name) \(emulated ? "emulated" : "native") periodic job (period "
+        summary = "\(registration.name) \(emulated ? "emulated" : registration.isPeriodic ? "native" : "schedulePeriodic (the library's emulation: not a PeriodicScheduler)") periodic job (period "
             + "\(Self.periodMicroseconds) µs): dispose() from another thread races its ticks"
     }
 
