@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Schedulers
 import XCTest
 @testable import StressKit
@@ -149,5 +150,25 @@ final class Unordered: ImmediateScheduler, @unchecked Sendable {
 
     func schedule<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
         ConcurrentDispatchQueueScheduler(queue: queue).schedule(state, action: action)
+    }
+}
+
+final class StressCSVAfterEveryScenarioTests: XCTestCase {
+    /// A scheduler that traps in one scenario ends the process; the CSV must
+    /// already hold the scenarios before it. The second scenario reads the
+    /// file while it runs: the first one's row must be there.
+    func testTheCSVHoldsEveryFinishedScenarioBeforeTheNextStarts() throws {
+        let path = NSTemporaryDirectory() + "stress-csv-\(UInt32.random(in: 0...UInt32.max)).csv"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let second = FakeScenario(name: "fake.second") { _ in
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            return text.contains("fake.first") ? .first : .broken
+        }
+        let output = OutputRecorder()
+        let command = StressCommand(
+            scenarios: [FakeScenario(name: "fake.first") { _ in .first }, second], output: output.record)
+        XCTAssertEqual(command.main(["--iterations", "10", "--seed", "1", "--csv", path]), StressCommand.success, output.text)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.contains("fake.first") && text.contains("fake.second"), text)
     }
 }
