@@ -12,6 +12,11 @@ let package = Package(
         .library(name: "SchedulersTesting", targets: ["SchedulersTesting"]),
         .executable(name: "BenchRunner", targets: ["BenchRunner"]),
         .executable(name: "Stress", targets: ["Stress"]),
+        // The tools as libraries, for an executable that measures and
+        // stress-tests its own schedulers (Examples/MyEventLoop):
+        // `BenchRunnerMain.run(registering:)`, `StressMain.run(registering:)`.
+        .library(name: "BenchKit", targets: ["BenchKit", "BenchRunnerCLI"]),
+        .library(name: "StressKit", targets: ["StressKit"]),
     ],
     traits: [
         // Off by default, and never enabled by a client: the library's sync
@@ -76,13 +81,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .executableTarget(
-            name: "BenchRunner",
+        // BenchRunner's command line, callable from any executable.
+        .target(
+            name: "BenchRunnerCLI",
             dependencies: [
                 "BenchKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "BenchRunner", dependencies: ["BenchRunnerCLI"]),
 
         // The dispose-race harness and its scenarios.
         .target(
@@ -105,8 +112,8 @@ let package = Package(
             name: "SchedulersTests",
             dependencies: ["Schedulers", "SchedulersTesting", "CAllocationCounter"]
         ),
-        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ToolSupport"]),
-        .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport"]),
+        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ToolSupport", "Schedulers"]),
+        .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport", "Schedulers"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
         // TestSchedulerClock against swift-clocks' TestClock: how often a
         // "sleep, advance, check" test misses a wake-up on each.

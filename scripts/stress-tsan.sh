@@ -10,15 +10,21 @@
 # Environment:
 #   STRESS_TSAN_SCRATCH  build directory (default .build-tsan, separate from .build)
 #   STRESS_SELF_CHECK_ITERATIONS  iterations of the self-check (default 100000)
+#   STRESS_PACKAGE_PATH  the package whose executable runs (default: this
+#                        repository); a user's package that registers its own
+#                        schedulers through StressMain, e.g. Examples/MyEventLoop
+#   STRESS_PRODUCT       that executable (default Stress), e.g. MyEventLoopStress
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scratch="${STRESS_TSAN_SCRATCH:-.build-tsan}"
+package_path="${STRESS_PACKAGE_PATH:-.}"
+product="${STRESS_PRODUCT:-Stress}"
+scratch="${STRESS_TSAN_SCRATCH:-$package_path/.build-tsan}"
 self_check_iterations="${STRESS_SELF_CHECK_ITERATIONS:-100000}"
 
-echo "== building Stress with --sanitize=thread in $scratch"
-swift build -c release --sanitize=thread --scratch-path "$scratch" --product Stress
-binary="$(swift build -c release --sanitize=thread --scratch-path "$scratch" --show-bin-path)/Stress"
+echo "== building $product ($package_path) with --sanitize=thread in $scratch"
+swift build -c release --sanitize=thread --package-path "$package_path" --scratch-path "$scratch" --product "$product"
+binary="$(swift build -c release --sanitize=thread --package-path "$package_path" --scratch-path "$scratch" --show-bin-path)/$product"
 
 tsan_options="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4"
 # A suppression is allowed only for an upstream cause, named beside it in the file.
@@ -34,10 +40,10 @@ stress_default_limit 100000 "$@"
 
 started=$(date +%s)
 status=0
-echo "== Stress ${limit[*]} $*"
+echo "== $product ${limit[*]} $*"
 "$binary" "${limit[@]}" "$@" || status=$?
 scenarios_done=$(date +%s)
-echo "== Stress --self-check --iterations $self_check_iterations"
+echo "== $product --self-check --iterations $self_check_iterations"
 self_check_status=0
 "$binary" --self-check --iterations "$self_check_iterations" || self_check_status=$?
 finished=$(date +%s)

@@ -105,7 +105,7 @@ final class BatchGateTests: XCTestCase {
 
     func testCountingAHopWithoutJemallocCompletesWithoutCounts() throws {
         let context = MeasureContext(counter: .disabled, configuration: .tiny(recursionProbe: nil))
-        let hop = try XCTUnwrap(HopCatalog.all.first { $0.name == "fast-path" })
+        let hop = try XCTUnwrap(HopCatalog.all(.standard).first { $0.name == "fast-path" })
         XCTAssertNil(try HopAllocationCount.count(hop: hop, batch: 20, context: context))
     }
 }

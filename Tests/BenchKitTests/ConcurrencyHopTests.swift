@@ -45,7 +45,7 @@ final class ConcurrencyHopTests: XCTestCase {
         for name in ["actor-executor", "peer.actor"] {
             XCTAssertTrue(throughput.contains(name), name)
             XCTAssertTrue(latency.contains(name), name)
-            XCTAssertTrue(HopCatalog.all.contains { $0.name == name }, name)
+            XCTAssertTrue(HopCatalog.all(.standard).contains { $0.name == name }, name)
         }
         XCTAssertEqual(CSVSchema.benchmark(named: "asyncSequence.throughput")?.variants.map(\.name), ["values", "peer.asyncstream"])
         XCTAssertEqual(AsyncSequenceThroughputBenchmark().hops.map(\.name), ["values", "peer.asyncstream"])

@@ -1,13 +1,25 @@
 /// Every benchmark, in the order a run executes them (the order of `CSVSchema.benchmarks`).
 public enum BenchmarkCatalog {
+    /// The benchmarks of the active registry (``SchedulerRegistry/active``).
     public static var all: [any Benchmark] {
-        [
-            ObserveOnThroughputBenchmark(),
-            ObserveOnLatencyBenchmark(),
-            ObserveOnSubscriptionBenchmark(),
+        all(.active)
+    }
+
+    /// The benchmarks measuring `registry`'s schedulers and peers.
+    /// `scheduler.recursion` is listed only when a registration asks for it
+    /// (none of ``SchedulerRegistry/standard``'s does).
+    public static func all(_ registry: SchedulerRegistry) -> [any Benchmark] {
+        var benchmarks: [any Benchmark] = [
+            ObserveOnThroughputBenchmark(registry: registry),
+            ObserveOnLatencyBenchmark(registry: registry),
+            ObserveOnSubscriptionBenchmark(registry: registry),
             AsyncSequenceThroughputBenchmark(),
             TrampolineBenchmark(),
-            PeriodicDriftBenchmark(),
+            PeriodicDriftBenchmark(registry: registry),
         ]
+        if !SchedulerRecursionBenchmark.schedulers(registry).isEmpty {
+            benchmarks.append(SchedulerRecursionBenchmark(registry: registry))
+        }
+        return benchmarks
     }
 }

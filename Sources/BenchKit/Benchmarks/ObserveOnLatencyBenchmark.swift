@@ -24,7 +24,7 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     /// rows the busy one.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
-            name: name, variants: HopCatalog.all.map(\.id),
+            name: name, variants: HopCatalog.all(.active).map(\.id),
             metrics: [.latencyP50, .latencyP99, .latencyP999, .latencyMax])
     }
     let hops: [HopVariant]
@@ -46,8 +46,14 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
         }
     }
 
+    /// The hops of the active registry (``SchedulerRegistry/active``).
     public init() {
-        hops = HopCatalog.all
+        self.init(registry: .active)
+    }
+
+    /// The hops of `registry`.
+    public init(registry: SchedulerRegistry) {
+        hops = HopCatalog.all(registry)
     }
 
     init(hops: [HopVariant]) {

@@ -16,15 +16,16 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
-            name: name, variants: SubscriptionVariants.all.map(\.id),
+            name: name, variants: SubscriptionVariants.all(.active).map(\.id),
             metrics: [.nanosecondsPerLifecycle, .allocationsPerLifecycle, .bytesPerLifecycle],
             // Each lifecycle hands one drain to the scheduler's thread, which is
             // usually idle: the time is mostly that thread's wake-up.
-            wakeUpBoundVariants: [.fastPath, .generic, .concurrent, .operationQueue, .main, .peer("opencombine")],
+            // (every variant but the trampoline's, which runs inline).
+            wakeUpBoundVariants: SubscriptionVariants.wakeUpBound(.active),
             // The main run loop allocates a varying fraction per lifecycle
             // around the library's own (28.69 against 28.80 in two runs of one
             // revision); the same sinks are counted exactly on the other variants.
-            varyingCountVariants: [.main],
+            varyingCountVariants: mainThreadVariants(.active),
             // Exact in whole allocations per lifecycle only: libdispatch serves
             // a few of a counted batch's continuations from its per-thread
             // cache, so one binary counted `operation-queue` at 25.993, 25.996
@@ -53,8 +54,26 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
         }
     }
 
+    /// The variants of the active registry (``SchedulerRegistry/active``).
     public init() {
-        variants = SubscriptionVariants.all
+        self.init(registry: .active)
+    }
+
+    /// The variants of `registry`.
+    public init(registry: SchedulerRegistry) {
+        variants = SubscriptionVariants.all(registry)
+    }
+
+    /// The hop variants that deliver on the main thread (`main`): wake-up
+    /// bound, and the main run loop's allocations vary per drain.
+    static func hopMainThreadVariants(_ registry: SchedulerRegistry) -> [VariantID] {
+        registry.schedulers.filter { $0.deliversOnMain && $0.families.contains(.hops) }.flatMap { $0.hopPaths.map(\.id) }
+    }
+
+    /// The variants that deliver on the main thread (`main`), whose run loop
+    /// allocates a varying amount around the library's own.
+    static func mainThreadVariants(_ registry: SchedulerRegistry) -> [VariantID] {
+        registry.schedulers.filter { $0.deliversOnMain && $0.families.contains(.subscription) }.flatMap { $0.hopPaths.map(\.id) }
     }
 
     init(variants: [SubscriptionVariant]) {

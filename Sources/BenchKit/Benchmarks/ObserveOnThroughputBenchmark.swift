@@ -14,16 +14,16 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
-            name: name, variants: HopCatalog.throughput.map(\.id),
+            name: name, variants: HopCatalog.throughput(.active).map(\.id),
             metrics: [.elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement],
-            wakeUpBoundVariants: [.main],
+            wakeUpBoundVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active),
             // How many drains the counted batch takes on the main queue
             // depends on when the main run loop wakes, and each drain
             // allocates its scheduled item: 14 or 15 allocations per batch of
             // 1,000 (0.880 to 0.944 bytes per element) in runs of one
             // revision. Shown, not gated; the other variants' drains are
             // counted exactly.
-            varyingCountVariants: [.main])
+            varyingCountVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active))
     }
     let hops: [HopVariant]
 
@@ -42,8 +42,14 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
         }
     }
 
+    /// The hops of the active registry (``SchedulerRegistry/active``).
     public init() {
-        hops = HopCatalog.throughput
+        self.init(registry: .active)
+    }
+
+    /// The hops of `registry`.
+    public init(registry: SchedulerRegistry) {
+        hops = HopCatalog.throughput(registry)
     }
 
     init(hops: [HopVariant]) {

@@ -12,16 +12,20 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
     /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
-            name: name, variants: catalog.map(\.id),
+            name: name, variants: catalog(.active).map(\.id),
             metrics: [.latenessP50, .latenessP99, .latenessMax, .finalDrift, .skippedTicks, .latenessAtTick])
     }
 
-    /// Every job, in the order a run interleaves them.
-    static var catalog: [PeriodicJob] {
-        LibraryPeriodicJobs.all + [
-            UserSchedulerPeriodicJob.job,
-            PeerPeriodicJobs.dispatchTimer, PeerPeriodicJobs.nio, PeerPeriodicJobs.openCombine,
-        ]
+    /// Every job of `registry`, in the order a run interleaves them: the
+    /// registered schedulers' jobs and the registered peers, in registration order.
+    static func catalog(_ registry: SchedulerRegistry) -> [PeriodicJob] {
+        registry.entries.flatMap { entry -> [PeriodicJob] in
+            switch entry {
+            case .scheduler(let scheduler): SchedulerPeriodicJobs.jobs(of: scheduler)
+            case .periodic(let job): [job]
+            default: []
+            }
+        }
     }
 
     let jobs: [PeriodicJob]
@@ -60,7 +64,7 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
                         periodMilliseconds: 1, ticks: 10_000,
                         variants: [
                             .library("serial-dispatch.native"), .library("serial-dispatch.emulated"),
-                            UserSchedulerPeriodicJob.job.id,
+                            .library("user-scheduler.emulated"),
                         ]),
                 ]
                 traceSamples = 20
@@ -74,8 +78,14 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
         }
     }
 
+    /// The jobs of the active registry (``SchedulerRegistry/active``).
     public init() {
-        jobs = Self.catalog
+        self.init(registry: .active)
+    }
+
+    /// The jobs of `registry`.
+    public init(registry: SchedulerRegistry) {
+        jobs = Self.catalog(registry)
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
@@ -115,7 +125,7 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
             start: MeasureContext.now(), periodNanoseconds: periodNanoseconds, ticks: ticks, progress: progress)
         let running = try job.start(recorder)
         do {
-            try recorder.wait(variant: job.name)
+            try recorder.wait(variant: job.name, timeoutSeconds: job.stallTimeoutSeconds)
         } catch {
             running.stop()
             throw error

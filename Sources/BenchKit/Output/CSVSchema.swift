@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The CSV contract between a run and every later reader (`compare`, the plot
 /// script, a spreadsheet). Results are compared across versions, so the column
 /// names, benchmark names, variant names (``VariantID``) and metric names
@@ -61,7 +63,24 @@ public enum CSVSchema {
     /// schema (its variants are those of its catalogue, its metrics
     /// ``Metric`` constants), so what a run writes and what a reader expects
     /// come from one source.
-    public static let benchmarks: [BenchmarkSchema] = BenchmarkCatalog.all.map(\.schema)
+    ///
+    /// Read from the active registry (``SchedulerRegistry/active``), so a
+    /// user's registered schedulers are listed beside the library's.
+    public static var benchmarks: [BenchmarkSchema] {
+        cache.withLock { cached in
+            if let cached { return cached }
+            let computed = BenchmarkCatalog.all.map(\.schema)
+            cached = computed
+            return computed
+        }
+    }
+
+    private static let cache = Mutex<[BenchmarkSchema]?>(nil)
+
+    /// Forgets ``benchmarks``: the active registry changed.
+    static func invalidate() {
+        cache.withLock { $0 = nil }
+    }
 
     /// The schema of the benchmark named `name`, if there is one.
     public static func benchmark(named name: String) -> BenchmarkSchema? {

@@ -1,6 +1,7 @@
 /// What a variant measures, which decides how `compare` reads it.
 public enum VariantRole: String, Sendable, CaseIterable {
-    /// This library's code: what a comparison judges.
+    /// This library's code, or a scheduler a user registered
+    /// (``SchedulerRegistry/register(_:)``): what a comparison judges.
     case library
     /// Another implementation a user could pick instead (Dispatch, OpenCombine,
     /// NIO, AsyncStream): code this project does not change.

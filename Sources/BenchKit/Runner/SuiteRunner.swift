@@ -34,7 +34,12 @@ public struct SuiteRunner: Sendable {
         try filter.select(benchmarks.flatMap { $0.plans(for: configuration) })
     }
 
-    /// Measures everything selected and returns the rows.
+    /// Measures everything selected and returns the rows. A plan whose
+    /// measurement fails (a `BenchmarkFailure`: a scheduler that never ran
+    /// its actions, a broken promise) is dropped from the rest of the run
+    /// while every other plan is measured; the run then throws
+    /// ``SuiteFailure``, which carries the rows of the plans that did
+    /// complete, so they are not lost.
     public func run(progress: ProgressReporter) throws -> [CSVRow] {
         let plans = try selectedPlans()
         var pass = allocationPass
@@ -72,19 +77,23 @@ public struct SuiteRunner: Sendable {
             }
         }
         progress.begin(familyEstimates: familyEstimates)
-        do {
-            let rows = try measure(runnable, timing: timing, counting: counting, pass: pass, progress: progress)
-            progress.finish()
-            return rows
-        } catch {
+        var failures: [SuiteFailure.PlanFailure] = []
+        let rows = measure(
+            runnable, timing: timing, counting: counting, pass: pass, progress: progress, failures: &failures)
+        guard failures.isEmpty else {
             progress.abort()
-            throw error
+            let failed = Set(failures.map(\.identifier))
+            throw SuiteFailure(
+                rows: rows.filter { !failed.contains("\($0.benchmark)/\($0.variant)") }, failures: failures)
         }
+        progress.finish()
+        return rows
     }
 
     private func measure(
-        _ runnable: [MeasurementPlan], timing: Bool, counting: Bool, pass: AllocationPass, progress: ProgressReporter
-    ) throws -> [CSVRow] {
+        _ runnable: [MeasurementPlan], timing: Bool, counting: Bool, pass: AllocationPass, progress: ProgressReporter,
+        failures: inout [SuiteFailure.PlanFailure]
+    ) -> [CSVRow] {
         let context = MeasureContext(counter: counter, configuration: configuration, progress: progress.measurement)
         var rows: [CSVRow] = []
         var order: [String] = []
@@ -93,26 +102,43 @@ public struct SuiteRunner: Sendable {
             if byBenchmark[plan.benchmark] == nil { order.append(plan.benchmark) }
             byBenchmark[plan.benchmark, default: []].append(plan)
         }
+        // A plan (by identifier and params) that failed: measured no more.
+        var failed = Set<String>()
+        func attempt<T>(_ plan: MeasurementPlan, _ body: () throws -> T) -> T? {
+            let key = "\(plan.identifier) [\(plan.params)]"
+            guard !failed.contains(key) else { return nil }
+            do {
+                return try body()
+            } catch {
+                failed.insert(key)
+                failures.append(SuiteFailure.PlanFailure(identifier: plan.identifier, params: plan.params, error: error))
+                progress.note("error: \(plan.identifier) [\(plan.params)] failed and is measured no more: \(error)")
+                return nil
+            }
+        }
         for benchmark in order where timing {
             let group = byBenchmark[benchmark] ?? []
             let repetitions = repetitions(of: benchmark)
             if configuration.warmUp {
                 for plan in group {
                     progress.willMeasure(plan, repetition: 0, of: repetitions, variants: group.count)
-                    try Self.serviced(plan) { try plan.warmUp(context) }
+                    _ = attempt(plan) { try Self.serviced(plan) { try plan.warmUp(context) } }
                     progress.didMeasure(estimatedSeconds: plan.warmUpEstimatedSeconds)
                 }
             }
             for repetition in 1...max(repetitions, 1) {
                 for plan in group {
                     progress.willMeasure(plan, repetition: repetition, of: repetitions, variants: group.count)
-                    let values = try Self.serviced(plan) {
-                        try Self.timedRepetition(
-                            minimumSeconds: configuration.minimumRepetitionSeconds,
-                            maximumRuns: configuration.maximumRunsPerRepetition
-                        ) { try plan.measure(context) }
+                    let measured = attempt(plan) {
+                        try Self.serviced(plan) {
+                            try Self.timedRepetition(
+                                minimumSeconds: configuration.minimumRepetitionSeconds,
+                                maximumRuns: configuration.maximumRunsPerRepetition
+                            ) { try plan.measure(context) }
+                        }
                     }
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
+                    guard let values = measured else { continue }
                     rows += Self.rows(for: plan, repetition: repetition, values: values)
                     if pass == .unavailable, plan.countAllocations != nil {
                         rows += Self.rows(for: plan, repetition: repetition, values: Self.emptyCounts(of: plan))
@@ -126,8 +152,9 @@ public struct SuiteRunner: Sendable {
                 for plan in group {
                     guard let count = plan.countAllocations else { continue }
                     progress.willCount(plan, repetition: repetition, of: configuration.countingRepetitions)
-                    let values = try Self.serviced(plan) { try count(context) }
+                    let counted = attempt(plan) { try Self.serviced(plan) { try count(context) } }
                     progress.didMeasure(estimatedSeconds: plan.countingEstimatedSeconds)
+                    guard let values = counted else { continue }
                     rows += Self.rows(for: plan, repetition: repetition, values: values)
                 }
             }
@@ -204,5 +231,25 @@ public struct SuiteRunner: Sendable {
                 benchmark: plan.benchmark, variant: plan.variant, params: params, metric: value.metric.name,
                 unit: value.metric.unit, repetition: repetition, value: value.value)
         }
+    }
+}
+
+/// Some plans of a run failed; the others were measured. ``rows`` holds the
+/// rows of every plan that completed (a failed plan's rows are dropped
+/// whole, so no series is written half), to be written as usual.
+public struct SuiteFailure: Error, CustomStringConvertible {
+    /// One plan that failed: `benchmark/variant`, its params and why.
+    public struct PlanFailure: Sendable {
+        public let identifier: String
+        public let params: String
+        public let error: any Error
+    }
+
+    public let rows: [CSVRow]
+    public let failures: [PlanFailure]
+
+    public var description: String {
+        "\(failures.count) measurement(s) failed:\n"
+            + failures.map { "  \($0.identifier) [\($0.params)]: \($0.error)" }.joined(separator: "\n")
     }
 }

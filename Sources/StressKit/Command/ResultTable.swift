@@ -31,6 +31,9 @@ public enum ResultTable {
             }
             return [row.outcome.id, row.outcome.grade.label, String(row.count), meaning]
         })
+        if let stoppedBecause = result.stoppedBecause {
+            lines.append("    STOPPED: \(stoppedBecause)")
+        }
         if result.leaked != 0 {
             lines.append("    FAILED: \(result.leaked) tracked instance(s) still alive after tear-down (leak)")
         }

@@ -88,11 +88,13 @@ public struct StressCommand: Sendable {
             let result = runner.run(scenario)
             results.append(result)
             output(ResultTable.render(result) + "\n")
+            // After every scenario, not once at the end: a scheduler that
+            // traps in a later scenario does not take these results with it.
+            if let path = options.csvPath, !write(ResultCSV.render(results), to: path) {
+                return Self.usageError
+            }
         }
         output(ResultTable.summary(results))
-        if let path = options.csvPath, !write(ResultCSV.render(results), to: path) {
-            return Self.usageError
-        }
         return results.contains { $0.verdict == .failed } ? Self.failure : Self.success
     }
 

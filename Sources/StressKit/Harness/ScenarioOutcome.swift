@@ -10,6 +10,15 @@ public protocol ScenarioOutcome: Hashable, CaseIterable, Sendable {
     var grade: Grade { get }
     /// One sentence saying what happened.
     var meaning: String { get }
+    /// Whether the scenario stops after the batch that saw this outcome:
+    /// the scheduler did not settle (it never ran or dropped what it was
+    /// given), so further batches would only wait out the same timeout.
+    var stopsTheRun: Bool { get }
+}
+
+extension ScenarioOutcome {
+    /// No outcome stops a run unless it says so.
+    public var stopsTheRun: Bool { false }
 }
 
 /// One declared outcome, with the scenario's type erased (for tables and CSV).

@@ -38,6 +38,8 @@ public struct ScenarioResult: Sendable {
     /// Under `--explore`: the strategy, the schedules and the failing schedule
     /// (`iterations` then counts schedules); `nil` for a run on real threads.
     public internal(set) var exploration: ExplorationSummary? = nil
+    /// Why the run ended before its limit (a scheduler that did not settle), or `nil`.
+    public internal(set) var stoppedBecause: String? = nil
 
     /// The count of the outcome with `id`, or 0.
     public func count(of id: String) -> Int {

@@ -3,22 +3,33 @@
 /// which remembers whether it drained in time (a scheduler that did not has
 /// hung, which the arbiter grades).
 ///
-/// The scenarios that run on one builtin scheduler share this rather than
-/// each keeping the kind, the scheduler and the flag themselves.
+/// The scenarios that run on one registered scheduler share this rather than
+/// each keeping the registration, the scheduler and the flag themselves.
 final class ScenarioScheduler: @unchecked Sendable {
     /// Which scheduler the scenario runs on.
-    let kind: SchedulerUnderTest.Kind
+    let registration: StressScheduler
     /// The scheduler between `setUp()` and `tearDown()`.
     private(set) var current: SchedulerUnderTest?
     /// Whether the last `settle(rounds:)` drained in time.
     private(set) var settledInTime = true
 
-    init(_ kind: SchedulerUnderTest.Kind) {
-        self.kind = kind
+    init(_ registration: StressScheduler) {
+        self.registration = registration
+    }
+
+    /// The registration's name, which ends the scenario's name.
+    var name: String { registration.name }
+
+    /// Why the scenario cannot be explored on this scheduler, or `nil`.
+    var explorationBlocker: String? {
+        registration.explorable
+            ? nil : "\(registration.name) is a registered scheduler: its threads are its own, which no schedule controller runs"
     }
 
     func setUp() {
-        current = SchedulerUnderTest(kind)
+        let made = registration.make()
+        made.settleSeconds = registration.settleTimeoutSeconds
+        current = made
     }
 
     func tearDown() {

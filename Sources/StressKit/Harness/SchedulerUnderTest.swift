@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 import Schedulers
 
-/// A builtin scheduler set up for a stress scenario, with what the harness
-/// needs beside it: a way to put a gate in front of the next action, a way to
+/// A scheduler set up for a stress scenario (a builtin one of a ``Kind``, or
+/// one registered as a ``StressScheduler``), with what the harness needs
+/// beside it: a way to put a gate in front of the next action, a way to
 /// wait until everything enqueued so far has run, and a way to tell whether
 /// the calling thread is running on it.
 public final class SchedulerUnderTest: @unchecked Sendable {
@@ -25,17 +26,53 @@ public final class SchedulerUnderTest: @unchecked Sendable {
         }
     }
 
-    /// Which scheduler this is.
-    public let kind: Kind
+    /// How long ``settle(seconds:)`` waits by default (a registration's
+    /// ``StressScheduler/settleTimeoutSeconds``).
+    public internal(set) var settleSeconds: Double = 10
+    /// Which builtin scheduler this is; `nil` for a registered one.
+    public let kind: Kind?
+    /// The name scenario names end with.
+    public let name: String
+    /// Whether the scheduler is a `SerialScheduler` (guarantee 3 applies to it).
+    public let isSerial: Bool
     /// The scheduler.
-    public let scheduler: any Scheduler
+    public let scheduler: any ImmediateScheduler
+    /// The scheduler as a `Scheduler`, if it is one (the periodic scenarios need it).
+    public let timed: (any Scheduler)?
     private let queue: DispatchQueue?
     private let operationQueue: OperationQueue?
+    /// A registered scheduler's own answer to ``isCurrent``.
+    private let isCurrentCheck: (@Sendable () -> Bool)?
+    /// A registered scheduler's own gate (see ``enqueueGate(_:)``).
+    private let gate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+
+    /// A registered scheduler: `gate`, when given, enqueues a block that
+    /// the next action scheduled from the calling thread cannot overtake;
+    /// otherwise `schedule` is (a serial scheduler's promise).
+    init(
+        name: String, isSerial: Bool, scheduler: any ImmediateScheduler, isCurrent: (@Sendable () -> Bool)?,
+        gate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+    ) {
+        kind = nil
+        self.name = name
+        self.isSerial = isSerial
+        self.scheduler = scheduler
+        timed = scheduler as? any Scheduler
+        queue = nil
+        operationQueue = nil
+        isCurrentCheck = isCurrent
+        self.gate = gate
+    }
     private static let marker = DispatchSpecificKey<UInt8>()
 
     /// Creates the scheduler of `kind` on queues of its own (the main queue for the main schedulers).
     public init(_ kind: Kind) {
         self.kind = kind
+        name = kind.rawValue
+        isSerial = kind.isSerial
+        isCurrentCheck = nil
+        gate = nil
+        let scheduler: any Scheduler
         switch kind {
         case .serialDispatch:
             let target = DispatchQueue(label: "stress.serial.target", attributes: [.concurrent])
@@ -68,10 +105,17 @@ public final class SchedulerUnderTest: @unchecked Sendable {
             default: ConcurrentMainScheduler.instance
             }
         }
+        self.scheduler = scheduler
+        timed = scheduler
     }
 
     /// Whether the calling thread runs work of this scheduler.
+    /// A registered scheduler without its own check answers `true`: the
+    /// scenarios then do not check where its actions run.
     public var isCurrent: Bool {
+        if kind == nil {
+            return isCurrentCheck?() ?? true
+        }
         if Exploration.isControlledThread {
             // Under a schedule controller every hand-off of a scenario goes
             // to its scheduler: a hand-off worker runs the scheduler's work.
@@ -86,7 +130,9 @@ public final class SchedulerUnderTest: @unchecked Sendable {
     /// Enqueues `gate` so that the next action scheduled on this scheduler
     /// from the calling thread cannot start before `gate` returns.
     public func enqueueGate(_ gate: @escaping @Sendable () -> Void) {
-        if let operationQueue {
+        if let own = self.gate {
+            own(gate)
+        } else if let operationQueue {
             Exploration.handOff(to: operationQueue, gate)
         } else if let queue, kind == .concurrentDispatch {
             Exploration.handOff(to: queue, barrier: true, gate)
@@ -102,7 +148,8 @@ public final class SchedulerUnderTest: @unchecked Sendable {
 
     /// Waits until everything enqueued before the call has run or been
     /// dropped. Returns `false` if that took longer than `seconds`.
-    public func settle(seconds: Double = 10) -> Bool {
+    public func settle(seconds: Double? = nil) -> Bool {
+        let seconds = seconds ?? settleSeconds
         let done = DispatchSemaphore(value: 0)
         enqueueGate { done.signal() }
         return done.wait(timeout: .now() + seconds) == .success

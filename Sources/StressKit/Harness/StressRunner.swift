@@ -66,6 +66,7 @@ public struct StressRunner: Sendable {
         case .duration(let seconds): started + UInt64(max(seconds, 0) * 1e9)
         }
         var iterations = 0
+        var stoppedBecause: String?
         while true {
             var size = batchSize
             if case .iterations(let total) = limit {
@@ -83,13 +84,19 @@ public struct StressRunner: Sendable {
             gang.runTogether(work)
             scenario.settle()
             var sawForbidden = false
+            var stopping: Scenario.Outcome?
             for state in batch.states {
                 let outcome = scenario.arbitrate(state)
                 counts[outcome, default: 0] += 1
                 sawForbidden = sawForbidden || outcome.grade == .forbidden
+                if outcome.stopsTheRun { stopping = outcome }
             }
             iterations += size
             batch.reset()
+            if let stopping {
+                stoppedBecause = "stopped after \(iterations) iterations: \(stopping.id) (\(stopping.meaning))"
+                break
+            }
             if sawForbidden && stopAtFirstForbidden { break }
         }
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
@@ -98,10 +105,12 @@ public struct StressRunner: Sendable {
 
         let leaked = Self.waitForZero(scenario.live, seconds: leakGraceSeconds)
         let rows = declared.map { ScenarioResult.Row(outcome: OutcomeDeclaration($0), count: counts[$0] ?? 0) }
-        return ScenarioResult(
+        var result = ScenarioResult(
             name: scenario.name, guarantees: scenario.guarantees, summary: scenario.summary,
             seed: seed, iterations: iterations, seconds: seconds, rows: rows, leaked: leaked
         )
+        result.stoppedBecause = stoppedBecause
+        return result
     }
 
     /// Waits up to `seconds` for `live` to reach zero (work still draining

@@ -23,15 +23,16 @@ public final class DispatchDisposeVersusAction: StressScenario, @unchecked Senda
     private let scheduler: ScenarioScheduler
     /// Explorable: the schedulers hand their work through the library's
     /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
+    public let explorationBlocker: String?
     /// The gate and the action, each on a worker.
     public let explorationWorkers = 2
 
-    /// Creates the scenario for the scheduler of `kind`.
-    public init(_ kind: SchedulerUnderTest.Kind) {
-        scheduler = ScenarioScheduler(kind)
-        name = "dispose-vs-action.\(kind.rawValue)"
-        summary = "\(kind.rawValue): dispose() from another thread races the start of a scheduled action"
+    /// Creates the scenario for the registered scheduler.
+    public init(_ registration: StressScheduler) {
+        scheduler = ScenarioScheduler(registration)
+        explorationBlocker = scheduler.explorationBlocker
+        name = "dispose-vs-action.\(registration.name)"
+        summary = "\(registration.name): dispose() from another thread races the start of a scheduled action"
     }
 
     public func setUp() {

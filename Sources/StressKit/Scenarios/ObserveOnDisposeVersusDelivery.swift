@@ -21,6 +21,8 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
         case hung = "never-settled"
 
         public var id: String { rawValue }
+    /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
+    public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {
             switch self {
             case .noneDelivered, .someDelivered, .allDelivered: .acceptable
@@ -38,7 +40,7 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
             case .wrongOrder: "elements arrived out of order or twice"
             case .overlappingCalls: "the observer was called concurrently with itself"
             case .sourceNotDisposedOnce: "the source's disposable was disposed 0 or 2+ times"
-            case .hung: "the scheduler did not drain within 10 s"
+            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
             }
         }
     }
@@ -120,17 +122,18 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
     private let path: ObserveOnPath
     /// Explorable on both paths: the schedulers and the serial fast path hand
     /// their work through the library's seam.
-    public let explorationBlocker: String? = nil
+    public let explorationBlocker: String?
     /// Drains and the scheduled disposal, each on a worker.
     public let explorationWorkers = 3
 
-    /// Creates the scenario for the scheduler of `kind`, on `path`.
-    public init(_ kind: SchedulerUnderTest.Kind, path: ObserveOnPath = .automatic) {
-        scheduler = ScenarioScheduler(kind)
+    /// Creates the scenario for the registered scheduler, on `path`.
+    public init(_ registration: StressScheduler, path: ObserveOnPath = .automatic) {
+        scheduler = ScenarioScheduler(registration)
+        explorationBlocker = scheduler.explorationBlocker
         self.path = path
         let pathName = path == .generic ? "-generic-path" : ""
-        name = "dispose-vs-observeOn.\(kind.rawValue)\(pathName)"
-        summary = "\(kind.rawValue)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "
+        name = "dispose-vs-observeOn.\(registration.name)\(pathName)"
+        summary = "\(registration.name)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "
             + "while an action on the scheduler disposes the observeOn subscription"
     }
 
@@ -178,7 +181,7 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
         guard values == Array(0..<values.count) else { return .wrongOrder }
         guard state.emitter.sourceDisposable.disposeCount == 1 else { return .sourceNotDisposedOnce }
         if state.log.afterDispose.isSet {
-            return scheduler.kind.isSerial ? .eventAfterDispose : .eventAfterDisposeOnConcurrent
+            return scheduler.current?.isSerial == true ? .eventAfterDispose : .eventAfterDisposeOnConcurrent
         }
         switch values.count {
         case 0: return .noneDelivered

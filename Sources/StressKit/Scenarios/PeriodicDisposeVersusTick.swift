@@ -22,6 +22,8 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         case hung = "never-settled"
 
         public var id: String { rawValue }
+    /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
+    public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {
             switch self {
             case .disposedBeforeFirstTick, .tickedThenDisposed: .acceptable
@@ -37,7 +39,7 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
             case .ticksAfterDispose: "two or more ticks began after dispose() returned"
             case .overlapped: "two ticks of the job ran at the same time"
             case .stateNotPassed: "a tick did not receive the state the previous tick returned"
-            case .hung: "the scheduler did not drain within 10 s"
+            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
             }
         }
     }
@@ -91,16 +93,17 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
     /// virtual, and the emulated job's clock reads pass it too, where they
     /// see the controller's virtual clock (moved only by a virtual timer's
     /// fire), so its due-time arithmetic is the same in every replay.
-    public let explorationBlocker: String? = nil
+    public let explorationBlocker: String?
     /// The timer's fire, the tick on its queue, and the operation queue's tick operation.
     public let explorationWorkers = 3
 
-    /// Creates the scenario for the scheduler of `kind`, native or emulated.
-    public init(_ kind: SchedulerUnderTest.Kind, emulated: Bool = false) {
-        scheduler = ScenarioScheduler(kind)
+    /// Creates the scenario for the registered scheduler, native or emulated.
+    public init(_ registration: StressScheduler, emulated: Bool = false) {
+        scheduler = ScenarioScheduler(registration)
+        explorationBlocker = scheduler.explorationBlocker
         self.emulated = emulated
-        name = "dispose-vs-periodic.\(kind.rawValue)\(emulated ? "-emulated" : "")"
-        summary = "\(kind.rawValue) \(emulated ? "emulated" : "native") periodic job (period "
+        name = "dispose-vs-periodic.\(registration.name)\(emulated ? "-emulated" : "")"
+        summary = "\(registration.name) \(emulated ? "emulated" : registration.isPeriodic ? "native" : "schedulePeriodic (the library's emulation: not a PeriodicScheduler)") periodic job (period "
             + "\(Self.periodMicroseconds) µs): dispose() from another thread races its ticks"
     }
 
@@ -122,9 +125,9 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
             let startAfter = RxTimeInterval.microseconds(state.startAfterMicroseconds)
             let period = RxTimeInterval.microseconds(Self.periodMicroseconds)
             let job: Disposable = if emulated {
-                target.scheduler.schedulePeriodicEmulated(0, startAfter: startAfter, period: period) { state.tick($0) }
+                target.timed.unsafelyUnwrapped.schedulePeriodicEmulated(0, startAfter: startAfter, period: period) { state.tick($0) }
             } else {
-                target.scheduler.schedulePeriodic(0, startAfter: startAfter, period: period) { state.tick($0) }
+                target.timed.unsafelyUnwrapped.schedulePeriodic(0, startAfter: startAfter, period: period) { state.tick($0) }
             }
             state.job.publish(job)
         } else {

@@ -2,11 +2,45 @@ import Schedulers
 
 /// Every scenario `Stress` runs, in the order it runs them.
 public enum ScenarioCatalog {
-    /// Fresh instances of all scenarios.
+    /// This library's schedulers, registered as a user's are. Each gets
+    /// every scheduler scenario (the main schedulers' observeOn and periodic
+    /// scenarios too), the serial dispatch scheduler also the generic
+    /// observeOn path, the concurrent one also forced periodic emulation
+    /// (where overlapping ticks would be possible at all; the emulation's
+    /// code is the same on every scheduler). MainScheduler.asyncInstance is a
+    /// SerialDispatchQueueScheduler on the main queue: the serial-dispatch and
+    /// main scenarios cover its code.
+    public static var builtinSchedulers: [StressScheduler] {
+        let common: Set<StressScheduler.ScenarioFamily> = [.action, .observeOn, .subscribeOn, .periodic]
+        return SchedulerUnderTest.Kind.allCases.filter { $0 != .mainAsync }.map { kind in
+            var families = common
+            if kind == .serialDispatch { families.insert(.observeOnGenericPath) }
+            if kind == .concurrentDispatch { families.insert(.periodicEmulated) }
+            return StressScheduler(kind, scenarios: families)
+        }
+    }
+
+    /// Fresh instances of all scenarios on this library's schedulers.
     public static func all() -> [any StressScenario] {
-        // MainScheduler.asyncInstance is a SerialDispatchQueueScheduler on the
-        // main queue: the serial-dispatch and main scenarios cover its code.
-        let kinds = SchedulerUnderTest.Kind.allCases.filter { $0 != .mainAsync }
+        all(registry: .builtin)
+    }
+
+    /// Fresh instances of all scenarios: on this library's schedulers, then
+    /// on `schedulers`; throws ``StressRegistrationError`` for a refused registration.
+    public static func all(registering schedulers: [StressScheduler]) throws -> [any StressScenario] {
+        var registry = StressRegistry.builtin
+        for scheduler in schedulers {
+            try registry.register(scheduler)
+        }
+        return all(registry: registry)
+    }
+
+    /// Fresh instances of all scenarios on `registry`'s schedulers.
+    public static func all(registry: StressRegistry) -> [any StressScenario] {
+        let schedulers = registry.schedulers
+        func on(_ family: StressScheduler.ScenarioFamily) -> [StressScheduler] {
+            schedulers.filter { $0.scenarios.contains(family) }
+        }
         var scenarios: [any StressScenario] = [
             // Guarantee 7 (and 8): the disposables.
             SerialDisposableReplaceVersusDispose(),
@@ -21,19 +55,17 @@ public enum ScenarioCatalog {
             TrampolineRecursionDisposeVersusChain(),
             VirtualTimeDisposeVersusAction(),
         ]
-        scenarios += kinds.map { DispatchDisposeVersusAction($0) as any StressScenario }
+        scenarios += on(.action).map { DispatchDisposeVersusAction($0) as any StressScenario }
         // Guarantee 3: observeOn delivery. The generic path is the same code on
         // every scheduler (and the only path on the concurrent ones): forced
         // once more on a serial scheduler beside its fast path.
-        scenarios += kinds.map { ObserveOnDisposeVersusDelivery($0) as any StressScenario }
-        scenarios.append(ObserveOnDisposeVersusDelivery(.serialDispatch, path: .generic))
+        scenarios += on(.observeOn).map { ObserveOnDisposeVersusDelivery($0) as any StressScenario }
+        scenarios += on(.observeOnGenericPath).map { ObserveOnDisposeVersusDelivery($0, path: .generic) as any StressScenario }
         // Guarantee 4: subscribeOn.
-        scenarios += kinds.map { SubscribeOnDisposeVersusSubscribe($0) as any StressScenario }
-        // Guarantee 6: periodic ticks, native, and emulated on a concurrent
-        // scheduler (where overlapping ticks would be possible at all; the
-        // emulation's code is the same on every scheduler).
-        scenarios += kinds.map { PeriodicDisposeVersusTick($0) as any StressScenario }
-        scenarios.append(PeriodicDisposeVersusTick(.concurrentDispatch, emulated: true))
+        scenarios += on(.subscribeOn).map { SubscribeOnDisposeVersusSubscribe($0) as any StressScenario }
+        // Guarantee 6: periodic ticks, native, and forced emulation.
+        scenarios += on(.periodic).map { PeriodicDisposeVersusTick($0) as any StressScenario }
+        scenarios += on(.periodicEmulated).map { PeriodicDisposeVersusTick($0, emulated: true) as any StressScenario }
         // The Swift Concurrency bridge: cancellation is disposal for `values`,
         // and a serial scheduler's executor outlives neither its jobs nor its actor.
         scenarios.append(ValuesCancelVersusDelivery())

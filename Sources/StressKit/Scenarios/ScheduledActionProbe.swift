@@ -23,6 +23,8 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
     case hung = "never-settled"
 
     public var id: String { rawValue }
+    /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
+    public var stopsTheRun: Bool { self == .hung }
     public var grade: Grade {
         switch self {
         case .disposedBeforeStart, .ranThenDisposed: .acceptable
@@ -40,7 +42,7 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
         case .ranTwice: "the action ran more than once"
         case .resultNotDisposed: "the action ran but what it returned was never disposed"
         case .resultDisposedTwice: "what the action returned was disposed more than once"
-        case .hung: "the scheduler neither ran nor dropped the action within 10 s"
+        case .hung: "the scheduler neither ran nor dropped the action within its settle timeout (10 s unless registered otherwise)"
         }
     }
 }

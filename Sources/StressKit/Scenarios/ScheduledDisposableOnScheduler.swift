@@ -21,7 +21,7 @@ public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Se
             case .notExactlyOnce: "the wrapped disposable was disposed 0 or 2+ times"
             case .disposedOffScheduler: "the wrapped disposable was disposed on a thread not of the scheduler"
             case .notMarkedDisposed: "isDisposed was false right after dispose() returned"
-            case .hung: "a scheduler did not drain within 10 s"
+            case .hung: "a scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
             }
         }
     }

@@ -22,6 +22,8 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
         case hung = "never-settled"
 
         public var id: String { rawValue }
+    /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
+    public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {
             switch self {
             case .disposedBeforeSubscribe, .subscribedThenDisposed: .acceptable
@@ -41,7 +43,7 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
             case .disposedOffScheduler: "the source's resource was disposed on a thread not of the scheduler"
             case .notDisposedOnce: "the source's resource was disposed 0 or 2+ times"
             case .subscribedTwice: "the source was subscribed more than once"
-            case .hung: "the scheduler did not drain within 10 s"
+            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
             }
         }
     }
@@ -64,15 +66,16 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
     private let scheduler: ScenarioScheduler
     /// Explorable: the schedulers hand their work through the library's
     /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
+    public let explorationBlocker: String?
     /// The gate, the subscription and its scheduled disposal, each on a worker.
     public let explorationWorkers = 3
 
-    /// Creates the scenario for the scheduler of `kind`.
-    public init(_ kind: SchedulerUnderTest.Kind) {
-        scheduler = ScenarioScheduler(kind)
-        name = "dispose-vs-subscribeOn.\(kind.rawValue)"
-        summary = "\(kind.rawValue): dispose() from another thread races a pending subscribe(on:) subscription"
+    /// Creates the scenario for the registered scheduler.
+    public init(_ registration: StressScheduler) {
+        scheduler = ScenarioScheduler(registration)
+        explorationBlocker = scheduler.explorationBlocker
+        name = "dispose-vs-subscribeOn.\(registration.name)"
+        summary = "\(registration.name): dispose() from another thread races a pending subscribe(on:) subscription"
     }
 
     public func setUp() {

@@ -54,7 +54,7 @@ enum DispatchDisturbance {
     static func disturbed(_ variant: HopVariant) -> HopVariant {
         HopVariant(
             id: variant.id.suffixed("disturbed"), unavailableReason: variant.unavailableReason,
-            needsMainQueue: variant.needsMainQueue
+            needsMainQueue: variant.needsMainQueue, stallTimeoutSeconds: variant.stallTimeoutSeconds
         ) {
             run()
             return try variant.makeSession()

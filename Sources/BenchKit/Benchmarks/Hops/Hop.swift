@@ -1,4 +1,5 @@
 import Dispatch
+import ToolSupport
 
 /// Pushes values from the producing thread into some execution context.
 /// The variants of `observeOn.throughput` and `observeOn.latency` are hops:
@@ -27,12 +28,17 @@ public struct HopVariant: Sendable {
     /// Delivers on the main thread, so the main queue must be serviced.
     public let needsMainQueue: Bool
     public let makeSession: @Sendable () throws -> any HopSession
+    /// How long a pass may wait for its last value before it fails naming
+    /// the variant (a scheduler that never runs its actions).
+    public var stallTimeoutSeconds: Double
 
     public init(
         id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
+        stallTimeoutSeconds: Double = 120,
         makeSession: @escaping @Sendable () throws -> any HopSession
     ) {
         self.id = id
+        self.stallTimeoutSeconds = stallTimeoutSeconds
         self.unavailableReason = unavailableReason
         self.needsMainQueue = needsMainQueue
         self.makeSession = makeSession
@@ -72,7 +78,9 @@ final class CompletionLatch: @unchecked Sendable {
     /// Waits for the last value; fails after `timeoutSeconds` rather than hang.
     func wait(timeoutSeconds: Double, variant: String) throws {
         if done.wait(timeout: .now() + timeoutSeconds) == .timedOut {
-            throw BenchmarkFailure("\(variant): values were not all delivered within \(Int(timeoutSeconds)) s")
+            throw BenchmarkFailure(
+                "\(variant): values were not all delivered within \(NumberFormat.plain(timeoutSeconds)) s: "
+                    + "does its scheduler run every action it is given?")
         }
     }
 }
@@ -85,7 +93,7 @@ extension HopVariant {
     ) throws {
         let latch = CompletionLatch(expected: count, handler: consume)
         try session.pass(produce: produce, consume: { latch.consume($0) })
-        try latch.wait(timeoutSeconds: 120, variant: name)
+        try latch.wait(timeoutSeconds: stallTimeoutSeconds, variant: name)
         try session.verify()
     }
 }

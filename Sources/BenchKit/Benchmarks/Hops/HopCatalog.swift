@@ -1,25 +1,27 @@
-/// Every hop variant in the order a run interleaves them: this library's
-/// schedulers first, then the peers, then the reference limit.
+/// Every hop variant of a registry in the order a run interleaves them: the
+/// registered schedulers' `observe(on:)` hops and the registered peer hops,
+/// in registration order (``SchedulerRegistry/standard``: this library's
+/// schedulers first, then the peers, then the references).
 enum HopCatalog {
-    static var all: [HopVariant] {
-        LibraryHops.variants + [
-            ActorHops.schedulerExecutor,
-            DispatchAsyncHop.variant,
-            OpenCombineHop.variant,
-            AsyncStreamHop.variant,
-            ActorHops.defaultActor,
-            NIOHop.variant,
-            BatchedHandoffHop.variant,
-            SPSCRingHop.variant,
-        ]
+    static func all(_ registry: SchedulerRegistry) -> [HopVariant] {
+        registry.entries.flatMap { entry -> [HopVariant] in
+            switch entry {
+            case .scheduler(let scheduler) where scheduler.families.contains(.hops):
+                LibraryHops.variants(of: scheduler)
+            case .hop(let hop): [hop]
+            default: []
+            }
+        }
     }
 
-    /// `all`, then the library's serial-queue paths again, each repetition
+    /// `all`, then the hops of the schedulers registered to be measured under
+    /// disturbance again (the library's serial-queue paths), each repetition
     /// preceded by dispatch-heavy work (`DispatchDisturbance`): the condition
     /// an embedding app creates, in which the two paths must keep their order.
-    static var throughput: [HopVariant] {
-        all + LibraryHops.variants
-            .filter { ["fast-path", "generic"].contains($0.name) }
+    static func throughput(_ registry: SchedulerRegistry) -> [HopVariant] {
+        all(registry) + registry.schedulers
+            .filter { $0.families.contains(.hops) && $0.measuredUnderDisturbance }
+            .flatMap(LibraryHops.variants(of:))
             .map(DispatchDisturbance.disturbed)
     }
 }

@@ -1,16 +1,19 @@
 import Foundation
 import Schedulers
 
-/// This library's `observe(on:)` hops, one per variant name of `CSVSchema`:
-/// a producer looping inside `Observable.create`, `observe(on:)` the
-/// scheduler, a `subscribe(onNext:)` consumer.
+/// A registered scheduler's `observe(on:)` hops, one per path it is measured
+/// on (``BenchScheduler``): a producer looping inside `Observable.create`,
+/// `observe(on:)` the scheduler, a `subscribe(onNext:)` consumer.
 enum LibraryHops {
-    static var variants: [HopVariant] {
-        LibrarySchedulerVariant.hopping.map { library in
-            HopVariant(id: library.id, needsMainQueue: library.isMain) {
+    static func variants(of scheduler: BenchScheduler) -> [HopVariant] {
+        scheduler.hopPaths.map { id, path in
+            HopVariant(
+                id: id, needsMainQueue: scheduler.deliversOnMain,
+                stallTimeoutSeconds: scheduler.stallTimeoutSeconds ?? 120
+            ) {
                 ObservableHop(
-                    scheduler: library.makeScheduler("bench.\(library.id.name)"), path: library.path,
-                    requireMainThread: library.isMain)
+                    scheduler: scheduler.make("bench.\(id.name)"), path: path,
+                    requireMainThread: scheduler.deliversOnMain)
             }
         }
     }

@@ -7,12 +7,16 @@ public struct PeriodicJob: Sendable {
     public let needsMainQueue: Bool
     /// Starts the job; the returned value stops it and reports skipped ticks.
     let start: @Sendable (_ recorder: TickRecorder) throws -> RunningJob
+    /// How long a run may wait for its ticks; `nil`: four times the run's length plus 5 s.
+    let stallTimeoutSeconds: Double?
 
     init(
         id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
+        stallTimeoutSeconds: Double? = nil,
         start: @escaping @Sendable (TickRecorder) throws -> RunningJob
     ) {
         self.id = id
+        self.stallTimeoutSeconds = stallTimeoutSeconds
         self.unavailableReason = unavailableReason
         self.needsMainQueue = needsMainQueue
         self.start = start

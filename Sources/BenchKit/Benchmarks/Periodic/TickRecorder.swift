@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ToolSupport
 
 /// Records when each tick of a periodic job ran against when it was due:
 /// tick k is due at `start + k·period` on the monotonic clock.
@@ -61,11 +62,14 @@ public final class TickRecorder: @unchecked Sendable {
         }
     }
 
-    /// Waits until the last tick was recorded.
-    func wait(variant: String) throws {
-        let budget = Double(ticks) * Double(period) / 1e9 * 4 + 5
+    /// Waits until the last tick was recorded, at most `timeoutSeconds`
+    /// (by default four times the run's length plus 5 s).
+    func wait(variant: String, timeoutSeconds: Double? = nil) throws {
+        let budget = timeoutSeconds ?? Double(ticks) * Double(period) / 1e9 * 4 + 5
         if finished.wait(timeout: .now() + budget) == .timedOut {
-            throw BenchmarkFailure("\(variant): \(ticks) ticks did not happen within \(Int(budget)) s")
+            throw BenchmarkFailure(
+                "\(variant): \(ticks) ticks did not happen within \(NumberFormat.plain(budget)) s: "
+                    + "does its scheduler run the actions it is given when they are due?")
         }
     }
 }

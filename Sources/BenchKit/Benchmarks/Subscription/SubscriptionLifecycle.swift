@@ -30,6 +30,7 @@ struct SubscriptionVariant: Sendable {
 
     init<Session: SubscriptionLifecycle>(
         id: VariantID, needsMainQueue: Bool = false, requireMainThread: Bool = false,
+        timeoutNanoseconds: UInt64 = LifecycleRunner.defaultTimeoutNanoseconds,
         makeSession: @escaping @Sendable () -> Session
     ) {
         self.id = id
@@ -40,7 +41,7 @@ struct SubscriptionVariant: Sendable {
             defer { session.close() }
             try LifecycleRunner.run(
                 session, variant: id.name, warmUp: warmUp, lifecycles: lifecycles, requireMainThread: requireMainThread,
-                around: around)
+                timeoutNanoseconds: timeoutNanoseconds, around: around)
         }
     }
 

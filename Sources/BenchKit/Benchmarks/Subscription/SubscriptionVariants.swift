@@ -4,21 +4,46 @@ import OpenCombine
 import OpenCombineDispatch
 import Schedulers
 
-/// The variants of `observeOn.subscription`, one per name of `CSVSchema`:
-/// this library's `observe(on:)` on each scheduler, then the OpenCombine peer.
+/// The variants of `observeOn.subscription` of a registry: each registered
+/// scheduler's `observe(on:)` on the paths it is measured on, and the
+/// registered peers (``SchedulerRegistry/standard``: the OpenCombine peer),
+/// in registration order.
 enum SubscriptionVariants {
-    static var all: [SubscriptionVariant] {
-        LibrarySchedulerVariant.hopping.map { library in
-            SubscriptionVariant(id: library.id, needsMainQueue: library.isMain, requireMainThread: library.isMain) {
-                LibraryLifecycle(
-                    scheduler: library.makeScheduler("bench.subscription.\(library.id.name)"), path: library.path)
+    static func all(_ registry: SchedulerRegistry) -> [SubscriptionVariant] {
+        registry.entries.flatMap { entry -> [SubscriptionVariant] in
+            switch entry {
+            case .scheduler(let scheduler) where scheduler.families.contains(.subscription):
+                variants(of: scheduler)
+            case .subscription(let variant): [variant]
+            default: []
             }
-        } + [
-            SubscriptionVariant(id: .currentThread) {
-                LibraryLifecycle(scheduler: CurrentThreadScheduler.instance, path: .automatic)
-            },
-            SubscriptionVariant(id: .peer("opencombine")) { OpenCombineLifecycle() },
-        ]
+        }
+    }
+
+    static func variants(of scheduler: BenchScheduler) -> [SubscriptionVariant] {
+        let timeout = scheduler.stallTimeoutSeconds.map { UInt64(max($0, 0.001) * 1e9) }
+            ?? LifecycleRunner.defaultTimeoutNanoseconds
+        return scheduler.hopPaths.map { id, path in
+            SubscriptionVariant(
+                id: id, needsMainQueue: scheduler.deliversOnMain, requireMainThread: scheduler.deliversOnMain,
+                timeoutNanoseconds: timeout
+            ) {
+                LibraryLifecycle(scheduler: scheduler.make("bench.subscription.\(id.name)"), path: path)
+            }
+        }
+    }
+
+    /// The variants whose lifecycles hand a drain to another thread, usually
+    /// idle, so their time is mostly that thread's wake-up.
+    static func wakeUpBound(_ registry: SchedulerRegistry) -> [VariantID] {
+        registry.entries.flatMap { entry -> [VariantID] in
+            switch entry {
+            case .scheduler(let scheduler) where scheduler.families.contains(.subscription) && !scheduler.runsInline:
+                scheduler.hopPaths.map(\.id)
+            case .subscription(let variant): [variant.id]
+            default: []
+            }
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Schedulers
-import StressKit
+
 import Synchronization
 
 /// A deliberately broken single-assignment disposable, for `--self-check` only.
@@ -12,7 +12,7 @@ import Synchronization
 /// harness's outcome grading can catch the bug. With `widened`, a pause in
 /// the gap makes it easy to hit on real threads. Each lock is a sync point
 /// (`Exploration.syncPoint`), so exploration can put a `dispose()` in the
-/// gap too. It lives in the Stress executable, never in the library.
+/// gap too. It lives in the harness (StressKit), never in the library.
 final class BrokenSingleAssignmentDisposable<Window: BugWindow>: AssignOnceDisposable, @unchecked Sendable {
     private let lock = NSLock()
     private var held: Disposable?

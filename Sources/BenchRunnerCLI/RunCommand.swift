@@ -51,6 +51,21 @@ struct Run: ParsableCommand {
             valueName: "n"))
     var forks = 1
 
+    @Flag(
+        help: ArgumentHelp(
+            "Measure each benchmark in a process of its own: a scheduler that traps loses only its benchmark's rows.",
+            discussion: """
+                Without it a failing measurement (a scheduler that never runs its actions, a broken promise) is \
+                dropped and the run goes on, but a crash ends the process and every row with it. With --isolate \
+                each benchmark runs in a fresh process (this executable again); a process that crashes or fails \
+                is reported, and every other benchmark's rows are written. Exit status 1 when anything failed.
+                """))
+    var isolate = false
+
+    /// Internal: run only the benchmark of this name (a child of --isolate).
+    @Option(help: .hidden)
+    var onlyBenchmark: String?
+
     /// Internal: a child process writes its rows here instead of into the output folder.
     @Option(help: .hidden)
     var rowsFile: String?
@@ -67,6 +82,9 @@ struct Run: ParsableCommand {
         if forks < 1 {
             throw ValidationError("--forks must be 1 or more (processes that share the repetitions), e.g. --forks 3")
         }
+        if isolate && forks > 1 {
+            throw ValidationError("--isolate and --forks both start processes of their own: give one of them")
+        }
         if forks > 1 && rowsFile == nil && (allocator == .jemalloc || allocator == .both) {
             throw ValidationError("--forks times under the system allocator: give it without --allocator jemalloc or both")
         }
@@ -82,13 +100,17 @@ struct Run: ParsableCommand {
             }
         }
         // Resolve the filter before anything runs, so a typo fails at once.
+        let selectedPlans: [MeasurementPlan]
         do {
-            _ = try SuiteRunner(
+            selectedPlans = try SuiteRunner(
                 configuration: suite.configuration(recursionProbe: nil), filter: BenchmarkFilter(suite.patterns),
                 counter: .disabled
             ).selectedPlans()
         } catch let error as BenchmarkFilterError {
             throw ValidationError(error.description)
+        }
+        if isolate && rowsFile == nil {
+            return try runIsolated(selectedPlans, resultFile: resultFile)
         }
         let setup = MeasurementSetup.prepare(
             allocator: allocator, countsOnly: countsOnly, arguments: Array(CommandLine.arguments.dropFirst()))
@@ -98,9 +120,17 @@ struct Run: ParsableCommand {
         if let runID { environment.runID = runID }
         let probe = PlainRecursionProbe(executable: AllocatorLauncher.executablePath, arguments: ["probe-recursion"])
         let configuration = suite.configuration(recursionProbe: probe)
+        let benchmarks = BenchmarkCatalog.all.filter { onlyBenchmark == nil || $0.schema.name == onlyBenchmark }
+        var patterns = suite.patterns
+        if onlyBenchmark != nil {
+            // A child of --isolate: the patterns that select something of its
+            // benchmark (the parent started it because one does).
+            let plans = benchmarks.flatMap { $0.plans(for: configuration) }
+            patterns = patterns.filter { pattern in plans.contains(where: BenchmarkFilter([pattern]).matches) }
+        }
         let runner = SuiteRunner(
-            configuration: configuration, filter: BenchmarkFilter(suite.patterns), counter: setup.counter,
-            allocationPass: pass)
+            configuration: configuration, benchmarks: benchmarks, filter: BenchmarkFilter(patterns),
+            counter: setup.counter, allocationPass: pass)
         if countsOnly {
             print("BenchRunner: counting allocations under \(allocatorName) (thread cache off), "
                 + "\(configuration.countingRepetitions) repetitions of \(configuration.countingBatch) operations")
@@ -119,12 +149,19 @@ struct Run: ParsableCommand {
         fflush(nil)
         let progress = ProgressReporter.automatic()
         var rows: [CSVRow]
+        var failure: SuiteFailure?
         if isForking {
             rows = try ForkedRun.run(
                 forks: forks, total: configuration.repetitions, arguments: Array(CommandLine.arguments.dropFirst()),
                 runID: environment.runID, keepEmptyCounts: pass == .unavailable)
         } else {
-            rows = try MainQueueDriver.runWhileDrainingMainQueue { try runner.run(progress: progress) }
+            do {
+                rows = try MainQueueDriver.runWhileDrainingMainQueue { try runner.run(progress: progress) }
+            } catch let suiteFailure as SuiteFailure {
+                // The measurements that completed are written all the same.
+                rows = suiteFailure.rows
+                failure = suiteFailure
+            }
         }
         if let child = setup.child {
             do {
@@ -137,6 +174,10 @@ struct Run: ParsableCommand {
         let document = CSVWriter(environment: environment).document(rows)
         if let rowsFile {
             try document.write(toFile: rowsFile, atomically: true, encoding: .utf8)
+            if let failure {
+                FileHandle.standardError.write(Data("BenchRunner: \(failure)\n".utf8))
+                throw ExitCode(1)
+            }
             return
         }
         if allocator == .both {
@@ -153,6 +194,34 @@ struct Run: ParsableCommand {
         print(Self.sourcesNote(pass: pass, allocator: allocatorName, configuration: configuration))
         let path = try resultFile.write(document, environment: environment)
         print("wrote \(rows.count) rows to \(path)")
+        if let failure {
+            FileHandle.standardError.write(
+                Data("BenchRunner: \(failure)\nThe other measurements are in \(path).\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    /// `--isolate`: each benchmark of `plans` in a child process
+    /// (``IsolatedRun``), their rows in one CSV.
+    private func runIsolated(_ plans: [MeasurementPlan], resultFile: ResultsFolder) throws {
+        var benchmarks: [String] = []
+        for plan in plans where !benchmarks.contains(plan.benchmark) {
+            benchmarks.append(plan.benchmark)
+        }
+        let environment = RunEnvironment.current(allocator: allocator == .jemalloc ? "jemalloc" : "system")
+        print("BenchRunner: \(benchmarks.count) benchmark(s), each in a process of its own (--isolate)")
+        fflush(nil)
+        let outcome = try IsolatedRun.run(
+            benchmarks: benchmarks, arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)
+        print(SummaryTable.render(outcome.rows))
+        let path = try resultFile.write(CSVWriter(environment: environment).document(outcome.rows), environment: environment)
+        print("wrote \(outcome.rows.count) rows to \(path)")
+        if !outcome.failures.isEmpty {
+            FileHandle.standardError.write(Data(
+                ("BenchRunner: \(outcome.failures.count) benchmark(s) failed:\n  "
+                    + outcome.failures.joined(separator: "\n  ") + "\n").utf8))
+            throw ExitCode(1)
+        }
     }
 
     /// Whether this process splits its timing repetitions across forks

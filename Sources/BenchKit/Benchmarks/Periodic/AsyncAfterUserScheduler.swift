@@ -2,9 +2,11 @@ import Dispatch
 import Foundation
 import Schedulers
 
-/// `user-scheduler.emulated`: the simplest scheduler a user writes, driven
-/// through this library's periodic emulation exactly as `Observable.interval`
-/// drives it (`schedulePeriodic`, which such a scheduler does not implement).
+/// `user-scheduler.emulated` of `periodic.drift` (registered in
+/// ``SchedulerRegistry/standard``): the simplest scheduler a user writes,
+/// driven through this library's periodic emulation exactly as
+/// `Observable.interval` drives it (`schedulePeriodic`, which such a
+/// scheduler does not implement).
 ///
 /// The scheduler is written as a user would: `now` is `Date()`, `schedule`
 /// forwards to `scheduleRelative`, and `scheduleRelative` calls
@@ -13,16 +15,6 @@ import Schedulers
 /// flag lets disposing skip the action. It measures what the default
 /// missed-tick policy does with a timer that wakes up late by up to about a
 /// period plus 1 ms.
-enum UserSchedulerPeriodicJob {
-    /// `schedulePeriodic` on a scheduler that does not implement it, so the
-    /// protocol's default (emulation) runs: the same job as the builtin
-    /// schedulers' `native` ones, on the user's scheduler.
-    static let job = LibraryPeriodicJobs.job(.library("user-scheduler.emulated"), emulated: false) {
-        AsyncAfterUserScheduler(queue: DispatchQueue(label: "bench.drift.user-scheduler"))
-    }
-}
-
-/// A user's scheduler on a dispatch queue: `asyncAfter` with its default leeway.
 final class AsyncAfterUserScheduler: SchedulerType, @unchecked Sendable {
     let queue: DispatchQueue
 

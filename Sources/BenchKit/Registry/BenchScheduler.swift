@@ -1,0 +1,186 @@
+import Schedulers
+
+/// A scheduler to benchmark, under a name of your choosing: the unit of the
+/// suite's registry (``SchedulerRegistry``). This library's own schedulers are
+/// registered the same way (``SchedulerRegistry/standard``).
+///
+/// What it is measured by follows from its conformances, checked once here:
+/// - any `ImmediateScheduler`: `observeOn.throughput` and `observeOn.latency`
+///   (variant `<name>`, through `observe(on:)`'s generic path) and
+///   `observeOn.subscription` (variant `<name>`);
+/// - a `SerialScheduler`: the same on the serial fast path (variant
+///   `<name>`), and once more forced onto the generic path (variant
+///   `<name>.generic`), so the two paths show side by side;
+/// - any `ImmediateScheduler`, too: `scheduler.recursion` (variant `<name>`:
+///   one `scheduleRecursive` chain, each level scheduling the next);
+/// - a `Scheduler`: `periodic.drift` (variant `<name>.emulated`: its
+///   `schedulePeriodic`, which is the library's fixed-rate emulation unless
+///   it implements it);
+/// - a `PeriodicScheduler`: `periodic.drift` variants `<name>.native` (its own
+///   `schedulePeriodic`) and `<name>.emulated` (`schedulePeriodicEmulated`).
+///
+/// Every family assumes the scheduler keeps the contract written in the
+/// catalog's article "Measuring your own scheduler": it runs each action at
+/// most once and eventually, a serial one in order and one at a time, a
+/// periodic job's ticks never overlap. A scheduler that never runs an action
+/// ends its measurement with a `BenchmarkFailure` naming the variant after
+/// ``stallTimeoutSeconds`` (or the family's own default), never a hang.
+public struct BenchScheduler: Sendable {
+    /// The families a scheduler can be measured by.
+    public enum Family: String, Sendable, CaseIterable {
+        /// `observeOn.throughput` and `observeOn.latency`.
+        case hops
+        /// `observeOn.subscription`.
+        case subscription
+        /// `periodic.drift` (a `Scheduler` only).
+        case periodic
+        /// `scheduler.recursion`.
+        case recursion
+    }
+
+    /// The name given at registration: the CSV's variant names derive from it.
+    public let name: String
+    /// The families it is measured by: every one that applies unless narrowed
+    /// with ``only(_:)``.
+    public private(set) var families: Set<Family>
+    /// How long a measurement may wait for the scheduler to run what it was
+    /// given before it fails naming the variant; `nil` keeps each family's
+    /// default (120 s for a hop, 10 s per subscription lifecycle, four times a
+    /// periodic run's length plus 5 s, 60 s for a recursion chain).
+    public var stallTimeoutSeconds: Double?
+
+    let role: VariantRole
+    let isSerial: Bool
+    let isScheduler: Bool
+    let isPeriodic: Bool
+    /// Delivers on the main thread: the main queue must be serviced, and the
+    /// producer must not run there.
+    let deliversOnMain: Bool
+    /// Runs actions on the calling thread (the trampoline): its lifecycles
+    /// are not wake-up bound.
+    let runsInline: Bool
+    /// `observeOn.throughput` measures its hops once more after dispatch-heavy work.
+    let measuredUnderDisturbance: Bool
+    /// The variant names, by family.
+    let names: VariantNames
+    /// Makes the scheduler, fresh for a session; the label names a queue it creates, where it creates one.
+    let make: @Sendable (_ label: String) -> any ImmediateScheduler
+
+    /// The variant names a registration writes.
+    struct VariantNames: Sendable {
+        /// The hop and subscription variant on the path `observe(on:)` picks.
+        var hop: String
+        /// The hop and subscription variant forced onto the generic path (serial schedulers only).
+        var genericHop: String
+        /// The stem of the periodic variants (`<stem>.native`, `<stem>.emulated`).
+        var periodic: String
+        /// The recursion variant.
+        var recursion: String
+
+        init(_ name: String) {
+            hop = name
+            genericHop = "\(name).generic"
+            periodic = name
+            recursion = name
+        }
+    }
+
+    /// Registers the scheduler `make` returns under `name`; `make` is called
+    /// afresh for every session (a repetition, a counting pass), outside the
+    /// measured region, so each starts on a scheduler with nothing queued.
+    ///
+    /// `name` becomes the CSV's `variant` column: letters, digits, `-` and
+    /// `_`, dots between words, at most 48 characters, and neither `peer.` nor
+    /// `reference.` in front (those mark variants a comparison does not
+    /// judge). ``SchedulerRegistry/register(_:)`` refuses a name that breaks
+    /// these rules or that another registration already writes.
+    public init<S: ImmediateScheduler & SendableMetatype>(_ name: String, make: @escaping @Sendable () -> S) {
+        self.init(name, role: .library, names: VariantNames(name), make: { _ in make() }, conformance: S.self)
+    }
+
+    init<S: ImmediateScheduler & SendableMetatype>(
+        _ name: String, role: VariantRole, names: VariantNames, families: Set<Family>? = nil,
+        deliversOnMain: Bool = false, runsInline: Bool = false, measuredUnderDisturbance: Bool = false,
+        make: @escaping @Sendable (String) -> S, conformance: S.Type
+    ) {
+        self.name = name
+        self.role = role
+        self.names = names
+        isSerial = S.self is any SerialScheduler.Type
+        isScheduler = S.self is any Scheduler.Type
+        isPeriodic = S.self is any PeriodicScheduler.Type
+        self.deliversOnMain = deliversOnMain
+        self.runsInline = runsInline
+        self.measuredUnderDisturbance = measuredUnderDisturbance
+        self.make = { label in make(label) }
+        let applicable = Set(Family.allCases.filter { family in
+            switch family {
+            case .hops, .subscription, .recursion: true
+            case .periodic: S.self is any Scheduler.Type
+            }
+        })
+        self.families = families.map { $0.intersection(applicable) } ?? applicable
+    }
+
+    /// This registration measured by `families` only (those that apply to it).
+    public func only(_ families: Set<Family>) -> BenchScheduler {
+        var copy = self
+        copy.families = self.families.intersection(families)
+        return copy
+    }
+
+    /// This registration with ``stallTimeoutSeconds`` set to `seconds`.
+    public func stallTimeout(seconds: Double) -> BenchScheduler {
+        var copy = self
+        copy.stallTimeoutSeconds = seconds
+        return copy
+    }
+
+    func id(_ name: String) -> VariantID {
+        switch role {
+        case .library: .library(name)
+        case .peer: VariantID(reading: "peer.\(name)")
+        case .reference: VariantID(reading: "reference.\(name)")
+        }
+    }
+
+    /// The hop variants: `(id, path)` for the path `observe(on:)` picks, then
+    /// the generic path of a serial scheduler.
+    var hopPaths: [(id: VariantID, path: ObserveOnPath)] {
+        var result: [(VariantID, ObserveOnPath)] = [(id(names.hop), .automatic)]
+        if isSerial && !names.genericHop.isEmpty { result.append((id(names.genericHop), .generic)) }
+        return result
+    }
+
+    /// The periodic variants: `(id, emulated)`; `emulated` forces
+    /// `schedulePeriodicEmulated`, otherwise the scheduler's `schedulePeriodic` runs.
+    var periodicVariants: [(id: VariantID, forceEmulation: Bool)] {
+        guard isScheduler, families.contains(.periodic) else { return [] }
+        if isPeriodic {
+            return [(id("\(names.periodic).native"), false), (id("\(names.periodic).emulated"), true)]
+        }
+        return [(id("\(names.periodic).emulated"), false)]
+    }
+
+    /// The variant names this registration writes in `family` (none when
+    /// it is not measured by it).
+    func variantNames(in family: Family) -> [String] {
+        guard families.contains(family) else { return [] }
+        switch family {
+        case .hops:
+            let hops = hopPaths.map(\.id)
+            return (hops + (measuredUnderDisturbance ? hops.map { $0.suffixed("disturbed") } : [])).map(\.name)
+        case .subscription: return hopPaths.map(\.id.name)
+        case .periodic: return periodicVariants.map(\.id.name)
+        case .recursion: return [id(names.recursion).name]
+        }
+    }
+
+    /// Makes the scheduler as a `Scheduler`; only called where ``isScheduler``.
+    func makeScheduler(_ label: String) throws -> any Scheduler {
+        guard let scheduler = make(label) as? any Scheduler else {
+            throw BenchmarkFailure("\(name): the registered scheduler is not a Scheduler")
+        }
+        return scheduler
+    }
+}

@@ -1,0 +1,136 @@
+import Synchronization
+
+/// What a benchmark run measures: the registered schedulers and the peers
+/// beside them, in the order a run interleaves them.
+///
+/// ``standard`` holds this library's schedulers, the peers and the
+/// references, each registered through the same calls a user's executable
+/// makes. A user's executable starts from it (so the library and the peers
+/// run beside the user's schedulers in one CSV) and adds its own with
+/// ``register(_:)``; `BenchRunnerMain.run(registering:)` does both and runs
+/// the usual command line.
+public struct SchedulerRegistry: Sendable {
+    /// One registration, in order.
+    enum Entry: Sendable {
+        case scheduler(BenchScheduler)
+        /// A peer or reference of `observeOn.throughput` and `observeOn.latency`.
+        case hop(HopVariant)
+        /// A peer of `observeOn.subscription`.
+        case subscription(SubscriptionVariant)
+        /// A peer of `periodic.drift`.
+        case periodic(PeriodicJob)
+    }
+
+    private(set) var entries: [Entry] = []
+
+    /// An empty registry: no scheduler, no peer.
+    public init() {}
+
+    /// The registered schedulers, in order.
+    public var schedulers: [BenchScheduler] {
+        entries.compactMap { if case .scheduler(let scheduler) = $0 { scheduler } else { nil } }
+    }
+
+    /// The variant names registered so far in `family`.
+    public func variantNames(in family: BenchScheduler.Family) -> Set<String> {
+        var names = Set<String>()
+        for entry in entries {
+            switch entry {
+            case .scheduler(let scheduler): names.formUnion(scheduler.variantNames(in: family))
+            case .hop(let hop) where family == .hops: names.insert(hop.name)
+            case .subscription(let variant) where family == .subscription: names.insert(variant.name)
+            case .periodic(let job) where family == .periodic: names.insert(job.name)
+            default: break
+            }
+        }
+        return names
+    }
+
+    /// Adds `scheduler`. Throws ``SchedulerRegistrationError`` when its name
+    /// would break the CSV, or when a variant name it writes is already
+    /// written by another registration in the same benchmark family (two
+    /// schedulers under one name).
+    public mutating func register(_ scheduler: BenchScheduler) throws {
+        try Self.validate(name: scheduler.name)
+        for family in BenchScheduler.Family.allCases {
+            let taken = variantNames(in: family)
+            let clashes = scheduler.variantNames(in: family).filter(taken.contains)
+            guard clashes.isEmpty else {
+                throw SchedulerRegistrationError(
+                    "'\(scheduler.name)' would write variant \(clashes.map { "'\($0)'" }.joined(separator: ", ")), which "
+                        + "another registration already writes: give each scheduler a name of its own "
+                        + "(BenchRunner list shows the names taken)")
+            }
+        }
+        entries.append(.scheduler(scheduler))
+    }
+
+    /// Adds a hop that is not a scheduler (a peer or a reference of the
+    /// observeOn families): it is measured beside the schedulers' hops.
+    /// Throws when its name is taken in those families.
+    public mutating func register(hop: HopVariant) throws {
+        try add(.hop(hop), name: hop.name, family: .hops)
+    }
+
+    mutating func register(subscriptionPeer variant: SubscriptionVariant) throws {
+        try add(.subscription(variant), name: variant.name, family: .subscription)
+    }
+
+    mutating func register(periodicPeer job: PeriodicJob) throws {
+        try add(.periodic(job), name: job.name, family: .periodic)
+    }
+
+    private mutating func add(_ entry: Entry, name: String, family: BenchScheduler.Family) throws {
+        if variantNames(in: family).contains(name) {
+            throw SchedulerRegistrationError("variant '\(name)' is registered twice: give it a name of its own")
+        }
+        entries.append(entry)
+    }
+
+    /// Checks that `name` can stand in the CSV's `variant` column and in
+    /// `--filter` patterns: letters, digits, `-` and `_`, dots between words,
+    /// at most 48 characters, no `peer.` or `reference.` prefix.
+    public static func validate(name: String) throws {
+        let what = "scheduler name '\(name)'"
+        let advice = "use letters, digits, '-' and '_', with dots between words, e.g. 'my-event-loop'"
+        guard !name.isEmpty else { throw SchedulerRegistrationError("a scheduler name is empty: \(advice)") }
+        guard name.count <= 48 else { throw SchedulerRegistrationError("\(what) is longer than 48 characters: shorten it") }
+        let allowed = name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+        }
+        guard allowed else {
+            throw SchedulerRegistrationError(
+                "\(what) has a character the CSV's variant column or a --filter pattern cannot carry: \(advice)")
+        }
+        guard !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..") else {
+            throw SchedulerRegistrationError("\(what) has an empty part between dots: \(advice)")
+        }
+        for prefix in ["peer", "reference"] where name == prefix || name.hasPrefix("\(prefix).") {
+            throw SchedulerRegistrationError(
+                "\(what) starts with '\(prefix)', which marks variants a comparison does not judge: \(advice)")
+        }
+    }
+
+    // MARK: - The registry a run uses
+
+    private static let activeRegistry = Mutex<SchedulerRegistry?>(nil)
+
+    /// The registry this process measures and whose names ``CSVSchema``
+    /// lists: ``standard`` unless ``activate(_:)`` installed another.
+    public static var active: SchedulerRegistry {
+        activeRegistry.withLock { $0 } ?? standard
+    }
+
+    /// Makes `registry` the one this process measures (and `compare` reads
+    /// names from). Call it before anything runs: `BenchRunnerMain` does.
+    public static func activate(_ registry: SchedulerRegistry) {
+        activeRegistry.withLock { $0 = registry }
+        CSVSchema.invalidate()
+    }
+}
+
+/// A registration refused: the message says what to change.
+public struct SchedulerRegistrationError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,79 @@
+import Dispatch
+import Foundation
+import Schedulers
+
+extension SchedulerRegistry {
+    /// This library's schedulers, then the peers and references, registered
+    /// through the same calls as a user's scheduler. Their variant names are
+    /// the CSV's since the first runs (`fast-path`, `serial-dispatch.native`,
+    /// `peer.nio`…), kept so that committed results still compare.
+    public static var standard: SchedulerRegistry {
+        var registry = SchedulerRegistry()
+        do {
+            for scheduler in librarySchedulers {
+                try registry.register(scheduler)
+            }
+            for hop in [
+                ActorHops.schedulerExecutor, DispatchAsyncHop.variant, OpenCombineHop.variant, AsyncStreamHop.variant,
+                ActorHops.defaultActor, NIOHop.variant, BatchedHandoffHop.variant, SPSCRingHop.variant,
+            ] {
+                try registry.register(hop: hop)
+            }
+            try registry.register(subscriptionPeer: SubscriptionVariant(id: .peer("opencombine")) { OpenCombineLifecycle() })
+            for job in [PeerPeriodicJobs.dispatchTimer, PeerPeriodicJobs.nio, PeerPeriodicJobs.openCombine] {
+                try registry.register(periodicPeer: job)
+            }
+        } catch {
+            preconditionFailure("the standard registry refused its own registration: \(error)")
+        }
+        return registry
+    }
+
+    /// This library's schedulers. Each writes its historical names: a serial
+    /// dispatch queue scheduler is `fast-path` and `generic` in the hop
+    /// families and `serial-dispatch.*` in `periodic.drift`.
+    static var librarySchedulers: [BenchScheduler] {
+        [
+            BenchScheduler(
+                "serial-dispatch", role: .library,
+                names: .init(hop: "fast-path", genericHop: "generic", periodic: "serial-dispatch"),
+                families: [.hops, .subscription, .periodic], measuredUnderDisturbance: true,
+                make: { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.\($0)") },
+                conformance: SerialDispatchQueueScheduler.self),
+            BenchScheduler(
+                "concurrent-dispatch", role: .library, names: .init(hop: "concurrent", periodic: "concurrent-dispatch"),
+                families: [.hops, .subscription, .periodic],
+                make: { ConcurrentDispatchQueueScheduler(queue: DispatchQueue(label: "bench.\($0)", attributes: .concurrent)) },
+                conformance: ConcurrentDispatchQueueScheduler.self),
+            BenchScheduler(
+                "operation-queue", role: .library, names: .init("operation-queue"),
+                families: [.hops, .subscription, .periodic],
+                make: { _ in OperationQueueScheduler(operationQueue: OperationQueue()) },
+                conformance: OperationQueueScheduler.self),
+            // MainScheduler is a SerialScheduler, but its variant has always
+            // been the path `observe(on:)` picks only.
+            BenchScheduler(
+                "main", role: .library, names: .init(hop: "main", genericHop: nil, periodic: "main"),
+                families: [.hops, .subscription, .periodic], deliversOnMain: true,
+                make: { _ in MainScheduler.instance }, conformance: MainScheduler.self),
+            BenchScheduler(
+                "current-thread", role: .library, names: .init("current-thread"), families: [.subscription],
+                runsInline: true, make: { _ in CurrentThreadScheduler.instance }, conformance: CurrentThreadScheduler.self),
+            // The simplest scheduler a user writes (`asyncAfter` with the
+            // default leeway), driven by the library's periodic emulation.
+            BenchScheduler(
+                "user-scheduler", role: .library, names: .init("user-scheduler"), families: [.periodic],
+                make: { _ in AsyncAfterUserScheduler(queue: DispatchQueue(label: "bench.drift.user-scheduler")) },
+                conformance: AsyncAfterUserScheduler.self),
+        ]
+    }
+}
+
+extension BenchScheduler.VariantNames {
+    /// Historical names: `genericHop` `nil` writes no generic-path variant.
+    init(hop: String, genericHop: String? = nil, periodic: String) {
+        self.init(hop)
+        self.genericHop = genericHop ?? ""
+        self.periodic = periodic
+    }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+import Schedulers
+
+/// The `Stress` program, for any executable: the repository's own `Stress`
+/// is `StressMain.run()`, and a user's executable that stress-tests its own
+/// schedulers beside this library's is
+///
+/// ```swift
+/// import StressKit
+///
+/// StressMain.run(registering: [
+///     StressScheduler("my-event-loop", isCurrent: { $0.isOnLoopThread }) { MyEventLoopScheduler() },
+/// ])
+/// ```
+///
+/// with the same options (`--filter`, `--iterations`, `--seed`, `--list`,
+/// `--csv`, `--self-check`), outcome tables and exit statuses, and the same
+/// ThreadSanitizer script (`scripts/stress-tsan.sh`, with
+/// `STRESS_PACKAGE_PATH` and `STRESS_PRODUCT` naming the executable).
+public enum StressMain {
+    /// The harness's own check: a deliberately broken disposable that a
+    /// run must report (`--self-check`).
+    public static var selfCheck: any StressScenario {
+        SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable<WidenedWindow>>(
+            name: "self-check.broken-single-assignment",
+            // Two actors: on two cores both run at once, so the broken window is hit.
+            disposers: 1
+        )
+    }
+
+    /// The broken variants `--self-check` measures detection on.
+    public static var brokenVariants: [BrokenVariant] {
+        [
+            BrokenVariant(
+                label: "widened gap", window: "two locks, 20 µs pause",
+                scenario: SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable<WidenedWindow>>(
+                    name: "self-check.widened-gap", disposers: 1),
+                explorationMustFind: true),
+            BrokenVariant(
+                label: "narrow gap", window: "two locks, no pause",
+                scenario: SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable<NarrowWindow>>(
+                    name: "self-check.narrow-gap", disposers: 1),
+                explorationMustFind: true),
+            BrokenVariant(
+                label: "check-then-act", window: "one step (load, then store)",
+                scenario: SingleAssignmentSetVersusDispose<CheckThenActSingleAssignmentDisposable>(
+                    name: "self-check.check-then-act", disposers: 2),
+                explorationMustFind: true),
+        ]
+    }
+
+    /// The command over this library's scenarios and `schedulers`' (see
+    /// ``ScenarioCatalog/all(registering:)``); throws ``StressRegistrationError``.
+    public static func command(registering schedulers: [StressScheduler]) throws -> StressCommand {
+        StressCommand(
+            scenarios: try ScenarioCatalog.all(registering: schedulers),
+            selfCheck: selfCheck, brokenVariants: brokenVariants,
+            output: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) })
+    }
+
+    /// Registers `schedulers` after this library's, parses the command line
+    /// and runs; never returns. The scenarios run on a background thread
+    /// while the main thread parks in `dispatchMain()`, so the main queue is
+    /// drained as in an application. A refused registration ends the program
+    /// with its message and exit status 2.
+    public static func run(registering schedulers: [StressScheduler] = []) -> Never {
+        let command: StressCommand
+        do {
+            command = try self.command(registering: schedulers)
+        } catch {
+            FileHandle.standardError.write(Data("Stress: error: \(error)\n".utf8))
+            exit(StressCommand.usageError)
+        }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let harness = Thread {
+            exit(command.main(arguments))
+        }
+        harness.name = "stress.harness"
+        harness.stackSize = 8 << 20
+        harness.start()
+        dispatchMain()
+    }
+}
