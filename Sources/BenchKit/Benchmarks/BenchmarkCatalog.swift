@@ -7,6 +7,8 @@ public enum BenchmarkCatalog {
             ObserveOnSubscriptionBenchmark(),
             AsyncSequenceThroughputBenchmark(),
             TrampolineBenchmark(),
+            ElementPathBenchmark(),
+            VirtualTimeBenchmark(),
             PeriodicDriftBenchmark(),
         ]
     }
