@@ -105,7 +105,7 @@ final class InstructionPassTests: XCTestCase {
         let environment = InstructionPass.childEnvironment([
             "LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "MALLOC_CONF": "tcache:false", "PATH": "/bin",
         ])
-        XCTAssertEqual(environment, ["PATH": "/bin"])
+        XCTAssertEqual(environment, ["PATH": "/bin", "SWIFT_DETERMINISTIC_HASHING": "1"])
     }
 
     /// Outside valgrind the child runs every workload (at its counted size)

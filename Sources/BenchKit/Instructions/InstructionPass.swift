@@ -212,15 +212,19 @@ public enum InstructionPass {
         return result + ["--instruction-child", "--rows-file", manifest, "--run-id", runID]
     }
 
-    /// The parent's environment without jemalloc: the child counts on the
-    /// system allocator whatever the parent runs on, so counts do not
-    /// depend on `--allocator`.
+    /// The parent's environment without jemalloc, with the runtime's
+    /// deterministic hashing: the child counts on the system allocator
+    /// whatever the parent runs on, so counts do not depend on
+    /// `--allocator`, nor on a per-process hash seed (three runs of the
+    /// subscription and virtual-time workloads with it counted the same to
+    /// the last instruction; without it, virtual time moved by 4 per action).
     static func childEnvironment(_ environment: [String: String]) -> [String: String] {
         var result = environment
         let preload = (environment["LD_PRELOAD"] ?? "").split(separator: ":").filter { !$0.contains("jemalloc") }
         result["LD_PRELOAD"] = preload.isEmpty ? nil : preload.joined(separator: ":")
         result["MALLOC_CONF"] = nil
         result[AllocatorLauncher.guardVariable] = nil
+        result["SWIFT_DETERMINISTIC_HASHING"] = "1"
         return result
     }
 
