@@ -41,7 +41,9 @@ public struct Compare: ParsableCommand {
             the machine, and their common change is divided out of CPU-bound times), single-run \
             tails, per-tick samples, machine facts. Exact counts (allocs_*, bytes_*, depth) are \
             compared without a test: any change in the bad direction is worse, whatever the threshold, \
-            unless --exact-tolerance allows it. Rows with an empty value (allocation counting \
+            unless --exact-tolerance allows it; instruction counts (instructions_*, counted by callgrind) \
+            likewise, beyond 0.5 % of the base count. A metric this BenchRunner does not declare is shown, \
+            not judged. Rows with an empty value (allocation counting \
             unavailable) are skipped. Series in only one file are listed as added or removed.
 
             For CI on a shared machine, gate only on the exact counts and print the timings: \
@@ -91,7 +93,7 @@ public struct Compare: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Which metrics decide the exit status: 'all', or 'exact' for the exact counts only "
-                + "(allocations, depth; timing changes are still printed): for CI on a shared machine.",
+                + "(allocations, depth, instructions; timing changes are still printed): for CI on a shared machine.",
             valueName: "all|exact"))
     var gate: CompareOptions.Gate = .all
 

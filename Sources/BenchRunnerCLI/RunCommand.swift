@@ -78,6 +78,22 @@ struct Run: ParsableCommand {
     @Flag(help: .hidden)
     var countsOnly = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Instruction counts (instructions_per_*): count (default), skip, or only (write nothing else).",
+            discussion: """
+                After the timings and allocation counts, a child process run under valgrind's callgrind counts the \
+                instructions per operation of the CPU-bound paths on one thread (allocator column `callgrind`; \
+                docs/InstructionCounts.md). Without valgrind the counts are left empty and the run says how to \
+                install it. `only` writes just those rows (the CI gate's run) and fails without valgrind.
+                """,
+            valueName: "count|skip|only"))
+    var instructions: InstructionPass.Mode = .count
+
+    /// Internal: the callgrind child of a run: runs the instruction workloads, writes the manifest to --rows-file.
+    @Flag(help: .hidden)
+    var instructionChild = false
+
     func validate() throws {
         if forks < 1 {
             throw ValidationError("--forks must be 1 or more (processes that share the repetitions), e.g. --forks 3")
@@ -108,6 +124,10 @@ struct Run: ParsableCommand {
             ).selectedPlans()
         } catch let error as BenchmarkFilterError {
             throw ValidationError(error.description)
+        }
+        if instructionChild || instructions == .only {
+            try runInstructionsOnly(resultFile)
+            return
         }
         if isolate && rowsFile == nil {
             return try runIsolated(selectedPlans, resultFile: resultFile)
@@ -171,6 +191,11 @@ struct Run: ParsableCommand {
                 progress.note("note: allocation counts are missing: \(error)")
             }
         }
+        if instructions == .count && rowsFile == nil && !countsOnly {
+            rows += InstructionPass.rows(
+                plans: try runner.selectedPlans(), arguments: Array(CommandLine.arguments.dropFirst()),
+                runID: environment.runID, note: progress.note)
+        }
         let document = CSVWriter(environment: environment).document(rows)
         if let rowsFile {
             try document.write(toFile: rowsFile, atomically: true, encoding: .utf8)
@@ -224,6 +249,42 @@ struct Run: ParsableCommand {
         }
     }
 
+    /// `--instructions only` (counts in a callgrind child, writes the rows) and
+    /// the callgrind child itself (runs the workloads, writes the manifest).
+    private func runInstructionsOnly(_ resultFile: ResultsFolder) throws {
+        var environment = RunEnvironment.current(allocator: InstructionPass.counterName)
+        if let runID { environment.runID = runID }
+        let plans = try SuiteRunner(
+            configuration: suite.configuration(recursionProbe: nil), filter: BenchmarkFilter(suite.patterns),
+            counter: .disabled
+        ).selectedPlans()
+        if instructionChild {
+            guard let rowsFile else { throw ValidationError("--instruction-child needs --rows-file") }
+            try InstructionPass.runChild(plans: plans, manifestPath: rowsFile, environment: environment)
+            return
+        }
+        guard !InstructionPass.counted(plans).isEmpty else {
+            throw ValidationError("--instructions only: the selected benchmarks count no instructions")
+        }
+        print("BenchRunner: instruction counts under callgrind, git \(environment.gitRevision)")
+        fflush(nil)
+        let rows: [CSVRow]
+        do {
+            rows = try InstructionPass.count(arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)
+        } catch let error as BenchmarkFailure {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let document = CSVWriter(environment: environment).document(rows)
+        if let rowsFile {
+            try document.write(toFile: rowsFile, atomically: true, encoding: .utf8)
+            return
+        }
+        print(SummaryTable.render(rows))
+        let path = try resultFile.write(document, environment: environment)
+        print("wrote \(rows.count) rows to \(path)")
+    }
+
     /// Whether this process splits its timing repetitions across forks
     /// rather than measuring them itself (never in a child).
     private var isForking: Bool {
@@ -245,3 +306,5 @@ struct Run: ParsableCommand {
         }
     }
 }
+
+extension InstructionPass.Mode: ExpressibleByArgument {}

@@ -7,7 +7,7 @@ final class CSVSchemaTests: XCTestCase {
             CSVSchema.benchmarks.map(\.name),
             [
                 "observeOn.throughput", "observeOn.latency", "observeOn.subscription", "asyncSequence.throughput",
-                "trampoline.recursion", "periodic.drift",
+                "trampoline.recursion", "elementPath", "virtualTime.scheduling", "periodic.drift",
             ])
     }
 
@@ -16,9 +16,11 @@ final class CSVSchemaTests: XCTestCase {
         XCTAssertEqual(
             schema.variants.map(\.name),
             ["fast-path", "generic", "concurrent", "operation-queue", "main", "current-thread", "peer.opencombine"])
-        XCTAssertEqual(schema.metrics.map(\.name), ["ns_per_lifecycle", "allocs_per_lifecycle", "bytes_per_lifecycle"])
-        XCTAssertEqual(schema.metrics.map(\.direction), [.lowerIsBetter, .lowerIsBetter, .lowerIsBetter])
-        XCTAssertEqual(schema.metrics.map(\.isAllocationCount), [false, true, true])
+        XCTAssertEqual(
+            schema.metrics.map(\.name),
+            ["ns_per_lifecycle", "allocs_per_lifecycle", "bytes_per_lifecycle", "instructions_per_lifecycle"])
+        XCTAssertEqual(schema.metrics.map(\.direction), [.lowerIsBetter, .lowerIsBetter, .lowerIsBetter, .lowerIsBetter])
+        XCTAssertEqual(schema.metrics.map(\.kind), [.measured, .allocations, .allocatedBytes, .instructions])
         // The hops are wake-up-bound; the inline current-thread chain is not.
         XCTAssertTrue(CSVSchema.isWakeUpBound(metric: "ns_per_lifecycle", variant: "fast-path", in: schema.name))
         XCTAssertFalse(CSVSchema.isWakeUpBound(metric: "ns_per_lifecycle", variant: "current-thread", in: schema.name))

@@ -97,12 +97,12 @@ final class CompareStatisticsTests: XCTestCase {
     }
 
     func testMetricDirectionRule() {
-        let higher = ["elements_per_s", "depth", "ticks_per_s"]
+        let higher = ["elements_per_s", "depth"]
         let lower = [
             "ns_per_element", "latency_p50_ns",
-            "p99_ns", "ns_per_schedule", "stack_growth_bytes", "lateness_p50_us",
+            "ns_per_schedule", "stack_growth_bytes", "lateness_p50_us",
             "final_drift_us", "skipped_ticks", "allocs_per_element", "bytes_per_element",
-            "allocs_per_schedule", "bytes_per_schedule", "unknown_metric",
+            "allocs_per_schedule", "bytes_per_schedule",
         ]
         for metric in higher {
             XCTAssertEqual(MetricComparisonRule(metric: metric).preference, .higherIsBetter, metric)
@@ -120,7 +120,7 @@ final class CompareStatisticsTests: XCTestCase {
     }
 
     func testAllocationCountsAndDepthAreExactButMeasurementsAreNot() {
-        for metric in ["allocs_per_element", "bytes_per_element", "allocs_per_schedule", "allocs_per_tick", "depth"] {
+        for metric in ["allocs_per_element", "bytes_per_element", "allocs_per_schedule", "depth"] {
             XCTAssertTrue(MetricComparisonRule(metric: metric).isExact, metric)
         }
         for metric in ["stack_growth_bytes", "elements_per_s", "skipped_ticks", "ns_per_element"] {
@@ -146,14 +146,24 @@ final class CompareStatisticsTests: XCTestCase {
         }
     }
 
-    func testNameRuleAgreesWithTheSchemaExceptForItsStatedExceptions() {
-        // The schema is needed only for these; every other metric follows from its name.
-        let exceptions: Set = ["depth", "plain_recursion_limit", "lateness_at_tick_us"]
-        for spec in CSVSchema.benchmarks.flatMap(\.metrics) where !exceptions.contains(spec.name) {
-            let byName = MetricComparisonRule.ruleFromName(spec.name)
-            XCTAssertEqual(byName.preference == .higherIsBetter, spec.direction == .higherIsBetter, spec.name)
-            XCTAssertEqual(byName.preference == .lowerIsBetter, spec.direction == .lowerIsBetter, spec.name)
-            XCTAssertEqual(byName.isExact, spec.isExactCount, spec.name)
+    func testAMetricTheSchemaDoesNotDeclareIsShownNotJudgedWhateverItsName() {
+        // No rule from the name: a rate-like, a count-like or a time-like
+        // name of an undeclared metric gets no verdict rather than a guess.
+        for metric in ["ticks_per_s", "allocs_per_tick", "p99_ns", "unknown_metric", "instructions_per_tick"] {
+            let rule = MetricComparisonRule(metric: metric)
+            XCTAssertNil(rule.kind, metric)
+            XCTAssertEqual(rule.preference, .informational, metric)
+            XCTAssertFalse(rule.isExact, metric)
+        }
+    }
+
+    func testTheRuleFollowsTheKindAndPolarityOfTheDeclaration() {
+        for benchmark in CSVSchema.benchmarks {
+            for spec in benchmark.metrics {
+                let rule = MetricComparisonRule(metric: spec.name, benchmark: benchmark.name)
+                XCTAssertEqual(rule.kind, spec.kind, spec.name)
+                XCTAssertEqual(rule.isExact, [.allocations, .allocatedBytes, .exactCount, .instructions].contains(spec.kind))
+            }
         }
     }
 

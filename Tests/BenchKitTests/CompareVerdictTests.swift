@@ -108,10 +108,10 @@ final class CompareVerdictTests: XCTestCase {
     func testLatencyIncreaseIsWorseBecauseLowerIsBetter() throws {
         var generator = SeededGenerator(seed: 5)
         let base = FixtureSeries(
-            metric: "p99_ns", unit: "ns",
+            metric: "latency_p50_ns", unit: "ns",
             values: CompareFixture.noisy(around: 1000, spread: 0.2, count: 8, using: &generator))
         let new = FixtureSeries(
-            metric: "p99_ns", unit: "ns",
+            metric: "latency_p50_ns", unit: "ns",
             values: CompareFixture.noisy(around: 2000, spread: 0.2, count: 8, using: &generator))
         let outcome = try fixture.compare(base: [base], new: [new])
         XCTAssertEqual(only(outcome)?.verdict, .worse)
@@ -129,7 +129,7 @@ final class CompareVerdictTests: XCTestCase {
             ("elements_per_s", CompareVerdict.better), ("depth", .better), ("plain_recursion_limit", .informational),
             ("ns_per_element", .worse), ("lateness_p50_us", .worse), ("lateness_p99_us", .informational),
             ("final_drift_us", .worse),
-            ("stack_growth_bytes", .worse), ("some_future_rate_per_s", .better),
+            ("stack_growth_bytes", .worse), ("some_future_rate_per_s", .informational),
         ] {
             let outcome = try fixture.compare(
                 base: [FixtureSeries(metric: metric, values: low)], new: [FixtureSeries(metric: metric, values: high)])

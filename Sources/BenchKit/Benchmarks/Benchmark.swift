@@ -71,13 +71,17 @@ public struct MeasurementPlan: Sendable {
     /// It warms up on its own (on the same subscription or chain it counts),
     /// so the counting pass needs no separate warm-up.
     let countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])?
+    /// What the instruction pass counts for this plan (``InstructionPass``);
+    /// `nil` when its work is not deterministic CPU work on one thread.
+    public let countInstructions: InstructionWorkload?
 
     public init(
         benchmark: String, variant: VariantID, params: String, estimatedSeconds: Double,
         warmUpEstimatedSeconds: Double? = nil, unavailableReason: String? = nil, needsMainQueue: Bool = false, countingEstimatedSeconds: Double = 0.01,
         warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
         measure: @escaping @Sendable (MeasureContext) throws -> [MetricValue],
-        countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])? = nil
+        countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])? = nil,
+        countInstructions: InstructionWorkload? = nil
     ) {
         self.benchmark = benchmark
         self.variantID = variant
@@ -90,6 +94,7 @@ public struct MeasurementPlan: Sendable {
         self.warmUp = warmUp
         self.measure = measure
         self.countAllocations = countAllocations
+        self.countInstructions = countInstructions
     }
 
     /// The `variant` column's value.

@@ -15,6 +15,8 @@ public enum BenchmarkCatalog {
             ObserveOnSubscriptionBenchmark(registry: registry),
             AsyncSequenceThroughputBenchmark(),
             TrampolineBenchmark(),
+            ElementPathBenchmark(),
+            VirtualTimeBenchmark(),
             PeriodicDriftBenchmark(registry: registry),
         ]
         if !SchedulerRecursionBenchmark.schedulers(registry).isEmpty {

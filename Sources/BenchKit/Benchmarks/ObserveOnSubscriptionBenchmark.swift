@@ -17,7 +17,7 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: SubscriptionVariants.all(.active).map(\.id),
-            metrics: [.nanosecondsPerLifecycle, .allocationsPerLifecycle, .bytesPerLifecycle],
+            metrics: [.nanosecondsPerLifecycle, .allocationsPerLifecycle, .bytesPerLifecycle, .instructionsPerLifecycle],
             // Each lifecycle hands one drain to the scheduler's thread, which is
             // usually idle: the time is mostly that thread's wake-up.
             // (every variant but the trampoline's, which runs inline).
@@ -113,7 +113,29 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
                         MetricValue(.allocationsPerLifecycle, region?.allocationsPer(batch)),
                         MetricValue(.bytesPerLifecycle, region?.bytesPer(batch)),
                     ]
-                })
+                },
+                countInstructions: variant.id == .currentThread ? Self.instructionWorkload(variant) : nil)
+        }
+    }
+
+    /// Lifecycles whose instructions are counted, in every suite.
+    static let countedLifecycles = 1_000
+
+    /// The instruction count of `variant`, which must not hop (its lifecycle
+    /// is then CPU work on the calling thread): ``countingWarmUp``
+    /// lifecycles, then ``countedLifecycles`` inside the counted region.
+    static func instructionWorkload(_ variant: SubscriptionVariant) -> InstructionWorkload {
+        InstructionWorkload(metric: .instructionsPerLifecycle, operations: countedLifecycles) { counted in
+            try variant.run(countingWarmUp, countedLifecycles) { lifecycles in
+                // The lifecycles run inside this call only, as `counted` does not keep its body.
+                try withoutActuallyEscaping(lifecycles) { lifecycles in
+                    var failure: (any Error)?
+                    counted {
+                        do { try lifecycles() } catch { failure = error }
+                    }
+                    if let failure { throw failure }
+                }
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
             name: name, variants: [.currentThread, recursive, ClosureQueueReference.variant],
             metrics: [
                 .nanosecondsPerSchedule, .allocationsPerSchedule, .bytesPerSchedule, .depth, .stackGrowthBytes,
-                .plainRecursionLimit,
+                .plainRecursionLimit, .instructionsPerSchedule,
             ])
     }
 
@@ -51,15 +51,19 @@ public struct TrampolineBenchmark: NamedBenchmark {
             // once per repetition, by `current-thread`.
             Self.chainPlan(
                 variant: .currentThread, depth: sizes.depth, counted: counted,
-                secondsPerLevel: 400e-9, warmUpFraction: 10, probe: probe, run: Self.runChain),
+                secondsPerLevel: 400e-9, warmUpFraction: 10, probe: probe, run: Self.runChain,
+                instructions: Self.instructionWorkload(start: Self.startChain)),
             Self.chainPlan(
                 variant: Self.recursive, depth: sizes.recursiveDepth, counted: counted,
-                secondsPerLevel: 100e-9, warmUpFraction: 100, probe: nil, run: Self.runRecursiveChain),
+                secondsPerLevel: 100e-9, warmUpFraction: 100, probe: nil, run: Self.runRecursiveChain,
+                instructions: Self.instructionWorkload(start: Self.startRecursiveChain)),
         ]
-            + Self.referenceDepths(sizes).map { depth in
+            + Self.referenceDepths(sizes).enumerated().map { index, depth in
+                // One instruction series for the reference, whatever its timed depths.
                 Self.chainPlan(
                     variant: ClosureQueueReference.variant, depth: depth, counted: counted,
-                    secondsPerLevel: 10e-9, warmUpFraction: 100, probe: nil, run: ClosureQueueReference.runChain)
+                    secondsPerLevel: 10e-9, warmUpFraction: 100, probe: nil, run: ClosureQueueReference.runChain,
+                    instructions: index == 0 ? Self.instructionWorkload(start: ClosureQueueReference.startChain) : nil)
             }
     }
 
@@ -75,7 +79,8 @@ public struct TrampolineBenchmark: NamedBenchmark {
     private static func chainPlan(
         variant: VariantID, depth: Int, counted: Int, secondsPerLevel: Double, warmUpFraction: Int,
         probe: PlainRecursionProbe?,
-        run: @escaping @Sendable (Int, MeasureContext) -> (Chain, MeasureContext.Region)
+        run: @escaping @Sendable (Int, MeasureContext) -> (Chain, MeasureContext.Region),
+        instructions: InstructionWorkload?
     ) -> MeasurementPlan {
         let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
         return MeasurementPlan(
@@ -102,7 +107,25 @@ public struct TrampolineBenchmark: NamedBenchmark {
                     MetricValue(.allocationsPerSchedule, region.allocationsPer(chain.count)),
                     MetricValue(.bytesPerSchedule, region.bytesPer(chain.count)),
                 ]
-            })
+            },
+            countInstructions: instructions)
+    }
+
+    /// Levels of a chain whose instructions are counted, in every suite.
+    static let countedLevels = 100_000
+
+    /// The instruction count of the chains `start` begins: a warm-up chain
+    /// of a tenth of the levels, then one chain of ``countedLevels`` inside
+    /// the counted region.
+    static func instructionWorkload(start: @escaping @Sendable (Chain) -> Void) -> InstructionWorkload {
+        InstructionWorkload(metric: .instructionsPerSchedule, operations: countedLevels) { counted in
+            start(Chain(target: countedLevels / 10))
+            let chain = Chain(target: countedLevels)
+            counted { start(chain) }
+            guard chain.count == countedLevels else {
+                throw BenchmarkFailure("the counted chain ran \(chain.count) levels, not \(countedLevels)")
+            }
+        }
     }
 
     /// The chain's state, passed to every level as the scheduled state.
@@ -135,23 +158,29 @@ public struct TrampolineBenchmark: NamedBenchmark {
 
     static func runChain(_ depth: Int, _ context: MeasureContext) -> (Chain, MeasureContext.Region) {
         let chain = Chain(target: depth)
-        let (_, region) = context.region {
-            _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
-        }
+        let (_, region) = context.region { startChain(chain) }
         return (chain, region)
+    }
+
+    /// Runs the nested `schedule` chain to `chain.target` levels.
+    static func startChain(_ chain: Chain) {
+        _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
     }
 
     static func runRecursiveChain(_ depth: Int, _ context: MeasureContext) -> (Chain, MeasureContext.Region) {
         let chain = Chain(target: depth)
-        let (_, region) = context.region {
-            _ = CurrentThreadScheduler.instance.scheduleRecursive(chain) { chain, recurse in
-                chain.noteFrame()
-                if chain.count < chain.target {
-                    recurse(chain)
-                }
+        let (_, region) = context.region { startRecursiveChain(chain) }
+        return (chain, region)
+    }
+
+    /// Runs the `scheduleRecursive` chain to `chain.target` levels.
+    static func startRecursiveChain(_ chain: Chain) {
+        _ = CurrentThreadScheduler.instance.scheduleRecursive(chain) { chain, recurse in
+            chain.noteFrame()
+            if chain.count < chain.target {
+                recurse(chain)
             }
         }
-        return (chain, region)
     }
 
     /// One level: notes where its frame is, then schedules the next level.
@@ -161,9 +190,27 @@ public struct TrampolineBenchmark: NamedBenchmark {
         if address < chain.lowestAddress { chain.lowestAddress = address }
         if address > chain.highestAddress { chain.highestAddress = address }
         chain.count += 1
+        #if BENCHKIT_INSTRUCTION_CANARY
+        injectedCost(chain)
+        #endif
         if chain.count < chain.target {
             _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
         }
         return Disposables.create()
     }
+
+    #if BENCHKIT_INSTRUCTION_CANARY
+    /// Test only, never in a shipped build: about 2 % more instructions per
+    /// nested level (16 of 740: a call, a multiply-xor-shift and an add;
+    /// +2.2 %). `scripts/instruction-canary.sh` builds with
+    /// `-DBENCHKIT_INSTRUCTION_CANARY` to show that the gate catches it.
+    @inline(never)
+    static func injectedCost(_ chain: Chain) {
+        // Multiply and xor-shift: no closed form the optimiser could fold
+        // (three such steps measured +25 instructions, seven foldable
+        // multiply-adds +11).
+        let sum = ((chain.count &* 31) ^ (chain.count >> 7)) &+ chain.target
+        if sum == 0x5EED { chain.highestAddress &+= 1 }
+    }
+    #endif
 }

@@ -102,6 +102,14 @@ enum ClosureQueueReference {
         }
         return (chain, region)
     }
+
+    /// Runs the chain to `chain.target` levels on a fresh queue (the
+    /// instruction count's form of ``runChain(_:_:)``).
+    static func startChain(_ chain: TrampolineBenchmark.Chain) {
+        let queue = Queue()
+        queue.push(chain, closureQueueLevel)
+        queue.drain()
+    }
 }
 
 /// One level of `ClosureQueueReference`'s chain: notes where its frame is,

@@ -4,7 +4,7 @@ public struct CompareOptions: Sendable, Equatable {
     public enum Gate: String, Sendable, CaseIterable {
         /// Every metric: a significant timing regression fails like an allocation increase.
         case all
-        /// Only exact counts (allocations `allocs_*`, `bytes_*`, and `depth`). Timing
+        /// Only exact counts (allocations `allocs_*`, `bytes_*`, `depth`, instructions `instructions_*`). Timing
         /// changes are still computed and printed but never fail: for CI on a
         /// shared machine, where timings cannot be trusted to gate.
         case exact

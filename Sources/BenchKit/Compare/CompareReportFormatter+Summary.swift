@@ -34,8 +34,13 @@ extension CompareReportFormatter {
             text += options.exactTolerances.map(\.description).joined(separator: ",")
             text += ") is worse, whatever the threshold.\n"
         }
+        if report.comparisons.contains(where: { $0.rule.kind == .instructions }) {
+            text += "Instruction counts (instructions_*, callgrind) are exact counts too: a change within "
+            text += "\(NumberFormat.plain(MetricKind.instructionTolerance * 100))% of the base count is same "
+            text += "(docs/InstructionCounts.md); beyond it, more is worse and fewer is better.\n"
+        }
         let wholeAllocationBenchmarks = Set(
-            report.comparisons.filter(\.rule.isExact).map(\.key.benchmark)
+            report.comparisons.filter { $0.rule.kind?.isAllocationCount == true }.map(\.key.benchmark)
         ).filter { CSVSchema.benchmark(named: $0)?.countsInWholeAllocations == true }.sorted()
         if !wholeAllocationBenchmarks.isEmpty {
             text += "Counted in whole allocations per operation (\(wholeAllocationBenchmarks.joined(separator: ", "))): "

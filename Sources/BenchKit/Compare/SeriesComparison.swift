@@ -167,7 +167,7 @@ public struct SeriesComparison: Sendable {
         }
         if rule.isExact {
             let tolerance = SeriesVerdicts.exactTolerance(
-                metric: key.metric, benchmark: key.benchmark, baseMedian: baseMedian, newMedian: newMedian,
+                metric: key.metric, benchmark: key.benchmark, kind: rule.kind, baseMedian: baseMedian, newMedian: newMedian,
                 options: options)
             verdict = SeriesVerdicts.exact(baseMedian: baseMedian, newMedian: newMedian, tolerance: tolerance, rule: rule)
             return

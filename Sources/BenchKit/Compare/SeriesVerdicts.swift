@@ -32,14 +32,18 @@ enum SeriesVerdicts {
     }
 
     /// How far apart two exact counts may be and still be `same`: the user's
-    /// tolerance for the metric, or at least the rounding of a decimal
-    /// written to the CSV.
+    /// tolerance for the metric, the benchmark's tolerance for its kind
+    /// (``BenchmarkSchema/countTolerance(metric:)``), for an instruction
+    /// count ``MetricKind/instructionTolerance`` of the base count, or at
+    /// least the rounding of a decimal written to the CSV.
     static func exactTolerance(
-        metric: String, benchmark: String? = nil, baseMedian: Double, newMedian: Double, options: CompareOptions
+        metric: String, benchmark: String? = nil, kind: MetricKind? = nil, baseMedian: Double, newMedian: Double,
+        options: CompareOptions
     ) -> Double {
         max(
             ExactTolerance.amount(for: metric, in: options.exactTolerances),
             benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.countTolerance(metric: metric) ?? 0,
+            kind == .instructions ? MetricKind.instructionTolerance * abs(baseMedian) : 0,
             1e-9 * max(abs(baseMedian), abs(newMedian)))
     }
 

@@ -88,13 +88,13 @@ public enum CSVSchema {
     }
 
     /// Whether `metric` of `variant` in `benchmark` is a wake-up-bound time:
-    /// the metric is (`Metric.isWakeUpBound`) or the variant is
-    /// (`BenchmarkSchema.wakeUpBoundVariants`) and the metric is a time, not a count.
+    /// the metric's kind is ``MetricKind/wakeUpBound``, or the variant is
+    /// (`BenchmarkSchema.wakeUpBoundVariants`) and the metric is a measured
+    /// value (``MetricKind/measured``), not a count.
     public static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
         guard let schema = self.benchmark(named: benchmark), let spec = schema.metric(named: metric) else { return false }
-        if spec.isWakeUpBound { return true }
-        return !spec.isExactCount && spec.direction != .informational
-            && schema.wakeUpBoundVariants.contains { $0.name == variant }
+        if spec.kind == .wakeUpBound { return true }
+        return spec.kind == .measured && schema.wakeUpBoundVariants.contains { $0.name == variant }
     }
 
     /// The metric named `metric` in `benchmark`, if both exist.
@@ -153,14 +153,18 @@ public struct BenchmarkSchema: Sendable, Equatable {
         self.countsInWholeAllocations = countsInWholeAllocations
     }
 
-    /// The built-in tolerance of the exact count `metric` of this benchmark:
-    /// for a benchmark counted in whole allocations, ``wholeAllocationTolerance``
-    /// for `allocs_*` and ``wholeAllocationByteTolerance`` for `bytes_*`; else 0.
+    /// The built-in absolute tolerance of this benchmark's exact count
+    /// `metric`, by its kind: for a benchmark counted in whole allocations,
+    /// ``wholeAllocationTolerance`` for allocations and
+    /// ``wholeAllocationByteTolerance`` for bytes; else 0 (instruction counts
+    /// have a relative tolerance, ``MetricKind/instructionTolerance``).
     public func countTolerance(metric: String) -> Double {
-        guard countsInWholeAllocations else { return 0 }
-        if metric.hasPrefix("allocs_") { return Self.wholeAllocationTolerance }
-        if metric.hasPrefix("bytes_") { return Self.wholeAllocationByteTolerance }
-        return 0
+        guard countsInWholeAllocations, let kind = self.metric(named: metric)?.kind else { return 0 }
+        switch kind {
+        case .allocations: return Self.wholeAllocationTolerance
+        case .allocatedBytes: return Self.wholeAllocationByteTolerance
+        case .measured, .wakeUpBound, .singleRunTail, .exactCount, .instructions, .informational: return 0
+        }
     }
 
     /// This benchmark's metric named `name`, if it has one.

@@ -1,0 +1,265 @@
+import Foundation
+
+/// Instruction counts per operation, counted by callgrind in a child process:
+/// the deterministic measure of CPU work on one thread, which a shared
+/// machine's timings cannot give (docs/InstructionCounts.md).
+///
+/// The parent (``rows(plans:arguments:runID:note:)``) copies this executable
+/// without its debug information (valgrind 3.19 cannot read the DWARF 5 the
+/// toolchain writes; the symbol table stays), and runs the copy under
+/// `valgrind --tool=callgrind` with collection off except inside
+/// ``InstructionCountedRegion/measure(_:)`` (given by its exact symbol),
+/// dumping a profile after each call. The child (``runChild(plans:manifestPath:environment:)``) runs
+/// every selected plan's ``InstructionWorkload`` in order, each entering the
+/// region once, and writes a manifest of what it counted; the parent pairs
+/// the k-th profile with the k-th manifest row and writes instructions per
+/// operation, with `callgrind` in the `allocator` column (the counter, as
+/// allocation rows carry `jemalloc`). The child always runs on the system
+/// allocator.
+public enum InstructionPass {
+    /// Whether a run counts instructions (`--instructions`).
+    public enum Mode: String, CaseIterable, Sendable {
+        /// After the timings and allocation counts (the default).
+        case count
+        /// Not at all.
+        case skip
+        /// Nothing else: a run that writes only the instruction rows (the CI gate's run).
+        case only
+    }
+
+    /// The `allocator` column's value of an instruction row: the counter.
+    public static let counterName = "callgrind"
+
+    /// The message shown once when valgrind is missing.
+    public static let howToEnable =
+        "valgrind is not installed; to count instructions install it (`sudo apt-get install valgrind`) and run again."
+
+    /// Why instructions cannot be counted on this machine, or nil when they can.
+    public static var unavailableReason: String? {
+        if tool("valgrind") == nil { return howToEnable }
+        if tool("objcopy") == nil || tool("nm") == nil {
+            return "objcopy and nm are not installed (package binutils); instruction counting needs them."
+        }
+        return nil
+    }
+
+    /// The plans among `plans` that count instructions.
+    public static func counted(_ plans: [MeasurementPlan]) -> [MeasurementPlan] {
+        plans.filter { $0.countInstructions != nil && $0.unavailableReason == nil }
+    }
+
+    /// The instruction rows of `plans` without values: what a run writes
+    /// when instructions cannot be counted.
+    public static func emptyRows(of plans: [MeasurementPlan]) -> [CSVRow] {
+        counted(plans).compactMap { plan in
+            plan.countInstructions.map { workload in
+                CSVRow(
+                    benchmark: plan.benchmark, variant: plan.variant, params: workload.params, metric: workload.metric.name,
+                    unit: workload.metric.unit, repetition: 1, value: nil, allocator: counterName)
+            }
+        }
+    }
+
+    /// The instruction rows of `plans` for a run with `arguments` (the
+    /// command line without the program name): counted by a callgrind
+    /// child, or empty values with one `note` saying why (valgrind missing,
+    /// the child failed).
+    public static func rows(
+        plans: [MeasurementPlan], arguments: [String], runID: String, note: (String) -> Void
+    ) -> [CSVRow] {
+        guard !counted(plans).isEmpty else { return [] }
+        if let reason = unavailableReason {
+            note("note: instruction counts are left empty: \(reason)")
+            return emptyRows(of: plans)
+        }
+        do {
+            return try count(arguments: arguments, runID: runID)
+        } catch {
+            note("note: instruction counts are missing: \(error)")
+            return emptyRows(of: plans)
+        }
+    }
+
+    /// Runs the callgrind child for `arguments` and returns its counted rows.
+    /// Throws when valgrind is missing or the child fails.
+    public static func count(arguments: [String], runID: String) throws -> [CSVRow] {
+        if let reason = unavailableReason { throw BenchmarkFailure("cannot count instructions: \(reason)") }
+        guard let valgrind = tool("valgrind"), let objcopy = tool("objcopy") else {
+            throw BenchmarkFailure("cannot count instructions: \(howToEnable)")
+        }
+        let directory = NSTemporaryDirectory() + ".bench-instructions-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let binary = directory + "/BenchRunner"
+        let stripped = try ChildProcess.run(
+            objcopy, arguments: ["--strip-debug", AllocatorLauncher.executablePath, binary], standardOutput: .discard)
+        guard stripped.status == 0, !stripped.endedBySignal else {
+            throw BenchmarkFailure("objcopy could not copy \(AllocatorLauncher.executablePath) (status \(stripped.status))")
+        }
+        let symbol = try regionSymbol(in: binary)
+        let manifest = directory + "/manifest.csv"
+        let log = directory + "/valgrind.log"
+        let valgrindArguments =
+            [
+                "--tool=callgrind", "--collect-atstart=no",
+                "--toggle-collect=\(symbol)", "--dump-after=\(symbol)",
+                "--callgrind-out-file=\(directory)/callgrind.out", "--log-file=\(log)", binary,
+            ] + childArguments(arguments, manifest: manifest, runID: runID)
+        let result = try ChildProcess.run(
+            valgrind, arguments: valgrindArguments, environment: childEnvironment(ProcessInfo.processInfo.environment),
+            standardOutput: .discard)
+        guard !result.endedBySignal, result.status == 0,
+            let text = try? String(contentsOfFile: manifest, encoding: .utf8)
+        else {
+            let tail = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").suffix(5)
+            throw BenchmarkFailure(
+                "the callgrind process failed (status \(result.status))"
+                    + (tail.isEmpty ? "" : ":\n  " + tail.joined(separator: "\n  ")))
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        var profiles: [Int: UInt64] = [:]
+        for file in files {
+            guard let number = profileNumber(file) else { continue }
+            let contents = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            guard let total = totalInstructions(inProfile: contents) else {
+                throw BenchmarkFailure("callgrind's profile \(file) has no total")
+            }
+            profiles[number] = total
+        }
+        return try pair(manifest: AllocationChild.rows(fromCSV: text), profiles: profiles)
+    }
+
+    /// The symbol of ``InstructionCountedRegion/measure(_:)`` in `binary`:
+    /// the one function whose name ``InstructionCountedRegion/symbolPattern``
+    /// matches. Callgrind is given this exact name: `--dump-after` ignores a
+    /// wildcard pattern that `--toggle-collect` accepts (valgrind 3.19), and
+    /// `--toggle-collect` flips collection at every function it matches, so
+    /// a second match would count the wrong region. Throws unless exactly
+    /// one function matches.
+    static func regionSymbol(in binary: String) throws -> String {
+        guard let nm = tool("nm") else { throw BenchmarkFailure("cannot count instructions: nm is not installed") }
+        let listed = try ChildProcess.run(
+            nm, arguments: ["--defined-only", binary], standardOutput: .capture, standardError: .discard)
+        let matching = regionSymbols(inSymbolTable: String(decoding: listed.output, as: UTF8.self))
+        guard listed.status == 0, matching.count == 1, let symbol = matching.first else {
+            throw BenchmarkFailure(
+                "the counted region's pattern \(InstructionCountedRegion.symbolPattern) matches \(matching.count) "
+                    + "functions of \(binary), not one: \(matching.joined(separator: ", "))")
+        }
+        return symbol
+    }
+
+    /// The text symbols of `nm` output that the region's pattern matches.
+    static func regionSymbols(inSymbolTable text: String) -> [String] {
+        text.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, fields[1] == "T" || fields[1] == "t" else { return nil }
+            let name = String(fields[2])
+            return fnmatch(InstructionCountedRegion.symbolPattern, name, 0) == 0 ? name : nil
+        }
+    }
+
+    /// The manifest's rows with their values replaced by instructions per
+    /// operation: row k (whose value is its operations) with profile k + 1.
+    /// Throws when a profile is missing.
+    static func pair(manifest: [CSVRow], profiles: [Int: UInt64]) throws -> [CSVRow] {
+        try manifest.enumerated().map { index, row in
+            guard let total = profiles[index + 1], let operations = row.value, operations > 0 else {
+                throw BenchmarkFailure(
+                    "callgrind wrote no profile for \(row.benchmark)/\(row.variant) (the \(index + 1)th counted region)")
+            }
+            var counted = row
+            counted.value = Double(total) / operations
+            counted.allocator = counterName
+            return counted
+        }
+    }
+
+    /// `n` for a profile file `callgrind.out.n` (one per counted region, in
+    /// order); nil for any other file, including the final dump at exit.
+    static func profileNumber(_ file: String) -> Int? {
+        let prefix = "callgrind.out."
+        guard file.hasPrefix(prefix) else { return nil }
+        return Int(file.dropFirst(prefix.count))
+    }
+
+    /// The instructions a callgrind profile counted: its `summary:` or
+    /// `totals:` line (the first event is `Ir`, instructions executed).
+    static func totalInstructions(inProfile text: String) -> UInt64? {
+        for line in text.split(separator: "\n") {
+            for key in ["summary:", "totals:"] where line.hasPrefix(key) {
+                let fields = line.dropFirst(key.count).split(separator: " ")
+                return fields.first.flatMap { UInt64($0) }
+            }
+        }
+        return nil
+    }
+
+    /// The child's command line: the parent's `arguments` less the options
+    /// the parent decides (`--instructions`, `--allocator`, `--rows-file`,
+    /// `--run-id`, `--forks`, `--counts-only`), then the child's own.
+    static func childArguments(_ arguments: [String], manifest: String, runID: String) -> [String] {
+        var result: [String] = []
+        var skipNext = false
+        for argument in AllocationChild.argumentsWithoutAllocator(arguments) {
+            if skipNext { skipNext = false; continue }
+            if argument == "--instructions" { skipNext = true; continue }
+            if argument.hasPrefix("--instructions=") || argument == "--instruction-child" { continue }
+            result.append(argument)
+        }
+        if result.first != "run" { result.insert("run", at: 0) }
+        return result + ["--instruction-child", "--rows-file", manifest, "--run-id", runID]
+    }
+
+    /// The parent's environment without jemalloc, with the runtime's
+    /// deterministic hashing: the child counts on the system allocator
+    /// whatever the parent runs on, so counts do not depend on
+    /// `--allocator`, nor on a per-process hash seed (three runs of the
+    /// subscription and virtual-time workloads with it counted the same to
+    /// the last instruction; without it, virtual time moved by 4 per action).
+    static func childEnvironment(_ environment: [String: String]) -> [String: String] {
+        var result = environment
+        let preload = (environment["LD_PRELOAD"] ?? "").split(separator: ":").filter { !$0.contains("jemalloc") }
+        result["LD_PRELOAD"] = preload.isEmpty ? nil : preload.joined(separator: ":")
+        result["MALLOC_CONF"] = nil
+        result[AllocatorLauncher.guardVariable] = nil
+        result["SWIFT_DETERMINISTIC_HASHING"] = "1"
+        return result
+    }
+
+    /// The child's side: runs the workload of every plan in `plans` that
+    /// has one, in order, each entering the counted region exactly once, and
+    /// writes the manifest (one row per workload, its value the operations).
+    public static func runChild(plans: [MeasurementPlan], manifestPath: String, environment: RunEnvironment) throws {
+        var rows: [CSVRow] = []
+        for plan in counted(plans) {
+            guard let workload = plan.countInstructions else { continue }
+            var entered = 0
+            try workload.run { body in
+                entered += 1
+                InstructionCountedRegion.measure(body)
+            }
+            guard entered == 1 else {
+                throw BenchmarkFailure(
+                    "\(plan.identifier): an instruction workload enters its counted region once, not \(entered) times")
+            }
+            rows.append(
+                CSVRow(
+                    benchmark: plan.benchmark, variant: plan.variant, params: workload.params, metric: workload.metric.name,
+                    unit: workload.metric.unit, repetition: 1, value: Double(workload.operations),
+                    allocator: counterName))
+        }
+        try CSVWriter(environment: environment).document(rows).write(toFile: manifestPath, atomically: true, encoding: .utf8)
+    }
+
+    /// The full path of `name` on `PATH`, if it is there.
+    static func tool(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,159 @@
+@testable import BenchKit
+import Foundation
+import XCTest
+
+final class InstructionPassTests: XCTestCase {
+    private func series(_ variant: String, _ value: Double, metric: String = "instructions_per_schedule")
+        -> FixtureSeries
+    {
+        FixtureSeries(
+            benchmark: "trampoline.recursion", variant: variant, params: "operations=100000", metric: metric,
+            unit: "instructions", allocator: "callgrind", values: [value])
+    }
+
+    // MARK: - compare judges instruction counts as counts
+
+    func testInstructionCountsWithinHalfAPercentAreSameAndBeyondAreWorseOrBetter() throws {
+        let fixture = try CompareFixture()
+        let options = CompareOptions(gate: .exact)
+        for (new, expected) in [
+            (736.0, CompareVerdict.same), (739.6, .same), (732.4, .same), (740.0, .worse), (750.7, .worse),
+            (731.0, .better),
+        ] {
+            let outcome = try fixture.compare(base: [series("current-thread", 736)], new: [series("current-thread", new)], options: options)
+            XCTAssertEqual(outcome.report?.comparisons.first?.verdict, expected, "736 -> \(new)")
+            XCTAssertEqual(outcome.status, expected == .worse ? .regression : .noRegression, "736 -> \(new)")
+        }
+    }
+
+    func testTwoPercentMoreOnTheNestedChainFailsTheGateAndNamesTheSeries() throws {
+        let fixture = try CompareFixture()
+        let base = [series("current-thread", 736.0012), series("current-thread.recursive", 38.0004)]
+        let new = [series("current-thread", 736.0012 * 1.02), series("current-thread.recursive", 38.0004)]
+        let outcome = try fixture.compare(base: base, new: new, options: CompareOptions(gate: .exact))
+        XCTAssertEqual(outcome.status, .regression)
+        let worse = try XCTUnwrap(outcome.report?.comparisons.filter { $0.verdict == .worse })
+        XCTAssertEqual(worse.map(\.key.variant), ["current-thread"])
+        XCTAssertTrue(outcome.output.contains("current-thread"), outcome.output)
+    }
+
+    func testAnAAPairIsSameInEverySeries() throws {
+        let fixture = try CompareFixture()
+        let base = [
+            series("current-thread", 736.0012), series("current-thread.recursive", 38.0004),
+            FixtureSeries(
+                benchmark: "observeOn.subscription", variant: "current-thread", params: "operations=1000",
+                metric: "instructions_per_lifecycle", unit: "instructions", allocator: "callgrind", values: [14_010.5]),
+        ]
+        var new = base
+        new[2].values = [14_010.9]
+        let outcome = try fixture.compare(base: base, new: new, options: CompareOptions(gate: .exact))
+        XCTAssertEqual(outcome.status, .noRegression)
+        XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.same, .same, .same])
+        XCTAssertTrue(outcome.output.contains("a change within 0.5% of the base count is same"), outcome.output)
+        // observeOn.subscription is counted in whole allocations, but no allocation series is compared here.
+        XCTAssertFalse(outcome.output.contains("Counted in whole allocations"), outcome.output)
+    }
+
+    func testTheToleranceIsRelativeToTheBaseCount() {
+        let rule = MetricComparisonRule(metric: "instructions_per_schedule", benchmark: "trampoline.recursion")
+        XCTAssertEqual(rule.kind, .instructions)
+        XCTAssertTrue(rule.isExact)
+        XCTAssertEqual(
+            SeriesVerdicts.exactTolerance(
+                metric: "instructions_per_schedule", kind: .instructions, baseMedian: 10_000, newMedian: 10_100,
+                options: CompareOptions()),
+            50, accuracy: 1e-9)
+    }
+
+    // MARK: - the pass's plumbing
+
+    func testProfilesArePairedWithTheManifestInOrder() throws {
+        let manifest = [
+            CSVRow(benchmark: "b", variant: "x", params: "operations=10", metric: "instructions_per_schedule",
+                   unit: "instructions", repetition: 1, value: 10),
+            CSVRow(benchmark: "b", variant: "y", params: "operations=4", metric: "instructions_per_schedule",
+                   unit: "instructions", repetition: 1, value: 4),
+        ]
+        let rows = try InstructionPass.pair(manifest: manifest, profiles: [1: 7_365, 2: 152, 3: 0])
+        XCTAssertEqual(rows.map(\.value), [736.5, 38])
+        XCTAssertEqual(rows.map(\.allocator), ["callgrind", "callgrind"])
+        XCTAssertThrowsError(try InstructionPass.pair(manifest: manifest, profiles: [1: 7_365])) { error in
+            XCTAssertTrue("\(error)".contains("b/y"), "\(error)")
+        }
+    }
+
+    func testProfileTotalsAndNamesAreRead() {
+        XCTAssertEqual(InstructionPass.totalInstructions(inProfile: "version: 1\nevents: Ir\nsummary: 73600120\n"), 73_600_120)
+        XCTAssertEqual(InstructionPass.totalInstructions(inProfile: "events: Ir\ntotals: 42\n"), 42)
+        XCTAssertNil(InstructionPass.totalInstructions(inProfile: "events: Ir\n"))
+        XCTAssertEqual(InstructionPass.profileNumber("callgrind.out.3"), 3)
+        XCTAssertNil(InstructionPass.profileNumber("callgrind.out"))
+        XCTAssertNil(InstructionPass.profileNumber("manifest.csv"))
+    }
+
+    func testTheChildGetsTheSuiteOptionsAndNotTheParentsOwn() {
+        let arguments = InstructionPass.childArguments(
+            ["--quick", "--filter", "trampoline", "--instructions", "count", "--allocator", "both", "--forks", "3"],
+            manifest: "/tmp/m.csv", runID: "r1")
+        XCTAssertEqual(
+            arguments,
+            ["run", "--quick", "--filter", "trampoline", "--instruction-child", "--rows-file", "/tmp/m.csv", "--run-id", "r1"])
+    }
+
+    func testTheChildCountsOnTheSystemAllocator() {
+        let environment = InstructionPass.childEnvironment([
+            "LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "MALLOC_CONF": "tcache:false", "PATH": "/bin",
+        ])
+        XCTAssertEqual(environment, ["PATH": "/bin", "SWIFT_DETERMINISTIC_HASHING": "1"])
+    }
+
+    /// Outside valgrind the child runs every workload (at its counted size)
+    /// and lists them; each enters the counted region once, or it throws.
+    func testTheChildRunsEveryCountedWorkloadOnceAndListsIt() throws {
+        let plans = try SuiteRunner(configuration: .tiny(recursionProbe: nil), counter: .disabled).selectedPlans()
+        let counted = InstructionPass.counted(plans)
+        XCTAssertEqual(
+            counted.map(\.identifier),
+            [
+                "observeOn.subscription/current-thread", "trampoline.recursion/current-thread",
+                "trampoline.recursion/current-thread.recursive", "trampoline.recursion/reference.closure-queue",
+                "elementPath/current-thread", "virtualTime.scheduling/historical",
+            ])
+        let path = NSTemporaryDirectory() + "instruction-manifest-\(UUID().uuidString).csv"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let environment = RunEnvironment(
+            runID: "test", timestamp: "t", gitRevision: "g", host: "h", cpu: "c", cores: 2, swiftVersion: "6",
+            allocator: "callgrind")
+        try InstructionPass.runChild(plans: plans, manifestPath: path, environment: environment)
+        let rows = try AllocationChild.rows(fromCSV: String(contentsOfFile: path, encoding: .utf8))
+        XCTAssertEqual(rows.map { "\($0.benchmark)/\($0.variant)" }, counted.map(\.identifier))
+        XCTAssertEqual(rows.map(\.value), [1_000, 100_000, 100_000, 100_000, 100_000, 10_000])
+        for row in rows {
+            XCTAssertEqual(CSVSchema.metric(row.metric, in: row.benchmark)?.kind, .instructions, row.metric)
+            XCTAssertEqual(row.params, "operations=\(Int(row.value ?? 0))")
+        }
+    }
+
+    /// `--toggle-collect` flips collection at every function it matches, so
+    /// the pattern must match the counted region's function and nothing else.
+    func testTheRegionPatternMatchesOneFunctionOfTheBinary() throws {
+        guard let nm = InstructionPass.tool("nm") else { throw XCTSkip("nm is not installed") }
+        let binary = try XCTUnwrap(
+            FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") as String?)
+        let result = try ChildProcess.run(nm, arguments: ["--defined-only", binary], standardOutput: .capture, standardError: .discard)
+        XCTAssertEqual(result.status, 0)
+        let matching = InstructionPass.regionSymbols(inSymbolTable: String(decoding: result.output, as: UTF8.self))
+        XCTAssertEqual(matching.count, 1, "\(matching)")
+    }
+
+    func testASecondFunctionMatchingThePatternIsFound() {
+        let table = """
+            0000000000165ef0 T $s8BenchKit24InstructionCountedRegionO7measureyyyyXEFZ
+            0000000000165a80 t $s8BenchKit24InstructionCountedRegionO7measureyyyyXEFZTf4nd_n
+            0000000000165ee0 T $s8BenchKit24InstructionCountedRegionO13symbolPatternSSvau
+            00000000005fe6f0 D $s8BenchKit24InstructionCountedRegionO7measureData
+            """
+        XCTAssertEqual(InstructionPass.regionSymbols(inSymbolTable: table).count, 2)
+    }
+}
