@@ -7,7 +7,8 @@ final class CSVSchemaTests: XCTestCase {
             CSVSchema.benchmarks.map(\.name),
             [
                 "observeOn.throughput", "observeOn.latency", "observeOn.subscription", "asyncSequence.throughput",
-                "trampoline.recursion", "periodic.drift",
+                "trampoline.recursion", "periodic.drift", "scale.timers", "scale.virtualTime", "scale.fanIn",
+                "scale.fanOut", "scale.trampoline", "scale.liveSubscriptions",
             ])
     }
 

@@ -8,6 +8,6 @@ public enum BenchmarkCatalog {
             AsyncSequenceThroughputBenchmark(),
             TrampolineBenchmark(),
             PeriodicDriftBenchmark(),
-        ]
+        ] + ScaleFamily.all
     }
 }
