@@ -6,11 +6,15 @@
 /// action; disposing a running item lets it finish and then disposes what it
 /// returned; disposing a finished item disposes what it returned.
 ///
-/// `time`, and `sequence` and `queueIndex` (in `VirtualQueueEntry`), belong to the scheduler and are only
+/// `time`, `sequence` and `queueIndex` belong to the scheduler and are only
 /// touched under the scheduler's lock; the phase (this class's) decides who
 /// owns the state, action and result (the subclass's).
-class VirtualSchedulerItem<Converter: VirtualTimeConverterType>: VirtualQueueEntry, Cancelable, @unchecked Sendable {
+class VirtualSchedulerItem<Converter: VirtualTimeConverterType>: Cancelable, @unchecked Sendable {
     let time: Converter.VirtualTimeUnit
+    /// Breaks ties between equal times: lower runs first (scheduling order).
+    var sequence: UInt64 = 0
+    /// Position in the scheduler's heap, or `nil` when not queued.
+    var queueIndex: Int?
 
     // Weak: the scheduler owns its queue, so a strong reference back would
     // keep both alive as long as the item is queued.
@@ -21,7 +25,6 @@ class VirtualSchedulerItem<Converter: VirtualTimeConverterType>: VirtualQueueEnt
     init(owner: VirtualTimeScheduler<Converter>, time: Converter.VirtualTimeUnit) {
         self.owner = owner
         self.time = time
-        super.init()
     }
 
     final var isDisposed: Bool {

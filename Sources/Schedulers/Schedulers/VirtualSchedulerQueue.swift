@@ -1,22 +1,3 @@
-/// What the heap of a `VirtualSchedulerQueue` holds and moves: the part of
-/// a queued item that is the same for every converter (its tie-breaking
-/// sequence number and its position in the heap).
-///
-/// Not generic on purpose: the heap is then an array of one concrete class,
-/// whose reads, writes and swaps the compiler specializes inside this module.
-/// An array of a generic item type, used from another module (a test
-/// suite's `TestScheduler`, a user's `HistoricalScheduler`), went through
-/// unspecialized `MutableCollection.swapAt`, whose accessor coroutines
-/// allocated twice per swap: popping the first of N actions made about
-/// 2·log₂N allocations, so allocations per run action grew from 16 at 10³
-/// queued actions to 29 at 10⁵ (`scale.virtualTime`, docs/Scale.md).
-class VirtualQueueEntry: @unchecked Sendable {
-    /// Breaks ties between equal times: lower runs first (scheduling order).
-    final var sequence: UInt64 = 0
-    /// Position in the scheduler's heap, or `nil` when not queued.
-    final var queueIndex: Int?
-}
-
 /// The time-ordered queue of a `VirtualTimeScheduler`: a binary min-heap.
 ///
 /// Ordered by due time, then by `sequence`, so items due at the same time run
@@ -24,11 +5,19 @@ class VirtualQueueEntry: @unchecked Sendable {
 /// its index, so a disposed item leaves the heap in O(log n) instead of
 /// waiting there until its time comes. Inserting, removing and popping
 /// allocate nothing beyond the heap's storage, which grows by doubling.
+///
+/// Items move into a hole (`place(_:at:)`), never with `swapAt`: this code
+/// is generic in `Converter`, and called from another module (a test suite's
+/// `TestScheduler`, a user's `HistoricalScheduler`) it runs unspecialized,
+/// where `MutableCollection.swapAt` goes through the protocol's accessor
+/// coroutines, which allocated twice per swap. Popping the first of N
+/// actions made about 2·log₂N allocations: 15.8, 22.4 and 29.0 per run
+/// action at 10³, 10⁴ and 10⁵ queued (`scale.virtualTime`, docs/Scale.md).
 struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
     typealias Item = VirtualSchedulerItem<Converter>
 
     private let converter: Converter
-    private var heap: [VirtualQueueEntry] = []
+    private var heap: [Item] = []
 
     init(converter: Converter) {
         self.converter = converter
@@ -36,10 +25,7 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
 
     var count: Int { heap.count }
 
-    var first: Item? {
-        guard let entry = heap.first else { return nil }
-        return Self.item(entry)
-    }
+    var first: Item? { heap.first }
 
     mutating func insert(_ item: Item) {
         heap.append(item)
@@ -49,7 +35,7 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
 
     mutating func popFirst() -> Item? {
         guard !heap.isEmpty else { return nil }
-        return Self.item(remove(at: 0))
+        return remove(at: 0)
     }
 
     /// Removes `item` if it is still queued.
@@ -58,15 +44,7 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
         _ = remove(at: index)
     }
 
-    /// Every entry of this queue is an `Item`: only `insert(_:)` adds one.
-    private static func item(_ entry: VirtualQueueEntry) -> Item {
-        guard let item = entry as? Item else {
-            preconditionFailure("VirtualSchedulerQueue holds an entry of another scheduler type")
-        }
-        return item
-    }
-
-    private mutating func remove(at index: Int) -> VirtualQueueEntry {
+    private mutating func remove(at index: Int) -> Item {
         let removed = heap[index]
         let last = heap.count - 1
         if index != last {
@@ -81,8 +59,8 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
         return removed
     }
 
-    private func precedes(_ lhs: VirtualQueueEntry, _ rhs: VirtualQueueEntry) -> Bool {
-        switch converter.compareVirtualTime(Self.item(lhs).time, Self.item(rhs).time) {
+    private func precedes(_ lhs: Item, _ rhs: Item) -> Bool {
+        switch converter.compareVirtualTime(lhs.time, rhs.time) {
         case .lessThan: return true
         case .greaterThan: return false
         case .equal: return lhs.sequence < rhs.sequence
@@ -90,7 +68,7 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
     }
 
     /// Stores `entry` at `index` and tells it so.
-    private mutating func place(_ entry: VirtualQueueEntry, at index: Int) {
+    private mutating func place(_ entry: Item, at index: Int) {
         heap[index] = entry
         entry.queueIndex = index
     }
