@@ -200,3 +200,26 @@ final class GrowthComparisonTests: XCTestCase {
         XCTAssertTrue(comparison.text().contains("the growth changed, worse"), comparison.text())
     }
 }
+
+/// `--scale-n` and `--scale` on the BenchRunner executable: refused with the
+/// reason and exit status 2 before anything runs.
+final class ScaleCommandLineTests: XCTestCase {
+    override func setUpWithError() throws {
+        try XCTSkipIf(BenchRunnerBinary.path == nil, "BenchRunner is not built beside the tests")
+    }
+
+    func testBadNListsExitWithStatus2NamingTheProblem() throws {
+        let cases: [([String], String)] = [
+            (["--scale-n", ""], "at least one N"),
+            (["--scale-n", "100,ten"], "'ten' is not a whole number"),
+            (["--filter", "scale.fanIn", "--scale-n", "1,1000"], "at most 256 producer threads"),
+            (["--filter", "scale.virtualTime", "--scale-n", "1e9"], "N=1000000000 is above what scale.virtualTime allows"),
+            (["--scale", "huge"], "huge"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try BenchRunnerBinary.run(arguments + ["--output", NSTemporaryDirectory()])
+            XCTAssertEqual(result.status, 2, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+        }
+    }
+}
