@@ -223,3 +223,18 @@ final class ScaleCommandLineTests: XCTestCase {
         }
     }
 }
+
+final class TimerFleetTests: XCTestCase {
+    /// Ticks due before the last period are expected; a timer that ran them
+    /// all skipped none, and a tick of one timer does not hide another's miss.
+    func testSkippedTicksAreExpectedTicksThatDidNotRunPerTimer() {
+        let period: UInt64 = 1_000_000_000
+        let fleet = TimerFleet(count: 2, period: period, origin: 0, window: 4 * period)
+        XCTAssertEqual(fleet.slots.map(\.due), [4, 3])
+        XCTAssertEqual(fleet.slots.map(\.skipped), [4, 3])
+        let outcome = fleet.outcome(cpuNanoseconds: 0)
+        XCTAssertEqual(outcome.due, 7)
+        XCTAssertEqual(outcome.skipped, 7)
+        XCTAssertEqual(outcome.runs, 0)
+    }
+}

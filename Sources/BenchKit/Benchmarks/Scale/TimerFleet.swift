@@ -58,9 +58,18 @@ final class TimerFleet: @unchecked Sendable {
             skippedSource = { box.value.skippedTicks }
         }
 
-        /// Ticks due from `first` to `end`.
+        /// Ticks due from `first` to one period before `end`: a tick due in
+        /// the last period may run after `end` without being late, so only
+        /// those before it are expected.
         var due: Int {
-            end >= first ? Int((end - first) / period) + 1 : 0
+            end >= first ? Int((end - first) / period) : 0
+        }
+
+        /// Expected ticks that did not run (0 when every expected tick ran;
+        /// one due in the last period that ran anyway does not offset a miss
+        /// of another timer).
+        var skipped: Int {
+            max(due - runs, 0)
         }
     }
 
@@ -82,6 +91,7 @@ final class TimerFleet: @unchecked Sendable {
         var latenessMicroseconds: [Double]
         var runs: Int
         var due: Int
+        var skipped: Int
         var cpuNanoseconds: UInt64
     }
 
@@ -90,12 +100,15 @@ final class TimerFleet: @unchecked Sendable {
         lateness.reserveCapacity(slots.reduce(0) { $0 + $1.runs })
         var runs = 0
         var due = 0
+        var skipped = 0
         for slot in slots {
             lateness.append(contentsOf: slot.lateness.map { Double($0) / 1000 })
             runs += slot.runs
             due += slot.due
+            skipped += slot.skipped
         }
-        return Outcome(latenessMicroseconds: lateness, runs: runs, due: due, cpuNanoseconds: cpuNanoseconds)
+        return Outcome(
+            latenessMicroseconds: lateness, runs: runs, due: due, skipped: skipped, cpuNanoseconds: cpuNanoseconds)
     }
 }
 

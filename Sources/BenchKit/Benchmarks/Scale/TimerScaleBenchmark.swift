@@ -82,9 +82,8 @@ public struct TimerScaleBenchmark: NamedBenchmark {
                         let sorted = outcome.latenessMicroseconds.sorted()
                         recorder.record(.latenessP50, n: n, Statistics.percentile(sorted: sorted, 50))
                         recorder.record(.latenessP99, n: n, Statistics.percentile(sorted: sorted, 99))
-                        let skipped = max(outcome.due - outcome.runs, 0)
-                        recorder.record(.skippedTicks, n: n, Double(skipped))
-                        recorder.record(.skippedTickFraction, n: n, Double(skipped) / Double(max(outcome.due, 1)))
+                        recorder.record(.skippedTicks, n: n, Double(outcome.skipped))
+                        recorder.record(.skippedTickFraction, n: n, Double(outcome.skipped) / Double(max(outcome.due, 1)))
                         recorder.record(
                             .cpuNanosecondsPerTick, n: n,
                             outcome.runs > 0 ? Double(outcome.cpuNanoseconds) / Double(outcome.runs) : nil)
