@@ -186,6 +186,15 @@ final class GrowthComparisonTests: XCTestCase {
         guard case .pointMoved(1_000, _) = middle else { return XCTFail("\(middle)") }
     }
 
+    func testOnlySweepsWithAFittedExponentAreRead() throws {
+        var lines = ["benchmark,variant,params,metric,unit,repetition,value"]
+        for n in [10, 100, 1_000] {
+            lines.append("scale.timers,peer.nio,n=\(n),skipped_ticks,ticks,1,\(n)")
+        }
+        let file = try ResultFile.parse(text: lines.joined(separator: "\n") + "\n", path: "a.csv")
+        XCTAssertTrue(GrowthComparison(base: file, new: file, threshold: 0.05).sweeps.isEmpty)
+    }
+
     func testEveryPointSlowerByOneFactorIsTheLevelMoving() throws {
         let verdict = try verdict { n, r in self.base(n, r) * 2 }
         guard case .levelMoved(let ratio) = verdict else { return XCTFail("\(verdict)") }

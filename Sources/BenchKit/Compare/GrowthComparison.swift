@@ -55,15 +55,23 @@ public struct GrowthComparison: Sendable {
 
     public let sweeps: [Sweep]
 
-    /// Compares every sweep present in both files. `threshold` is the
-    /// fraction by which a point must move to count (at least 10 %).
+    /// The smallest move of a point, or of every point alike, that counts:
+    /// 25 %, or compare's threshold if larger. A sweep's points are single
+    /// measurements of a few repetitions each on a shared machine; a
+    /// point's own verdict is compare's table, this only reads the shape.
+    public static let minimumPointThreshold = 0.25
+
+    /// Compares every sweep present in both files whose run fitted an
+    /// exponent on both sides (the metrics a sweep is judged by; tails and
+    /// skip counts are shown point by point only). `threshold` is compare's.
     public init(base: ResultFile, new: ResultFile, threshold: Double) {
         let baseSweeps = Self.sweeps(in: base)
         let newSweeps = Self.sweeps(in: new)
-        let pointThreshold = max(threshold, 0.1)
+        let pointThreshold = max(threshold, Self.minimumPointThreshold)
         var result: [Sweep] = []
         for (key, basePoints) in baseSweeps.points.sorted(by: { $0.key.description < $1.key.description }) {
-            guard let newPoints = newSweeps.points[key] else { continue }
+            guard let newPoints = newSweeps.points[key], baseSweeps.exponents[key] != nil, newSweeps.exponents[key] != nil
+            else { continue }
             let shared = Set(basePoints.keys).intersection(newPoints.keys).sorted()
             let higherIsBetter = CSVSchema.metric(key.metric, in: key.benchmark)?.direction == .higherIsBetter
             let spread = max(
