@@ -25,7 +25,10 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
 
     var count: Int { heap.count }
 
-    var first: Item? { heap.first }
+    /// The earliest item. Read with Array's own subscript, not `first`:
+    /// unspecialized, `Collection.first` reads through the protocol's accessor
+    /// coroutine, which allocated once per call (one allocation per run action).
+    var first: Item? { heap.isEmpty ? nil : heap[0] }
 
     mutating func insert(_ item: Item) {
         heap.append(item)
