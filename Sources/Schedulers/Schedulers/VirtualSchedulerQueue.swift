@@ -10,9 +10,9 @@
 /// is generic in `Converter`, and called from another module (a test suite's
 /// `TestScheduler`, a user's `HistoricalScheduler`) it runs unspecialized,
 /// where `MutableCollection.swapAt` goes through the protocol's accessor
-/// coroutines, which allocated twice per swap. Popping the first of N
-/// actions made about 2·log₂N allocations: 15.8, 22.4 and 29.0 per run
-/// action at 10³, 10⁴ and 10⁵ queued (`scale.virtualTime`, docs/Scale.md).
+/// coroutines, which allocated twice per swap: popping the first of N
+/// actions made about 2·log₂N allocations (VirtualTimeAllocationTests holds
+/// the count per action constant in N; Performance.md has the figures).
 struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
     typealias Item = VirtualSchedulerItem<Converter>
 
