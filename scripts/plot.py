@@ -256,6 +256,9 @@ def main(argv):
         plot_drift(rows, allocators, f"{stem}-drift.png"),
         plot_drift_summary(rows, allocators, f"{stem}-drift-summary.png"),
     ]
+    # scale.* sweeps: one log–log PNG per benchmark (plot_scale.py).
+    from plot_scale import plot_scale
+    made += plot_scale(plt, rows, stem, " · " + title_suffix(rows))
     for item in made:
         if item:
             print(f"wrote {item}")

@@ -29,6 +29,20 @@ struct SuiteOptions: ParsableArguments {
             valueName: "ms"))
     var minRepetitionMs: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "How far the scale.* sweeps go: modest (default) or full (10^6 virtual-time actions, 10,000 timers, ...).",
+            valueName: "modest|full"))
+    var scale: ScaleExtent = .modest
+
+    @Option(
+        name: .customLong("scale-n"),
+        help: ArgumentHelp(
+            "Run every selected scale.* sweep at these N instead of its own, e.g. 1000,1e4,1e5.",
+            discussion: "Each sweep refuses N above what memory allows and names its limit; docs/Scale.md lists them.",
+            valueName: "list"))
+    var scaleN: String?
+
     var patterns: [String] {
         filters.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
     }
@@ -40,6 +54,14 @@ struct SuiteOptions: ParsableArguments {
         if let minRepetitionMs, !minRepetitionMs.isFinite || !(0...10_000).contains(minRepetitionMs) {
             throw ValidationError("--min-repetition-ms must be between 0 and 10000 milliseconds, e.g. 50.")
         }
+        if let scaleN {
+            do {
+                try ScaleInput.check(
+                    ScaleInput.parsePoints(scaleN), against: ScaleFamily.limits(selectedBy: BenchmarkFilter(patterns)))
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
         if patterns.isEmpty && !filters.isEmpty {
             throw ValidationError("--filter needs a benchmark name; `BenchRunner list` shows them.")
         }
@@ -48,6 +70,7 @@ struct SuiteOptions: ParsableArguments {
     func configuration(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         var configuration = quick ? SuiteConfiguration.quick(recursionProbe: recursionProbe) : .standard(recursionProbe: recursionProbe)
         configuration.repetitionsOverride = repetitions
+        configuration.scale = ScaleOptions(extent: scale, points: scaleN.flatMap { try? ScaleInput.parsePoints($0) })
         if let minRepetitionMs {
             configuration.minimumRepetitionSeconds = minRepetitionMs / 1000
         }
@@ -56,3 +79,4 @@ struct SuiteOptions: ParsableArguments {
 }
 
 extension AllocatorChoice: ExpressibleByArgument {}
+extension ScaleExtent: ExpressibleByArgument {}

@@ -149,6 +149,25 @@ int cjs_read_totals(cjs_totals *out) {
     return 0;
 }
 
+int cjs_read_allocated(uint64_t *out) {
+    *out = 0;
+    if (!cjs_available()) {
+        return -1;
+    }
+    uint64_t epoch = 1;
+    size_t len = sizeof(epoch);
+    if (p_bymib(epoch_mib, epoch_miblen, &epoch, &len, &epoch, sizeof(epoch)) != 0) {
+        return -1;
+    }
+    size_t allocated = 0;
+    len = sizeof(allocated);
+    if (p_mallctl("stats.allocated", &allocated, &len, NULL, 0) != 0) {
+        return -1;
+    }
+    *out = allocated;
+    return 0;
+}
+
 const char *cjs_version(void) {
     if (!cjs_available()) {
         return "";

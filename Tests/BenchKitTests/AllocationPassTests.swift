@@ -41,7 +41,8 @@ final class AllocationPassTests: XCTestCase {
             Set(counted),
             [
                 "allocs_per_element", "bytes_per_element", "allocs_per_lifecycle", "bytes_per_lifecycle",
-                "allocs_per_schedule", "bytes_per_schedule",
+                "allocs_per_schedule", "bytes_per_schedule", "allocs_per_op", "allocs_growth_exponent",
+                "bytes_per_queued_action", "bytes_per_live_subscription",
             ])
     }
 

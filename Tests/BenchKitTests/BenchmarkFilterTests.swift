@@ -16,7 +16,10 @@ final class BenchmarkFilterTests: XCTestCase {
 
     func testVariantPartKeepsThatVariantInEveryBenchmark() throws {
         let selected = try BenchmarkFilter(["peer.nio"]).select(plans)
-        XCTAssertEqual(Set(selected.map(\.benchmark)), ["observeOn.throughput", "observeOn.latency", "periodic.drift"])
+        // The scale sweeps have SwiftNIO peers too (`peer.nio`, `peer.nio-embedded`).
+        XCTAssertEqual(
+            Set(selected.map(\.benchmark)),
+            ["observeOn.throughput", "observeOn.latency", "periodic.drift", "scale.timers", "scale.virtualTime"])
     }
 
     func testUnknownFilterIsAnErrorNamingIt() {

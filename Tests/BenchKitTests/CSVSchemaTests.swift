@@ -8,6 +8,8 @@ final class CSVSchemaTests: XCTestCase {
             [
                 "observeOn.throughput", "observeOn.latency", "observeOn.subscription", "asyncSequence.throughput",
                 "trampoline.recursion", "elementPath", "virtualTime.scheduling", "periodic.drift",
+                "scale.timers", "scale.virtualTime", "scale.fanIn", "scale.fanOut", "scale.trampoline",
+                "scale.liveSubscriptions",
             ])
     }
 

@@ -41,7 +41,9 @@ final class QuickSuiteTests: XCTestCase {
         // Timing values are always present; only allocation counts and unknowable skips may be empty.
         let timing = data.filter { $0[11] == "elements_per_s" || $0[11] == "latency_p50_ns" || $0[11] == "lateness_p50_us" }
         XCTAssertFalse(timing.isEmpty)
-        XCTAssertTrue(timing.allSatisfy { Double($0[14]) != nil })
+        XCTAssertTrue(
+            timing.allSatisfy { Double($0[14]) != nil },
+            "\(timing.filter { Double($0[14]) == nil }.map { "\($0[8])/\($0[9]) \($0[10]) \($0[11])" })")
         for (variant, expected) in [
             ("current-thread", TrampolineBenchmark.Configuration(configuration.size).depth),
             ("current-thread.recursive", TrampolineBenchmark.Configuration(configuration.size).recursiveDepth),

@@ -22,6 +22,6 @@ public enum BenchmarkCatalog {
         if !SchedulerRecursionBenchmark.schedulers(registry).isEmpty {
             benchmarks.append(SchedulerRecursionBenchmark(registry: registry))
         }
-        return benchmarks
+        return benchmarks + ScaleFamily.all
     }
 }

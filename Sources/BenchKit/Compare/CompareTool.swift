@@ -14,16 +14,18 @@ public enum CompareTool {
                 status: .unusableInput, output: "", diagnostics: "error: \(problem)\n", report: nil)
         }
         let report: ComparisonReport
+        let growth: GrowthComparison
         do {
             let base = try ResultFile.load(path: basePath)
             let new = try ResultFile.load(path: newPath)
             report = try ComparisonReport(base: base, new: new, options: options)
+            growth = GrowthComparison(base: base, new: new, threshold: options.threshold)
         } catch {
             return CompareOutcome(
                 status: .unusableInput, output: "", diagnostics: "error: \(error)\n", report: nil)
         }
         let formatter = CompareReportFormatter(report: report)
-        let output: String
+        var output: String
         var diagnostics = ""
         switch options.format {
         case .table:
@@ -34,6 +36,9 @@ public enum CompareTool {
             output = formatter.csv()
             diagnostics = formatter.summary()
         }
-        return CompareOutcome(status: report.exitStatus, output: output, diagnostics: diagnostics, report: report)
+        // Scale sweeps: growth changed / one point moved (GrowthComparison).
+        if options.format == .csv { diagnostics += growth.text() } else { output += growth.text() }
+        let status = growth.hasWorseGrowth && options.gate == .all ? CompareExitStatus.regression : report.exitStatus
+        return CompareOutcome(status: status, output: output, diagnostics: diagnostics, report: report)
     }
 }

@@ -56,6 +56,8 @@ public struct SuiteConfiguration: Sendable {
     public var minimumRepetitionSeconds: Double = SuiteConfiguration.defaultMinimumRepetitionSeconds
     /// The most runs one repetition takes to fill ``minimumRepetitionSeconds``.
     public var maximumRunsPerRepetition = 25
+    /// How far the `scale.*` sweeps go (`--scale`, `--scale-n`).
+    public var scale = ScaleOptions()
 
     /// 50 ms: long enough for a median over a dozen quick floods, short
     /// enough that the quick suite stays under two minutes.

@@ -27,6 +27,10 @@ int cjs_tcache_enabled(void);
 /// Returns 0 on success; on failure (no jemalloc, stats disabled) `out` is zeroed.
 int cjs_read_totals(cjs_totals *out);
 
+/// Refreshes jemalloc's statistics and reads the bytes currently allocated
+/// (`stats.allocated`: live, by size class). Returns 0 on success; else `out` is 0.
+int cjs_read_allocated(uint64_t *out);
+
 /// The jemalloc version string, or "" when jemalloc is not the allocator.
 const char *cjs_version(void);
 

@@ -28,10 +28,12 @@ struct DispatchQueueConfiguration: Sendable {
     }
 
     /// Runs `action` once `dueTime` has passed: a negative due time is due
-    /// now, `.never` never runs.
+    /// now, `.never` never runs. The timer gets `leeway` when given, else
+    /// the scheduler's.
     func scheduleRelative<StateType>(
         _ state: StateType,
         dueTime: RxTimeInterval,
+        leeway callLeeway: DispatchTimeInterval? = nil,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         guard let nanoseconds = dueTime.dueNanoseconds else {
@@ -47,13 +49,16 @@ struct DispatchQueueConfiguration: Sendable {
         timer.setEventHandler {
             item.run()
         }
-        timer.schedule(deadline: SyncPoint.dispatchNow() + .nanoseconds(Int(nanoseconds)), leeway: leeway)
+        timer.schedule(
+            deadline: SyncPoint.dispatchNow() + .nanoseconds(Int(nanoseconds)),
+            leeway: effectiveLeeway(callLeeway))
         timer.activate()
         return item
     }
 
     /// Runs `action` first after `startAfter`, then every `period`, at a fixed
-    /// rate, on a repeating dispatch timer.
+    /// rate, on a repeating dispatch timer with `leeway` when given, else the
+    /// scheduler's.
     ///
     /// - Precondition: `period` is zero or positive, and finite; a zero
     ///   period repeats at libdispatch's shortest interval.
@@ -61,6 +66,7 @@ struct DispatchQueueConfiguration: Sendable {
         _ state: StateType,
         startAfter: RxTimeInterval,
         period: RxTimeInterval,
+        leeway callLeeway: DispatchTimeInterval? = nil,
         action: @escaping (StateType) -> StateType
     ) -> PeriodicDisposable {
         let periodNanoseconds = period.validatedPeriodNanoseconds(argument: "period")
@@ -69,9 +75,25 @@ struct DispatchQueueConfiguration: Sendable {
             timerQueue: queue,
             startAfter: startAfter.dueNanoseconds,
             periodNanoseconds: periodNanoseconds,
-            leeway: leeway,
+            leeway: effectiveLeeway(callLeeway),
             execution: .onTimerQueue,
             action: action
         )
     }
+
+    /// The leeway a timer gets: the call's (validated) when given, else the scheduler's.
+    func effectiveLeeway(_ callLeeway: DispatchTimeInterval?) -> DispatchTimeInterval {
+        callLeeway.map(Self.validated) ?? leeway
+    }
+
+    /// A per-call leeway as libdispatch takes it: a negative one is zero;
+    /// `.never` lets the system fire the timer as late as it likes.
+    static func validated(_ leeway: DispatchTimeInterval) -> DispatchTimeInterval {
+        switch leeway {
+        case .never: return .never
+        default:
+            return (leeway.nanosecondsOrNil ?? 0) < 0 ? .nanoseconds(0) : leeway
+        }
+    }
 }
+

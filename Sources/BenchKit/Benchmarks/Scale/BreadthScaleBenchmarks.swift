@@ -1,0 +1,260 @@
+import Dispatch
+import Foundation
+import OpenCombine
+import OpenCombineDispatch
+import Schedulers
+
+/// `scale.trampoline`: N actions queued at once on the current thread (an
+/// action on `CurrentThreadScheduler` schedules N more, which queue behind it
+/// and run after it returns), then run. Per N: time per action, from the
+/// first schedule to the last action's end; in the counting pass, the live
+/// bytes each queued action holds (jemalloc `stats.allocated`, read with all
+/// N queued), with their growth exponents. `reference.closure-array` queues
+/// the same N closures in a plain Swift array and runs them: the floor.
+public struct TrampolineScaleBenchmark: NamedBenchmark {
+    public static let name = "scale.trampoline"
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: [.currentThread, .reference("closure-array")],
+            metrics: [.nanosecondsPerAction, .growthExponent, .bytesPerQueuedAction, .countGrowthExponent])
+    }
+
+    /// A queued action with its closure and disposable: about 160 bytes.
+    public static var limit: ScalePointLimit {
+        .memory(benchmark: name, quantity: "queued actions", bytesPerItem: 160, cap: 10_000_000)
+    }
+
+    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+        if let points = configuration.scale.points { return points }
+        switch (configuration.size, configuration.scale.extent) {
+        case (.tiny, _): return [1, 10, 100]
+        case (_, .modest): return [1, 100, 10_000, 100_000]
+        case (_, .full): return [1, 100, 10_000, 1_000_000]
+        }
+    }
+
+    public init() {}
+
+    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        guard ScaleFamily.runs(in: configuration) else { return [] }
+        let points = Self.points(configuration)
+        let params = formatParams(["points": String(points.count)])
+        let total = Double(points.reduce(0, +))
+        return [(VariantID.currentThread, Self.library), (.reference("closure-array"), Self.closureArray)].map { variant, run in
+            MeasurementPlan(
+                benchmark: Self.name, variant: variant, params: params, estimatedSeconds: total * 0.2e-6 + 0.01,
+                warmUpEstimatedSeconds: 0.01, countingEstimatedSeconds: total * 1e-6 + 0.01,
+                warmUp: { context in _ = try run(1_000, context) },
+                measure: { context in
+                    var recorder = SweepRecorder()
+                    let progress = SweepProgress(progress: context.progress, count: points.count)
+                    for (index, n) in points.enumerated() {
+                        progress.enter(point: index, n: n)
+                        let (nanoseconds, _) = try run(n, context)
+                        recorder.record(.nanosecondsPerAction, n: n, Double(nanoseconds) / Double(n))
+                    }
+                    return recorder.rows(fitting: [Metric.nanosecondsPerAction.name])
+                },
+                countAllocations: { context in
+                    _ = try run(1_000, context)
+                    var recorder = SweepRecorder()
+                    let progress = SweepProgress(progress: context.progress, count: points.count)
+                    for (index, n) in points.enumerated() {
+                        progress.enter(point: index, n: n)
+                        let (_, live) = try run(n, context)
+                        recorder.record(.bytesPerQueuedAction, n: n, live.map { Double($0) / Double(n) })
+                    }
+                    return recorder.rows(fitting: [Metric.bytesPerQueuedAction.name])
+                })
+        }
+    }
+
+    /// Queues `n` actions from inside one trampolined action; returns the
+    /// nanoseconds from the first schedule to the last action's end and the
+    /// live bytes the queued actions held (counting pass only; the reading
+    /// happens inside the outer action and is not part of the time).
+    @Sendable static func library(_ n: Int, _ context: MeasureContext) throws -> (UInt64, Int64?) {
+        let scheduler = CurrentThreadScheduler.instance
+        let counter = VirtualTimeScaleBenchmark.RunCounter()
+        var started: UInt64 = 0
+        var live: Int64?
+        let countsLive = context.counter.isExact
+        let action: (VirtualTimeScaleBenchmark.RunCounter) -> Disposable = { counter in
+            counter.count += 1
+            return Disposables.create()
+        }
+        _ = scheduler.schedule(counter) { counter in
+            let before = countsLive ? context.counter.liveBytes() : nil
+            started = MeasureContext.now()
+            for _ in 0..<n {
+                _ = scheduler.schedule(counter, action: action)
+            }
+            if countsLive, let before, let after = context.counter.liveBytes() {
+                live = Int64(bitPattern: after &- before)
+            }
+            return Disposables.create()
+        }
+        let ended = MeasureContext.now()
+        guard counter.count == n else {
+            throw BenchmarkFailure("current-thread: \(counter.count) of \(n) queued actions ran")
+        }
+        return (ended - started, live)
+    }
+
+    /// The same breadth in a plain array of closures, run front to back.
+    @Sendable static func closureArray(_ n: Int, _ context: MeasureContext) throws -> (UInt64, Int64?) {
+        let counter = VirtualTimeScaleBenchmark.RunCounter()
+        let countsLive = context.counter.isExact
+        let before = countsLive ? context.counter.liveBytes() : nil
+        let started = MeasureContext.now()
+        var queue: [() -> Void] = []
+        for _ in 0..<n {
+            queue.append { counter.count += 1 }
+        }
+        var live: Int64?
+        if countsLive, let before, let after = context.counter.liveBytes() {
+            live = Int64(bitPattern: after &- before)
+        }
+        let afterQueue = MeasureContext.now()
+        for step in queue { step() }
+        queue.removeAll()
+        let ended = MeasureContext.now()
+        guard counter.count == n else {
+            throw BenchmarkFailure("reference.closure-array: \(counter.count) of \(n) queued closures ran")
+        }
+        return ((afterQueue - started) + (ended - afterQueue), live)
+    }
+}
+
+/// `scale.liveSubscriptions`: N `observe(on:)` subscriptions live at once on
+/// one serial scheduler, each on its own source (OpenCombine: N subjects each
+/// `receive(on:)` one serial queue). Every subscription first gets one
+/// element (so its queue has its storage); then, in the counting pass, the
+/// live bytes per subscription (jemalloc `stats.allocated` with all N live,
+/// less before subscribing, over N); in the timing pass, a flood of elements
+/// through the newest subscription while all N stay live: time per delivered
+/// element (whether N live subscriptions slow one down; `scale.fanOut`
+/// delivers to all of them).
+public struct LiveSubscriptionScaleBenchmark: NamedBenchmark {
+    public static let name = "scale.liveSubscriptions"
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: [.fastPath, .peer("opencombine")],
+            metrics: [.nanosecondsPerDelivery, .growthExponent, .bytesPerLiveSubscription, .countGrowthExponent])
+    }
+
+    /// A subscription's chain, its queue's storage and its source: about 1.5 KB.
+    public static var limit: ScalePointLimit {
+        .memory(benchmark: name, quantity: "live subscriptions", bytesPerItem: 1_536, cap: 1_000_000)
+    }
+
+    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+        if let points = configuration.scale.points { return points }
+        switch (configuration.size, configuration.scale.extent) {
+        case (.tiny, _): return [1, 10, 100]
+        case (_, .modest): return [1, 10, 100, 1_000, 10_000]
+        case (_, .full): return [1, 10, 100, 1_000, 10_000, 100_000]
+        }
+    }
+
+    public init() {}
+
+    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        guard ScaleFamily.runs(in: configuration) else { return [] }
+        let points = Self.points(configuration)
+        let deliveries = configuration.size == .tiny ? 200 : 20_000
+        let params = formatParams(["deliveries": String(deliveries)])
+        let total = Double(points.reduce(0, +))
+        return [(VariantID.fastPath, Self.library), (.peer("opencombine"), Self.openCombine)].map { variant, run in
+            MeasurementPlan(
+                benchmark: Self.name, variant: variant, params: params,
+                estimatedSeconds: total * 5e-6 + Double(points.count * deliveries) * 1e-6 + 0.05,
+                warmUpEstimatedSeconds: 0.05, countingEstimatedSeconds: total * 20e-6 + 0.05,
+                warmUp: { context in _ = try run(100, 100, context) },
+                measure: { context in
+                    var recorder = SweepRecorder()
+                    let progress = SweepProgress(progress: context.progress, count: points.count)
+                    for (index, n) in points.enumerated() {
+                        progress.enter(point: index, n: n)
+                        recorder.record(.nanosecondsPerDelivery, n: n, try run(n, deliveries, context).nanosecondsPerDelivery)
+                    }
+                    return recorder.rows(fitting: [Metric.nanosecondsPerDelivery.name])
+                },
+                countAllocations: { context in
+                    _ = try run(100, 1, context)
+                    var recorder = SweepRecorder()
+                    let progress = SweepProgress(progress: context.progress, count: points.count)
+                    for (index, n) in points.enumerated() {
+                        progress.enter(point: index, n: n)
+                        let live = try run(n, 1, context).liveBytes
+                        recorder.record(.bytesPerLiveSubscription, n: n, live.map { Double($0) / Double(n) })
+                    }
+                    return recorder.rows(fitting: [Metric.bytesPerLiveSubscription.name])
+                })
+        }
+    }
+
+    /// Delivers one element through `source` and waits for it, so that the
+    /// scheduler's worker thread and queue exist before anything is counted.
+    static func prewarm(_ source: Observable<Int>) throws {
+        let gate = DeliveryGate(expected: 1)
+        let subscription = source.subscribe(onNext: { _ in gate.deliver() })
+        defer { subscription.dispose() }
+        try gate.wait(variant: "fast-path", seconds: 60)
+    }
+
+    struct Outcome {
+        var nanosecondsPerDelivery: Double
+        var liveBytes: Int64?
+    }
+
+    /// Subscribes `n`, delivers one element to each, reads the live bytes,
+    /// then times `deliveries` elements through the newest subscription.
+    @Sendable static func library(_ n: Int, _ deliveries: Int, _ context: MeasureContext) throws -> Outcome {
+        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "bench.scale.live")
+        try prewarm(Observable.just(0).observe(on: scheduler))
+        let sources = (0..<n).map { _ in Emitter<Int>() }
+        for source in sources { _ = source.observable }
+        let gate = DeliveryGate(expected: n)
+        let deliver: @Sendable (Int) -> Void = { _ in gate.deliver() }
+        let before = context.counter.liveBytes()
+        let subscriptions = sources.map { $0.observable.observe(on: scheduler).subscribe(onNext: deliver) }
+        defer { subscriptions.forEach { $0.dispose() } }
+        for source in sources { source.send(0) }
+        try gate.wait(variant: "fast-path", seconds: 60)
+        let after = context.counter.liveBytes()
+        gate.reset(expected: deliveries)
+        let start = MeasureContext.now()
+        let newest = sources[n - 1]
+        for element in 0..<deliveries { newest.send(element) }
+        try gate.wait(variant: "fast-path", seconds: 60)
+        return Outcome(
+            nanosecondsPerDelivery: Double(gate.finishedAt - start) / Double(deliveries),
+            liveBytes: before.flatMap { before in after.map { Int64(bitPattern: $0 &- before) } })
+    }
+
+    @Sendable static func openCombine(_ n: Int, _ deliveries: Int, _ context: MeasureContext) throws -> Outcome {
+        let queue = DispatchQueue(label: "bench.scale.live.opencombine")
+        queue.sync {}
+        let subjects = (0..<n).map { _ in PassthroughSubject<Int, Never>() }
+        let gate = DeliveryGate(expected: n)
+        let before = context.counter.liveBytes()
+        let cancellables = subjects.map { $0.receive(on: queue.ocombine).sink { _ in gate.deliver() } }
+        defer { cancellables.forEach { $0.cancel() } }
+        for subject in subjects { subject.send(0) }
+        try gate.wait(variant: "peer.opencombine", seconds: 60)
+        let after = context.counter.liveBytes()
+        gate.reset(expected: deliveries)
+        let start = MeasureContext.now()
+        let newest = subjects[n - 1]
+        for element in 0..<deliveries { newest.send(element) }
+        try gate.wait(variant: "peer.opencombine", seconds: 60)
+        return Outcome(
+            nanosecondsPerDelivery: Double(gate.finishedAt - start) / Double(deliveries),
+            liveBytes: before.flatMap { before in after.map { Int64(bitPattern: $0 &- before) } })
+    }
+}
