@@ -41,6 +41,10 @@ final class CSVSchemaTests: XCTestCase {
                 "fast-path", "generic", "concurrent", "operation-queue", "main", "actor-executor",
                 "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.actor", "peer.nio",
                 "reference.batched-handoff", "reference.spsc-ring", "fast-path.disturbed", "generic.disturbed",
+                "fast-path.busy-queue", "generic.busy-queue", "concurrent.busy-queue", "operation-queue.busy-queue",
+                "actor-executor.busy-queue", "peer.dispatch-async.busy-queue", "peer.opencombine.busy-queue",
+                "peer.asyncstream.busy-queue", "peer.actor.busy-queue", "peer.nio.busy-queue",
+                "reference.batched-handoff.busy-queue", "reference.spsc-ring.busy-queue",
             ])
         XCTAssertEqual(
             schema.metrics.map(\.name), ["elements_per_s", "ns_per_element", "allocs_per_element", "bytes_per_element"])

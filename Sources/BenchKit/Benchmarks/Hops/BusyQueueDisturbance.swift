@@ -1,0 +1,48 @@
+import Dispatch
+
+/// The `*.busy-queue` variants of `observeOn.throughput` (issue 29): before
+/// each session (outside the measured region) one plain serial
+/// `DispatchQueue` is kept busy: `blocks` blocks of about `blockNanoseconds`
+/// of work each, enqueued far faster than they run, so a long backlog builds
+/// and one worker drains it for about 175 ms; then it is waited for.
+///
+/// Unlike `DispatchDisturbance` (many short blocks on many queues), this is
+/// what brought on a slow mode of the hops that lasts for seconds after the
+/// queue has gone quiet (Performance.md, "After a busy queue"). It is
+/// applied to the library's hops, the peers and the references alike, so a
+/// run shows whom the state it leaves behind touches.
+enum BusyQueueDisturbance {
+    /// Blocks enqueued per disturbance.
+    static let blocks = 250_000
+    /// How long each block works, spinning on the uptime clock.
+    static let blockNanoseconds: UInt64 = 700
+
+    /// Runs the disturbance and returns once its queue has drained.
+    static func run() {
+        let queue = DispatchQueue(label: "bench.disturbance.busy-queue")
+        for _ in 0..<blocks {
+            queue.async {
+                let end = DispatchTime.now().uptimeNanoseconds &+ blockNanoseconds
+                while DispatchTime.now().uptimeNanoseconds < end {}
+            }
+        }
+        queue.sync {}
+    }
+
+    /// The variants that get a busy-queue twin: every hop of `HopCatalog.all`
+    /// but `main` (whose drains wait for the main run loop, not for a worker).
+    static func applies(to variant: HopVariant) -> Bool {
+        variant.id != .main
+    }
+
+    /// `variant` under the name `<name>.busy-queue`, its sessions made after a busy queue.
+    static func busy(_ variant: HopVariant) -> HopVariant {
+        HopVariant(
+            id: variant.id.suffixed("busy-queue"), unavailableReason: variant.unavailableReason,
+            needsMainQueue: variant.needsMainQueue
+        ) {
+            run()
+            return try variant.makeSession()
+        }
+    }
+}
