@@ -16,7 +16,7 @@ final class BenchmarkFilterTests: XCTestCase {
 
     func testVariantPartKeepsThatVariantInEveryBenchmark() throws {
         let selected = try BenchmarkFilter(["peer.nio"]).select(plans)
-        XCTAssertEqual(Set(selected.map(\.benchmark)), ["observeOn.throughput", "observeOn.latency", "periodic.drift"])
+        XCTAssertEqual(Set(selected.map(\.benchmark)), ["observeOn.throughput", "observeOn.latency", "periodic.drift", "observeOn.busyQueue"])
     }
 
     func testUnknownFilterIsAnErrorNamingIt() {

@@ -7,7 +7,7 @@ final class CSVSchemaTests: XCTestCase {
             CSVSchema.benchmarks.map(\.name),
             [
                 "observeOn.throughput", "observeOn.latency", "observeOn.subscription", "asyncSequence.throughput",
-                "trampoline.recursion", "periodic.drift",
+                "trampoline.recursion", "periodic.drift", "observeOn.busyQueue",
             ])
     }
 
@@ -41,13 +41,20 @@ final class CSVSchemaTests: XCTestCase {
                 "fast-path", "generic", "concurrent", "operation-queue", "main", "actor-executor",
                 "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.actor", "peer.nio",
                 "reference.batched-handoff", "reference.spsc-ring", "fast-path.disturbed", "generic.disturbed",
-                "fast-path.busy-queue", "generic.busy-queue", "concurrent.busy-queue", "operation-queue.busy-queue",
-                "actor-executor.busy-queue", "peer.dispatch-async.busy-queue", "peer.opencombine.busy-queue",
-                "peer.asyncstream.busy-queue", "peer.actor.busy-queue", "peer.nio.busy-queue",
-                "reference.batched-handoff.busy-queue", "reference.spsc-ring.busy-queue",
             ])
         XCTAssertEqual(
             schema.metrics.map(\.name), ["elements_per_s", "ns_per_element", "allocs_per_element", "bytes_per_element"])
+    }
+
+    func testBusyQueueMeasuresEveryThroughputHopButMainUnderItsOwnNameAndRunsLast() throws {
+        let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.busyQueue"))
+        let throughput = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.throughput"))
+        XCTAssertEqual(
+            schema.variants.map(\.name),
+            throughput.variants.map(\.name).filter { $0 != "main" && !$0.hasSuffix(".disturbed") })
+        XCTAssertEqual(schema.variants.map(\.role), throughput.variants.filter { $0.name != "main" && !$0.name.hasSuffix(".disturbed") }.map(\.role))
+        XCTAssertEqual(schema.metrics, throughput.metrics)
+        XCTAssertEqual(CSVSchema.benchmarks.last?.name, "observeOn.busyQueue", "the state it leaves would slow whatever ran after it")
     }
 
     func testAllocationMetricsAreExactCountsAndLowerIsBetter() {

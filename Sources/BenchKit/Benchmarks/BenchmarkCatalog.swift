@@ -8,6 +8,8 @@ public enum BenchmarkCatalog {
             AsyncSequenceThroughputBenchmark(),
             TrampolineBenchmark(),
             PeriodicDriftBenchmark(),
+            // Last: the state a busy queue leaves lasts for seconds (see there).
+            ObserveOnBusyQueueBenchmark(),
         ]
     }
 }

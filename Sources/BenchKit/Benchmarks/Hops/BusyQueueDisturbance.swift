@@ -1,7 +1,7 @@
 import Dispatch
 
-/// The `*.busy-queue` variants of `observeOn.throughput` (issue 29): before
-/// each session (outside the measured region) one plain serial
+/// What `observeOn.busyQueue` does before each session (issue 29), outside
+/// the measured region: one plain serial
 /// `DispatchQueue` is kept busy: `blocks` blocks of about `blockNanoseconds`
 /// of work each, enqueued far faster than they run, so a long backlog builds
 /// and one worker drains it for about 175 ms; then it is waited for.
@@ -29,16 +29,16 @@ enum BusyQueueDisturbance {
         queue.sync {}
     }
 
-    /// The variants that get a busy-queue twin: every hop of `HopCatalog.all`
+    /// The variants measured after a busy queue: every hop of `HopCatalog.all`
     /// but `main` (whose drains wait for the main run loop, not for a worker).
     static func applies(to variant: HopVariant) -> Bool {
         variant.id != .main
     }
 
-    /// `variant` under the name `<name>.busy-queue`, its sessions made after a busy queue.
-    static func busy(_ variant: HopVariant) -> HopVariant {
+    /// `variant`, same name, its sessions made after a busy queue.
+    static func afterBusyQueue(_ variant: HopVariant) -> HopVariant {
         HopVariant(
-            id: variant.id.suffixed("busy-queue"), unavailableReason: variant.unavailableReason,
+            id: variant.id, unavailableReason: variant.unavailableReason,
             needsMainQueue: variant.needsMainQueue
         ) {
             run()

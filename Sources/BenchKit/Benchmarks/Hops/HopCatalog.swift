@@ -17,14 +17,16 @@ enum HopCatalog {
     /// `all`, then the library's serial-queue paths again, each repetition
     /// preceded by dispatch-heavy work (`DispatchDisturbance`): the condition
     /// an embedding app creates, in which the two paths must keep their order.
-    ///
-    /// Then every variant but `main` again, each session preceded by a busy
-    /// serial queue (`BusyQueueDisturbance`): the slow mode it leaves behind
-    /// (issue 29), shown for the library, the peers and the references alike.
     static var throughput: [HopVariant] {
         all + LibraryHops.variants
             .filter { ["fast-path", "generic"].contains($0.name) }
             .map(DispatchDisturbance.disturbed)
-            + all.filter(BusyQueueDisturbance.applies).map(BusyQueueDisturbance.busy)
+    }
+
+    /// Every variant of `all` but `main`, each session preceded by a busy
+    /// serial queue (`BusyQueueDisturbance`), under its own name: the
+    /// variants of `observeOn.busyQueue`.
+    static var busyQueue: [HopVariant] {
+        all.filter(BusyQueueDisturbance.applies).map(BusyQueueDisturbance.afterBusyQueue)
     }
 }
