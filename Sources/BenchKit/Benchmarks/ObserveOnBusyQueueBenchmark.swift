@@ -22,6 +22,8 @@ public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        ObserveOnThroughputBenchmark.throughputPlans(benchmark: Self.name, hops: hops, configuration: configuration)
+        ObserveOnThroughputBenchmark.throughputPlans(
+            benchmark: Self.name, hops: hops, configuration: configuration,
+            sessionSetupSeconds: BusyQueueDisturbance.estimatedSeconds)
     }
 }

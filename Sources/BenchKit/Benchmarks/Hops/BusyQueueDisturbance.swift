@@ -17,6 +17,12 @@ enum BusyQueueDisturbance {
     /// How long each block works, spinning on the uptime clock.
     static let blockNanoseconds: UInt64 = 700
 
+    /// About how long one disturbance takes on an idle core: the blocks'
+    /// work and half as much again for enqueuing them (for progress estimates).
+    static var estimatedSeconds: Double {
+        Double(blocks) * Double(blockNanoseconds) * 1.5e-9
+    }
+
     /// Runs the disturbance and returns once its queue has drained.
     static func run() {
         let queue = DispatchQueue(label: "bench.disturbance.busy-queue")
