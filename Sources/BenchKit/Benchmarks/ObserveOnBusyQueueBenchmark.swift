@@ -1,7 +1,8 @@
 /// `observeOn.busyQueue`: `observeOn.throughput`'s floods, each session made
 /// right after a serial queue was kept busy (`BusyQueueDisturbance`), for
-/// the library's hops but `main`, the peers and the references, under the
-/// same variant names: a variant's row here against its row in
+/// the library's dispatch and operation-queue hops, the peers that take
+/// under a microsecond per element and the references, under the same
+/// variant names: a variant's row here against its row in
 /// `observeOn.throughput` of the same run is what the busy queue costs it
 /// (issue 29; Performance.md, "After a busy queue").
 ///

@@ -23,8 +23,8 @@ enum HopCatalog {
             .map(DispatchDisturbance.disturbed)
     }
 
-    /// Every variant of `all` but `main`, each session preceded by a busy
-    /// serial queue (`BusyQueueDisturbance`), under its own name: the
+    /// The variants of `all` that `BusyQueueDisturbance.applies(to:)` picks,
+    /// each session preceded by a busy serial queue, under its own name: the
     /// variants of `observeOn.busyQueue`.
     static var busyQueue: [HopVariant] {
         all.filter(BusyQueueDisturbance.applies).map(BusyQueueDisturbance.afterBusyQueue)
