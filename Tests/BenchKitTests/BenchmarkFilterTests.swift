@@ -19,7 +19,10 @@ final class BenchmarkFilterTests: XCTestCase {
         // The scale sweeps have SwiftNIO peers too (`peer.nio`, `peer.nio-embedded`).
         XCTAssertEqual(
             Set(selected.map(\.benchmark)),
-            ["observeOn.throughput", "observeOn.latency", "periodic.drift", "scale.timers", "scale.virtualTime"])
+            [
+                "observeOn.throughput", "observeOn.latency", "periodic.drift", "scale.timers", "scale.virtualTime",
+                "observeOn.busyQueue",
+            ])
     }
 
     func testUnknownFilterIsAnErrorNamingIt() {

@@ -9,7 +9,7 @@ final class CSVSchemaTests: XCTestCase {
                 "observeOn.throughput", "observeOn.latency", "observeOn.subscription", "asyncSequence.throughput",
                 "trampoline.recursion", "elementPath", "virtualTime.scheduling", "periodic.drift",
                 "scale.timers", "scale.virtualTime", "scale.fanIn", "scale.fanOut", "scale.trampoline",
-                "scale.liveSubscriptions",
+                "scale.liveSubscriptions", "observeOn.busyQueue",
             ])
     }
 
@@ -48,6 +48,23 @@ final class CSVSchemaTests: XCTestCase {
             ])
         XCTAssertEqual(
             schema.metrics.map(\.name), ["elements_per_s", "ns_per_element", "allocs_per_element", "bytes_per_element"])
+    }
+
+    func testBusyQueueMeasuresTheQuickThroughputHopsUnderTheirOwnNamesAndRunsLast() throws {
+        let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.busyQueue"))
+        let throughput = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.throughput"))
+        let measured = throughput.variants.filter {
+            !["main", "actor-executor", "peer.actor", "peer.asyncstream"].contains($0.name) && !$0.name.hasSuffix(".disturbed")
+        }
+        XCTAssertEqual(schema.variants, measured)
+        XCTAssertEqual(
+            schema.variants.map(\.name),
+            [
+                "fast-path", "generic", "concurrent", "operation-queue", "peer.dispatch-async", "peer.opencombine",
+                "peer.nio", "reference.batched-handoff", "reference.spsc-ring",
+            ])
+        XCTAssertEqual(schema.metrics, throughput.metrics)
+        XCTAssertEqual(CSVSchema.benchmarks.last?.name, "observeOn.busyQueue", "the state it leaves would slow whatever ran after it")
     }
 
     func testAllocationMetricsAreExactCountsAndLowerIsBetter() {

@@ -22,6 +22,7 @@ public enum BenchmarkCatalog {
         if !SchedulerRecursionBenchmark.schedulers(registry).isEmpty {
             benchmarks.append(SchedulerRecursionBenchmark(registry: registry))
         }
-        return benchmarks + ScaleFamily.all
+        // Last: the state a busy queue leaves lasts for seconds (see there).
+        return benchmarks + ScaleFamily.all + [ObserveOnBusyQueueBenchmark(registry: registry)]
     }
 }

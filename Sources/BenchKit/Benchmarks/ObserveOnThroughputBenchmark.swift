@@ -64,8 +64,11 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     /// `Configuration(size).elements` per repetition through a fresh session,
     /// and allocations from the gated counting pass. `asyncSequence.throughput`
     /// measures its hops with these too.
+    ///
+    /// `sessionSetupSeconds`: what making a session costs beyond the flood
+    /// (a disturbance before it), for the progress estimates.
     static func throughputPlans(
-        benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration
+        benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration, sessionSetupSeconds: Double = 0
     ) -> [MeasurementPlan] {
         let elements = Configuration(configuration.size).elements
         let batch = configuration.countingBatch
@@ -76,8 +79,9 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
             }
             return MeasurementPlan(
                 benchmark: benchmark, variant: hop.id, params: params,
-                estimatedSeconds: Double(elements) * 1.5e-6 + 0.01, needsMainQueue: hop.needsMainQueue,
-                countingEstimatedSeconds: Double(batch * (HopAllocationCount.warmUpBatches + 1)) * 3e-6 + 0.03,
+                estimatedSeconds: Double(elements) * 1.5e-6 + 0.01 + sessionSetupSeconds, needsMainQueue: hop.needsMainQueue,
+                countingEstimatedSeconds: Double(batch * (HopAllocationCount.warmUpBatches + 1)) * 3e-6 + 0.03
+                    + sessionSetupSeconds,
                 warmUp: { context in
                     _ = try measureOnce(hop: hop, elements: max(elements / 4, 1), context: context)
                 },

@@ -24,4 +24,11 @@ enum HopCatalog {
             .flatMap(LibraryHops.variants(of:))
             .map(DispatchDisturbance.disturbed)
     }
+
+    /// The variants of `all` that `BusyQueueDisturbance.applies(to:)` picks,
+    /// each session preceded by a busy serial queue, under its own name: the
+    /// variants of `observeOn.busyQueue`.
+    static func busyQueue(_ registry: SchedulerRegistry) -> [HopVariant] {
+        all(registry).filter(BusyQueueDisturbance.applies).map(BusyQueueDisturbance.afterBusyQueue)
+    }
 }

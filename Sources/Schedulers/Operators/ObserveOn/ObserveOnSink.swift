@@ -5,7 +5,8 @@
 /// the sink idle schedules one drain, later ones only queue. The drain takes
 /// the whole queue under the lock (by swapping two element buffers),
 /// delivers it outside the lock, and repeats until it finds the
-/// queue empty, at which point the sink is idle again. So there is one
+/// queue empty, at which point the sink is idle again. Before it asks, it
+/// lingers a moment for more (`ObserveOnQueue.lingerThenTakeQueued`). So there is one
 /// scheduled action per batch, not per element, and at most one drain exists
 /// at a time: deliveries never overlap (guarantee 2) and keep upstream order
 /// (guarantee 3). The disposed flag is checked before every delivery, so
@@ -66,12 +67,18 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
         preconditionFailure("ObserveOnSink.scheduleDrain() is abstract")
     }
 
-    /// Delivers every queued event, including those queued meanwhile.
+    /// Delivers every queued event, including those queued meanwhile. Once
+    /// a batch is delivered it lingers a moment for more before it lets the
+    /// sink go idle (`ObserveOnQueue.lingerThenTakeQueued`).
     final func drain() {
-        while true {
-            guard case .deliverQueued(let terminal) = queue.takeQueued() else {
-                return
-            }
+        #if SCHEDULERS_DRAIN_STATISTICS
+        ObserveOnDrainStatistics.drains.add(1, ordering: .relaxed)
+        #endif
+        var step = queue.takeQueued()
+        while case .deliverQueued(let terminal) = step {
+            #if SCHEDULERS_DRAIN_STATISTICS
+            ObserveOnDrainStatistics.batches.add(1, ordering: .relaxed)
+            #endif
             queue.deliverBatch(stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
             if let terminal, !isDisposed {
                 switch terminal {
@@ -82,6 +89,7 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
                 }
                 dispose()
             }
+            step = queue.lingerThenTakeQueued()
         }
     }
 

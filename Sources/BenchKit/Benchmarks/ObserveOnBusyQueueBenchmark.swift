@@ -1,0 +1,31 @@
+/// `observeOn.busyQueue`: `observeOn.throughput`'s floods, each session made
+/// right after a serial queue was kept busy (`BusyQueueDisturbance`), for
+/// the library's dispatch and operation-queue hops, the peers that take
+/// under a microsecond per element and the references, under the same
+/// variant names: a variant's row here against its row in
+/// `observeOn.throughput` of the same run is what the busy queue costs it
+/// (issue 29; Performance.md, "After a busy queue").
+///
+/// Last in the catalogue: the state a busy queue leaves behind lasts for
+/// seconds, so any benchmark measured after this one would inherit it.
+public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
+    public static let name = "observeOn.busyQueue"
+    /// Its variants and metrics, as ``CSVSchema`` lists them.
+    public static var schema: BenchmarkSchema {
+        BenchmarkSchema(
+            name: name, variants: HopCatalog.busyQueue(.active).map(\.id),
+            metrics: [.elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement])
+    }
+    let hops: [HopVariant]
+
+    /// The benchmark of `registry`'s hops that a busy queue touches.
+    public init(registry: SchedulerRegistry = .active) {
+        hops = HopCatalog.busyQueue(registry)
+    }
+
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        ObserveOnThroughputBenchmark.throughputPlans(
+            benchmark: Self.name, hops: hops, configuration: configuration,
+            sessionSetupSeconds: BusyQueueDisturbance.estimatedSeconds)
+    }
+}
