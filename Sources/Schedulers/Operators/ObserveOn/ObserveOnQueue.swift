@@ -115,10 +115,7 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     /// order of what ending the drain costs when upstream is still sending
     /// (a new drain to schedule, a worker to wake in the kernel, and the
     /// wait until it runs; Performance.md, "After a busy queue"), so a drain
-    /// lingers no longer than the next one would cost. Few looks, far apart:
-    /// each takes the line upstream writes per element, which upstream then
-    /// takes back with a cache miss (16 looks 0.3 µs apart cost the producer
-    /// about 5 ns per element more CPU in `BusyQueueProbe`). Under the schedule
+    /// lingers no longer than the next one would cost. Under the schedule
     /// explorer it looks twice, without pauses: each look is a sync point of
     /// its own. A measuring build compiled with `-DSCHEDULERS_NO_LINGER`
     /// does not linger (the busy-queue probe's "before"); no shipped build
@@ -129,10 +126,10 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
         #elseif SCHEDULERS_EXPLORATION
         2
         #else
-        4
+        16
         #endif
     }
-    private static var lingerSpins: Int { 192 }
+    private static var lingerSpins: Int { 48 }
 
     /// Called by the drain once it has delivered its batch, instead of
     /// `takeQueued()`: looks for more, spinning between looks, up to
