@@ -15,12 +15,6 @@ final class ObserveOnStateMachineTests: XCTestCase {
         return nil
     }
 
-    /// Whether `step` delivers queued elements (whatever its terminal event).
-    private func delivers(_ step: ObserveOnStateMachine.DrainStep) -> Bool {
-        if case .deliverQueued = step { return true }
-        return false
-    }
-
     func testTheFirstElementSchedulesOneDrainAndLaterOnesOnlyQueue() {
         var machine = ObserveOnStateMachine()
         XCTAssertEqual(machine.elementArrived(), .enqueueAndScheduleDrain)
@@ -77,36 +71,6 @@ final class ObserveOnStateMachineTests: XCTestCase {
         XCTAssertTrue(isStop(machine.drainNeedsWork(queuedCount: 5)), "a disposed sink delivers nothing, not even the terminal event")
         XCTAssertEqual(machine.elementArrived(), .drop)
         XCTAssertEqual(machine.terminalArrived(.completed), .none)
-    }
-
-    func testALingeringDrainSeesQueuedElementsATerminalEventOrDisposalWithoutChangingState() {
-        var machine = ObserveOnStateMachine()
-        XCTAssertEqual(machine.elementArrived(), .enqueueAndScheduleDrain)
-        XCTAssertTrue(machine.drainHasWork(queuedCount: 1))
-        XCTAssertFalse(machine.drainHasWork(queuedCount: 0), "nothing queued, no terminal event: nothing to do")
-        // Asking changed nothing: the drain is still scheduled, so an element only queues.
-        XCTAssertEqual(machine.elementArrived(), .enqueue)
-        XCTAssertEqual(machine.terminalArrived(.completed), .none)
-        XCTAssertTrue(machine.drainHasWork(queuedCount: 0), "the terminal event is work")
-        machine.dispose()
-        XCTAssertTrue(machine.drainHasWork(queuedCount: 0), "disposal is news for the drain: it stops")
-    }
-
-    func testALookThatFindsNothingReturnsNoStepAndLeavesTheDrainScheduled() {
-        var machine = ObserveOnStateMachine()
-        XCTAssertEqual(machine.elementArrived(), .enqueueAndScheduleDrain)
-        XCTAssertTrue(delivers(machine.drainNeedsWork(queuedCount: 1)))
-        XCTAssertNil(machine.drainStep(queuedCount: 0, lookingOnly: true), "nothing to take: no step")
-        XCTAssertEqual(machine.elementArrived(), .enqueue, "still scheduled: the element only queues")
-        guard let step = machine.drainStep(queuedCount: 1, lookingOnly: true) else {
-            return XCTFail("a look that finds an element takes it")
-        }
-        XCTAssertTrue(delivers(step))
-        guard let last = machine.drainStep(queuedCount: 0, lookingOnly: false) else {
-            return XCTFail("not looking only: always a step")
-        }
-        XCTAssertTrue(isStop(last), "and the drain ends when nothing is queued")
-        XCTAssertEqual(machine.elementArrived(), .enqueueAndScheduleDrain)
     }
 
     private enum TestError: Error {

@@ -19,12 +19,7 @@ extension ObservableType {
     ///
     /// Both paths batch: upstream events go into a queue, the event that finds
     /// the queue idle schedules one drain action, and that drain delivers
-    /// everything queued, looping while more arrives. Once it has delivered
-    /// everything it lingers a few microseconds (spinning) for
-    /// more before it lets the queue go idle, so an upstream that is still
-    /// sending keeps one drain running instead of scheduling a new one for
-    /// every small batch; for those microseconds the drain keeps its thread
-    /// (on a serial scheduler, the queue). There is one scheduled
+    /// everything queued, looping while more arrives. There is one scheduled
     /// action per batch, not per element, and in steady state neither path
     /// allocates per element (a buffer that keeps its capacity, no
     /// closure per element, elements stored unboxed). Upstream pays, per

@@ -37,10 +37,6 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     /// access-set insertion) in full.
     @exclusivity(unchecked)
     private var batch = ElementBuffer()
-    /// What a lingering drain spins on (`lingerThenTakeQueued`): an atomic, so the
-    /// pause is not optimised away, touched by the running drain only (past
-    /// `paddingAfter`, on the batch's lines, away from upstream's).
-    private let pause = SyncAtomic<Int>(0)
 
     init() {}
 
@@ -88,73 +84,16 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
 
     /// The drain asks for work: when there is some, the queued elements
     /// become the batch (the batch, delivered and empty, takes their place).
-    /// When there is none, the sink goes idle and the drain ends.
     final func takeQueued() -> ObserveOnStateMachine.DrainStep {
-        // Not only looking, so there is always a step.
-        take(lookingOnly: false)!
-    }
-
-    /// `takeQueued()`, or with `lookingOnly` a look that changes nothing
-    /// and returns `nil` when there is nothing to take.
-    private final func take(lookingOnly: Bool) -> ObserveOnStateMachine.DrainStep? {
         lock.withLock {
             // unsafe: `machine`, `elements` are unchecked; `lock` is held.
-            let step = unsafe machine.drainStep(queuedCount: elements.count, lookingOnly: lookingOnly)
-            if case .deliverQueued? = step {
+            let step = unsafe machine.drainNeedsWork(queuedCount: elements.count)
+            if case .deliverQueued = step {
                 // unsafe: `elements` under `lock`; `batch` belongs to the one running drain, the caller.
                 unsafe swap(&elements, &batch)
             }
             return step
         }
-    }
-
-    /// How many times a drain that has delivered its batch looks for more
-    /// before it asks `takeQueued()`, which ends it when nothing came; each
-    /// look (a lock round trip) follows a pause of `lingerSpins` atomic
-    /// increments on a line of its own: a few microseconds in all, of the
-    /// order of what ending the drain costs when upstream is still sending
-    /// (a new drain to schedule, a worker to wake in the kernel, and the
-    /// wait until it runs; Performance.md, "After a busy queue"), so a drain
-    /// lingers no longer than the next one would cost. Under the schedule
-    /// explorer it looks twice, without pauses: each look is a sync point of
-    /// its own. A measuring build compiled with `-DSCHEDULERS_NO_LINGER`
-    /// does not linger (the busy-queue probe's "before"); no shipped build
-    /// defines it.
-    private static var lingerLooks: Int {
-        #if SCHEDULERS_NO_LINGER
-        0
-        #elseif SCHEDULERS_EXPLORATION
-        2
-        #else
-        16
-        #endif
-    }
-    private static var lingerSpins: Int { 48 }
-
-    /// Called by the drain once it has delivered its batch, instead of
-    /// `takeQueued()`: looks for more, spinning between looks, up to
-    /// `lingerLooks` times, and takes it as soon as a look finds some (or the
-    /// sink disposed); only then, or after the last look, does it ask
-    /// `takeQueued()`, which alone may end the drain. Lingering adds no
-    /// transition to the state machine: a look that finds nothing changes
-    /// nothing. It lets an upstream that is still sending find the drain
-    /// running rather than idle: no new drain to schedule, no worker to wake.
-    /// `beforeEachLook` runs before each look (tests queue from it).
-    @inline(__always)
-    final func lingerThenTakeQueued(beforeEachLook: () -> Void = {}) -> ObserveOnStateMachine.DrainStep {
-        for _ in 0..<Self.lingerLooks {
-            #if !SCHEDULERS_EXPLORATION
-            for _ in 0..<Self.lingerSpins {
-                // A pause on a line only the drain touches: upstream's lines stay where they are.
-                _ = pause.wrappingAdd(1, ordering: .relaxed)
-            }
-            #endif
-            beforeEachLook()
-            if let step = take(lookingOnly: true) {
-                return step
-            }
-        }
-        return takeQueued()
     }
 
     /// Delivers the batch taken by `takeQueued()`, then empties it (see

@@ -5,8 +5,7 @@
 /// the sink idle schedules one drain, later ones only queue. The drain takes
 /// the whole queue under the lock (by swapping two element buffers),
 /// delivers it outside the lock, and repeats until it finds the
-/// queue empty, at which point the sink is idle again. Before it asks, it
-/// lingers a moment for more (`ObserveOnQueue.lingerThenTakeQueued`). So there is one
+/// queue empty, at which point the sink is idle again. So there is one
 /// scheduled action per batch, not per element, and at most one drain exists
 /// at a time: deliveries never overlap (guarantee 2) and keep upstream order
 /// (guarantee 3). The disposed flag is checked before every delivery, so
@@ -67,15 +66,15 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
         preconditionFailure("ObserveOnSink.scheduleDrain() is abstract")
     }
 
-    /// Delivers every queued event, including those queued meanwhile. Once
-    /// a batch is delivered it lingers a moment for more before it lets the
-    /// sink go idle (`ObserveOnQueue.lingerThenTakeQueued`).
+    /// Delivers every queued event, including those queued meanwhile.
     final func drain() {
         #if SCHEDULERS_DRAIN_STATISTICS
         ObserveOnDrainStatistics.drains.add(1, ordering: .relaxed)
         #endif
-        var step = queue.takeQueued()
-        while case .deliverQueued(let terminal) = step {
+        while true {
+            guard case .deliverQueued(let terminal) = queue.takeQueued() else {
+                return
+            }
             #if SCHEDULERS_DRAIN_STATISTICS
             ObserveOnDrainStatistics.batches.add(1, ordering: .relaxed)
             #endif
@@ -89,7 +88,6 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
                 }
                 dispose()
             }
-            step = queue.lingerThenTakeQueued()
         }
     }
 

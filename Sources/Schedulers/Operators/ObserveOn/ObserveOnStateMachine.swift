@@ -105,31 +105,6 @@ struct ObserveOnStateMachine {
         }
     }
 
-    /// `drainNeedsWork(queuedCount:)`, or with `lookingOnly` a look of a
-    /// lingering drain: `nil` and no change when there is nothing to do
-    /// (`drainHasWork(queuedCount:)` is false), the same step otherwise.
-    mutating func drainStep(queuedCount: Int, lookingOnly: Bool) -> DrainStep? {
-        if lookingOnly && !drainHasWork(queuedCount: queuedCount) {
-            return nil
-        }
-        return drainNeedsWork(queuedCount: queuedCount)
-    }
-
-    /// Whether a drain that asked now would have something to do: elements
-    /// or the terminal event queued, or the sink disposed (the drain then
-    /// stops). Changes nothing, so a lingering drain may look as often as it
-    /// likes before `drainNeedsWork(queuedCount:)` decides.
-    ///
-    /// - Parameter queuedCount: How many elements are queued now.
-    func drainHasWork(queuedCount: Int) -> Bool {
-        switch state {
-        case .disposed:
-            return true
-        case .idle, .drainScheduled:
-            return queuedCount > 0 || pendingTerminal != nil
-        }
-    }
-
     /// Stops queuing; the caller drops what is queued.
     mutating func dispose() {
         state = .disposed
