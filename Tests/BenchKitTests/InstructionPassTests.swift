@@ -101,11 +101,13 @@ final class InstructionPassTests: XCTestCase {
             ["run", "--quick", "--filter", "trampoline", "--instruction-child", "--rows-file", "/tmp/m.csv", "--run-id", "r1"])
     }
 
-    func testTheChildCountsOnTheSystemAllocator() {
-        let environment = InstructionPass.childEnvironment([
-            "LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "MALLOC_CONF": "tcache:false", "PATH": "/bin",
-        ])
-        XCTAssertEqual(environment, ["PATH": "/bin", "SWIFT_DETERMINISTIC_HASHING": "1"])
+    func testTheChildCountsOnTheSystemAllocatorInAnEnvironmentThatDoesNotDependOnTheParents() {
+        let fixed = ["PATH": "/usr/local/bin:/usr/bin:/bin", "SWIFT_DETERMINISTIC_HASHING": "1"]
+        XCTAssertEqual(
+            InstructionPass.childEnvironment([
+                "LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "MALLOC_CONF": "tcache:false", "PATH": "/bin",
+            ]), fixed)
+        XCTAssertEqual(InstructionPass.childEnvironment(["CI": "true", "HOME": "/root", "TERM": "xterm"]), fixed)
     }
 
     /// Outside valgrind the child runs every workload (at its counted size)
