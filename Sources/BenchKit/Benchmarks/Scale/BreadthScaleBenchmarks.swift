@@ -25,12 +25,7 @@ public struct TrampolineScaleBenchmark: NamedBenchmark {
     }
 
     static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        if let points = configuration.scale.points { return points }
-        switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return [1, 10, 100]
-        case (_, .modest): return [1, 100, 10_000, 100_000]
-        case (_, .full): return [1, 100, 10_000, 1_000_000]
-        }
+        ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 100, 10_000, 100_000], full: [1, 100, 10_000, 1_000_000])
     }
 
     public init() {}
@@ -151,12 +146,7 @@ public struct LiveSubscriptionScaleBenchmark: NamedBenchmark {
     }
 
     static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        if let points = configuration.scale.points { return points }
-        switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return [1, 10, 100]
-        case (_, .modest): return [1, 10, 100, 1_000, 10_000]
-        case (_, .full): return [1, 10, 100, 1_000, 10_000, 100_000]
-        }
+        ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000, 100_000])
     }
 
     public init() {}

@@ -9,6 +9,18 @@ import Schedulers
 /// small to say anything about growth); the default suite runs modest N,
 /// `--scale full` the large ones.
 public enum ScaleFamily {
+    /// The N a sweep runs: `--scale-n`'s list when given, else the sweep's
+    /// own list for the tiny suite, the modest extent (the default) or
+    /// `--scale full`.
+    static func points(in configuration: SuiteConfiguration, tiny: [Int], modest: [Int], full: [Int]) -> [Int] {
+        if let points = configuration.scale.points { return points }
+        switch (configuration.size, configuration.scale.extent) {
+        case (.tiny, _): return tiny
+        case (_, .modest): return modest
+        case (_, .full): return full
+        }
+    }
+
     /// Every sweep, in the order a run executes them.
     public static var all: [any Benchmark] {
         [

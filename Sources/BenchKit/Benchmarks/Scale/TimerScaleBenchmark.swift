@@ -38,12 +38,7 @@ public struct TimerScaleBenchmark: NamedBenchmark {
     }
 
     static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        if let points = configuration.scale.points { return points }
-        switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return [1, 10]
-        case (_, .modest): return [1, 10, 100, 1_000]
-        case (_, .full): return [1, 100, 1_000, 10_000]
-        }
+        ScaleFamily.points(in: configuration, tiny: [1, 10], modest: [1, 10, 100, 1_000], full: [1, 100, 1_000, 10_000])
     }
 
     /// Periods per point's window.

@@ -33,12 +33,7 @@ public struct VirtualTimeScaleBenchmark: NamedBenchmark {
 
     /// The N this sweep runs.
     static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        if let points = configuration.scale.points { return points }
-        switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return [10, 100, 1_000]
-        case (_, .modest): return [100, 1_000, 10_000, 100_000]
-        case (_, .full): return [1_000, 10_000, 100_000, 1_000_000]
-        }
+        ScaleFamily.points(in: configuration, tiny: [10, 100, 1_000], modest: [100, 1_000, 10_000, 100_000], full: [1_000, 10_000, 100_000, 1_000_000])
     }
 
     public init() {}
