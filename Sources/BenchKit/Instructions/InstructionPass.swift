@@ -157,7 +157,7 @@ public enum InstructionPass {
                 (valgrind, valgrindArguments)
             }
         let result = try ChildProcess.run(
-            launcher, arguments: launchArguments, environment: childEnvironment(ProcessInfo.processInfo.environment),
+            launcher, arguments: launchArguments, environment: childEnvironment,
             standardOutput: .discard)
         guard !result.endedBySignal, result.status == 0,
             let text = try? String(contentsOfFile: manifest, encoding: .utf8)
@@ -270,9 +270,7 @@ public enum InstructionPass {
     /// counts (ten more characters in the child's arguments moved the
     /// subscription lifecycle by 217 instructions, 1.3 %): a baseline made
     /// in one shell must hold in CI's.
-    static func childEnvironment(_ environment: [String: String]) -> [String: String] {
-        ["PATH": "/usr/local/bin:/usr/bin:/bin", "SWIFT_DETERMINISTIC_HASHING": "1"]
-    }
+    static let childEnvironment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "SWIFT_DETERMINISTIC_HASHING": "1"]
 
     /// The child's side: runs the workload of every plan in `plans` that
     /// has one, in order, each entering the counted region exactly once, and
