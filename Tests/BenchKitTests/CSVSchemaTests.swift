@@ -20,9 +20,13 @@ final class CSVSchemaTests: XCTestCase {
             ["fast-path", "generic", "concurrent", "operation-queue", "main", "current-thread", "peer.opencombine"])
         XCTAssertEqual(
             schema.metrics.map(\.name),
-            ["ns_per_lifecycle", "allocs_per_lifecycle", "bytes_per_lifecycle", "instructions_per_lifecycle"])
-        XCTAssertEqual(schema.metrics.map(\.direction), [.lowerIsBetter, .lowerIsBetter, .lowerIsBetter, .lowerIsBetter])
-        XCTAssertEqual(schema.metrics.map(\.kind), [.measured, .allocations, .allocatedBytes, .instructions])
+            ["ns_per_lifecycle", "allocs_per_lifecycle", "bytes_per_lifecycle", "instructions_per_lifecycle"]
+                + ["type_lookups_per_operation", "lookup_instructions_per_operation"])
+        XCTAssertEqual(
+            schema.metrics.map(\.direction),
+            [.lowerIsBetter, .lowerIsBetter, .lowerIsBetter, .lowerIsBetter, .lowerIsBetter, .informational])
+        XCTAssertEqual(
+            schema.metrics.map(\.kind), [.measured, .allocations, .allocatedBytes, .instructions, .exactCount, .informational])
         // The hops are wake-up-bound; the inline current-thread chain is not.
         XCTAssertTrue(CSVSchema.isWakeUpBound(metric: "ns_per_lifecycle", variant: "fast-path", in: schema.name))
         XCTAssertFalse(CSVSchema.isWakeUpBound(metric: "ns_per_lifecycle", variant: "current-thread", in: schema.name))

@@ -75,21 +75,102 @@ final class InstructionPassTests: XCTestCase {
             CSVRow(benchmark: "b", variant: "y", params: "operations=4", metric: "instructions_per_schedule",
                    unit: "instructions", repetition: 1, value: 4),
         ]
-        let rows = try InstructionPass.pair(manifest: manifest, profiles: [1: 7_365, 2: 152, 3: 0])
-        XCTAssertEqual(rows.map(\.value), [736.5, 38])
-        XCTAssertEqual(rows.map(\.allocator), ["callgrind", "callgrind"])
-        XCTAssertThrowsError(try InstructionPass.pair(manifest: manifest, profiles: [1: 7_365])) { error in
+        let profiles = [
+            1: CallgrindProfile(total: 7_365, lookupInstructions: 1_000, lookups: 20),
+            2: CallgrindProfile(total: 152, lookupInstructions: 0, lookups: 0),
+            3: CallgrindProfile(total: 0, lookupInstructions: 0, lookups: 0),
+        ]
+        let rows = try InstructionPass.pair(manifest: manifest, profiles: profiles)
+        XCTAssertEqual(rows.map(\.variant), ["x", "x", "x", "y", "y", "y"])
+        XCTAssertEqual(
+            rows.map(\.metric),
+            ["instructions_per_schedule", "type_lookups_per_operation", "lookup_instructions_per_operation"]
+                + ["instructions_per_schedule", "type_lookups_per_operation", "lookup_instructions_per_operation"])
+        XCTAssertEqual(rows.map(\.value), [636.5, 2, 100, 38, 0, 0])
+        XCTAssertEqual(rows.map(\.unit), ["instructions", "lookups", "instructions", "instructions", "lookups", "instructions"])
+        XCTAssertEqual(Set(rows.map(\.allocator)), ["callgrind"])
+        XCTAssertThrowsError(try InstructionPass.pair(manifest: manifest, profiles: [1: profiles[1]!])) { error in
             XCTAssertTrue("\(error)".contains("b/y"), "\(error)")
         }
     }
 
     func testProfileTotalsAndNamesAreRead() {
-        XCTAssertEqual(InstructionPass.totalInstructions(inProfile: "version: 1\nevents: Ir\nsummary: 73600120\n"), 73_600_120)
-        XCTAssertEqual(InstructionPass.totalInstructions(inProfile: "events: Ir\ntotals: 42\n"), 42)
-        XCTAssertNil(InstructionPass.totalInstructions(inProfile: "events: Ir\n"))
+        XCTAssertEqual(CallgrindProfile.parse("version: 1\nevents: Ir\nsummary: 73600120\n")?.total, 73_600_120)
+        XCTAssertEqual(CallgrindProfile.parse("events: Ir\ntotals: 42\n")?.total, 42)
+        XCTAssertNil(CallgrindProfile.parse("events: Ir\n"))
         XCTAssertEqual(InstructionPass.profileNumber("callgrind.out.3"), 3)
         XCTAssertNil(InstructionPass.profileNumber("callgrind.out"))
         XCTAssertNil(InstructionPass.profileNumber("manifest.csv"))
+    }
+
+    // MARK: - type lookups are counted by number, apart from the code's own instructions
+
+    /// A profile as callgrind writes it: names compressed to ids after their
+    /// first use, a lookup calling another lookup, and a lookup called from
+    /// two functions of the code.
+    private let profileWithLookups = """
+        # callgrind format
+        version: 1
+        positions: line
+        events: Ir
+        summary: 10000
+
+        fn=(1) $s8BenchKit24InstructionCountedRegionO7measureyyyyXEFZ
+        0 6
+        cfn=(2) $s10Schedulers20VirtualTimeSchedulerC5startyyF
+        calls=1 0
+        0 9994
+
+        fn=(2)
+        0 4000
+        cfn=(3) $sSqMa
+        calls=30 0
+        0 3000
+        cfn=(4) $s10Schedulers20VirtualSchedulerItemCMa
+        calls=10 0
+        +2 1500
+        cfn=(5) $s10Schedulers14TrampolineItemC3runyyF
+        calls=5 0
+        0 1494
+
+        fn=(3)
+        0 1000
+        cfn=(6) _swift_getGenericMetadata(swift::MetadataRequest, void const* const*, swift::TargetTypeContextDescriptor<swift::InProcess> const*)
+        calls=30 0
+        0 2000
+
+        fn=(5)
+        0 1294
+        cfn=(7) swift_getTupleTypeMetadata2
+        calls=4 0
+        0 200
+        """
+
+    func testLookupsCalledFromTheCodeAreCountedOnceWithTheirInclusiveCost() throws {
+        let profile = try XCTUnwrap(CallgrindProfile.parse(profileWithLookups))
+        XCTAssertEqual(profile.total, 10_000)
+        // $sSqMa (3,000, which includes its own call of the runtime), the
+        // item's accessor (1,500) and the tuple (200); not the runtime call
+        // inside $sSqMa again.
+        XCTAssertEqual(profile.lookupInstructions, 4_700)
+        XCTAssertEqual(profile.lookups, 44)
+        XCTAssertEqual(profile.ownInstructions, 5_300)
+    }
+
+    func testTypeLookupsAreTheRuntimesCachesAndMetadataAccessors() {
+        for name in [
+            "$sSqMa", "$sSaMa", "$s10Schedulers20VirtualSchedulerItemCMa", "swift_getGenericMetadata",
+            "_swift_getGenericMetadata(swift::MetadataRequest, void const* const*)", "swift_getTupleTypeMetadata2",
+            "swift_getWitnessTable", "swift_conformsToProtocol2", "__swift_instantiateConcreteTypeFromMangledName",
+        ] {
+            XCTAssertTrue(CallgrindProfile.isTypeLookup(name), name)
+        }
+        for name in [
+            "swift_retain", "swift_beginAccess", "malloc", "$s10Schedulers20VirtualTimeSchedulerC5startyyF",
+            "$sSlsE7isEmptySbvg", "swift::MetadataCacheKey::operator==(swift::MetadataCacheKey const&) const",
+        ] {
+            XCTAssertFalse(CallgrindProfile.isTypeLookup(name), name)
+        }
     }
 
     func testTheChildGetsTheSuiteOptionsAndNotTheParentsOwn() {

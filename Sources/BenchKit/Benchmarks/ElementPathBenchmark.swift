@@ -12,7 +12,7 @@ public struct ElementPathBenchmark: NamedBenchmark {
     /// Its variants and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
-            name: name, variants: [.currentThread], metrics: [.nanosecondsPerElement, .instructionsPerElement])
+            name: name, variants: [.currentThread], metrics: [.nanosecondsPerElement, .instructionsPerElement] + InstructionPass.lookupMetrics)
     }
 
     /// Elements per timing repetition at each suite size.

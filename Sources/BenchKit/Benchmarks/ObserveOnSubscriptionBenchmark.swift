@@ -17,7 +17,8 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: SubscriptionVariants.all(.active).map(\.id),
-            metrics: [.nanosecondsPerLifecycle, .allocationsPerLifecycle, .bytesPerLifecycle, .instructionsPerLifecycle],
+            metrics: [.nanosecondsPerLifecycle, .allocationsPerLifecycle, .bytesPerLifecycle, .instructionsPerLifecycle]
+                + InstructionPass.lookupMetrics,
             // Each lifecycle hands one drain to the scheduler's thread, which is
             // usually idle: the time is mostly that thread's wake-up.
             // (every variant but the trampoline's, which runs inline).

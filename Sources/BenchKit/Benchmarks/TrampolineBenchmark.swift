@@ -20,7 +20,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
             metrics: [
                 .nanosecondsPerSchedule, .allocationsPerSchedule, .bytesPerSchedule, .depth, .stackGrowthBytes,
                 .plainRecursionLimit, .instructionsPerSchedule,
-            ])
+            ] + InstructionPass.lookupMetrics)
     }
 
     /// What a repetition measures at each suite size.

@@ -11,7 +11,7 @@ public struct VirtualTimeBenchmark: NamedBenchmark {
     static let historical = VariantID.library("historical")
     /// Its variants and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
-        BenchmarkSchema(name: name, variants: [historical], metrics: [.nanosecondsPerSchedule, .instructionsPerSchedule])
+        BenchmarkSchema(name: name, variants: [historical], metrics: [.nanosecondsPerSchedule, .instructionsPerSchedule] + InstructionPass.lookupMetrics)
     }
 
     /// Actions per timing repetition at each suite size.

@@ -51,12 +51,12 @@ public enum InstructionPass {
     /// The instruction rows of `plans` without values: what a run writes
     /// when instructions cannot be counted.
     public static func emptyRows(of plans: [MeasurementPlan]) -> [CSVRow] {
-        counted(plans).compactMap { plan in
-            plan.countInstructions.map { workload in
-                CSVRow(
-                    benchmark: plan.benchmark, variant: plan.variant, params: workload.params, metric: workload.metric.name,
-                    unit: workload.metric.unit, repetition: 1, value: nil, allocator: counterName)
-            }
+        counted(plans).flatMap { plan -> [CSVRow] in
+            guard let workload = plan.countInstructions else { return [] }
+            let row = CSVRow(
+                benchmark: plan.benchmark, variant: plan.variant, params: workload.params, metric: workload.metric.name,
+                unit: workload.metric.unit, repetition: 1, value: nil, allocator: counterName)
+            return rows(for: row, values: [nil, nil, nil])
         }
     }
 
@@ -168,14 +168,14 @@ public enum InstructionPass {
                     + (tail.isEmpty ? "" : ":\n  " + tail.joined(separator: "\n  ")))
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: directory)
-        var profiles: [Int: UInt64] = [:]
+        var profiles: [Int: CallgrindProfile] = [:]
         for file in files {
             guard let number = profileNumber(file) else { continue }
             let contents = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
-            guard let total = totalInstructions(inProfile: contents) else {
+            guard let profile = CallgrindProfile.parse(contents) else {
                 throw BenchmarkFailure("callgrind's profile \(file) has no total")
             }
-            profiles[number] = total
+            profiles[number] = profile
         }
         return try pair(manifest: AllocationChild.rows(fromCSV: text), profiles: profiles)
     }
@@ -210,17 +210,39 @@ public enum InstructionPass {
         }
     }
 
-    /// The manifest's rows with their values replaced by instructions per
-    /// operation: row k (whose value is its operations) with profile k + 1.
-    /// Throws when a profile is missing.
-    static func pair(manifest: [CSVRow], profiles: [Int: UInt64]) throws -> [CSVRow] {
-        try manifest.enumerated().map { index, row in
-            guard let total = profiles[index + 1], let operations = row.value, operations > 0 else {
+    /// The rows of each manifest row (whose value is its operations) and
+    /// profile k + 1, per operation: the instructions outside type lookups
+    /// (the workload's own metric), the type lookups
+    /// (``Metric/typeLookupsPerOperation``) and their instructions
+    /// (``Metric/lookupInstructionsPerOperation``), in that order (see
+    /// ``CallgrindProfile``). Throws when a profile is missing.
+    static func pair(manifest: [CSVRow], profiles: [Int: CallgrindProfile]) throws -> [CSVRow] {
+        try manifest.enumerated().flatMap { index, row -> [CSVRow] in
+            guard let profile = profiles[index + 1], let operations = row.value, operations > 0 else {
                 throw BenchmarkFailure(
                     "callgrind wrote no profile for \(row.benchmark)/\(row.variant) (the \(index + 1)th counted region)")
             }
+            return rows(for: row, values: [
+                Double(profile.ownInstructions) / operations,
+                Double(profile.lookups) / operations,
+                Double(profile.lookupInstructions) / operations,
+            ])
+        }
+    }
+
+    /// The metrics a counted workload writes after its own instruction
+    /// metric, in the order ``pair(manifest:profiles:)`` gives them values.
+    static let lookupMetrics: [Metric] = [.typeLookupsPerOperation, .lookupInstructionsPerOperation]
+
+    /// `row` as the three rows of one counted workload, with `values` (nil
+    /// values for an empty run).
+    static func rows(for row: CSVRow, values: [Double?]) -> [CSVRow] {
+        let metrics = [Metric(row.metric, unit: row.unit, kind: .instructions, direction: .lowerIsBetter)] + lookupMetrics
+        return zip(metrics, values).map { metric, value in
             var counted = row
-            counted.value = Double(total) / operations
+            counted.metric = metric.name
+            counted.unit = metric.unit
+            counted.value = value
             counted.allocator = counterName
             return counted
         }
@@ -232,18 +254,6 @@ public enum InstructionPass {
         let prefix = "callgrind.out."
         guard file.hasPrefix(prefix) else { return nil }
         return Int(file.dropFirst(prefix.count))
-    }
-
-    /// The instructions a callgrind profile counted: its `summary:` or
-    /// `totals:` line (the first event is `Ir`, instructions executed).
-    static func totalInstructions(inProfile text: String) -> UInt64? {
-        for line in text.split(separator: "\n") {
-            for key in ["summary:", "totals:"] where line.hasPrefix(key) {
-                let fields = line.dropFirst(key.count).split(separator: " ")
-                return fields.first.flatMap { UInt64($0) }
-            }
-        }
-        return nil
     }
 
     /// The child's command line: the parent's `arguments` less the options

@@ -127,6 +127,23 @@ public struct Metric: Sendable, Hashable {
     }
 }
 
+// MARK: - Every instruction workload
+
+extension Metric {
+    /// Calls into the Swift runtime's type lookups (metadata accessors, the
+    /// metadata, tuple and witness-table caches) per operation of an
+    /// instruction workload: set by the code alone, so exact. The
+    /// instruction metric beside it counts everything else (see
+    /// ``CallgrindProfile``).
+    public static let typeLookupsPerOperation = Metric(
+        "type_lookups_per_operation", unit: "lookups", kind: .exactCount, direction: .lowerIsBetter)
+    /// What those lookups cost per operation in this binary: their probe
+    /// lengths depend on where the linker put the type descriptors, so a
+    /// change anywhere in the binary moves them. Shown, never judged.
+    public static let lookupInstructionsPerOperation = Metric(
+        "lookup_instructions_per_operation", unit: "instructions", kind: .informational, direction: .informational)
+}
+
 // MARK: - observeOn.throughput
 
 extension Metric {
