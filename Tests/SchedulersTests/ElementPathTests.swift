@@ -154,6 +154,25 @@ final class ElementPathTests: XCTestCase {
         XCTAssertEqual(received, [.next(1), .error(String(describing: SequencesTestError()))])
         subscription.dispose()
     }
+
+    func testFilterWhosePredicateThrowsOnTheElementPathEndsWithTheErrorAndStopsTheSource() {
+        var received: [SequencesRecordedEvent<Int>] = []
+        var sourceDisposed = false
+        let subscription = Observable<Int>.create { observer in
+            observer.onNext(1)
+            observer.onNext(2)
+            observer.onNext(3)
+            return Disposables.create { sourceDisposed = true }
+        }
+        .filter { value in
+            if value == 2 { throw SequencesTestError() }
+            return true
+        }
+        .subscribe { received.append(SequencesRecordedEvent($0)) }
+        XCTAssertEqual(received, [.next(1), .error(String(describing: SequencesTestError()))])
+        XCTAssertTrue(sourceDisposed, "the failed filter disposed its subscription to the source")
+        subscription.dispose()
+    }
 }
 
 /// An `AnyObserver` handed on keeps the element path of what it wraps.

@@ -47,8 +47,7 @@ final class FilterSink<Observer: ObserverType>: Sink<Observer>, ElementObserver,
                 forwardNext(element)
             }
         } catch {
-            forwardOn(.error(error))
-            dispose()
+            forwardErrorAndDispose(error)
         }
     }
 

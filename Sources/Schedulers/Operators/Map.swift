@@ -44,8 +44,7 @@ final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observer>, Elem
         do {
             forwardNext(try transform(element))
         } catch {
-            forwardOn(.error(error))
-            dispose()
+            forwardErrorAndDispose(error)
         }
     }
 
