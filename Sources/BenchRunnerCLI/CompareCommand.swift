@@ -39,7 +39,7 @@ public struct Compare: ParsableCommand {
             would judge them. It also gives each reference's spread, and reads a reference as the \
             limit only where its repetitions are tighter than the library's series beside it. Shown, not judged, by design: peers and references (they measure \
             the machine, and their common change is divided out of CPU-bound times), single-run \
-            tails, per-tick samples, machine facts. Exact counts (allocs_*, bytes_*, depth) are \
+            tails, per-tick samples, machine facts. Exact counts (allocs_*, bytes_*, depth, type_lookups_*) are \
             compared without a test: any change in the bad direction is worse, whatever the threshold, \
             unless --exact-tolerance allows it; instruction counts (instructions_*, counted by callgrind) \
             likewise, beyond 0.5 % of the base count. A metric this BenchRunner does not declare is shown, \

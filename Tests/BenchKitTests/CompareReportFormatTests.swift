@@ -65,7 +65,7 @@ final class CompareReportFormatTests: XCTestCase {
             XCTAssertEqual(row.replacingOccurrences(of: "\\|", with: "").filter { $0 == "|" }.count, columnCount, row)
         }
         XCTAssertTrue(outcome.output.contains("- 2 regressions: exit status 1."), outcome.output)
-        XCTAssertTrue(outcome.output.contains("(allocs_\\*, bytes_\\*, depth)"), "no accidental emphasis")
+        XCTAssertTrue(outcome.output.contains("(allocs_\\*, bytes_\\*, depth, type_lookups_\\*)"), "no accidental emphasis")
         XCTAssertFalse(outcome.output.contains(" ~ "), "a lone ~ could pair into strikethrough")
     }
 

@@ -26,7 +26,7 @@ extension CompareReportFormatter {
         text += "threshold in the harmful direction. moved worse?: the median moved beyond the threshold in the "
         text += "harmful direction (as measured and after the drift correction) but no test confirmed it: "
         text += "not judged, never a pass. change: of the medians.\n"
-        text += "Exact counts (allocs_*, bytes_*, depth) are compared without a test: "
+        text += "Exact counts (allocs_*, bytes_*, depth, type_lookups_*) are compared without a test: "
         if options.exactTolerances.isEmpty {
             text += "any change in the bad direction is worse, whatever the threshold; equal counts are same.\n"
         } else {
