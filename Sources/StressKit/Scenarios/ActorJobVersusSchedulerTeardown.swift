@@ -20,7 +20,6 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
         case ranTwice = "job-ran-twice"
         case neverRan = "job-never-ran"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .tornDownFirst, .pendingAtTearDown, .ranBeforeTearDown: .acceptable

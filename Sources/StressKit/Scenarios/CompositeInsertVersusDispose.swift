@@ -16,7 +16,6 @@ public final class CompositeInsertVersusDispose: StressScenario, @unchecked Send
         case keyDisagrees = "insert-result-disagrees-with-disposer"
         case membersLeft = "members-left-after-dispose"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .bothInserted, .oneInserted, .bothRejected: .acceptable

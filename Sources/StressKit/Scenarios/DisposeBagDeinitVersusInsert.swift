@@ -14,7 +14,6 @@ public final class DisposeBagDeinitVersusInsert: StressScenario, @unchecked Send
         case inserterHeldLastReference = "deinit-on-inserting-thread"
         case notExactlyOnce = "not-disposed-exactly-once"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .insertedThenDeinit, .bagGoneBeforeInsert: .acceptable

@@ -17,7 +17,6 @@ public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchec
         case disposerTookNoneOrSeveral = "dispose-took-none-or-several"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .disposerTookInitial, .disposerTookFirst, .disposerTookSecond: .acceptable

@@ -24,7 +24,6 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
         case disposedTwice = "assigned-disposed-twice"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .setThenDisposed, .disposedThenSet: .acceptable

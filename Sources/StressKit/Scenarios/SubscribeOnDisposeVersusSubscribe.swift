@@ -21,7 +21,6 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
         case subscribedTwice = "subscribed-twice"
         case hung = "never-settled"
 
-        public var id: String { rawValue }
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
     public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {

@@ -12,7 +12,6 @@ public final class TrampolineFromManyThreads: StressScenario, @unchecked Sendabl
         case disposedItemRan = "disposed-item-ran"
         case scheduleRequiredWrong = "isScheduleRequired-wrong"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             self == .inOrderOnOwnThread ? .acceptable : .forbidden
         }

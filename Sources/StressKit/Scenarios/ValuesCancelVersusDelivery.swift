@@ -24,7 +24,6 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         case sourceNotDisposedOnce = "source-not-disposed-exactly-once"
         case hung = "iteration-never-ended"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .cancelledBeforeSubscribing, .noneDelivered, .someDelivered, .allDelivered: .acceptable
