@@ -50,7 +50,7 @@ final class DeliveryGate: @unchecked Sendable {
 /// the first send to the last delivery, and the p99 of send-to-delivery
 /// latency (in a flood: mostly the time an element waits behind the others),
 /// and time per element (the inverse rate) with its growth exponent over P.
-public struct FanInScaleBenchmark: NamedBenchmark {
+public struct FanInScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.fanIn"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -65,7 +65,7 @@ public struct FanInScaleBenchmark: NamedBenchmark {
             reason: "each producer is a thread with its own stack")
     }
 
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         if let points = configuration.scale.points { return points }
         switch configuration.size {
         case .tiny: return [1, 2, 4]
@@ -83,11 +83,7 @@ public struct FanInScaleBenchmark: NamedBenchmark {
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let elements = Self.elements(configuration)
         let params = formatParams(["elements": String(elements)])
         return [(VariantID.fastPath, Self.library), (.peer("opencombine"), Self.openCombine)].map { variant, run in
@@ -202,7 +198,7 @@ final class LatencyLog: @unchecked Sendable {
 /// a fixed number of deliveries is reached (elements × N). Per N: time per
 /// delivered element, from the first send to the last delivery, with its
 /// growth exponent.
-public struct FanOutScaleBenchmark: NamedBenchmark {
+public struct FanOutScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.fanOut"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -214,7 +210,7 @@ public struct FanOutScaleBenchmark: NamedBenchmark {
         .memory(benchmark: name, quantity: "subscribers", bytesPerItem: 1_024, cap: 1_000_000)
     }
 
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000])
     }
 
@@ -228,11 +224,7 @@ public struct FanOutScaleBenchmark: NamedBenchmark {
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let deliveries = Self.deliveries(configuration)
         let params = formatParams(["deliveries": String(deliveries)])
         return [(VariantID.fastPath, Self.library), (.peer("opencombine"), Self.openCombine)].map { variant, run in

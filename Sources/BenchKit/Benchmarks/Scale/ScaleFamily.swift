@@ -22,18 +22,17 @@ public enum ScaleFamily {
     }
 
     /// Every sweep, in the order a run executes them.
-    public static var all: [any Benchmark] {
-        [
-            TimerScaleBenchmark(), VirtualTimeScaleBenchmark(), FanInScaleBenchmark(), FanOutScaleBenchmark(),
-            TrampolineScaleBenchmark(), LiveSubscriptionScaleBenchmark(),
-        ]
-    }
+    public static var all: [any Benchmark] { sweeps }
 
     /// The most N each sweep accepts (`--scale-n` is checked against these).
     public static var limits: [ScalePointLimit] {
+        sweeps.map { type(of: $0).limit }
+    }
+
+    static var sweeps: [any ScaleBenchmark] {
         [
-            TimerScaleBenchmark.limit, VirtualTimeScaleBenchmark.limit, FanInScaleBenchmark.limit,
-            FanOutScaleBenchmark.limit, TrampolineScaleBenchmark.limit, LiveSubscriptionScaleBenchmark.limit,
+            TimerScaleBenchmark(), VirtualTimeScaleBenchmark(), FanInScaleBenchmark(), FanOutScaleBenchmark(),
+            TrampolineScaleBenchmark(), LiveSubscriptionScaleBenchmark(),
         ]
     }
 
@@ -61,6 +60,30 @@ public enum ScaleFamily {
         case .quick: 1
         case .tiny: 2
         }
+    }
+}
+
+/// One sweep of the family: its N and the most N it accepts; its
+/// repetitions, and skipping the quick suite, are the family's
+/// (`ScaleFamily`), provided here.
+public protocol ScaleBenchmark: NamedBenchmark {
+    /// The most N the sweep accepts (`--scale-n` is checked against it).
+    static var limit: ScalePointLimit { get }
+    /// The N the sweep runs in `configuration`, smallest first.
+    static func points(_ configuration: SuiteConfiguration) -> [Int]
+    /// The sweep's plans over `points` (`Self.points(configuration)`), in a
+    /// suite that runs the family.
+    func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan]
+}
+
+extension ScaleBenchmark {
+    /// The family's repetitions (`ScaleFamily.repetitions(in:)`).
+    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
+
+    /// None in the quick suite; otherwise the sweep's plans over its N.
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        guard ScaleFamily.runs(in: configuration) else { return [] }
+        return plans(for: configuration, points: Self.points(configuration))
     }
 }
 

@@ -13,7 +13,7 @@ import ToolSupport
 /// of half the period (`schedulePeriodic(_:startAfter:period:leeway:action:)`):
 /// beside `serial-dispatch.native` it shows what coalesced wakeups save per
 /// tick.
-public struct TimerScaleBenchmark: NamedBenchmark {
+public struct TimerScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.timers"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -37,7 +37,7 @@ public struct TimerScaleBenchmark: NamedBenchmark {
         .memory(benchmark: name, quantity: "timers", bytesPerItem: 2_048, cap: 100_000)
     }
 
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleFamily.points(in: configuration, tiny: [1, 10], modest: [1, 10, 100, 1_000], full: [1, 100, 1_000, 10_000])
     }
 
@@ -55,11 +55,7 @@ public struct TimerScaleBenchmark: NamedBenchmark {
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let periods = Self.windowPeriods(configuration)
         let params = formatParams(["period_ms": "10", "window_periods": String(periods)])
         let window = UInt64(periods) * Self.periodNanoseconds
