@@ -74,11 +74,7 @@ public struct FanInScaleBenchmark: ScaleBenchmark {
     }
 
     static func elements(_ configuration: SuiteConfiguration) -> Int {
-        switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return 512
-        case (_, .modest): return 64_000
-        case (_, .full): return 256_000
-        }
+        ScaleFamily.value(in: configuration, tiny: 512, modest: 64_000, full: 256_000)
     }
 
     public init() {}
@@ -215,11 +211,7 @@ public struct FanOutScaleBenchmark: ScaleBenchmark {
     }
 
     static func deliveries(_ configuration: SuiteConfiguration) -> Int {
-        switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return 1_000
-        case (_, .modest): return 50_000
-        case (_, .full): return 200_000
-        }
+        ScaleFamily.value(in: configuration, tiny: 1_000, modest: 50_000, full: 200_000)
     }
 
     public init() {}

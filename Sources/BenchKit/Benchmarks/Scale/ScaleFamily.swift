@@ -13,11 +13,16 @@ public enum ScaleFamily {
     /// own list for the tiny suite, the modest extent (the default) or
     /// `--scale full`.
     static func points(in configuration: SuiteConfiguration, tiny: [Int], modest: [Int], full: [Int]) -> [Int] {
-        if let points = configuration.scale.points { return points }
+        configuration.scale.points ?? value(in: configuration, tiny: tiny, modest: modest, full: full)
+    }
+
+    /// A sweep's setting for `configuration`: the tiny suite's, else the
+    /// modest extent's (the default) or `--scale full`'s.
+    static func value<Value>(in configuration: SuiteConfiguration, tiny: Value, modest: Value, full: Value) -> Value {
         switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return tiny
-        case (_, .modest): return modest
-        case (_, .full): return full
+        case (.tiny, _): tiny
+        case (_, .modest): modest
+        case (_, .full): full
         }
     }
 

@@ -43,14 +43,10 @@ public struct TimerScaleBenchmark: ScaleBenchmark {
 
     /// Periods per point's window.
     static func windowPeriods(_ configuration: SuiteConfiguration) -> Int {
-        switch (configuration.size, configuration.scale.extent) {
-        // Ten periods: long enough that every job ticks in the window even
-        // on a loaded machine (three let a job miss them all, and its
-        // lateness would be empty).
-        case (.tiny, _): return 10
-        case (_, .modest): return 20
-        case (_, .full): return 50
-        }
+        // Ten periods in the tiny suite: long enough that every job ticks in
+        // the window even on a loaded machine (three let a job miss them
+        // all, and its lateness would be empty).
+        ScaleFamily.value(in: configuration, tiny: 10, modest: 20, full: 50)
     }
 
     public init() {}
