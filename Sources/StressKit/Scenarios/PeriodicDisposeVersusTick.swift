@@ -46,7 +46,7 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
     /// The job's period.
     static let periodMicroseconds = 20
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let ticks = Counter()
         let inFlight = Counter()
         let overlapped = Flag()
@@ -58,7 +58,7 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         let disposeDelay: Int
         let token: LiveToken
 
-        init(_ live: LiveCounter, choices: inout IterationChoices) {
+        public init(_ live: LiveCounter, choices: inout IterationChoices) {
             token = LiveToken(live)
             startAfterMicroseconds = choices.pick(10)
             disposeDelay = choices.pick(25_000)
@@ -114,9 +114,6 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         scheduler.tearDown()
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live, choices: &choices)
-    }
 
     public func act(_ actor: Int, on state: State) {
         guard let target = scheduler.current else { return }

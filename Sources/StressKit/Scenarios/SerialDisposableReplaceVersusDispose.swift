@@ -35,14 +35,14 @@ public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchec
         }
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let serial = SerialDisposable()
         let initial: ProbeDisposable
         let first: ProbeDisposable
         let second: ProbeDisposable
         let markedDisposed = Flag()
 
-        init(_ live: LiveCounter) {
+        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
             initial = ProbeDisposable(live)
             first = ProbeDisposable(live)
             second = ProbeDisposable(live)
@@ -60,9 +60,6 @@ public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchec
 
     public init() {}
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live)
-    }
 
     public func act(_ actor: Int, on state: State) {
         switch actor {
