@@ -130,14 +130,20 @@ int cjs_tcache_enabled(void) {
     return enabled ? 1 : 0;
 }
 
-int cjs_read_totals(cjs_totals *out) {
-    memset(out, 0, sizeof(*out));
+/* Makes jemalloc refresh the statistics it reports (advances its epoch):
+   0 on success, -1 when jemalloc is not available or refuses. */
+static int refresh_stats(void) {
     if (!cjs_available()) {
         return -1;
     }
     uint64_t epoch = 1;
     size_t len = sizeof(epoch);
-    if (p_bymib(epoch_mib, epoch_miblen, &epoch, &len, &epoch, sizeof(epoch)) != 0) {
+    return p_bymib(epoch_mib, epoch_miblen, &epoch, &len, &epoch, sizeof(epoch)) != 0 ? -1 : 0;
+}
+
+int cjs_read_totals(cjs_totals *out) {
+    memset(out, 0, sizeof(*out));
+    if (refresh_stats() != 0) {
         return -1;
     }
     uint64_t allocations = 0, bytes = 0;
@@ -151,16 +157,11 @@ int cjs_read_totals(cjs_totals *out) {
 
 int cjs_read_allocated(uint64_t *out) {
     *out = 0;
-    if (!cjs_available()) {
-        return -1;
-    }
-    uint64_t epoch = 1;
-    size_t len = sizeof(epoch);
-    if (p_bymib(epoch_mib, epoch_miblen, &epoch, &len, &epoch, sizeof(epoch)) != 0) {
+    if (refresh_stats() != 0) {
         return -1;
     }
     size_t allocated = 0;
-    len = sizeof(allocated);
+    size_t len = sizeof(allocated);
     if (p_mallctl("stats.allocated", &allocated, &len, NULL, 0) != 0) {
         return -1;
     }

@@ -123,6 +123,36 @@ import Testing
             """)
     }
 
+    /// A region naming its own run (`source=`, e.g. an example package's
+    /// results) shows that run, needs no `report-source`, is checked like any
+    /// other, and is not re-pointed when the documents move to a new run.
+    @Test func aRegionNamingItsOwnRunShowsItAndKeepsItWhenTheDocumentsMove() throws {
+        let root = try Self.repository(doc: """
+            <!-- report-source: results/old.csv -->
+            Peer: <!-- report:value hop/peer rate params=n=1 -->12<!-- /report -->
+            Own: <!-- report:value hop/fast rate params=n=1 source=Examples/E/results/own.csv -->12<!-- /report -->
+            """)
+        let own = root.appendingPathComponent("Examples/E/results")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+        try Self.csv.replacingOccurrences(of: ",100\n", with: ",400\n")
+            .write(to: own.appendingPathComponent("own.csv"), atomically: true, encoding: .utf8)
+        let moved = ReportTool.run(root: root.path, newSource: root.appendingPathComponent("results/run.csv").path, check: false)
+        #expect(moved.status == 0, "\(moved.diagnostics)")
+        let expected = """
+            <!-- report-source: results/run.csv -->
+            Peer: <!-- report:value hop/peer rate params=n=1 -->50<!-- /report -->
+            Own: <!-- report:value hop/fast rate params=n=1 source=Examples/E/results/own.csv -->300<!-- /report -->
+            """
+        #expect(try Self.read(root) == expected, "median of 400, 300, 200 from its own run")
+        #expect(ReportTool.run(root: root.path, check: true).status == 0)
+        // A figure typed over the generated one is stale.
+        try expected.replacingOccurrences(of: "-->300<", with: "-->301<")
+            .write(to: root.appendingPathComponent("docs/Doc.md"), atomically: true, encoding: .utf8)
+        let check = ReportTool.run(root: root.path, check: true)
+        #expect(check.status == 1)
+        #expect(check.output.contains("docs/Doc.md:3: stale"), "\(check.output)")
+    }
+
     // MARK: Bad input
 
     /// Runs the report on `doc` and returns its error message; the document must stay as it was.
@@ -167,6 +197,12 @@ import Testing
                 .contains("results/run.csv:1: header lacks the columns params, metric, value"))
         #expect(
             try Self.error(for: source + "<!-- /report -->\n").contains("docs/Doc.md:2: <!-- /report --> closes no region"))
+        #expect(
+            try Self.error(for: "x <!-- report:value hop/fast rate params=n=1 source=results/gone.csv --><!-- /report -->\n")
+                .contains("results/gone.csv: no such result file"))
+        #expect(
+            try Self.error(for: "<!-- report:compare results/run.csv results/run.csv source=results/run.csv -->\n<!-- /report -->\n")
+                .contains("docs/Doc.md:1: report:compare names its two runs itself; it takes no source="))
         #expect(
             try Self.error(for: source + "<!-- report:value hop/peer rate params=n=1 -->50<!-- /report --> a line\n")
                 .contains("docs/Doc.md:2: an inline region must not begin a line"))

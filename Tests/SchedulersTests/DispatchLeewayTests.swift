@@ -42,6 +42,31 @@ final class DispatchLeewayTests: XCTestCase {
         }
     }
 
+    /// `ConcurrentMainScheduler` has the overloads too (it is a
+    /// `DispatchQueueScheduler` on the main queue): the action runs on the
+    /// main thread once the main queue is driven, and disposing before the
+    /// due time keeps it from running.
+    func testTheConcurrentMainSchedulerTakesALeewayAndRunsOnTheMainThread() {
+        XCTAssertTrue(Thread.isMainThread)
+        let scheduler = ConcurrentMainScheduler.instance
+        let ran = DispatchProbe()
+        _ = scheduler.scheduleRelative(1, dueTime: .milliseconds(2), leeway: .milliseconds(5)) { value in
+            ran.record("ran \(value) on main: \(Thread.isMainThread)")
+            return Disposables.create()
+        }
+        let disposed = DispatchProbe()
+        scheduler.scheduleRelative(1, dueTime: .milliseconds(1), leeway: .nanoseconds(0)) { _ in
+            disposed.record("ran")
+            return Disposables.create()
+        }.dispose()
+        XCTAssertTrue(MainScheduler.runMainQueue(until: Date().addingTimeInterval(10), while: { ran.events.isEmpty }))
+        XCTAssertEqual(ran.events, ["ran 1 on main: true"])
+        XCTAssertEqual(disposed.events, [])
+        XCTAssertNil(scheduler.asSerialScheduler, "not FIFO against what it enqueued: no serial promise")
+        XCTAssertNotNil(MainScheduler.instance.asSerialScheduler)
+        XCTAssertNil(ConcurrentDispatchQueueScheduler(qos: .default).asSerialScheduler)
+    }
+
     func testPeriodicSchedulingWithALeewayTicksWithStateAndReturnsAPeriodicDisposable() {
         let serial = SerialDispatchQueueScheduler(internalSerialQueueName: "test.leeway.periodic")
         let concurrent = ConcurrentDispatchQueueScheduler(qos: .default)

@@ -10,7 +10,6 @@ final class LostUpdateScenario: StressScenario, @unchecked Sendable {
         case allCounted = "all-counted"
         case lostUpdate = "lost-update"
 
-        var id: String { rawValue }
         var grade: Grade { self == .allCounted ? .acceptable : .forbidden }
         var meaning: String { self == .allCounted ? "every increment counted" : "an increment was lost" }
     }

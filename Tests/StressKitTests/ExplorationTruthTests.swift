@@ -11,7 +11,6 @@ import XCTest
 final class UnsteadyScenario: StressScenario, @unchecked Sendable {
     enum Outcome: String, ScenarioOutcome {
         case done
-        var id: String { rawValue }
         var grade: Grade { .acceptable }
         var meaning: String { "both threads ran" }
     }
@@ -50,7 +49,6 @@ final class RaceToTheEndScenario: StressScenario, @unchecked Sendable {
     enum Outcome: String, ScenarioOutcome {
         case aFirst = "a-finished-first"
         case bFirst = "b-looked-first"
-        var id: String { rawValue }
         var grade: Grade { .acceptable }
         var meaning: String { rawValue }
     }

@@ -8,7 +8,6 @@ enum FakeOutcome: String, ScenarioOutcome {
     case rare = "rare"
     case broken = "broken"
 
-    var id: String { rawValue }
     var grade: Grade {
         switch self {
         case .first, .second: .acceptable

@@ -12,6 +12,11 @@
 ///
 /// `params` keeps the series whose parameters include every pair given;
 /// series with per-tick samples (`tick=`) are left out unless asked for.
+///
+/// A table or value may name its own run with `source=PATH` (a result file,
+/// from the repository's root, e.g. an example package's
+/// `Examples/MyEventLoop/results/<run>.csv`): it then ignores the document's
+/// `report-source`, and `BenchRunner report <run>` does not re-point it.
 public enum ReportDirective: Equatable, Sendable {
     case table(
         benchmark: String, variants: [String]?, metrics: [String], ratioTo: String?, params: [String: String],
@@ -19,8 +24,24 @@ public enum ReportDirective: Equatable, Sendable {
     case value(benchmark: String, variant: String, metric: String, params: [String: String], allocator: String?)
     case compare(base: String, new: String)
 
-    /// Reads the text between `report:` and `-->`; `problem` says what is wrong, for an error message.
-    static func parse(_ text: String) -> Result<ReportDirective, ReportDirectiveProblem> {
+    /// Reads the text between `report:` and `-->`, with the run it names
+    /// itself (`source=`), if any; `problem` says what is wrong, for an error message.
+    static func parse(_ text: String) -> Result<(directive: ReportDirective, source: String?), ReportDirectiveProblem> {
+        switch parseDirective(text) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let (directive, options)):
+            guard let source = options["source"] else { return .success((directive, nil)) }
+            if case .compare = directive {
+                return .failure(ReportDirectiveProblem("report:compare names its two runs itself; it takes no source="))
+            }
+            guard !source.isEmpty else {
+                return .failure(ReportDirectiveProblem("source= names no file: write source=results/<run>.csv"))
+            }
+            return .success((directive, source))
+        }
+    }
+
+    private static func parseDirective(_ text: String) -> Result<(ReportDirective, [String: String]), ReportDirectiveProblem> {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let kind = words.first else {
             return .failure(ReportDirectiveProblem("an empty directive: write report:table, report:value or report:compare"))
@@ -30,10 +51,10 @@ public enum ReportDirective: Equatable, Sendable {
         for word in words.dropFirst() {
             if let equals = word.firstIndex(of: "="), !word.hasPrefix("results/") {
                 let name = String(word[..<equals])
-                guard ["variants", "metrics", "ratio-to", "params", "allocator"].contains(name) else {
+                guard ["variants", "metrics", "ratio-to", "params", "allocator", "source"].contains(name) else {
                     return .failure(
                         ReportDirectiveProblem(
-                            "unknown option \(name)= (options: variants=, metrics=, ratio-to=, params=, allocator=)"))
+                            "unknown option \(name)= (options: variants=, metrics=, ratio-to=, params=, allocator=, source=)"))
                 }
                 options[name] = String(word[word.index(after: equals)...])
             } else {
@@ -55,23 +76,23 @@ public enum ReportDirective: Equatable, Sendable {
                 return .failure(ReportDirectiveProblem("report:table needs metrics=, e.g. metrics=elements_per_s,allocs_per_element"))
             }
             return .success(
-                .table(
+                (.table(
                     benchmark: positional[0], variants: options["variants"].map(list), metrics: metrics,
-                    ratioTo: options["ratio-to"], params: params, allocator: allocator))
+                    ratioTo: options["ratio-to"], params: params, allocator: allocator), options))
         case "value":
             guard positional.count == 2, let slash = positional[0].firstIndex(of: "/") else {
                 return .failure(ReportDirectiveProblem("report:value takes BENCHMARK/VARIANT METRIC, e.g. report:value observeOn.throughput/fast-path elements_per_s"))
             }
             let series = positional[0]
             return .success(
-                .value(
+                (.value(
                     benchmark: String(series[..<slash]), variant: String(series[series.index(after: slash)...]),
-                    metric: positional[1], params: params, allocator: allocator))
+                    metric: positional[1], params: params, allocator: allocator), options))
         case "compare":
-            guard positional.count == 2, options.isEmpty else {
+            guard positional.count == 2, options.keys.allSatisfy({ $0 == "source" }) else {
                 return .failure(ReportDirectiveProblem("report:compare takes two result files, e.g. report:compare results/A.csv results/B.csv"))
             }
-            return .success(.compare(base: positional[0], new: positional[1]))
+            return .success((.compare(base: positional[0], new: positional[1]), options))
         default:
             return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, compare)"))
         }

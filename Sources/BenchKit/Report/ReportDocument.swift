@@ -28,7 +28,8 @@ public struct ReportDocument: Sendable {
         var source: String?
         var sourceLine: Int?
         var regions: [ReportRegion] = []
-        var open: (directive: ReportDirective, text: String, line: Int, contentStart: String.Index, block: Bool)?
+        var open:
+            (directive: ReportDirective, source: String?, text: String, line: Int, contentStart: String.Index, block: Bool)?
         var inFence = false
         var lineNumber = 0
         var lineStart = text.startIndex
@@ -98,7 +99,8 @@ public struct ReportDocument: Sendable {
                     }
                     regions.append(
                         ReportRegion(
-                            directive: current.directive, directiveText: current.text, line: current.line,
+                            directive: current.directive, source: current.source, directiveText: current.text,
+                            line: current.line,
                             content: current.contentStart..<contentEnd, isBlock: current.block))
                     open = nil
                     cursor = closing.upperBound
@@ -113,8 +115,9 @@ public struct ReportDocument: Sendable {
                 }
                 let directiveText = String(text[opening.upperBound..<end.lowerBound]).trimmingCharacters(in: .whitespaces)
                 let directive: ReportDirective
+                let regionSource: String?
                 switch ReportDirective.parse(directiveText) {
-                case .success(let parsed): directive = parsed
+                case .success(let parsed): (directive, regionSource) = parsed
                 case .failure(let problem): throw ReportError(path, lineNumber, problem.message)
                 }
                 let startsLine = text[lineStart..<opening.lowerBound].allSatisfy(\.isWhitespace)
@@ -126,7 +129,7 @@ public struct ReportDocument: Sendable {
                             + "and drops the figure; put a word before it, or give the region lines of its own")
                 }
                 let contentStart = block ? (lineEnd < text.endIndex ? text.index(after: lineEnd) : lineEnd) : end.upperBound
-                open = (directive, directiveText, lineNumber, contentStart, block)
+                open = (directive, regionSource, directiveText, lineNumber, contentStart, block)
                 cursor = end.upperBound
             }
             if lineEnd == text.endIndex { break }
@@ -164,6 +167,10 @@ public struct ReportDocument: Sendable {
 /// One generated region of a ``ReportDocument``.
 public struct ReportRegion: Sendable {
     public let directive: ReportDirective
+    /// The run the region names itself (`source=`), which the document's
+    /// `report-source` does not override and `BenchRunner report <run>` does
+    /// not re-point; `nil` for a region that shows the document's run.
+    public let source: String?
     /// The directive as written, for messages.
     public let directiveText: String
     /// The line of the opening comment.

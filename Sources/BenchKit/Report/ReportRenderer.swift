@@ -11,10 +11,13 @@ public struct ReportRenderer {
         self.load = load
     }
 
-    /// The text of `region` in `document`, whose run is `source`.
-    public func render(_ region: ReportRegion, in document: String, source: String?) throws(ReportError) -> String {
+    /// The text of `region` in `document`, whose run is `source` (a region
+    /// that names its own run with `source=` shows that one instead).
+    public func render(_ region: ReportRegion, in document: String, source documentSource: String?) throws(ReportError)
+        -> String
+    {
         func run() throws(ReportError) -> (String, ResultFile) {
-            guard let source else {
+            guard let source = region.source ?? documentSource else {
                 throw ReportError(
                     document, region.line,
                     "this region needs the run it comes from: add <!-- report-source: results/<run>.csv --> to the document")

@@ -60,3 +60,22 @@ struct ChildProcess {
             output: output)
     }
 }
+
+extension ChildProcess {
+    /// Runs this BenchRunner executable again as a child that writes its
+    /// rows to a file of its own (named after `tag`; `arguments` builds the
+    /// child's arguments from that file's path), with the allocator guard
+    /// cleared so that the child chooses its allocator itself. Returns how
+    /// the child ended and the rows file's text (`nil` when it wrote none);
+    /// the file is removed. Throws only when the child cannot start.
+    static func runRowsChild(tag: String, arguments: (_ rowsFile: String) -> [String]) throws
+        -> (result: Result, rows: String?)
+    {
+        let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-\(tag).csv"
+        defer { try? FileManager.default.removeItem(atPath: rowsPath) }
+        var environment = ProcessInfo.processInfo.environment
+        environment[AllocatorLauncher.guardVariable] = nil
+        let result = try run(AllocatorLauncher.executablePath, arguments: arguments(rowsPath), environment: environment)
+        return (result, try? String(contentsOfFile: rowsPath, encoding: .utf8))
+    }
+}

@@ -84,17 +84,10 @@ public enum ForkedRun {
     {
         var results: [[CSVRow]] = []
         for (index, repetitions) in repetitions(total: total, forks: forks).enumerated() {
-            let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-fork\(index + 1).csv"
-            defer { try? FileManager.default.removeItem(atPath: rowsPath) }
-            var environment = ProcessInfo.processInfo.environment
-            environment[AllocatorLauncher.guardVariable] = nil
-            let result = try ChildProcess.run(
-                AllocatorLauncher.executablePath,
-                arguments: childArguments(arguments, repetitions: repetitions, rowsFile: rowsPath, runID: runID),
-                environment: environment)
-            guard !result.endedBySignal, result.status == 0,
-                let text = try? String(contentsOfFile: rowsPath, encoding: .utf8)
-            else {
+            let (result, rows) = try ChildProcess.runRowsChild(tag: "fork\(index + 1)") { rowsFile in
+                childArguments(arguments, repetitions: repetitions, rowsFile: rowsFile, runID: runID)
+            }
+            guard !result.endedBySignal, result.status == 0, let text = rows else {
                 throw BenchmarkFailure("fork \(index + 1) of \(forks) failed (status \(result.status))")
             }
             results.append(try AllocationChild.rows(fromCSV: text))

@@ -25,18 +25,11 @@ public enum IsolatedRun {
     public static func run(benchmarks: [String], arguments: [String], runID: String) throws -> Outcome {
         var outcome = Outcome()
         for benchmark in benchmarks {
-            let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-\(benchmark).csv"
-            defer { try? FileManager.default.removeItem(atPath: rowsPath) }
-            var environment = ProcessInfo.processInfo.environment
-            environment[AllocatorLauncher.guardVariable] = nil
-            let result = try ChildProcess.run(
-                AllocatorLauncher.executablePath,
-                arguments: childArguments(arguments, benchmark: benchmark, rowsFile: rowsPath, runID: runID),
-                environment: environment)
+            let (result, text) = try ChildProcess.runRowsChild(tag: benchmark) { rowsFile in
+                childArguments(arguments, benchmark: benchmark, rowsFile: rowsFile, runID: runID)
+            }
             var kept = false
-            if let text = try? String(contentsOfFile: rowsPath, encoding: .utf8),
-                let rows = try? AllocationChild.rows(fromCSV: text)
-            {
+            if let text, let rows = try? AllocationChild.rows(fromCSV: text) {
                 outcome.rows += rows
                 kept = true
             }

@@ -36,24 +36,19 @@ struct DispatchQueueConfiguration: Sendable {
         leeway callLeeway: DispatchTimeInterval? = nil,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
-        guard let nanoseconds = dueTime.dueNanoseconds else {
-            // Never due: nothing to arm, nothing to hold.
-            return Disposables.create(with: {})
+        dueTime.scheduleOnce(now: { schedule(state, action: action) }) { nanoseconds in
+            // TIMER-SLACK: see DispatchPeriodicTimer; the same kernel slack delays this wakeup.
+            let timer = HandOffTimer(queue: queue)
+            let item = DispatchScheduledItem(state: state, action: action, timer: timer)
+            timer.setEventHandler {
+                item.run()
+            }
+            timer.schedule(
+                deadline: SyncPoint.dispatchNow() + .nanoseconds(Int(nanoseconds)),
+                leeway: effectiveLeeway(callLeeway))
+            timer.activate()
+            return item
         }
-        guard nanoseconds > 0 else {
-            return schedule(state, action: action)
-        }
-        // TIMER-SLACK: see DispatchPeriodicTimer; the same kernel slack delays this wakeup.
-        let timer = HandOffTimer(queue: queue)
-        let item = DispatchScheduledItem(state: state, action: action, timer: timer)
-        timer.setEventHandler {
-            item.run()
-        }
-        timer.schedule(
-            deadline: SyncPoint.dispatchNow() + .nanoseconds(Int(nanoseconds)),
-            leeway: effectiveLeeway(callLeeway))
-        timer.activate()
-        return item
     }
 
     /// Runs `action` first after `startAfter`, then every `period`, at a fixed

@@ -20,6 +20,10 @@ import Synchronization
 ///   rate, and returns a `PeriodicDisposable`.
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
+/// `now`, `scheduleRelative` and `schedulePeriodic` (with or without a
+/// leeway of the call's own) are `DispatchQueueScheduler`'s, on the serial
+/// queue.
+///
 /// Guarantees (Guarantees.md): 5, a scheduled action disposed before it starts
 /// never runs, one disposed while running finishes, is not run again, and
 /// what it returned is disposed; 6, no periodic tick starts after `dispose()`
@@ -34,19 +38,13 @@ import Synchronization
 /// Leeway: timers get `leeway`, by default zero (fire as close to the due
 /// time as libdispatch can); a larger leeway lets the system coalesce
 /// wakeups at the cost of lateness.
-public class SerialDispatchQueueScheduler: SerialScheduler, PeriodicScheduler, @unchecked Sendable {
-    let configuration: DispatchQueueConfiguration
+public class SerialDispatchQueueScheduler: DispatchQueueScheduler, SerialScheduler, @unchecked Sendable {
     /// `executor`'s storage, filled on first use (Concurrency/SerialSchedulerExecutor.swift).
     let executorReference = AtomicLazyReference<SerialSchedulerExecutor>()
 
-    /// The scheduler's notion of now: the wall clock. Due times do not use it.
-    public var now: Date {
-        Date()
-    }
-
     /// Wraps a queue known to be serial (the main queue, or one this class created).
     init(serialQueue: DispatchQueue, leeway: DispatchTimeInterval = .nanoseconds(0)) {
-        configuration = DispatchQueueConfiguration(queue: serialQueue, leeway: leeway)
+        super.init(configuration: DispatchQueueConfiguration(queue: serialQueue, leeway: leeway))
     }
 
     /// Creates a scheduler on a new serial queue named `internalSerialQueueName`.
@@ -105,11 +103,15 @@ public class SerialDispatchQueueScheduler: SerialScheduler, PeriodicScheduler, @
         )
     }
 
+    /// This scheduler itself: it makes the serial promise, so `observe(on:)`
+    /// takes the fast path on it.
+    public override var asSerialScheduler: (any SerialScheduler)? { self }
+
     /// Enqueues `action` on the serial queue (never inline; FIFO).
     ///
     /// - Returns: A disposable; disposing it before the action starts means
     ///   it never runs (guarantee 5 in Guarantees.md).
-    public func schedule<StateType>(
+    public override func schedule<StateType>(
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
@@ -149,76 +151,5 @@ public class SerialDispatchQueueScheduler: SerialScheduler, PeriodicScheduler, @
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         configuration.schedule(state, action: action)
-    }
-
-    /// Runs `action` on the serial queue once `dueTime` has passed.
-    ///
-    /// A negative `dueTime` is due at once; `.never` never runs. Disposing
-    /// before the due time cancels the timer and releases the action at once.
-    public func scheduleRelative<StateType>(
-        _ state: StateType,
-        dueTime: RxTimeInterval,
-        action: @escaping (StateType) -> Disposable
-    ) -> Disposable {
-        configuration.scheduleRelative(state, dueTime: dueTime, action: action)
-    }
-
-    /// Runs `action` on the serial queue first after `startAfter`, then every
-    /// `period`, at a fixed rate, natively on a repeating dispatch timer.
-    ///
-    /// - Returns: A `PeriodicDisposable` (cast to read `skippedTicks`). No tick
-    ///   starts after `dispose()` returns; ticks never overlap (guarantee 6).
-    /// - Precondition: `period` is zero or positive, and finite; negative or
-    ///   `.never` stops the program with a message naming `period`. A zero
-    ///   period, as in RxSwift, repeats the timer at libdispatch's shortest
-    ///   interval: ticks follow each other as fast as the queue runs them
-    ///   (each one a separate turn of the queue), and none counts as skipped.
-    public func schedulePeriodic<StateType>(
-        _ state: StateType,
-        startAfter: RxTimeInterval,
-        period: RxTimeInterval,
-        action: @escaping (StateType) -> StateType
-    ) -> Disposable {
-        configuration.schedulePeriodic(state, startAfter: startAfter, period: period, action: action)
-    }
-
-    /// Runs `action` on the serial queue once `dueTime` has passed, letting
-    /// the timer fire up to `leeway` late so that the system can coalesce its
-    /// wakeup with others' (Combine's `tolerance`, libdispatch's leeway). The
-    /// scheduler's own leeway (its initializer's) applies to the other
-    /// overload; this one overrides it for this call only.
-    ///
-    /// A negative `dueTime` is due at once; `.never` never runs. A negative
-    /// `leeway` counts as zero; `.never` lets the system fire as late as it
-    /// likes. Disposing before the due time cancels the timer and releases
-    /// the action at once.
-    public func scheduleRelative<StateType>(
-        _ state: StateType,
-        dueTime: RxTimeInterval,
-        leeway: DispatchTimeInterval,
-        action: @escaping (StateType) -> Disposable
-    ) -> Disposable {
-        configuration.scheduleRelative(state, dueTime: dueTime, leeway: leeway, action: action)
-    }
-
-    /// Runs `action` on the serial queue first after `startAfter`, then every
-    /// `period`, at a fixed rate, natively on a repeating dispatch timer whose
-    /// every fire may come up to `leeway` late, so that the system can
-    /// coalesce wakeups (for thousands of timers this saves CPU per tick: see
-    /// the `scale.timers` benchmark). Overrides the scheduler's leeway for
-    /// this job only.
-    ///
-    /// - Returns: A `PeriodicDisposable`, as the other overload.
-    /// - Precondition: `period` is zero or positive, and finite, as the other
-    ///   overload. A negative `leeway` counts as zero; `.never` lets the
-    ///   system fire as late as it likes.
-    public func schedulePeriodic<StateType>(
-        _ state: StateType,
-        startAfter: RxTimeInterval,
-        period: RxTimeInterval,
-        leeway: DispatchTimeInterval,
-        action: @escaping (StateType) -> StateType
-    ) -> Disposable {
-        configuration.schedulePeriodic(state, startAfter: startAfter, period: period, leeway: leeway, action: action)
     }
 }

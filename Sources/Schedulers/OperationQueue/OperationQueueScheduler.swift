@@ -82,24 +82,20 @@ public class OperationQueueScheduler: PeriodicScheduler, @unchecked Sendable {
         dueTime: RxTimeInterval,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
-        guard let nanoseconds = dueTime.dueNanoseconds else {
-            return Disposables.create(with: {})
+        dueTime.scheduleOnce(now: { schedule(state, action: action) }) { nanoseconds in
+            Self.checkConcurrency(of: operationQueue)
+            let timer = HandOffTimer(queue: DispatchQueue.global())
+            let operation = OperationQueueScheduledAction(state: state, action: action, timer: timer)
+            operation.queuePriority = queuePriority
+            timer.setEventHandler { [operationQueue] in
+                timer.cancel()
+                guard !operation.isDisposed else { return }
+                SyncPoint.handOff(to: operationQueue, operation)
+            }
+            timer.schedule(deadline: SyncPoint.dispatchNow() + .nanoseconds(Int(nanoseconds)), leeway: .nanoseconds(0))
+            timer.activate()
+            return operation
         }
-        guard nanoseconds > 0 else {
-            return schedule(state, action: action)
-        }
-        Self.checkConcurrency(of: operationQueue)
-        let timer = HandOffTimer(queue: DispatchQueue.global())
-        let operation = OperationQueueScheduledAction(state: state, action: action, timer: timer)
-        operation.queuePriority = queuePriority
-        timer.setEventHandler { [operationQueue] in
-            timer.cancel()
-            guard !operation.isDisposed else { return }
-            SyncPoint.handOff(to: operationQueue, operation)
-        }
-        timer.schedule(deadline: SyncPoint.dispatchNow() + .nanoseconds(Int(nanoseconds)), leeway: .nanoseconds(0))
-        timer.activate()
-        return operation
     }
 
     /// Adds one operation per tick, first after `startAfter`, then every

@@ -28,6 +28,18 @@ extension DispatchTimeInterval {
         return max(0, nanoseconds)
     }
 
+    /// Schedules a one-shot action due this far from now, as the real-time
+    /// schedulers do: `.never` arms nothing and returns a disposable that
+    /// does nothing; due now or already (a negative due time), `now()`;
+    /// otherwise `later` with the delay in nanoseconds, positive.
+    func scheduleOnce(now: () -> Disposable, later: (Int64) -> Disposable) -> Disposable {
+        guard let nanoseconds = dueNanoseconds else {
+            // Never due: nothing to arm, nothing to hold.
+            return Disposables.create(with: {})
+        }
+        return nanoseconds > 0 ? later(nanoseconds) : now()
+    }
+
     /// Validates a period: zero or positive, and finite; otherwise stops with
     /// a message naming `argument`. Zero is allowed, as in RxSwift: it means
     /// "as often as the scheduler allows" (see `schedulePeriodic`).

@@ -21,6 +21,12 @@ extension ScenarioOutcome {
     public var stopsTheRun: Bool { false }
 }
 
+extension ScenarioOutcome where Self: RawRepresentable, RawValue == String {
+    /// An outcome with a `String` raw value is identified by it: the raw
+    /// value is what the table and the CSV show.
+    public var id: String { rawValue }
+}
+
 /// One declared outcome, with the scenario's type erased (for tables and CSV).
 public struct OutcomeDeclaration: Hashable, Sendable {
     /// See `ScenarioOutcome.id`.

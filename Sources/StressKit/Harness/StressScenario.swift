@@ -29,6 +29,7 @@ public protocol StressScenario: AnyObject, Sendable {
     func setUp()
     /// Creates fresh state for one iteration. `choices` is the seeded source
     /// of any choice the scenario makes (which scheduler, which variant).
+    /// Provided when `State` is a `ScenarioState`.
     func makeState(_ choices: inout IterationChoices) -> State
     /// Runs actor `actor` (0-based) against `state`.
     func act(_ actor: Int, on state: State)
@@ -69,5 +70,20 @@ extension StressScenario {
     /// The declared outcomes, in declaration order.
     public var declaredOutcomes: [OutcomeDeclaration] {
         Outcome.allCases.map(OutcomeDeclaration.init)
+    }
+}
+
+/// A scenario's per-iteration state made from the scenario's live counter
+/// and the iteration's choices alone: a scenario whose `State` is one needs
+/// no `makeState` of its own.
+public protocol ScenarioState: AnyObject {
+    /// A fresh state for one iteration; what it allocates counts in `live`.
+    init(_ live: LiveCounter, choices: inout IterationChoices)
+}
+
+extension StressScenario where State: ScenarioState {
+    /// `State(live, choices: &choices)`.
+    public func makeState(_ choices: inout IterationChoices) -> State {
+        State(live, choices: &choices)
     }
 }

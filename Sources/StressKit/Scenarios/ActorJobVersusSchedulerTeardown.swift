@@ -20,7 +20,6 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
         case ranTwice = "job-ran-twice"
         case neverRan = "job-never-ran"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .tornDownFirst, .pendingAtTearDown, .ranBeforeTearDown: .acceptable
@@ -72,13 +71,13 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
         let tornDownFirst = Flag()
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         /// The only reference outside a job: the tear-down takes it out.
         let actor: Locked<SchedulerBoundActor?>
         let log = JobLog()
         let tearDownDelay: Int
 
-        init(_ live: LiveCounter, choices: inout IterationChoices) {
+        public init(_ live: LiveCounter, choices: inout IterationChoices) {
             actor = Locked(SchedulerBoundActor(live))
             tearDownDelay = choices.pick(20_000)
         }
@@ -99,9 +98,6 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
 
     public init() {}
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live, choices: &choices)
-    }
 
     public func act(_ actor: Int, on state: State) {
         let log = state.log

@@ -16,7 +16,6 @@ public final class CompositeInsertVersusDispose: StressScenario, @unchecked Send
         case keyDisagrees = "insert-result-disagrees-with-disposer"
         case membersLeft = "members-left-after-dispose"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .bothInserted, .oneInserted, .bothRejected: .acceptable
@@ -35,13 +34,13 @@ public final class CompositeInsertVersusDispose: StressScenario, @unchecked Send
         }
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let composite = CompositeDisposable()
         let existing: ProbeDisposable
         let members: [ProbeDisposable]
         let gotKey = [Flag(), Flag()]
 
-        init(_ live: LiveCounter) {
+        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
             existing = ProbeDisposable(live)
             members = [ProbeDisposable(live), ProbeDisposable(live)]
             composite.insert(existing)
@@ -58,9 +57,6 @@ public final class CompositeInsertVersusDispose: StressScenario, @unchecked Send
 
     public init() {}
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live)
-    }
 
     public func act(_ actor: Int, on state: State) {
         if actor < 2 {

@@ -17,7 +17,6 @@ public final class ConcurrentDisposeExactlyOnce: StressScenario, @unchecked Send
         case splitAcrossThreads = "members-disposed-by-several-threads"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .actor0Won, .actor1Won, .actor2Won: .acceptable

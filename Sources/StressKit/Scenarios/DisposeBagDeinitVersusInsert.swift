@@ -14,7 +14,6 @@ public final class DisposeBagDeinitVersusInsert: StressScenario, @unchecked Send
         case inserterHeldLastReference = "deinit-on-inserting-thread"
         case notExactlyOnce = "not-disposed-exactly-once"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .insertedThenDeinit, .bagGoneBeforeInsert: .acceptable
@@ -32,14 +31,14 @@ public final class DisposeBagDeinitVersusInsert: StressScenario, @unchecked Send
         }
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         var bag: DisposeBag?
         weak var weakBag: DisposeBag?
         let existing: ProbeDisposable
         let inserted: ProbeDisposable
         let foundBag = Flag()
 
-        init(_ live: LiveCounter) {
+        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
             existing = ProbeDisposable(live)
             inserted = ProbeDisposable(live)
             let bag = DisposeBag()
@@ -59,9 +58,6 @@ public final class DisposeBagDeinitVersusInsert: StressScenario, @unchecked Send
 
     public init() {}
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live)
-    }
 
     public func act(_ actor: Int, on state: State) {
         if actor == 0 {

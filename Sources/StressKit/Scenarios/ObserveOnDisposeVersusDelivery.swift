@@ -20,7 +20,6 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
         case sourceNotDisposedOnce = "source-not-disposed-exactly-once"
         case hung = "never-settled"
 
-        public var id: String { rawValue }
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
     public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {

@@ -21,7 +21,6 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         case stateNotPassed = "state-not-passed-between-ticks"
         case hung = "never-settled"
 
-        public var id: String { rawValue }
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
     public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {
@@ -47,7 +46,7 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
     /// The job's period.
     static let periodMicroseconds = 20
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let ticks = Counter()
         let inFlight = Counter()
         let overlapped = Flag()
@@ -59,7 +58,7 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         let disposeDelay: Int
         let token: LiveToken
 
-        init(_ live: LiveCounter, choices: inout IterationChoices) {
+        public init(_ live: LiveCounter, choices: inout IterationChoices) {
             token = LiveToken(live)
             startAfterMicroseconds = choices.pick(10)
             disposeDelay = choices.pick(25_000)
@@ -115,9 +114,6 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         scheduler.tearDown()
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live, choices: &choices)
-    }
 
     public func act(_ actor: Int, on state: State) {
         guard let target = scheduler.current else { return }

@@ -24,7 +24,6 @@ public enum RecursiveChainOutcome: String, ScenarioOutcome {
     case stepsLostWithoutDispose = "steps-lost-without-dispose"
     case actionOrStateKept = "action-or-state-kept"
 
-    public var id: String { rawValue }
     public var grade: Grade {
         switch self {
         case .disposedBeforeFirstStep, .stoppedMidChain, .completed: .acceptable

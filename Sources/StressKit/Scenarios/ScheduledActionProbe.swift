@@ -22,7 +22,6 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
     case resultDisposedTwice = "result-disposed-twice"
     case hung = "never-settled"
 
-    public var id: String { rawValue }
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
     public var stopsTheRun: Bool { self == .hung }
     public var grade: Grade {

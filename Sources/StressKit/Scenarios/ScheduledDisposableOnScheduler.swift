@@ -11,7 +11,6 @@ public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Se
         case notMarkedDisposed = "isDisposed-false-after-dispose"
         case hung = "never-settled"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             self == .disposedOnScheduler ? .acceptable : .forbidden
         }

@@ -17,7 +17,6 @@ public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchec
         case disposerTookNoneOrSeveral = "dispose-took-none-or-several"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .disposerTookInitial, .disposerTookFirst, .disposerTookSecond: .acceptable
@@ -36,14 +35,14 @@ public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchec
         }
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let serial = SerialDisposable()
         let initial: ProbeDisposable
         let first: ProbeDisposable
         let second: ProbeDisposable
         let markedDisposed = Flag()
 
-        init(_ live: LiveCounter) {
+        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
             initial = ProbeDisposable(live)
             first = ProbeDisposable(live)
             second = ProbeDisposable(live)
@@ -61,9 +60,6 @@ public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchec
 
     public init() {}
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live)
-    }
 
     public func act(_ actor: Int, on state: State) {
         switch actor {

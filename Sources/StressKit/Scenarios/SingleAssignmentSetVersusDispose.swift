@@ -24,7 +24,6 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
         case disposedTwice = "assigned-disposed-twice"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .setThenDisposed, .disposedThenSet: .acceptable
@@ -42,12 +41,12 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
         }
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let subject = Subject()
         let assigned: ProbeDisposable
         let notMarked = Flag()
 
-        init(_ live: LiveCounter) {
+        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
             assigned = ProbeDisposable(live)
         }
     }
@@ -70,9 +69,6 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
         summary = "\(Subject.self): setDisposable races \(calls); the assigned one is disposed exactly once"
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live)
-    }
 
     public func act(_ actor: Int, on state: State) {
         if actor == 0 {

@@ -21,7 +21,6 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
         case subscribedTwice = "subscribed-twice"
         case hung = "never-settled"
 
-        public var id: String { rawValue }
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
     public var stopsTheRun: Bool { self == .hung }
         public var grade: Grade {
@@ -48,12 +47,12 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
         }
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let probe: ScheduledActionProbe
         let subscribedOff = Flag()
         let disposedOff = Flag()
 
-        init(_ live: LiveCounter, choices: inout IterationChoices) {
+        public init(_ live: LiveCounter, choices: inout IterationChoices) {
             probe = ScheduledActionProbe(live, choices: &choices)
         }
     }
@@ -86,9 +85,6 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
         scheduler.tearDown()
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live, choices: &choices)
-    }
 
     public func act(_ actor: Int, on state: State) {
         let probe = state.probe

@@ -12,7 +12,6 @@ public final class TrampolineFromManyThreads: StressScenario, @unchecked Sendabl
         case disposedItemRan = "disposed-item-ran"
         case scheduleRequiredWrong = "isScheduleRequired-wrong"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             self == .inOrderOnOwnThread ? .acceptable : .forbidden
         }
@@ -27,12 +26,12 @@ public final class TrampolineFromManyThreads: StressScenario, @unchecked Sendabl
         }
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         // Each actor writes only its own log, on its own thread.
         let logs = [ThreadLog(), ThreadLog(), ThreadLog()]
         let token: LiveToken
 
-        init(_ live: LiveCounter) {
+        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
             token = LiveToken(live)
         }
     }
@@ -50,9 +49,6 @@ public final class TrampolineFromManyThreads: StressScenario, @unchecked Sendabl
 
     public init() {}
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live)
-    }
 
     public func act(_ actor: Int, on state: State) {
         let scheduler = CurrentThreadScheduler.instance

@@ -24,7 +24,6 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         case sourceNotDisposedOnce = "source-not-disposed-exactly-once"
         case hung = "iteration-never-ended"
 
-        public var id: String { rawValue }
         public var grade: Grade {
             switch self {
             case .cancelledBeforeSubscribing, .noneDelivered, .someDelivered, .allDelivered: .acceptable
@@ -69,7 +68,7 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         }
     }
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let observer = Handoff<AnyObserver<Int>>()
         let sourceDisposable: ProbeDisposable
         let log = ConsumerLog()
@@ -80,7 +79,7 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         let emitGaps: [Int]
         let cancelDelay: Int
 
-        init(_ live: LiveCounter, choices: inout IterationChoices) {
+        public init(_ live: LiveCounter, choices: inout IterationChoices) {
             let observer = self.observer
             let sourceDisposable = ProbeDisposable(live)
             let token = LiveToken(live)
@@ -129,9 +128,6 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
 
     public init() {}
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live, choices: &choices)
-    }
 
     public func act(_ actor: Int, on state: State) {
         if actor == 0 {

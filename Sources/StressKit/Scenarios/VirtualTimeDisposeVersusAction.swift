@@ -13,11 +13,11 @@ import Schedulers
 public final class VirtualTimeDisposeVersusAction: StressScenario, @unchecked Sendable {
     public typealias Outcome = ScheduledActionOutcome
 
-    public final class State: @unchecked Sendable {
+    public final class State: ScenarioState, @unchecked Sendable {
         let probe: ScheduledActionProbe
         let scheduler = HistoricalScheduler()
 
-        init(_ live: LiveCounter, choices: inout IterationChoices) {
+        public init(_ live: LiveCounter, choices: inout IterationChoices) {
             let probe = ScheduledActionProbe(live, choices: &choices)
             self.probe = probe
             _ = scheduler.schedule(probe) { probe in
@@ -42,9 +42,6 @@ public final class VirtualTimeDisposeVersusAction: StressScenario, @unchecked Se
 
     public init() {}
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live, choices: &choices)
-    }
 
     public func act(_ actor: Int, on state: State) {
         if actor == 0 {

@@ -11,7 +11,7 @@ import Schedulers
 /// bytes each queued action holds (jemalloc `stats.allocated`, read with all
 /// N queued), with their growth exponents. `reference.closure-array` queues
 /// the same N closures in a plain Swift array and runs them: the floor.
-public struct TrampolineScaleBenchmark: NamedBenchmark {
+public struct TrampolineScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.trampoline"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -24,17 +24,13 @@ public struct TrampolineScaleBenchmark: NamedBenchmark {
         .memory(benchmark: name, quantity: "queued actions", bytesPerItem: 160, cap: 10_000_000)
     }
 
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 100, 10_000, 100_000], full: [1, 100, 10_000, 1_000_000])
     }
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let params = formatParams(["points": String(points.count)])
         let total = Double(points.reduce(0, +))
         return [(VariantID.currentThread, Self.library), (.reference("closure-array"), Self.closureArray)].map { variant, run in
@@ -132,7 +128,7 @@ public struct TrampolineScaleBenchmark: NamedBenchmark {
 /// through the newest subscription while all N stay live: time per delivered
 /// element (whether N live subscriptions slow one down; `scale.fanOut`
 /// delivers to all of them).
-public struct LiveSubscriptionScaleBenchmark: NamedBenchmark {
+public struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.liveSubscriptions"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -145,17 +141,13 @@ public struct LiveSubscriptionScaleBenchmark: NamedBenchmark {
         .memory(benchmark: name, quantity: "live subscriptions", bytesPerItem: 1_536, cap: 1_000_000)
     }
 
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000, 100_000])
     }
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let deliveries = configuration.size == .tiny ? 200 : 20_000
         let params = formatParams(["deliveries": String(deliveries)])
         let total = Double(points.reduce(0, +))

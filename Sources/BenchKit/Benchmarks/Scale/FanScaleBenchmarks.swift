@@ -50,7 +50,7 @@ final class DeliveryGate: @unchecked Sendable {
 /// the first send to the last delivery, and the p99 of send-to-delivery
 /// latency (in a flood: mostly the time an element waits behind the others),
 /// and time per element (the inverse rate) with its growth exponent over P.
-public struct FanInScaleBenchmark: NamedBenchmark {
+public struct FanInScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.fanIn"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -65,7 +65,7 @@ public struct FanInScaleBenchmark: NamedBenchmark {
             reason: "each producer is a thread with its own stack")
     }
 
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         if let points = configuration.scale.points { return points }
         switch configuration.size {
         case .tiny: return [1, 2, 4]
@@ -74,20 +74,12 @@ public struct FanInScaleBenchmark: NamedBenchmark {
     }
 
     static func elements(_ configuration: SuiteConfiguration) -> Int {
-        switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return 512
-        case (_, .modest): return 64_000
-        case (_, .full): return 256_000
-        }
+        ScaleFamily.value(in: configuration, tiny: 512, modest: 64_000, full: 256_000)
     }
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let elements = Self.elements(configuration)
         let params = formatParams(["elements": String(elements)])
         return [(VariantID.fastPath, Self.library), (.peer("opencombine"), Self.openCombine)].map { variant, run in
@@ -202,7 +194,7 @@ final class LatencyLog: @unchecked Sendable {
 /// a fixed number of deliveries is reached (elements × N). Per N: time per
 /// delivered element, from the first send to the last delivery, with its
 /// growth exponent.
-public struct FanOutScaleBenchmark: NamedBenchmark {
+public struct FanOutScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.fanOut"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -214,25 +206,17 @@ public struct FanOutScaleBenchmark: NamedBenchmark {
         .memory(benchmark: name, quantity: "subscribers", bytesPerItem: 1_024, cap: 1_000_000)
     }
 
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000])
     }
 
     static func deliveries(_ configuration: SuiteConfiguration) -> Int {
-        switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return 1_000
-        case (_, .modest): return 50_000
-        case (_, .full): return 200_000
-        }
+        ScaleFamily.value(in: configuration, tiny: 1_000, modest: 50_000, full: 200_000)
     }
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let deliveries = Self.deliveries(configuration)
         let params = formatParams(["deliveries": String(deliveries)])
         return [(VariantID.fastPath, Self.library), (.peer("opencombine"), Self.openCombine)].map { variant, run in

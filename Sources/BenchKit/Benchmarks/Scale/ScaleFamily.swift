@@ -13,27 +13,31 @@ public enum ScaleFamily {
     /// own list for the tiny suite, the modest extent (the default) or
     /// `--scale full`.
     static func points(in configuration: SuiteConfiguration, tiny: [Int], modest: [Int], full: [Int]) -> [Int] {
-        if let points = configuration.scale.points { return points }
+        configuration.scale.points ?? value(in: configuration, tiny: tiny, modest: modest, full: full)
+    }
+
+    /// A sweep's setting for `configuration`: the tiny suite's, else the
+    /// modest extent's (the default) or `--scale full`'s.
+    static func value<Value>(in configuration: SuiteConfiguration, tiny: Value, modest: Value, full: Value) -> Value {
         switch (configuration.size, configuration.scale.extent) {
-        case (.tiny, _): return tiny
-        case (_, .modest): return modest
-        case (_, .full): return full
+        case (.tiny, _): tiny
+        case (_, .modest): modest
+        case (_, .full): full
         }
     }
 
     /// Every sweep, in the order a run executes them.
-    public static var all: [any Benchmark] {
-        [
-            TimerScaleBenchmark(), VirtualTimeScaleBenchmark(), FanInScaleBenchmark(), FanOutScaleBenchmark(),
-            TrampolineScaleBenchmark(), LiveSubscriptionScaleBenchmark(),
-        ]
-    }
+    public static var all: [any Benchmark] { sweeps }
 
     /// The most N each sweep accepts (`--scale-n` is checked against these).
     public static var limits: [ScalePointLimit] {
+        sweeps.map { type(of: $0).limit }
+    }
+
+    static var sweeps: [any ScaleBenchmark] {
         [
-            TimerScaleBenchmark.limit, VirtualTimeScaleBenchmark.limit, FanInScaleBenchmark.limit,
-            FanOutScaleBenchmark.limit, TrampolineScaleBenchmark.limit, LiveSubscriptionScaleBenchmark.limit,
+            TimerScaleBenchmark(), VirtualTimeScaleBenchmark(), FanInScaleBenchmark(), FanOutScaleBenchmark(),
+            TrampolineScaleBenchmark(), LiveSubscriptionScaleBenchmark(),
         ]
     }
 
@@ -61,6 +65,30 @@ public enum ScaleFamily {
         case .quick: 1
         case .tiny: 2
         }
+    }
+}
+
+/// One sweep of the family: its N and the most N it accepts; its
+/// repetitions, and skipping the quick suite, are the family's
+/// (`ScaleFamily`), provided here.
+public protocol ScaleBenchmark: NamedBenchmark {
+    /// The most N the sweep accepts (`--scale-n` is checked against it).
+    static var limit: ScalePointLimit { get }
+    /// The N the sweep runs in `configuration`, smallest first.
+    static func points(_ configuration: SuiteConfiguration) -> [Int]
+    /// The sweep's plans over `points` (`Self.points(configuration)`), in a
+    /// suite that runs the family.
+    func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan]
+}
+
+extension ScaleBenchmark {
+    /// The family's repetitions (`ScaleFamily.repetitions(in:)`).
+    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
+
+    /// None in the quick suite; otherwise the sweep's plans over its N.
+    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        guard ScaleFamily.runs(in: configuration) else { return [] }
+        return plans(for: configuration, points: Self.points(configuration))
     }
 }
 

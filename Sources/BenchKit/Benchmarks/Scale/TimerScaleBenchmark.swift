@@ -13,7 +13,7 @@ import ToolSupport
 /// of half the period (`schedulePeriodic(_:startAfter:period:leeway:action:)`):
 /// beside `serial-dispatch.native` it shows what coalesced wakeups save per
 /// tick.
-public struct TimerScaleBenchmark: NamedBenchmark {
+public struct TimerScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.timers"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -37,29 +37,21 @@ public struct TimerScaleBenchmark: NamedBenchmark {
         .memory(benchmark: name, quantity: "timers", bytesPerItem: 2_048, cap: 100_000)
     }
 
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleFamily.points(in: configuration, tiny: [1, 10], modest: [1, 10, 100, 1_000], full: [1, 100, 1_000, 10_000])
     }
 
     /// Periods per point's window.
     static func windowPeriods(_ configuration: SuiteConfiguration) -> Int {
-        switch (configuration.size, configuration.scale.extent) {
-        // Ten periods: long enough that every job ticks in the window even
-        // on a loaded machine (three let a job miss them all, and its
-        // lateness would be empty).
-        case (.tiny, _): return 10
-        case (_, .modest): return 20
-        case (_, .full): return 50
-        }
+        // Ten periods in the tiny suite: long enough that every job ticks in
+        // the window even on a loaded machine (three let a job miss them
+        // all, and its lateness would be empty).
+        ScaleFamily.value(in: configuration, tiny: 10, modest: 20, full: 50)
     }
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let periods = Self.windowPeriods(configuration)
         let params = formatParams(["period_ms": "10", "window_periods": String(periods)])
         let window = UInt64(periods) * Self.periodNanoseconds

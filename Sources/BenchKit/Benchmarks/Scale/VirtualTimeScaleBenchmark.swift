@@ -12,7 +12,7 @@ import Schedulers
 /// SwiftNIO's `EmbeddedEventLoop` (`scheduleTask(deadline:)`, `cancel()`,
 /// `advanceTime(to:)`), whose cancel searches its queue linearly and is
 /// therefore measured only up to ``peerLimit`` actions.
-public struct VirtualTimeScaleBenchmark: NamedBenchmark {
+public struct VirtualTimeScaleBenchmark: ScaleBenchmark {
     public static let name = "scale.virtualTime"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -32,17 +32,13 @@ public struct VirtualTimeScaleBenchmark: NamedBenchmark {
     }
 
     /// The N this sweep runs.
-    static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleFamily.points(in: configuration, tiny: [10, 100, 1_000], modest: [100, 1_000, 10_000, 100_000], full: [1_000, 10_000, 100_000, 1_000_000])
     }
 
     public init() {}
 
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
-
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
-        let points = Self.points(configuration)
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let params = formatParams(["points": String(points.count)])
         let total = Double(points.reduce(0, +))
         return [
