@@ -158,12 +158,15 @@ final class ElementBufferTests: XCTestCase {
         )
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
+        allocation_counter_reset_thread_largest_request()
         var before = allocation_counter_read_thread()
-        for value in 0..<1_000 {
+        buffer.append(0)
+        XCTAssertEqual(allocation_counter_thread_largest_request(), 128, "the first segment is a 128-byte request, header included")
+        for value in 1..<1_000 {
             buffer.append(value)
         }
         XCTAssertEqual(allocation_counter_read_thread() - before, segments(holding: 1_000, stride: 8), "one allocation per segment")
-        XCTAssertEqual(segments(holding: 1_000, stride: 8), 17, "16 Ints, then 16 segments of 64")
+        XCTAssertEqual(segments(holding: 1_000, stride: 8), 17, "14 Ints, then 16 segments of 64")
         for round in 0..<3 {
             buffer.deliverAll(stoppingWhen: { false }, to: { (_: Int) in })
             before = allocation_counter_read_thread()
@@ -172,7 +175,7 @@ final class ElementBufferTests: XCTestCase {
             }
             XCTAssertEqual(allocation_counter_read_thread() - before, 0, "round \(round): the kept segments are reused")
         }
-        // 17 segments hold 16 + 16 * 64 = 1,040 Ints: 100 more need one more segment, and only that.
+        // 17 segments hold 14 + 16 * 64 = 1,038 Ints: 1,100 need one more segment, and only that.
         buffer.deliverAll(stoppingWhen: { false }, to: { (_: Int) in })
         before = allocation_counter_read_thread()
         for value in 0..<1_100 {
@@ -190,7 +193,7 @@ final class ElementBufferTests: XCTestCase {
     }
 
     func testOrderHoldsAcrossSegmentBoundariesForEveryElementSize() {
-        // Ints fill 16, then 64 per segment; 24-byte triples 5, then 21; an
+        // Ints fill 14, then 64 per segment; 24-byte triples 4, then 21; an
         // element larger than a segment's budget gets a segment of its own;
         // a 16-byte-aligned element moves the slots past the header.
         assertRoundTrip(Array(0..<1_000))

@@ -51,8 +51,10 @@
 /// trivial types.
 @safe
 struct ElementBuffer {
-    /// Bytes of elements in the first segment: 16 `Int`s.
-    static let firstSegmentBytes = 128
+    /// Bytes of elements in the first segment: 14 `Int`s; with the header,
+    /// a request of 128 bytes, what the first (and, for most subscriptions,
+    /// only) storage cost before the buffer had segments.
+    static let firstSegmentBytes = 112
     /// Bytes of elements in every later segment: 64 `Int`s; with the header,
     /// a request of 528 bytes, well below glibc's 1 KB.
     static let segmentBytes = 512
