@@ -31,6 +31,7 @@ static atomic_ullong allocations;
 static atomic_ullong frees;
 // initial-exec: the main executable's TLS is static, so reading it never allocates.
 static __thread unsigned long long thread_allocations __attribute__((tls_model("initial-exec")));
+static __thread unsigned long long thread_largest_request __attribute__((tls_model("initial-exec")));
 
 #ifndef ALLOCATION_COUNTER_DISABLED
 extern void *__libc_malloc(size_t size);
@@ -40,23 +41,27 @@ extern void __libc_free(void *pointer);
 extern void *__libc_memalign(size_t alignment, size_t size);
 
 
-static inline void count_allocation(void) {
+static inline void count_allocation(size_t size) {
     atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
     thread_allocations += 1;
+    if (size > thread_largest_request) {
+        thread_largest_request = size;
+    }
 }
 
 void *malloc(size_t size) {
-    count_allocation();
+    count_allocation(size);
     return __libc_malloc(size);
 }
 
 void *calloc(size_t count, size_t size) {
-    count_allocation();
+    size_t total;
+    count_allocation(__builtin_mul_overflow(count, size, &total) ? SIZE_MAX : total);
     return __libc_calloc(count, size);
 }
 
 void *realloc(void *pointer, size_t size) {
-    count_allocation();
+    count_allocation(size);
     return __libc_realloc(pointer, size);
 }
 
@@ -68,12 +73,12 @@ void free(void *pointer) {
 }
 
 void *memalign(size_t alignment, size_t size) {
-    count_allocation();
+    count_allocation(size);
     return __libc_memalign(alignment, size);
 }
 
 void *aligned_alloc(size_t alignment, size_t size) {
-    count_allocation();
+    count_allocation(size);
     return __libc_memalign(alignment, size);
 }
 
@@ -82,7 +87,7 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
     if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) {
         return EINVAL;
     }
-    count_allocation();
+    count_allocation(size);
     void *pointer = __libc_memalign(alignment, size);
     if (pointer == NULL && size != 0) {
         return ENOMEM;
@@ -113,6 +118,14 @@ void allocation_counter_reset(void) {
     atomic_store_explicit(&allocations, 0, memory_order_relaxed);
     atomic_store_explicit(&frees, 0, memory_order_relaxed);
     thread_allocations = 0;
+}
+
+uint64_t allocation_counter_thread_largest_request(void) {
+    return thread_largest_request;
+}
+
+void allocation_counter_reset_thread_largest_request(void) {
+    thread_largest_request = 0;
 }
 
 uint64_t allocation_counter_read_thread(void) {

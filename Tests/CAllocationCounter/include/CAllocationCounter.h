@@ -27,6 +27,14 @@ uint64_t allocation_counter_frees(void);
 /// Zeroes the process counters and the calling thread's counter.
 void allocation_counter_reset(void);
 
+/// The largest size in bytes the calling thread has requested (malloc,
+/// calloc's product, realloc, the aligned allocations) since it last called
+/// `allocation_counter_reset_thread_largest_request`.
+uint64_t allocation_counter_thread_largest_request(void);
+
+/// Forgets the calling thread's largest request.
+void allocation_counter_reset_thread_largest_request(void);
+
 /// An address on the calling thread's real stack, a fixed distance below the
 /// caller's frame: calls made at the same stack depth get the same value, in
 /// every build (a Swift local's address does not do this under

@@ -1,17 +1,31 @@
-/// A growable buffer of elements that keeps its capacity when emptied.
+/// A growable buffer of elements that keeps its storage when emptied, held
+/// in a chain of segments each well under 1 KB.
 ///
 /// `observe(on:)` fills one with upstream's elements and empties it whole in
-/// a drain (it never removes elements one by one), so a plain array of slots
-/// suffices. Once it has grown to the largest backlog seen, appending and
-/// emptying allocate nothing: this is what lets `observe(on:)` deliver
-/// elements without allocating per element.
+/// a drain (it never removes elements one by one). Once its chain holds the
+/// largest backlog seen, appending and emptying allocate nothing: this is
+/// what lets `observe(on:)` deliver elements without allocating per element.
 ///
-/// A value holding a pointer to its storage, so that it lives inline in its
-/// owner (no object of its own) and two of them trade contents by swapping.
-/// It owns its storage: its owner calls `release(of:)` exactly once and never
-/// copies it (a copy would share the storage). Storage is allocated by the
-/// first append, not before: a buffer that never receives an element costs no
-/// allocation. Not thread-safe: the owner synchronises.
+/// Why segments rather than one array that doubles: growing never copies an
+/// element, and, above all, the buffer never asks the allocator for a block
+/// of 1 KB or more while elements flow (unless one element alone takes that
+/// much). glibc's allocator merges every small block freed since its last
+/// merge before it serves such a request; after a busy `DispatchQueue` that
+/// is hundreds of thousands of blocks, tens of ms charged to whichever
+/// request comes first. A doubling array made that request from inside the
+/// flood, on the producer's thread (Performance.md, "After a busy queue").
+/// A segment holds `firstSegmentBytes` of elements for the first segment
+/// (most subscriptions never need more) and `segmentBytes` for the others,
+/// and at least one element; a segment is never freed before the buffer is
+/// released, so a later, deeper backlog reuses the chain and only lengthens
+/// it.
+///
+/// A value holding pointers into its storage, so that it lives inline in
+/// its owner (no object of its own) and two of them trade contents by
+/// swapping. It owns its storage: its owner calls `release(of:)` exactly
+/// once and never copies it (a copy would share the storage). Storage is
+/// allocated by the first append, not before: a buffer that never receives
+/// an element costs no allocation. Not thread-safe: the owner synchronises.
 ///
 /// Not generic: its methods are, and every call on one buffer must name the
 /// same element type (its owner's, which is fixed). The library's generic code
@@ -29,10 +43,33 @@
 /// Two `ContiguousArray<Element>` in its place, safe but called through
 /// unspecialised generic code, cost 68% more instructions on
 /// `observeOn.throughput/fast-path` (Performance.md, "observeOn").
+///
+/// A segment is one raw allocation: a header of two words (the next
+/// segment's address or zero, then the number of slots), then the slots,
+/// at the header's size rounded up to `Element`'s alignment and bound to
+/// `Element`. The header is only ever read and written as raw bytes of
+/// trivial types.
 @safe
 struct ElementBuffer {
-    private var storage: UnsafeMutableRawPointer?
-    private var capacity = 0
+    /// Bytes of elements in the first segment: 14 `Int`s; with the header,
+    /// a request of 128 bytes, what the first (and, for most subscriptions,
+    /// only) storage cost before the buffer had segments.
+    static let firstSegmentBytes = 112
+    /// Bytes of elements in every later segment: 64 `Int`s; with the header,
+    /// a request of 528 bytes, well below glibc's 1 KB.
+    static let segmentBytes = 512
+    /// The header's size: the next segment's address and the slot count.
+    private static let headerBytes = 16
+
+    /// The first segment of the chain; `nil` until the first append.
+    private var first: UnsafeMutableRawPointer?
+    /// The segment being filled; `nil` when the buffer is empty.
+    private var current: UnsafeMutableRawPointer?
+    /// The next free slot of `current`; equal to `end` when it is full (and
+    /// both `nil` when there is no `current`).
+    private var free: UnsafeMutableRawPointer?
+    /// One past `current`'s last slot.
+    private var end: UnsafeMutableRawPointer?
     private(set) var count = 0
 
     /// An empty buffer without storage.
@@ -56,11 +93,13 @@ struct ElementBuffer {
     @inline(__always)
     @unsafe
     mutating func append<Element>(_ element: Element) {
-        if count == capacity {
-            grow(Element.self)
+        // unsafe: only the two addresses are compared.
+        if unsafe free == end {
+            // unsafe: the caller's `Element` is this buffer's one element type.
+            unsafe advance(Element.self)
         }
-        // unsafe: `count < capacity` here, so the slot lies inside the storage, and it is uninitialised.
-        let slot = unsafe slots(Element.self) + count
+        // unsafe: `free` lies before `end` in `current`'s slots, which are bound to `Element`; the slot is uninitialised.
+        let slot = unsafe free.unsafelyUnwrapped.assumingMemoryBound(to: Element.self)
         if _isPOD(Element.self) {
             // unsafe: assigning a trivial type over an uninitialised slot is a plain copy of its bytes.
             unsafe slot.pointee = element
@@ -68,11 +107,13 @@ struct ElementBuffer {
             // unsafe: the slot is uninitialised memory of `Element`'s size and alignment.
             unsafe UnsafeMutableRawPointer(slot).initializeMemory(as: Element.self, repeating: element, count: 1)
         }
+        // unsafe: the next slot, or `end`.
+        unsafe free = UnsafeMutableRawPointer(slot + 1)
         count &+= 1
     }
 
     /// Hands every element, oldest first, to `deliver`, then empties the
-    /// buffer (keeping its capacity). Before each element it asks `stop`;
+    /// buffer (keeping its segments). Before each element it asks `stop`;
     /// once that says `true`, the remaining elements are dropped undelivered.
     ///
     /// Elements are passed from where they lie and destroyed together at the
@@ -82,77 +123,183 @@ struct ElementBuffer {
     @inline(__always)
     @unsafe
     mutating func deliverAll<Element>(stoppingWhen stop: () -> Bool, to deliver: (Element) -> Void) {
-        // unsafe: only the pointer's presence is read.
-        guard unsafe storage != nil else {
+        // unsafe: a copy of the address of the first segment.
+        guard var segment = unsafe first else {
             return
         }
-        // unsafe: the storage holds `count` initialised elements from its start.
-        let first = unsafe slots(Element.self)
-        // unsafe: one past the last initialised element.
-        let end = unsafe first + count
-        // unsafe: a copy of the pointer to the first initialised element.
-        var next = unsafe first
-        // unsafe: `next` walks the initialised elements only, and `deliver` gets a copy.
-        while unsafe next != end {
-            if stop() {
+        var remaining = count
+        delivering: while remaining > 0 {
+            // unsafe: the chain's segments hold `count` initialised elements in order, each filled before the next.
+            let slots = unsafe Self.slots(of: segment, Element.self)
+            // unsafe: a full segment's slot count, or what is left in the last one.
+            let filled = min(remaining, unsafe Self.slotCount(of: segment))
+            // unsafe: one past the segment's last initialised element.
+            let end = unsafe slots + filled
+            // unsafe: a copy of the pointer to the segment's first element.
+            var next = unsafe slots
+            // unsafe: `next` walks the segment's initialised elements only, and `deliver` gets a copy.
+            while unsafe next != end {
+                if stop() {
+                    break delivering
+                }
+                // unsafe: `next` is before `end`, so it points to an initialised element.
+                unsafe deliver(next.pointee)
+                // unsafe: moves to the next element, or to `end`.
+                unsafe next += 1
+            }
+            remaining &-= filled
+            if remaining == 0 {
                 break
             }
-            // unsafe: `next` is before `end`, so it points to an initialised element.
-            unsafe deliver(next.pointee)
-            // unsafe: moves to the next element, or to `end`.
-            unsafe next += 1
+            // unsafe: elements remain, so a later segment holds them.
+            unsafe segment = Self.nextSegment(of: segment).unsafelyUnwrapped
         }
         // unsafe: this buffer's own elements, of the caller's `Element`, as in every call.
         unsafe removeAll(of: Element.self)
     }
 
-    /// Empties the buffer and keeps its capacity.
+    /// Empties the buffer and keeps its segments: the next append fills the
+    /// first segment again.
     @inline(__always)
     @unsafe
     mutating func removeAll<Element>(of _: Element.Type) {
-        // unsafe: only the pointer's presence is read.
-        if unsafe storage != nil {
-            // unsafe: the storage holds exactly `count` initialised elements, of the caller's `Element`.
-            unsafe slots(Element.self).deinitialize(count: count)
+        if !_isPOD(Element.self) {
+            // unsafe: the caller's `Element` is this buffer's one element type.
+            unsafe destroyElements(Element.self)
         }
         count = 0
+        // unsafe: forgets the position only; the segments stay in the chain from `first`.
+        unsafe current = nil
+        // unsafe: as above; `free == end` sends the next append to `advance`, which restarts at `first`.
+        unsafe free = nil
+        // unsafe: as above.
+        unsafe end = nil
     }
 
-    /// Destroys the elements and frees the storage; the buffer is empty and
-    /// without storage afterwards. Its owner calls this once, in `deinit`.
+    /// Destroys the elements and frees every segment; the buffer is empty
+    /// and without storage afterwards. Its owner calls this once, in
+    /// `deinit`.
     @unsafe
     mutating func release<Element>(of _: Element.Type) {
         // unsafe: this buffer's own elements, of the caller's `Element`, as in every call.
         unsafe removeAll(of: Element.self)
-        // unsafe: the storage was allocated by `grow`, holds no element now, and is dropped with it.
-        unsafe storage?.deallocate()
-        // unsafe: the freed pointer is dropped, so nothing reaches it again.
-        unsafe storage = nil
-        capacity = 0
-    }
-
-    /// The storage as slots of `Element`. Only when there is storage.
-    @inline(__always)
-    private func slots<Element>(_: Element.Type) -> UnsafeMutablePointer<Element> {
-        // unsafe: called only with storage, which `grow` bound to `Element` (the owner's one element type).
-        unsafe storage!.assumingMemoryBound(to: Element.self)
-    }
-
-    /// Called when the buffer is full: a call, but only as often as the
-    /// capacity doubles.
-    @inline(never)
-    private mutating func grow<Element>(_: Element.Type) {
-        let newCapacity = capacity == 0 ? 16 : capacity * 2
-        let newSlots = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        // unsafe: only the pointer's presence is read.
-        if unsafe storage != nil {
-            // unsafe: moves the `count` initialised elements into the larger allocation, then frees the old one.
-            unsafe newSlots.moveInitialize(from: slots(Element.self), count: count)
-            // unsafe: the old allocation, its elements moved out above, freed once.
-            unsafe storage?.deallocate()
+        // unsafe: a copy of the address of the first segment.
+        var segment = unsafe first
+        // unsafe: walks the chain, each segment allocated by `advance`, empty now, read before it is freed and freed once.
+        while let freed = unsafe segment {
+            // unsafe: as above.
+            unsafe segment = Self.nextSegment(of: freed)
+            // unsafe: as above.
+            unsafe freed.deallocate()
         }
-        // unsafe: the new allocation, now holding the `count` elements, becomes the storage.
-        unsafe storage = UnsafeMutableRawPointer(newSlots)
-        capacity = newCapacity
+        // unsafe: the freed chain is dropped, so nothing reaches it again.
+        unsafe first = nil
+    }
+
+    /// Destroys the `count` elements, segment by segment; `count` is
+    /// unchanged.
+    @inline(never)
+    @unsafe
+    private func destroyElements<Element>(_: Element.Type) {
+        var remaining = count
+        // unsafe: a copy of the address of the first segment.
+        var segment = unsafe first
+        // unsafe: the chain's segments hold `count` initialised elements in order, each filled before the next.
+        while remaining > 0, let holding = unsafe segment {
+            // unsafe: as above.
+            let filled = min(remaining, unsafe Self.slotCount(of: holding))
+            // unsafe: the segment's first `filled` slots hold initialised elements of `Element`.
+            unsafe Self.slots(of: holding, Element.self).deinitialize(count: filled)
+            remaining &-= filled
+            // unsafe: as above.
+            unsafe segment = Self.nextSegment(of: holding)
+        }
+    }
+
+    /// Called when `current` is full or the buffer is empty: a call per
+    /// segment filled, not per element. Moves to the next segment of the
+    /// chain, allocating it when the chain ends there.
+    @inline(never)
+    @unsafe
+    private mutating func advance<Element>(_: Element.Type) {
+        let segment: UnsafeMutableRawPointer
+        // unsafe: a copy of the address of the segment being filled.
+        if let full = unsafe current {
+            // unsafe: `full` is a segment of this chain.
+            if let kept = unsafe Self.nextSegment(of: full) {
+                unsafe segment = kept  // unsafe: a copy of a segment's address.
+            } else {
+                // unsafe: a new segment for this buffer's one element type.
+                unsafe segment = Self.allocateSegment(Element.self, bytes: Self.segmentBytes)
+                // unsafe: `full`'s header is two words of raw bytes, written as a trivial type.
+                unsafe full.storeBytes(of: segment, as: UnsafeMutableRawPointer?.self)
+            }
+            // unsafe: a copy of the address of the first segment.
+        } else if let kept = unsafe first {
+            unsafe segment = kept  // unsafe: a copy of a segment's address.
+        } else {
+            // unsafe: a new segment for this buffer's one element type.
+            unsafe segment = Self.allocateSegment(Element.self, bytes: Self.firstSegmentBytes)
+            // unsafe: the chain starts here.
+            unsafe first = segment
+        }
+        // unsafe: the address of a segment of this chain.
+        unsafe current = segment
+        // unsafe: the segment's slots, bound to `Element` when it was allocated.
+        let slots = unsafe Self.slots(of: segment, Element.self)
+        // unsafe: the first slot.
+        unsafe free = UnsafeMutableRawPointer(slots)
+        // unsafe: one past the last slot.
+        unsafe end = UnsafeMutableRawPointer(slots + Self.slotCount(of: segment))
+    }
+
+    /// A new segment with room for `bytes` of `Element`s (at least one), its
+    /// slots bound to `Element`, linked to nothing.
+    @unsafe
+    private static func allocateSegment<Element>(_: Element.Type, bytes: Int) -> UnsafeMutableRawPointer {
+        let stride = MemoryLayout<Element>.stride
+        let slotCount = max(1, bytes / stride)
+        let offset = slotsOffset(Element.self)
+        let segment = UnsafeMutableRawPointer.allocate(
+            byteCount: offset + slotCount * stride,
+            alignment: max(MemoryLayout<Element>.alignment, MemoryLayout<Int>.alignment))
+        // unsafe: the header's first word, raw bytes of a trivial type inside the allocation.
+        unsafe segment.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+        // unsafe: the header's second word, likewise.
+        unsafe segment.storeBytes(of: slotCount, toByteOffset: MemoryLayout<Int>.stride, as: Int.self)
+        // unsafe: the slots lie inside the allocation, at `Element`'s alignment; bound before any use.
+        unsafe (segment + offset).bindMemory(to: Element.self, capacity: slotCount)
+        return unsafe segment  // unsafe: hands the new allocation to its one owner.
+    }
+
+    /// Where a segment's slots start: after the header, at `Element`'s
+    /// alignment (a power of two).
+    @inline(__always)
+    private static func slotsOffset<Element>(_: Element.Type) -> Int {
+        max(headerBytes, MemoryLayout<Element>.alignment)
+    }
+
+    /// The slots of `segment`, bound to `Element` since its allocation.
+    @inline(__always)
+    @unsafe
+    private static func slots<Element>(of segment: UnsafeMutableRawPointer, _: Element.Type) -> UnsafeMutablePointer<Element> {
+        // unsafe: `allocateSegment` bound the slots, at this offset, to `Element` (the buffer's one element type).
+        unsafe (segment + slotsOffset(Element.self)).assumingMemoryBound(to: Element.self)
+    }
+
+    /// How many slots `segment` has.
+    @inline(__always)
+    @unsafe
+    private static func slotCount(of segment: UnsafeMutableRawPointer) -> Int {
+        // unsafe: the header's second word, written by `allocateSegment`.
+        unsafe segment.load(fromByteOffset: MemoryLayout<Int>.stride, as: Int.self)
+    }
+
+    /// The segment after `segment` in the chain, if any.
+    @inline(__always)
+    @unsafe
+    private static func nextSegment(of segment: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        // unsafe: the header's first word, written by `allocateSegment` and `advance`.
+        unsafe segment.load(as: UnsafeMutableRawPointer?.self)
     }
 }
