@@ -29,7 +29,7 @@ final class QuickSuiteTests: XCTestCase {
             let schema = try XCTUnwrap(CSVSchema.benchmark(named: plan.benchmark))
             // Instruction counts come from the callgrind child of `BenchRunner run`
             // (InstructionPass), not from the suite runner: see InstructionPassTests.
-            for metric in schema.metrics where !metric.isInstructionCount {
+            for metric in schema.metrics where !metric.isWrittenByInstructionPass {
                 let matching = data.filter { $0[8] == plan.benchmark && $0[9] == plan.variant && $0[11] == metric.name }
                 XCTAssertFalse(matching.isEmpty, "\(plan.identifier) \(metric.name) missing")
                 XCTAssertEqual(

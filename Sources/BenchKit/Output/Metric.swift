@@ -104,6 +104,12 @@ public struct Metric: Sendable, Hashable {
     public var isAllocationCount: Bool { kind.isAllocationCount }
     /// Counted by the instruction pass (``MetricKind/instructions``).
     public var isInstructionCount: Bool { kind == .instructions }
+    /// Written by the instruction pass's callgrind child, not by the suite's
+    /// timing or counting passes: the instruction count and the type-lookup
+    /// metrics beside it (``CallgrindProfile``).
+    public var isWrittenByInstructionPass: Bool {
+        isInstructionCount || InstructionPass.lookupMetrics.contains { $0.name == name }
+    }
 
     /// A time a CPU-bound loop takes per operation: lower is better.
     static func time(_ name: String) -> Metric {
