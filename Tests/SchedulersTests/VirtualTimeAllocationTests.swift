@@ -56,10 +56,10 @@ final class VirtualTimeAllocationTests: XCTestCase {
         func perOperation(_ total: UInt64, _ operations: Int) -> Double { Double(total) / Double(operations) }
         print("virtual time allocations: small \(small), large \(large)")
         // Scheduling: one item per action, plus the doublings of the heap's
-        // two arrays (keys and items: 2·log2 of the count), which round to
-        // nothing per action: 0.006 at 4,096 (0.021 at 1,024, too close to
-        // the accuracy), 0.0005 at 65,536. A cost per comparison or per move
-        // grows with log2 of the count: 12 against 16 per action here.
+        // three arrays (due times, sequences, items: 3·log2 of the count),
+        // which round to nothing per action: 0.009 at 4,096 (0.03 at 1,024,
+        // more than the accuracy), 0.0007 at 65,536. A cost per comparison or
+        // per move grows with log2 of the count: 12 against 16 per action here.
         XCTAssertEqual(perOperation(small.schedule, 1 << 12), perOperation(large.schedule, 1 << 16), accuracy: 0.02)
         XCTAssertEqual(perOperation(small.dispose, 1 << 11), perOperation(large.dispose, 1 << 15), accuracy: 0.02)
         XCTAssertEqual(perOperation(small.run, 1 << 11), perOperation(large.run, 1 << 15), accuracy: 0.02)

@@ -6,17 +6,19 @@
 /// waiting there until its time comes. Inserting, removing and popping
 /// allocate nothing beyond the heap's storage, which grows by doubling.
 ///
-/// The keys (due time and sequence) are kept in an array of their own, beside
+/// The keys (due times and sequences) are kept in arrays of their own, beside
 /// the array of items, so sifting compares keys without touching the items:
 /// with a million items queued, reading each compared item's time missed the
 /// caches at every comparison. The keys hold no reference: a slot that held
 /// its item beside its key was copied whole per comparison, retaining the
 /// item, which read it all the same (41 % of the run phase at 10⁶ under
-/// perf). Four children per node halve the levels a sift goes through, and a
-/// node's children's keys are next to each other. A sift still writes the
-/// index of every item it moves into that item.
+/// perf). The sequences are an array of `UInt64`, which is compiled for that
+/// type even where the rest runs unspecialized. Four children per node halve
+/// the levels a sift goes through, and a node's children's keys are next to
+/// each other. A sift still writes the index of every item it moves into
+/// that item.
 ///
-/// Items and keys move into a hole (`place(_:_:at:)`), never with `swapAt`:
+/// Items and keys move into a hole (`place(_:time:sequence:at:)`), never with `swapAt`:
 /// this code is generic in `Converter`, and called from another module (a
 /// test suite's `TestScheduler`, a user's `HistoricalScheduler`) it runs
 /// unspecialized, where `MutableCollection.swapAt` goes through the
@@ -26,19 +28,16 @@
 /// Performance.md has the figures).
 struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
     typealias Item = VirtualSchedulerItem<Converter>
-
-    /// What the heap orders by: a copy of an item's `time` and `sequence`.
-    private struct Key {
-        let time: Converter.VirtualTimeUnit
-        let sequence: UInt64
-    }
+    typealias Time = Converter.VirtualTimeUnit
 
     /// Children per node: the children of `i` are `4i + 1 ... 4i + 4`.
     private static var arity: Int { 4 }
 
     private let converter: Converter
-    /// `keys[i]` is the key of `items[i]`; the two always have the same count.
-    private var keys: [Key] = []
+    /// `times[i]` and `sequences[i]` are the key of `items[i]`: a copy of its
+    /// `time` and `sequence`. The three always have the same count.
+    private var times: [Time] = []
+    private var sequences: [UInt64] = []
     private var items: [Item] = []
 
     init(converter: Converter) {
@@ -53,7 +52,8 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
     var first: Item? { items.isEmpty ? nil : items[0] }
 
     mutating func insert(_ item: Item) {
-        keys.append(Key(time: item.time, sequence: item.sequence))
+        times.append(item.time)
+        sequences.append(item.sequence)
         items.append(item)
         item.queueIndex = items.count - 1
         siftUp(from: items.count - 1)
@@ -74,15 +74,17 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
         let removed = items[index]
         let last = items.count - 1
         if index != last {
-            place(items[last], keys[last], at: index)
+            place(items[last], time: times[last], sequence: sequences[last], at: index)
         }
         items.removeLast()
-        keys.removeLast()
+        times.removeLast()
+        sequences.removeLast()
         removed.queueIndex = nil
         if index < items.count {
             // The last item, now at `index`, goes up if it precedes its new
             // parent, else down (or stays).
-            if index > 0, precedes(keys[index], keys[(index - 1) / Self.arity]) {
+            let parent = (index - 1) / Self.arity
+            if index > 0, precedes(times[index], sequences[index], times[parent], sequences[parent]) {
                 siftUp(from: index)
             } else {
                 siftDown(from: index)
@@ -91,59 +93,67 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
         return removed
     }
 
-    private func precedes(_ lhs: Key, _ rhs: Key) -> Bool {
-        switch converter.compareVirtualTime(lhs.time, rhs.time) {
+    /// Whether the key (`lhsTime`, `lhsSequence`) comes before (`rhsTime`, `rhsSequence`).
+    private func precedes(_ lhsTime: Time, _ lhsSequence: UInt64, _ rhsTime: Time, _ rhsSequence: UInt64) -> Bool {
+        switch converter.compareVirtualTime(lhsTime, rhsTime) {
         case .lessThan: return true
         case .greaterThan: return false
-        case .equal: return lhs.sequence < rhs.sequence
+        case .equal: return lhsSequence < rhsSequence
         }
     }
 
-    /// Stores `item` with its `key` at `index` and tells the item so.
-    private mutating func place(_ item: Item, _ key: Key, at index: Int) {
+    /// Stores `item` with its key at `index` and tells the item so.
+    private mutating func place(_ item: Item, time: Time, sequence: UInt64, at index: Int) {
         items[index] = item
-        keys[index] = key
+        times[index] = time
+        sequences[index] = sequence
         item.queueIndex = index
     }
 
     private mutating func siftUp(from start: Int) {
         var child = start
         let movingItem = items[child]
-        let movingKey = keys[child]
+        let movingTime = times[child]
+        let movingSequence = sequences[child]
         while child > 0 {
             let parent = (child - 1) / Self.arity
-            let parentKey = keys[parent]
-            guard precedes(movingKey, parentKey) else { break }
-            place(items[parent], parentKey, at: child)
+            let parentTime = times[parent]
+            let parentSequence = sequences[parent]
+            guard precedes(movingTime, movingSequence, parentTime, parentSequence) else { break }
+            place(items[parent], time: parentTime, sequence: parentSequence, at: child)
             child = parent
         }
-        place(movingItem, movingKey, at: child)
+        place(movingItem, time: movingTime, sequence: movingSequence, at: child)
     }
 
     private mutating func siftDown(from start: Int) {
         var parent = start
         let movingItem = items[parent]
-        let movingKey = keys[parent]
-        let count = keys.count
+        let movingTime = times[parent]
+        let movingSequence = sequences[parent]
+        let count = items.count
         while true {
             let firstChild = Self.arity * parent + 1
             guard firstChild < count else { break }
             let end = min(firstChild + Self.arity, count)
             var smallest = firstChild
-            var smallestKey = keys[firstChild]
+            var smallestTime = times[firstChild]
+            var smallestSequence = sequences[firstChild]
             var child = firstChild + 1
             while child < end {
-                let childKey = keys[child]
-                if precedes(childKey, smallestKey) {
+                let childTime = times[child]
+                let childSequence = sequences[child]
+                if precedes(childTime, childSequence, smallestTime, smallestSequence) {
                     smallest = child
-                    smallestKey = childKey
+                    smallestTime = childTime
+                    smallestSequence = childSequence
                 }
                 child += 1
             }
-            guard precedes(smallestKey, movingKey) else { break }
-            place(items[smallest], smallestKey, at: parent)
+            guard precedes(smallestTime, smallestSequence, movingTime, movingSequence) else { break }
+            place(items[smallest], time: smallestTime, sequence: smallestSequence, at: parent)
             parent = smallest
         }
-        place(movingItem, movingKey, at: parent)
+        place(movingItem, time: movingTime, sequence: movingSequence, at: parent)
     }
 }
