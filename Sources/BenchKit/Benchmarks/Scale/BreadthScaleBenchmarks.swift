@@ -239,8 +239,6 @@ public struct LiveSubscriptionScaleBenchmark: NamedBenchmark {
         defer { subscriptions.forEach { $0.dispose() } }
         try prime(n, gate: gate, variant: "fast-path") { sources[$0].send(0) }
         let after = context.counter.liveBytes()
-        // Experiment (reverted): a pause of 1 s between priming and the flood.
-        Thread.sleep(forTimeInterval: 1)
         gate.reset(expected: deliveries)
         let start = MeasureContext.now()
         let newest = sources[n - 1]
