@@ -97,10 +97,7 @@ final class ElementBufferTests: XCTestCase {
     }
 
     func testStorageComesWithTheFirstElementAndIsKeptWhenEmptied() throws {
-        try XCTSkipUnless(
-            allocation_counter_is_active() != 0,
-            "allocation counting is off in sanitizer builds (the sanitizer owns malloc)"
-        )
+        try skipUnlessCountingAllocations()
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
         var before = allocation_counter_read_thread()
@@ -119,6 +116,15 @@ final class ElementBufferTests: XCTestCase {
         buffer.deliverAll(stoppingWhen: { false }, to: { (_: Int) in })
         XCTAssertEqual(allocation_counter_read_thread() - before, 0, "refilling up to the kept capacity allocates nothing")
     }
+    /// Skips a test that reads the allocation counter where it does not
+    /// count: in sanitizer builds the sanitizer owns malloc.
+    private func skipUnlessCountingAllocations() throws {
+        try XCTSkipUnless(
+            allocation_counter_is_active() != 0,
+            "allocation counting is off in sanitizer builds (the sanitizer owns malloc)"
+        )
+    }
+
     /// How many allocations a fresh buffer makes to hold `elements`
     /// elements of `stride` bytes: one first segment, then later segments.
     private func segments(holding elements: Int, stride: Int) -> UInt64 {
@@ -131,10 +137,7 @@ final class ElementBufferTests: XCTestCase {
         // glibc merges every small freed block before it serves a request of
         // 1 KB or more; a buffer that made one inside a flood paid that merge
         // on the producer's thread after a busy queue (issue 29).
-        try XCTSkipUnless(
-            allocation_counter_is_active() != 0,
-            "allocation counting is off in sanitizer builds (the sanitizer owns malloc)"
-        )
+        try skipUnlessCountingAllocations()
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
         allocation_counter_reset_thread_largest_request()
@@ -152,10 +155,7 @@ final class ElementBufferTests: XCTestCase {
     }
 
     func testSegmentsAreAllocatedOnceAndRecycledAcrossEmpties() throws {
-        try XCTSkipUnless(
-            allocation_counter_is_active() != 0,
-            "allocation counting is off in sanitizer builds (the sanitizer owns malloc)"
-        )
+        try skipUnlessCountingAllocations()
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
         allocation_counter_reset_thread_largest_request()
