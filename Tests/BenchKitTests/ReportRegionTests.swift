@@ -88,6 +88,29 @@ import Testing
         #expect(!text.contains("tick=1"))
     }
 
+    @Test func aParameterSetThatMeasuredNoneOfTheMetricsMakesNoRow() throws {
+        // A default run also holds the counting pass's rows: another parameter set, other metrics.
+        let counted = Self.csv + "\nr,t,g,h,c,2,6,callgrind,hop,fast,operations=10,instructions,instructions,1,740"
+        let root = try Self.repository(doc: """
+            <!-- report-source: results/run.csv -->
+            <!-- report:table hop variants=fast metrics=rate -->
+            <!-- /report -->
+            """, csv: counted)
+        #expect(ReportTool.run(root: root.path, check: false).status == 0)
+        let text = try Self.read(root)
+        #expect(text.contains("| `fast` [n=1] | 200 |"))
+        #expect(!text.contains("operations=10"), "\(text)")
+        // Asked for, the counted metric is shown, and only its own parameter set.
+        let countedDoc = try Self.repository(doc: """
+            <!-- report-source: results/run.csv -->
+            <!-- report:table hop variants=fast metrics=instructions -->
+            <!-- /report -->
+            """, csv: counted)
+        #expect(ReportTool.run(root: countedDoc.path, check: false).status == 0)
+        let countedText = try Self.read(countedDoc)
+        #expect(countedText.contains("| `fast` | 740 |"), "\(countedText)")
+    }
+
     @Test func anInlineValueIsRegeneratedInItsLine() throws {
         let root = try Self.repository(doc: """
             <!-- report-source: results/run.csv -->

@@ -33,7 +33,8 @@ public struct ReportRenderer {
         case let .value(benchmark, variant, metric, params, allocator):
             let (_, file) = try run()
             let rows = try rows(
-                file: file, benchmark: benchmark, variants: [variant], params: params, at: (document, region.line))
+                file: file, benchmark: benchmark, variants: [variant], metrics: [metric], params: params,
+                at: (document, region.line))
             guard rows.count == 1 else {
                 throw ReportError(
                     document, region.line,
@@ -77,10 +78,12 @@ public struct ReportRenderer {
         file: ResultFile, name: String, benchmark: String, variants: [String]?, metrics: [String], ratioTo: String?,
         params: [String: String], allocator: String?, at place: (String, Int)
     ) throws(ReportError) -> String {
-        let rows = try rows(file: file, benchmark: benchmark, variants: variants, params: params, at: place)
+        let rows = try rows(
+            file: file, benchmark: benchmark, variants: variants, metrics: metrics, params: params, at: place)
         var ratioBase: [String: Double] = [:]
         if let ratioTo {
-            let baseRows = try self.rows(file: file, benchmark: benchmark, variants: [ratioTo], params: params, at: place)
+            let baseRows = try self.rows(
+                file: file, benchmark: benchmark, variants: [ratioTo], metrics: [metrics[0]], params: params, at: place)
             for row in baseRows {
                 if let series = try cell(
                     file: file, row: row, benchmark: benchmark, metric: metrics[0], allocator: allocator, at: place),
@@ -125,9 +128,12 @@ public struct ReportRenderer {
         return lines.joined(separator: "\n")
     }
 
-    /// The series (variant and parameter set) of `benchmark` to show, in the order `variants` gives.
+    /// The series (variant and parameter set) of `benchmark` to show, in the order `variants` gives:
+    /// those that measured at least one of `metrics` (a run's instruction-count rows, say, carry
+    /// parameter sets of their own and none of the timed metrics, so they make no empty row).
     private func rows(
-        file: ResultFile, benchmark: String, variants: [String]?, params: [String: String], at place: (String, Int)
+        file: ResultFile, benchmark: String, variants: [String]?, metrics: [String], params: [String: String],
+        at place: (String, Int)
     ) throws(ReportError) -> [Row] {
         let ofBenchmark = file.series.filter { $0.key.benchmark == benchmark }
         guard !ofBenchmark.isEmpty else {
@@ -136,11 +142,14 @@ public struct ReportRenderer {
                 place.0, place.1,
                 "the run \(file.path) has no benchmark \(benchmark) (it has \(benchmarks.joined(separator: ", ")))")
         }
+        // When no series measured any of `metrics`, keep every row: `cell` then names the metric the run lacks.
+        let anyMeasured = ofBenchmark.contains { metrics.contains($0.key.metric) }
         var all: [Row] = []
         for series in ofBenchmark {
             let pairs = Self.pairs(series.key.params)
             if pairs["tick"] != nil, params["tick"] == nil { continue }
             guard params.allSatisfy({ pairs[$0.key] == $0.value }) else { continue }
+            guard !anyMeasured || metrics.contains(series.key.metric) else { continue }
             let row = Row(variant: series.key.variant, params: series.key.params)
             if !all.contains(row) { all.append(row) }
         }
