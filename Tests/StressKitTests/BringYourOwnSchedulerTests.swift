@@ -26,6 +26,8 @@ final class BringYourOwnSchedulerTests: XCTestCase {
             "dispose-vs-observeOn.user-serial-generic-path", "dispose-vs-subscribeOn.user-serial",
             "dispose-vs-periodic.user-serial", "dispose-vs-periodic.user-serial-emulated",
             "dispose-vs-action.user-ordered-immediate", "dispose-vs-observeOn.user-ordered-immediate",
+            "scheduled-disposable.concurrent-dispose.user-serial",
+            "scheduled-disposable.concurrent-dispose.user-ordered-immediate",
         ] {
             XCTAssertTrue(names.contains(expected), expected)
         }
@@ -57,6 +59,24 @@ final class BringYourOwnSchedulerTests: XCTestCase {
         // The seed replays: the same seed finds it again.
         let again = run(try self.scenario(named: "dispose-vs-action.ignores-dispose", registering: [registration]), iterations: 2_000, seed: 42)
         XCTAssertGreaterThan(again.count(of: ScheduledActionOutcome.ranAfterDisposeReturned.id), 0)
+    }
+
+    func testAScheduledDisposableOnAUsersSchedulerIsDisposedOnceAndOnThatScheduler() throws {
+        let scenario = try scenario(
+            named: "scheduled-disposable.concurrent-dispose.marked-queue",
+            registering: [StressScheduler("marked-queue", isCurrent: { $0.isCurrent }) { MarkedQueueScheduler(runsInline: false) }])
+        let result = run(scenario, iterations: 2_000, seed: 5)
+        XCTAssertEqual(result.forbiddenCount, 0, ResultTable.render(result))
+        XCTAssertEqual(result.count(of: ScheduledDisposableOnScheduler.Outcome.disposedOnScheduler.id), 2_000)
+    }
+
+    func testAUsersSchedulerThatRunsActionsOnTheCallersThreadIsCaughtByTheScheduledDisposableScenario() throws {
+        let registration = StressScheduler("runs-inline", isCurrent: { $0.isCurrent }) { MarkedQueueScheduler(runsInline: true) }
+        let scenario = try scenario(named: "scheduled-disposable.concurrent-dispose.runs-inline", registering: [registration])
+        let result = run(scenario, iterations: 500, seed: 9)
+        XCTAssertEqual(result.verdict, .failed)
+        XCTAssertEqual(result.count(of: ScheduledDisposableOnScheduler.Outcome.disposedOffScheduler.id), 500, ResultTable.render(result))
+        XCTAssertTrue(ResultTable.render(result).contains("disposed-off-scheduler"))
     }
 
     func testASchedulerThatNeverRunsItsActionsStopsItsScenarioNamingIt() throws {
@@ -130,6 +150,46 @@ final class IgnoresDisposeScheduler: SerialScheduler, @unchecked Sendable {
         }
         func run() { action(state).dispose() }
     }
+}
+
+/// A serial queue that knows its own thread. With `runsInline`, broken: it
+/// runs every action at once on the caller's thread, not on its queue.
+final class MarkedQueueScheduler: SerialScheduler, @unchecked Sendable {
+    private static let key = DispatchSpecificKey<Int>()
+    private let queue = DispatchQueue(label: "marked-queue")
+    private let runsInline: Bool
+
+    init(runsInline: Bool) {
+        self.runsInline = runsInline
+        queue.setSpecific(key: Self.key, value: 1)
+    }
+
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) == 1 }
+
+    func schedule<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
+        scheduleInOrder(state, action: action)
+    }
+
+    func scheduleInOrder<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
+        let cancel = SingleAssignmentDisposable()
+        if runsInline {
+            cancel.setDisposable(action(state))
+            return cancel
+        }
+        let work = UncheckedBox((state, action))
+        queue.async {
+            if !cancel.isDisposed {
+                cancel.setDisposable(work.value.1(work.value.0))
+            }
+        }
+        return cancel
+    }
+}
+
+/// Carries a non-Sendable value across a queue hop the test orders itself.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// Broken: never runs what it is given.

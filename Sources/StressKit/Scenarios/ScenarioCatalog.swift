@@ -48,7 +48,6 @@ public enum ScenarioCatalog {
             CompositeInsertVersusDispose(),
             DisposeBagDeinitVersusInsert(),
             ConcurrentDisposeExactlyOnce(),
-            ScheduledDisposableOnScheduler(),
             // Guarantee 5: dispose racing a scheduled action, on every scheduler.
             TrampolineDisposeVersusAction(),
             TrampolineFromManyThreads(),
@@ -56,6 +55,8 @@ public enum ScenarioCatalog {
             VirtualTimeDisposeVersusAction(),
         ]
         scenarios += on(.action).map { DispatchDisposeVersusAction($0) as any StressScenario }
+        // Guarantee 7 on a scheduler: a ScheduledDisposable disposed by two threads at once.
+        scenarios += on(.action).map { ScheduledDisposableOnScheduler($0) as any StressScenario }
         // Guarantee 3: observeOn delivery. The generic path is the same code on
         // every scheduler (and the only path on the concurrent ones): forced
         // once more on a serial scheduler beside its fast path.

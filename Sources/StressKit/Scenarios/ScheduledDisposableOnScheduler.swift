@@ -2,7 +2,9 @@ import Schedulers
 
 /// `ScheduledDisposable`: disposed by two threads at once, it disposes the
 /// wrapped disposable exactly once, on its scheduler (guarantee 7 in Guarantees.md).
-/// Each iteration picks the scheduler (seeded) among the dispatch-based ones.
+/// One scenario per registered scheduler (the library's and a user's alike):
+/// where the registration can tell whether the calling thread is its own
+/// (`isCurrent`), the disposal must also have run there.
 public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case disposedOnScheduler = "disposed-once-on-scheduler"
@@ -24,9 +26,6 @@ public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Se
             }
         }
     }
-
-    /// The schedulers an iteration picks from.
-    static let kinds: [SchedulerUnderTest.Kind] = [.serialDispatch, .concurrentDispatch, .operationQueue, .main]
 
     public final class State: @unchecked Sendable {
         let subject: ScheduledDisposable
@@ -50,34 +49,41 @@ public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Se
         }
     }
 
-    public let name = "scheduled-disposable.concurrent-dispose"
+    public let name: String
     public let guarantees = "7"
-    public let summary = "ScheduledDisposable on a seeded choice of scheduler, disposed by 2 threads at once: once, on the scheduler"
+    public let summary: String
     public let actorCount = 2
     public let live = LiveCounter()
-    private var targets: [SchedulerUnderTest] = []
-    private var settledInTime = true
-    /// Explorable: the schedulers hand their work through the library's
-    /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
+    private let scheduler: ScenarioScheduler
+    /// Explorable on the library's schedulers: they hand their work through
+    /// the library's seam, which the schedule controller takes over (see
+    /// `StressScenario.explorationBlocker`).
+    public let explorationBlocker: String?
     /// The scheduled disposal on a worker.
     public let explorationWorkers = 2
 
-    public init() {}
+    /// Creates the scenario for the registered scheduler.
+    public init(_ registration: StressScheduler) {
+        scheduler = ScenarioScheduler(registration)
+        explorationBlocker = scheduler.explorationBlocker
+        name = "scheduled-disposable.concurrent-dispose.\(registration.name)"
+        summary = "\(registration.name): a ScheduledDisposable disposed by 2 threads at once disposes once, on the scheduler"
+    }
 
     public func setUp() {
-        targets = Self.kinds.map(SchedulerUnderTest.init)
+        scheduler.setUp()
     }
 
     public func tearDown() {
-        for target in targets {
-            _ = target.settle()
-        }
-        targets = []
+        scheduler.tearDown()
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {
-        State(live, target: targets[choices.pick(targets.count)])
+        // Set up before the first iteration (`setUp()`); `current` is nil only outside a run.
+        guard let target = scheduler.current else {
+            preconditionFailure("\(name): makeState before setUp")
+        }
+        return State(live, target: target)
     }
 
     public func act(_ actor: Int, on state: State) {
@@ -88,11 +94,11 @@ public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Se
     }
 
     public func settle() {
-        settledInTime = targets.allSatisfy { $0.settle() }
+        scheduler.settle()
     }
 
     public func arbitrate(_ state: State) -> Outcome {
-        if !settledInTime {
+        if !scheduler.settledInTime {
             return .hung
         }
         guard state.resource.disposeCount == 1 else { return .notExactlyOnce }
