@@ -13,21 +13,18 @@ extension ObservableType {
     }
 }
 
-final class TakeCountObservable<Element>: Producer<Element>, @unchecked Sendable {
-    private let source: Observable<Element>
+final class TakeCountObservable<Element>: SourceProducer<Element, Element>, @unchecked Sendable {
     private let count: Int
 
     init(source: Observable<Element>, count: Int) {
-        self.source = source
         self.count = count
+        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        let sink = TakeCountSink(count: count, observer: observer, cancel: cancel)
-        let subscription = source.subscribe(sink)
-        return (sink, subscription)
+        subscribeSource(TakeCountSink(count: count, observer: observer, cancel: cancel))
     }
 }
 

@@ -50,38 +50,32 @@ extension ObservableType {
     }
 }
 
-final class ObserveOnSerial<Element>: Producer<Element>, @unchecked Sendable {
-    private let source: Observable<Element>
+final class ObserveOnSerial<Element>: SourceProducer<Element, Element>, @unchecked Sendable {
     private let scheduler: any SerialScheduler
 
     init(source: Observable<Element>, scheduler: any SerialScheduler) {
-        self.source = source
         self.scheduler = scheduler
+        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        let sink = ObserveOnSerialSink(scheduler: scheduler, observer: observer, cancel: cancel)
-        let subscription = source.subscribe(sink)
-        return (sink, subscription)
+        subscribeSource(ObserveOnSerialSink(scheduler: scheduler, observer: observer, cancel: cancel))
     }
 }
 
-final class ObserveOnGeneric<Element>: Producer<Element>, @unchecked Sendable {
-    private let source: Observable<Element>
+final class ObserveOnGeneric<Element>: SourceProducer<Element, Element>, @unchecked Sendable {
     private let scheduler: ImmediateSchedulerType
 
     init(source: Observable<Element>, scheduler: ImmediateSchedulerType) {
-        self.source = source
         self.scheduler = scheduler
+        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        let sink = ObserveOnGenericSink(scheduler: scheduler, observer: observer, cancel: cancel)
-        let subscription = source.subscribe(sink)
-        return (sink, subscription)
+        subscribeSource(ObserveOnGenericSink(scheduler: scheduler, observer: observer, cancel: cancel))
     }
 }
