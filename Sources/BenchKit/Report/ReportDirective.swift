@@ -21,7 +21,7 @@
 /// `params` keeps the series whose parameters include every pair given;
 /// series with per-tick samples (`tick=`) are left out unless asked for.
 ///
-/// A table or value may name its own run with `source=PATH` (a result file,
+/// A table, sweep or value may name its own run with `source=PATH` (a result file,
 /// from the repository's root, e.g. an example package's
 /// `Examples/MyEventLoop/results/<run>.csv`): it then ignores the document's
 /// `report-source`, and `BenchRunner report <run>` does not re-point it.

@@ -59,12 +59,13 @@ final class ObservableSequence<Elements: Swift.Sequence>: Producer<Elements.Elem
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        start(ObservableSequenceSink(parent: self, observer: observer, cancel: cancel))
+        let sink = ObservableSequenceSink(parent: self, observer: observer, cancel: cancel)
+        let subscription = sink.run()
+        return (sink, subscription)
     }
 }
 
-final class ObservableSequenceSink<Elements: Swift.Sequence, Observer: ObserverType>: Sink<Observer>, StartingSink,
-    @unchecked Sendable
+final class ObservableSequenceSink<Elements: Swift.Sequence, Observer: ObserverType>: Sink<Observer>, @unchecked Sendable
 where Elements.Element == Observer.Element {
     private let parent: ObservableSequence<Elements>
 

@@ -37,39 +37,3 @@ class Producer<Element>: Observable<Element>, @unchecked Sendable {
         preconditionFailure("Producer.run(_:cancel:) is abstract")
     }
 }
-
-/// A `Producer` with one upstream sequence, `source`: the operators (`map`,
-/// `filter`, `take`, `observe(on:)`, `subscribe(on:)`) keep their upstream
-/// here, and their `run(_:cancel:)` hands its sink to `subscribeSource(_:)`
-/// or to `start(_:)`.
-class SourceProducer<SourceElement, Element>: Producer<Element>, @unchecked Sendable {
-    final let source: Observable<SourceElement>
-
-    init(source: Observable<SourceElement>) {
-        self.source = source
-    }
-
-    /// Subscribes `sink` to `source`: what `run(_:cancel:)` returns for an
-    /// operator whose sink observes its upstream as soon as it is made.
-    @inline(__always)
-    final func subscribeSource<UpstreamSink: ObserverType & Disposable>(
-        _ sink: UpstreamSink
-    ) -> (sink: Disposable, subscription: Disposable) where UpstreamSink.Element == SourceElement {
-        (sink, source.subscribe(sink))
-    }
-}
-
-/// A sink that starts its own subscription: `run()` subscribes (or schedules
-/// the subscription or the emission) and returns what cancels it.
-protocol StartingSink: Disposable {
-    func run() -> Disposable
-}
-
-extension Producer {
-    /// Starts `sink`: what `run(_:cancel:)` returns for a sink that
-    /// subscribes by itself (`subscribe(on:)`, `from`, `of`, `range`).
-    @inline(__always)
-    final func start<Starting: StartingSink>(_ sink: Starting) -> (sink: Disposable, subscription: Disposable) {
-        (sink, sink.run())
-    }
-}

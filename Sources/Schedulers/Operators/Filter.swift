@@ -6,20 +6,23 @@ extension ObservableType {
     }
 }
 
-final class FilterObservable<Element>: SourceProducer<Element, Element>, @unchecked Sendable {
+final class FilterObservable<Element>: Producer<Element>, @unchecked Sendable {
     typealias Predicate = (Element) throws -> Bool
 
+    private let source: Observable<Element>
     private let predicate: Predicate
 
     init(source: Observable<Element>, predicate: @escaping Predicate) {
+        self.source = source
         self.predicate = predicate
-        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        subscribeSource(FilterSink(predicate: predicate, observer: observer, cancel: cancel))
+        let sink = FilterSink(predicate: predicate, observer: observer, cancel: cancel)
+        let subscription = source.subscribe(sink)
+        return (sink, subscription)
     }
 }
 

@@ -6,20 +6,23 @@ extension ObservableType {
     }
 }
 
-final class MapObservable<SourceElement, Element>: SourceProducer<SourceElement, Element>, @unchecked Sendable {
+final class MapObservable<SourceElement, Element>: Producer<Element>, @unchecked Sendable {
     typealias Transform = (SourceElement) throws -> Element
 
+    private let source: Observable<SourceElement>
     private let transform: Transform
 
     init(source: Observable<SourceElement>, transform: @escaping Transform) {
+        self.source = source
         self.transform = transform
-        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        subscribeSource(MapSink(transform: transform, observer: observer, cancel: cancel))
+        let sink = MapSink(transform: transform, observer: observer, cancel: cancel)
+        let subscription = source.subscribe(sink)
+        return (sink, subscription)
     }
 }
 

@@ -22,23 +22,26 @@ extension ObservableType {
     }
 }
 
-final class SubscribeOn<Element>: SourceProducer<Element, Element>, @unchecked Sendable {
+final class SubscribeOn<Element>: Producer<Element>, @unchecked Sendable {
+    let source: Observable<Element>
     let scheduler: ImmediateSchedulerType
 
     init(source: Observable<Element>, scheduler: ImmediateSchedulerType) {
+        self.source = source
         self.scheduler = scheduler
-        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        start(SubscribeOnSink(parent: self, observer: observer, cancel: cancel))
+        let sink = SubscribeOnSink(parent: self, observer: observer, cancel: cancel)
+        let subscription = sink.run()
+        return (sink, subscription)
     }
 }
 
 /// Subscribes on the scheduler; its state machine decides who disposes what.
-final class SubscribeOnSink<Observer: ObserverType>: Sink<Observer>, ObserverType, StartingSink, @unchecked Sendable {
+final class SubscribeOnSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
     typealias Element = Observer.Element
 
     private enum State {

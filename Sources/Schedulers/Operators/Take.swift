@@ -13,18 +13,21 @@ extension ObservableType {
     }
 }
 
-final class TakeCountObservable<Element>: SourceProducer<Element, Element>, @unchecked Sendable {
+final class TakeCountObservable<Element>: Producer<Element>, @unchecked Sendable {
+    private let source: Observable<Element>
     private let count: Int
 
     init(source: Observable<Element>, count: Int) {
+        self.source = source
         self.count = count
-        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        subscribeSource(TakeCountSink(count: count, observer: observer, cancel: cancel))
+        let sink = TakeCountSink(count: count, observer: observer, cancel: cancel)
+        let subscription = source.subscribe(sink)
+        return (sink, subscription)
     }
 }
 

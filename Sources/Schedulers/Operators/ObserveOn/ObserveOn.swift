@@ -50,32 +50,38 @@ extension ObservableType {
     }
 }
 
-final class ObserveOnSerial<Element>: SourceProducer<Element, Element>, @unchecked Sendable {
+final class ObserveOnSerial<Element>: Producer<Element>, @unchecked Sendable {
+    private let source: Observable<Element>
     private let scheduler: any SerialScheduler
 
     init(source: Observable<Element>, scheduler: any SerialScheduler) {
+        self.source = source
         self.scheduler = scheduler
-        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        subscribeSource(ObserveOnSerialSink(scheduler: scheduler, observer: observer, cancel: cancel))
+        let sink = ObserveOnSerialSink(scheduler: scheduler, observer: observer, cancel: cancel)
+        let subscription = source.subscribe(sink)
+        return (sink, subscription)
     }
 }
 
-final class ObserveOnGeneric<Element>: SourceProducer<Element, Element>, @unchecked Sendable {
+final class ObserveOnGeneric<Element>: Producer<Element>, @unchecked Sendable {
+    private let source: Observable<Element>
     private let scheduler: ImmediateSchedulerType
 
     init(source: Observable<Element>, scheduler: ImmediateSchedulerType) {
+        self.source = source
         self.scheduler = scheduler
-        super.init(source: source)
     }
 
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        subscribeSource(ObserveOnGenericSink(scheduler: scheduler, observer: observer, cancel: cancel))
+        let sink = ObserveOnGenericSink(scheduler: scheduler, observer: observer, cancel: cancel)
+        let subscription = source.subscribe(sink)
+        return (sink, subscription)
     }
 }
