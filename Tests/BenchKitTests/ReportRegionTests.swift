@@ -75,6 +75,84 @@ import Testing
         #expect(ReportTool.run(root: root.path, check: true).status == 0)
     }
 
+    static let sweepCSV = """
+        run_id,timestamp,git_rev,host,cpu,cores,swift_version,allocator,benchmark,variant,params,metric,unit,repetition,value
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;n=10,ns_per_op,ns,1,100
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;n=10,ns_per_op,ns,2,300
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;n=10,ns_per_op,ns,3,200
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;n=1000,ns_per_op,ns,1,20000
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;n=1000,ns_per_op,ns,2,40000
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;n=1000,ns_per_op,ns,3,30000
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;of=ns_per_op;range=10-1000,growth_exponent,exponent,1,0.9
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;of=ns_per_op;range=10-1000,growth_exponent,exponent,2,-0.2
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=run;of=ns_per_op;range=10-1000,growth_exponent,exponent,3,0.456
+        r,t,g,h,c,2,6,system,scale.x,lib,phase=schedule;n=10,ns_per_op,ns,1,5
+        r,t,g,h,c,2,6,system,scale.x,peer,phase=run;n=10,ns_per_op,ns,1,70
+        r,t,g,h,c,2,6,jemalloc,scale.x,lib,phase=run;n=10,allocs_per_op,allocations,1,1
+        r,t,g,h,c,2,6,jemalloc,scale.x,lib,phase=run;n=1000,allocs_per_op,allocations,1,1
+        r,t,g,h,c,2,6,jemalloc,scale.x,lib,phase=run;of=allocs_per_op;range=10-1000,allocs_growth_exponent,exponent,1,-0.001
+        """
+
+    @Test func aSweepShowsAColumnPerPointAndTheMedianOfTheRepetitionsFits() throws {
+        let root = try Self.repository(
+            doc: """
+                <!-- report-source: results/run.csv -->
+                <!-- report:sweep scale.x ns_per_op params=phase=run -->
+                <!-- /report -->
+                <!-- report:sweep scale.x allocs_per_op variants=lib -->
+                <!-- /report -->
+                """, csv: Self.sweepCSV)
+        let outcome = ReportTool.run(root: root.path, check: false)
+        #expect(outcome.status == 0, "\(outcome.diagnostics)")
+        #expect(try Self.read(root) == """
+            <!-- report-source: results/run.csv -->
+            <!-- report:sweep scale.x ns_per_op params=phase=run -->
+            | variant | N=10 | N=1,000 | exponent |
+            |---|---:|---:|---:|
+            | `lib` | 200 | 30k | 0.46 |
+            | `peer` | 70 | – | – |
+
+            Medians of 3 repetitions in `results/run.csv`; exponent: the median of the repetitions' own fits.
+            <!-- /report -->
+            <!-- report:sweep scale.x allocs_per_op variants=lib -->
+            | variant | N=10 | N=1,000 | exponent |
+            |---|---:|---:|---:|
+            | `lib` | 1 | 1 | 0.00 |
+
+            Medians of 1 repetitions in `results/run.csv`; exponent: the median of the repetitions' own fits.
+            <!-- /report -->
+            """)
+        #expect(ReportTool.run(root: root.path, check: true).status == 0)
+    }
+
+    @Test func aSweepWithSeveralSeriesAtOnePointOrAnUnknownVariantIsRefused() throws {
+        let ambiguous = try Self.repository(
+            doc: """
+                <!-- report-source: results/run.csv -->
+                <!-- report:sweep scale.x ns_per_op variants=lib -->
+                <!-- /report -->
+                """, csv: Self.sweepCSV)
+        let outcome = ReportTool.run(root: ambiguous.path, check: false)
+        #expect(outcome.status == 2)
+        #expect(outcome.diagnostics.contains("docs/Doc.md:2: scale.x/lib ns_per_op at n=10 has several series"))
+        let unknown = try Self.repository(
+            doc: """
+                <!-- report-source: results/run.csv -->
+                <!-- report:sweep scale.x ns_per_op variants=nope params=phase=run -->
+                <!-- /report -->
+                """, csv: Self.sweepCSV)
+        let refused = ReportTool.run(root: unknown.path, check: false)
+        #expect(refused.status == 2)
+        #expect(refused.diagnostics.contains("has no scale.x/nope ns_per_op points (its variants: lib, peer)"))
+        let withMetrics = try Self.repository(
+            doc: """
+                <!-- report-source: results/run.csv -->
+                <!-- report:sweep scale.x ns_per_op metrics=ns_per_op -->
+                <!-- /report -->
+                """, csv: Self.sweepCSV)
+        #expect(ReportTool.run(root: withMetrics.path, check: false).diagnostics.contains("it takes no metrics="))
+    }
+
     @Test func aVariantWithSeveralParameterSetsShowsThemAndPerTickSamplesAreLeftOut() throws {
         let root = try Self.repository(doc: """
             <!-- report-source: results/run.csv -->
@@ -206,7 +284,7 @@ import Testing
                 .contains("docs/Doc.md:2: the region opened here is never closed: add <!-- /report -->"))
         #expect(
             try Self.error(for: source + "<!-- report:chart hop -->\n<!-- /report -->\n")
-                .contains("docs/Doc.md:2: unknown kind report:chart (kinds: table, value, compare)"))
+                .contains("docs/Doc.md:2: unknown kind report:chart (kinds: table, value, sweep, compare)"))
         #expect(
             try Self.error(for: "<!-- report:table hop metrics=rate -->\n<!-- /report -->\n")
                 .contains("docs/Doc.md:1: this region needs the run it comes from: add <!-- report-source: results/<run>.csv -->"))

@@ -7,13 +7,21 @@
 ///   `ratio-to` a column with the first metric's ratio to that variant's.
 /// - `report:value BENCHMARK/VARIANT METRIC [params=k=v;…] [allocator=NAME]`:
 ///   one median, inline.
+/// - `report:sweep BENCHMARK METRIC [variants=a,b] [params=k=v;…] [allocator=NAME]`:
+///   a scale sweep as a Markdown table, one row per variant, one column per
+///   point `n=` (the median of the run's repetitions; `–` where a variant
+///   has no such point), and a last column with the median of the
+///   repetitions' own fitted exponents of `METRIC` (the `growth_exponent` or
+///   `allocs_growth_exponent` rows with `of=METRIC`; `–` where the run
+///   fitted none). `params` picks one series per variant and point (for
+///   example `params=phase=run`); several are an error naming them.
 /// - `report:compare BASE.csv NEW.csv`: what `BenchRunner compare` prints
 ///   first and last for two committed runs.
 ///
 /// `params` keeps the series whose parameters include every pair given;
 /// series with per-tick samples (`tick=`) are left out unless asked for.
 ///
-/// A table or value may name its own run with `source=PATH` (a result file,
+/// A table, sweep or value may name its own run with `source=PATH` (a result file,
 /// from the repository's root, e.g. an example package's
 /// `Examples/MyEventLoop/results/<run>.csv`): it then ignores the document's
 /// `report-source`, and `BenchRunner report <run>` does not re-point it.
@@ -22,6 +30,7 @@ public enum ReportDirective: Equatable, Sendable {
         benchmark: String, variants: [String]?, metrics: [String], ratioTo: String?, params: [String: String],
         allocator: String?)
     case value(benchmark: String, variant: String, metric: String, params: [String: String], allocator: String?)
+    case sweep(benchmark: String, metric: String, variants: [String]?, params: [String: String], allocator: String?)
     case compare(base: String, new: String)
 
     /// Reads the text between `report:` and `-->`, with the run it names
@@ -44,7 +53,7 @@ public enum ReportDirective: Equatable, Sendable {
     private static func parseDirective(_ text: String) -> Result<(ReportDirective, [String: String]), ReportDirectiveProblem> {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let kind = words.first else {
-            return .failure(ReportDirectiveProblem("an empty directive: write report:table, report:value or report:compare"))
+            return .failure(ReportDirectiveProblem("an empty directive: write report:table, report:value, report:sweep or report:compare"))
         }
         var positional: [String] = []
         var options: [String: String] = [:]
@@ -88,13 +97,24 @@ public enum ReportDirective: Equatable, Sendable {
                 (.value(
                     benchmark: String(series[..<slash]), variant: String(series[series.index(after: slash)...]),
                     metric: positional[1], params: params, allocator: allocator), options))
+        case "sweep":
+            guard positional.count == 2 else {
+                return .failure(ReportDirectiveProblem("report:sweep takes BENCHMARK METRIC, e.g. report:sweep scale.fanOut ns_per_delivery"))
+            }
+            guard options["metrics"] == nil, options["ratio-to"] == nil else {
+                return .failure(ReportDirectiveProblem("report:sweep shows one metric, named after the benchmark; it takes no metrics= or ratio-to="))
+            }
+            return .success(
+                (.sweep(
+                    benchmark: positional[0], metric: positional[1], variants: options["variants"].map(list),
+                    params: params, allocator: allocator), options))
         case "compare":
             guard positional.count == 2, options.keys.allSatisfy({ $0 == "source" }) else {
                 return .failure(ReportDirectiveProblem("report:compare takes two result files, e.g. report:compare results/A.csv results/B.csv"))
             }
             return .success((.compare(base: positional[0], new: positional[1]), options))
         default:
-            return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, compare)"))
+            return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, sweep, compare)"))
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import ToolSupport
 
 /// Renders one region of a document from result files: medians of a run's
@@ -48,6 +49,11 @@ public struct ReportRenderer {
                 throw ReportError(document, region.line, "\(benchmark)/\(variant) \(metric) has no values in the run")
             }
             return Self.figure(median)
+        case let .sweep(benchmark, metric, variants, params, allocator):
+            let (name, file) = try run()
+            return try sweep(
+                file: file, name: name, benchmark: benchmark, metric: metric, variants: variants, params: params,
+                allocator: allocator, at: (document, region.line))
         case let .compare(basePath, newPath):
             let base = try load(basePath)
             let new = try load(newPath)
@@ -126,6 +132,94 @@ public struct ReportRenderer {
         lines.append("")
         lines.append("Medians of \(repetitions) repetitions in `\(name)`.")
         return lines.joined(separator: "\n")
+    }
+
+    /// A scale sweep: a row per variant, a column per point `n=`, and the
+    /// median of the repetitions' fitted exponents of `metric`.
+    private func sweep(
+        file: ResultFile, name: String, benchmark: String, metric: String, variants: [String]?,
+        params: [String: String], allocator: String?, at place: (String, Int)
+    ) throws(ReportError) -> String {
+        let ofBenchmark = file.series.filter {
+            $0.key.benchmark == benchmark && (allocator == nil || $0.key.allocator == allocator)
+        }
+        let points = ofBenchmark.filter { series in
+            let pairs = Self.pairs(series.key.params)
+            return series.key.metric == metric && pairs["n"].flatMap { Int($0) } != nil
+                && params.allSatisfy { pairs[$0.key] == $0.value }
+        }
+        guard !points.isEmpty else {
+            throw ReportError(
+                place.0, place.1,
+                "the run \(file.path) has no points n= of \(benchmark) \(metric) with the params given "
+                    + "(its metrics: \(Set(ofBenchmark.map(\.key.metric)).sorted().joined(separator: ", ")))")
+        }
+        let exponents = ofBenchmark.filter { series in
+            let pairs = Self.pairs(series.key.params)
+            return ["growth_exponent", "allocs_growth_exponent"].contains(series.key.metric) && pairs["of"] == metric
+                && params.allSatisfy { pairs[$0.key] == $0.value }
+        }
+        var found: [String] = []
+        for series in points where !found.contains(series.key.variant) { found.append(series.key.variant) }
+        let shown = variants ?? found
+        if let missing = shown.first(where: { !found.contains($0) }) {
+            throw ReportError(
+                place.0, place.1,
+                "the run \(file.path) has no \(benchmark)/\(missing) \(metric) points (its variants: \(found.joined(separator: ", ")))")
+        }
+        let ns = Set(points.compactMap { Self.pairs($0.key.params)["n"].flatMap { Int($0) } }).sorted()
+        var lines = [
+            "| variant | " + ns.map { "N=\(Self.grouped($0))" }.joined(separator: " | ") + " | exponent |",
+            "|---" + String(repeating: "|---:", count: ns.count + 1) + "|",
+        ]
+        var repetitions = 0
+        for variant in shown {
+            var cells = ["`\(variant)`"]
+            for n in ns {
+                let matching = points.filter {
+                    $0.key.variant == variant && Self.pairs($0.key.params)["n"] == String(n)
+                }
+                guard matching.count <= 1 else {
+                    throw ReportError(
+                        place.0, place.1,
+                        "\(benchmark)/\(variant) \(metric) at n=\(n) has several series "
+                            + "(\(matching.map { "\($0.key.params) [\($0.key.allocator)]" }.joined(separator: " | "))): "
+                            + "pick one with params= or allocator=")
+                }
+                repetitions = max(repetitions, matching.first?.values.count ?? 0)
+                cells.append(matching.first.flatMap { Statistics.median($0.values) }.map(Self.figure) ?? "–")
+            }
+            let fitted = exponents.filter { $0.key.variant == variant }
+            guard fitted.count <= 1 else {
+                throw ReportError(
+                    place.0, place.1,
+                    "\(benchmark)/\(variant) has several fits of \(metric) "
+                        + "(\(fitted.map(\.key.params).joined(separator: " | "))): pick one with params=")
+            }
+            cells.append(fitted.first.flatMap { Statistics.median($0.values) }.map(Self.exponent) ?? "–")
+            lines.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        lines.append("")
+        lines.append(
+            "Medians of \(repetitions) repetitions in `\(name)`; exponent: the median of the repetitions' own fits.")
+        return lines.joined(separator: "\n")
+    }
+
+    /// An exponent as the documents print it: two decimals, good to about ±0.1 for times (docs/Scale.md).
+    static func exponent(_ value: Double) -> String {
+        let text = String(format: "%.2f", value)
+        return text == "-0.00" ? "0.00" : text
+    }
+
+    /// `n` with a comma between groups of three digits: 1,000,000.
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
+            text.append(digit)
+        }
+        return n < 0 ? "-" + text : text
     }
 
     /// The series (variant and parameter set) of `benchmark` to show, in the order `variants` gives:

@@ -73,6 +73,15 @@ extension StressScenario {
     }
 }
 
+/// A scenario whose actors are the only threads that touch its state and
+/// wait for each other only through sync points: `--explore` can run it.
+public protocol ExplorableScenario: StressScenario {}
+
+extension ExplorableScenario {
+    /// `nil`: the actors are the only threads, so a schedule decides the whole run.
+    public var explorationBlocker: String? { nil }
+}
+
 /// A scenario's per-iteration state made from the scenario's live counter
 /// and the iteration's choices alone: a scenario whose `State` is one needs
 /// no `makeState` of its own.

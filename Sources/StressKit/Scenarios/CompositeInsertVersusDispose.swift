@@ -7,7 +7,7 @@ import Schedulers
 /// member. An insert that returns `nil` came too late: it disposed the new
 /// member itself, at once. Every member, including one inserted before the
 /// race, is disposed exactly once.
-public final class CompositeInsertVersusDispose: StressScenario, @unchecked Sendable {
+public final class CompositeInsertVersusDispose: ExplorableScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case bothInserted = "both-inserted-then-disposed"
         case oneInserted = "one-inserted-one-rejected"
@@ -52,8 +52,6 @@ public final class CompositeInsertVersusDispose: StressScenario, @unchecked Send
     public let summary = "CompositeDisposable: two inserts race dispose(); every member is disposed exactly once"
     public let actorCount = 3
     public let live = LiveCounter()
-    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
 
     public init() {}
 

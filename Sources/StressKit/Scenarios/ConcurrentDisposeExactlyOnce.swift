@@ -8,7 +8,7 @@ import Schedulers
 /// `SingleAssignmentDisposable`, `CompositeDisposable`, `ScheduledDisposable`
 /// on `CurrentThreadScheduler`. Each underlying resource is disposed exactly
 /// once, by whichever thread won; the others return having done nothing.
-public final class ConcurrentDisposeExactlyOnce: StressScenario, @unchecked Sendable {
+public final class ConcurrentDisposeExactlyOnce: ExplorableScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case actor0Won = "actor-0-disposed"
         case actor1Won = "actor-1-disposed"
@@ -92,8 +92,6 @@ public final class ConcurrentDisposeExactlyOnce: StressScenario, @unchecked Send
     public let summary = "Every disposable kind (seeded choice per iteration) disposed by 3 threads at once: each resource exactly once"
     public let actorCount = 3
     public let live = LiveCounter()
-    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
 
     public init() {}
 

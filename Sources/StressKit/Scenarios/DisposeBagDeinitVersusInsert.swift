@@ -7,7 +7,7 @@ import Schedulers
 /// whichever thread dropped the last reference; a bag already gone is not
 /// inserted into (the inserter disposes its member itself). Every member is
 /// disposed exactly once and the bag is freed.
-public final class DisposeBagDeinitVersusInsert: StressScenario, @unchecked Sendable {
+public final class DisposeBagDeinitVersusInsert: ExplorableScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case insertedThenDeinit = "inserted-then-deinit"
         case bagGoneBeforeInsert = "bag-gone-before-insert"
@@ -53,8 +53,6 @@ public final class DisposeBagDeinitVersusInsert: StressScenario, @unchecked Send
     public let summary = "DisposeBag: deinit (owner drops it) races an insert through a weak reference"
     public let actorCount = 2
     public let live = LiveCounter()
-    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
 
     public init() {}
 

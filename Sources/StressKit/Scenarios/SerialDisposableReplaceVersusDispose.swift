@@ -8,7 +8,7 @@ import Schedulers
 /// the one that was current when it ran; the others are disposed by the
 /// replacing thread (the replaced one, or the new one when the serial
 /// disposable was already disposed).
-public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchecked Sendable {
+public final class SerialDisposableReplaceVersusDispose: ExplorableScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case disposerTookInitial = "dispose-took-initial"
         case disposerTookFirst = "dispose-took-replacement-a"
@@ -55,8 +55,6 @@ public final class SerialDisposableReplaceVersusDispose: StressScenario, @unchec
     public let summary = "SerialDisposable: two replacements race dispose(); each disposable is disposed exactly once"
     public let actorCount = 3
     public let live = LiveCounter()
-    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
 
     public init() {}
 

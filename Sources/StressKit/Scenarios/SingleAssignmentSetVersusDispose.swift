@@ -16,7 +16,7 @@ extension SingleAssignmentDisposable: AssignOnceDisposable {}
 ///
 /// The assigned disposable is disposed exactly once: by a disposer if the
 /// assignment came first, by the assigning thread otherwise.
-public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposable>: StressScenario, @unchecked Sendable {
+public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposable>: ExplorableScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case setThenDisposed = "set-then-disposed"
         case disposedThenSet = "disposed-then-set"
@@ -56,8 +56,6 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
     public let summary: String
     public let actorCount: Int
     public let live = LiveCounter()
-    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
 
     /// Creates the scenario; `name` distinguishes the self-check's broken
     /// subject. `disposers` threads (1 or 2) race the assigning one.

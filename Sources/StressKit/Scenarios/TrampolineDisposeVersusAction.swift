@@ -8,7 +8,7 @@ import Schedulers
 /// cannot start before the outer returns); actor 1 disposes the holder after a
 /// seeded delay. Actor 0 disposes the inner action again once its trampoline
 /// drained: the result is still disposed exactly once.
-public final class TrampolineDisposeVersusAction: StressScenario, @unchecked Sendable {
+public final class TrampolineDisposeVersusAction: ExplorableScenario, @unchecked Sendable {
     public typealias Outcome = ScheduledActionOutcome
     public typealias State = ScheduledActionProbe
 
@@ -17,8 +17,6 @@ public final class TrampolineDisposeVersusAction: StressScenario, @unchecked Sen
     public let summary = "CurrentThreadScheduler: dispose() from another thread races a queued trampoline action"
     public let actorCount = 2
     public let live = LiveCounter()
-    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
 
     public init() {}
 

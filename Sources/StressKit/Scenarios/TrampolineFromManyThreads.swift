@@ -4,7 +4,7 @@ import Schedulers
 /// (guarantees 2 and 5 in Guarantees.md): each thread has its own trampoline, runs its own
 /// actions in FIFO order on itself, skips a queued action disposed before it
 /// starts, and reports `isScheduleRequired` correctly.
-public final class TrampolineFromManyThreads: StressScenario, @unchecked Sendable {
+public final class TrampolineFromManyThreads: ExplorableScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case inOrderOnOwnThread = "fifo-on-own-thread"
         case wrongOrder = "wrong-order"
@@ -41,8 +41,6 @@ public final class TrampolineFromManyThreads: StressScenario, @unchecked Sendabl
     public let summary = "CurrentThreadScheduler from 3 threads at once: per-thread FIFO, no cross-thread runs, disposed items skipped"
     public let actorCount = 3
     public let live = LiveCounter()
-    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
 
     /// The order each thread must see: outer (0), then 1, 3, then 1's child (4); 2 is disposed.
     static let expected = [0, 1, 3, 4]

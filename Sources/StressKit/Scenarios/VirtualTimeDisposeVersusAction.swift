@@ -10,7 +10,7 @@ import Schedulers
 /// while on the running thread; the action cannot be taken before the gate
 /// returns, so a `dispose()` that returned before the gate opened must keep
 /// it from running.
-public final class VirtualTimeDisposeVersusAction: StressScenario, @unchecked Sendable {
+public final class VirtualTimeDisposeVersusAction: ExplorableScenario, @unchecked Sendable {
     public typealias Outcome = ScheduledActionOutcome
 
     public final class State: ScenarioState, @unchecked Sendable {
@@ -37,8 +37,6 @@ public final class VirtualTimeDisposeVersusAction: StressScenario, @unchecked Se
     public let summary = "HistoricalScheduler: dispose() from another thread races start() running a queued action"
     public let actorCount = 2
     public let live = LiveCounter()
-    /// Explorable: the actors are the only threads (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
 
     public init() {}
 

@@ -82,23 +82,15 @@ public struct FanInScaleBenchmark: ScaleBenchmark {
     public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let elements = Self.elements(configuration)
         let params = formatParams(["elements": String(elements)])
-        return [(VariantID.fastPath, Self.library), (.peer("opencombine"), Self.openCombine)].map { variant, run in
-            MeasurementPlan(
-                benchmark: Self.name, variant: variant, params: params,
-                estimatedSeconds: Double(points.count * elements) * 0.5e-6 + 0.05, warmUpEstimatedSeconds: 0.05,
-                warmUp: { _ in _ = try run(2, 2_000) },
-                measure: { context in
-                    var recorder = SweepRecorder()
-                    let progress = SweepProgress(progress: context.progress, count: points.count)
-                    for (index, producers) in points.enumerated() {
-                        progress.enter(point: index, n: producers, label: "P")
-                        let (rate, latencies) = try run(producers, elements)
-                        recorder.record(.elementsPerSecond, n: producers, rate)
-                        recorder.record(.nanosecondsPerElement, n: producers, 1e9 / rate)
-                        recorder.record(.latencyP99, n: producers, Statistics.percentile(sorted: latencies.sorted(), 99))
-                    }
-                    return recorder.rows(fitting: [Metric.nanosecondsPerElement.name])
-                })
+        return ScaleFamily.fastPathBesideOpenCombine(
+            benchmark: Self.name, params: params, points: points, pointLabel: "P",
+            estimatedSeconds: Double(points.count * elements) * 0.5e-6 + 0.05, fitting: .nanosecondsPerElement,
+            runs: (Self.library, Self.openCombine), warmUp: { run in _ = try run(2, 2_000) }
+        ) { run, producers, recorder in
+            let (rate, latencies) = try run(producers, elements)
+            recorder.record(.elementsPerSecond, n: producers, rate)
+            recorder.record(.nanosecondsPerElement, n: producers, 1e9 / rate)
+            recorder.record(.latencyP99, n: producers, Statistics.percentile(sorted: latencies.sorted(), 99))
         }
     }
 
@@ -219,20 +211,12 @@ public struct FanOutScaleBenchmark: ScaleBenchmark {
     public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let deliveries = Self.deliveries(configuration)
         let params = formatParams(["deliveries": String(deliveries)])
-        return [(VariantID.fastPath, Self.library), (.peer("opencombine"), Self.openCombine)].map { variant, run in
-            MeasurementPlan(
-                benchmark: Self.name, variant: variant, params: params,
-                estimatedSeconds: Double(points.count * deliveries) * 1e-6 + 0.05, warmUpEstimatedSeconds: 0.05,
-                warmUp: { _ in _ = try run(10, 1_000) },
-                measure: { context in
-                    var recorder = SweepRecorder()
-                    let progress = SweepProgress(progress: context.progress, count: points.count)
-                    for (index, n) in points.enumerated() {
-                        progress.enter(point: index, n: n)
-                        recorder.record(.nanosecondsPerDelivery, n: n, try run(n, deliveries))
-                    }
-                    return recorder.rows(fitting: [Metric.nanosecondsPerDelivery.name])
-                })
+        return ScaleFamily.fastPathBesideOpenCombine(
+            benchmark: Self.name, params: params, points: points, pointLabel: "N",
+            estimatedSeconds: Double(points.count * deliveries) * 1e-6 + 0.05, fitting: .nanosecondsPerDelivery,
+            runs: (Self.library, Self.openCombine), warmUp: { run in _ = try run(10, 1_000) }
+        ) { run, n, recorder in
+            recorder.record(.nanosecondsPerDelivery, n: n, try run(n, deliveries))
         }
     }
 
@@ -269,5 +253,37 @@ public struct FanOutScaleBenchmark: ScaleBenchmark {
         for element in 0..<elements { subject.send(element) }
         try gate.wait(variant: "peer.opencombine", seconds: 60)
         return Double(gate.finishedAt - start) / Double(elements * subscribers)
+    }
+}
+
+extension ScaleFamily {
+    /// The two plans of a fan sweep: the library's fast path (`runs.library`)
+    /// and OpenCombine (`runs.openCombine`) measured alike. Each repetition
+    /// walks `points` in order, `measurePoint` records one point with the
+    /// variant's run, and the rows fit `fitting` over the points.
+    static func fastPathBesideOpenCombine<Outcome>(
+        benchmark: String, params: String, points: [Int], pointLabel: String, estimatedSeconds: Double,
+        fitting: Metric,
+        runs: (library: @Sendable (Int, Int) throws -> Outcome, openCombine: @Sendable (Int, Int) throws -> Outcome),
+        warmUp: @escaping @Sendable (_ run: @Sendable (Int, Int) throws -> Outcome) throws -> Void,
+        measurePoint: @escaping @Sendable (
+            _ run: @Sendable (Int, Int) throws -> Outcome, _ n: Int, _ recorder: inout SweepRecorder
+        ) throws -> Void
+    ) -> [MeasurementPlan] {
+        [(VariantID.fastPath, runs.library), (.peer("opencombine"), runs.openCombine)].map { variant, run in
+            MeasurementPlan(
+                benchmark: benchmark, variant: variant, params: params,
+                estimatedSeconds: estimatedSeconds, warmUpEstimatedSeconds: 0.05,
+                warmUp: { _ in try warmUp(run) },
+                measure: { context in
+                    var recorder = SweepRecorder()
+                    let progress = SweepProgress(progress: context.progress, count: points.count)
+                    for (index, n) in points.enumerated() {
+                        progress.enter(point: index, n: n, label: pointLabel)
+                        try measurePoint(run, n, &recorder)
+                    }
+                    return recorder.rows(fitting: [fitting.name])
+                })
+        }
     }
 }
