@@ -204,6 +204,10 @@ public struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     /// sources only `unowned`, so that release freed N − 1 sources with
     /// their observers while the clock ran: work linear in N, charged to
     /// the flood (docs/Scale.md, "Live subscriptions").
+    ///
+    /// Never inlined: a symbol of its own, which
+    /// `scripts/callgrind-live-subscriptions.sh` counts the flood inside.
+    @inline(never)
     static func timeFlood<Live>(
         keeping live: Live, deliveries: Int, gate: DeliveryGate, variant: String, send: (Int) -> Void
     ) throws -> Double {
