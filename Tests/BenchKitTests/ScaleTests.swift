@@ -201,6 +201,26 @@ final class GrowthComparisonTests: XCTestCase {
         XCTAssertEqual(ratio, 2, accuracy: 0.01)
     }
 
+    func testACountsExponentMovingByThousandthsIsSameAndGrowingWithNIsWorse() throws {
+        func run(_ exponent: Double) throws -> ResultFile {
+            let lines = [
+                "benchmark,variant,params,metric,unit,repetition,value",
+                "scale.liveSubscriptions,fast-path,deliveries=20000;of=bytes_per_live_subscription;range=1-100000,"
+                    + "allocs_growth_exponent,exponent,1,\(exponent)",
+            ]
+            return try ResultFile.parse(text: lines.joined(separator: "\n") + "\n", path: "\(exponent).csv")
+        }
+        func verdict(_ base: Double, _ new: Double) throws -> CompareVerdict? {
+            try ComparisonReport(base: run(base), new: run(new), options: CompareOptions()).comparisons.first?.verdict
+        }
+        // 32 bytes more per live subscription, every point still constant in N.
+        XCTAssertEqual(try verdict(-0.0019, -0.0017), .same)
+        XCTAssertEqual(try verdict(-0.0019, -0.0019 + Metric.countGrowthExponentTolerance), .same)
+        // A count that grows with N: 16 allocations per action at 10^3, 36 at 10^6.
+        XCTAssertEqual(try verdict(0, 0.12), .worse)
+        XCTAssertEqual(try verdict(0.12, 0), .better)
+    }
+
     func testTheReportSaysWhichAndWorseGrowthFailsCompare() throws {
         let comparison = GrowthComparison(
             base: try file("base.csv", base),

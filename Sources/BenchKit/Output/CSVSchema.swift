@@ -154,16 +154,20 @@ public struct BenchmarkSchema: Sendable, Equatable {
     }
 
     /// The built-in absolute tolerance of this benchmark's exact count
-    /// `metric`, by its kind: for a benchmark counted in whole allocations,
+    /// `metric`: the metric's own ``Metric/exactTolerance``, or by its kind
+    /// for a benchmark counted in whole allocations,
     /// ``wholeAllocationTolerance`` for allocations and
-    /// ``wholeAllocationByteTolerance`` for bytes; else 0 (instruction counts
-    /// have a relative tolerance, ``MetricKind/instructionTolerance``).
+    /// ``wholeAllocationByteTolerance`` for bytes, whichever is larger; else
+    /// 0 (instruction counts have a relative tolerance,
+    /// ``MetricKind/instructionTolerance``).
     public func countTolerance(metric: String) -> Double {
-        guard countsInWholeAllocations, let kind = self.metric(named: metric)?.kind else { return 0 }
-        switch kind {
-        case .allocations: return Self.wholeAllocationTolerance
-        case .allocatedBytes: return Self.wholeAllocationByteTolerance
-        case .measured, .wakeUpBound, .singleRunTail, .exactCount, .instructions, .informational: return 0
+        guard let found = self.metric(named: metric) else { return 0 }
+        guard countsInWholeAllocations else { return found.exactTolerance }
+        switch found.kind {
+        case .allocations: return max(found.exactTolerance, Self.wholeAllocationTolerance)
+        case .allocatedBytes: return max(found.exactTolerance, Self.wholeAllocationByteTolerance)
+        case .measured, .wakeUpBound, .singleRunTail, .exactCount, .instructions, .informational:
+            return found.exactTolerance
         }
     }
 

@@ -84,12 +84,20 @@ public struct Metric: Sendable, Hashable {
     /// What kind of value it is: decides how `compare` judges it and which
     /// pass of a run measures it.
     public let kind: MetricKind
+    /// For an exact metric: how far (in its unit) it may move between two
+    /// runs and still be `same`. 0, the default, allows no move at all.
+    public let exactTolerance: Double
 
-    public init(_ name: String, unit: String, kind: MetricKind, direction: MetricDirection) {
+    /// - Parameter exactTolerance: for an exact metric, the move (in `unit`)
+    ///   `compare` still calls `same`; say why in the metric's comment.
+    public init(
+        _ name: String, unit: String, kind: MetricKind, direction: MetricDirection, exactTolerance: Double = 0
+    ) {
         self.name = name
         self.unit = unit
         self.kind = kind
         self.direction = direction
+        self.exactTolerance = exactTolerance
     }
 
     /// `true` for counts that do not vary between runs of the same code
