@@ -85,19 +85,22 @@ public struct Metric: Sendable, Hashable {
     /// pass of a run measures it.
     public let kind: MetricKind
     /// For an exact metric: how far (in its unit) it may move between two
-    /// runs and still be `same`. 0, the default, allows no move at all.
-    public let exactTolerance: Double
+    /// runs and still be `same` (``tolerating(_:)``). 0 allows no move at all.
+    public private(set) var exactTolerance: Double = 0
 
-    /// - Parameter exactTolerance: for an exact metric, the move (in `unit`)
-    ///   `compare` still calls `same`; say why in the metric's comment.
-    public init(
-        _ name: String, unit: String, kind: MetricKind, direction: MetricDirection, exactTolerance: Double = 0
-    ) {
+    public init(_ name: String, unit: String, kind: MetricKind, direction: MetricDirection) {
         self.name = name
         self.unit = unit
         self.kind = kind
         self.direction = direction
-        self.exactTolerance = exactTolerance
+    }
+
+    /// This metric, `same` in `compare` when it is exact and moved by at
+    /// most `amount` (in its unit); say why in the metric's comment.
+    public func tolerating(_ amount: Double) -> Metric {
+        var copy = self
+        copy.exactTolerance = amount
+        return copy
     }
 
     /// `true` for counts that do not vary between runs of the same code

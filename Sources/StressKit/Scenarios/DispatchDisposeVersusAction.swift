@@ -11,36 +11,19 @@ import Schedulers
 /// other, in either order. A `dispose()` that returned before the gate opened
 /// must keep the action from ever running. The arbiter disposes once more:
 /// the result is still disposed exactly once.
-public final class DispatchDisposeVersusAction: StressScenario, @unchecked Sendable {
+public final class DispatchDisposeVersusAction: SchedulerScenario, StressScenario, @unchecked Sendable {
     public typealias Outcome = ScheduledActionOutcome
     public typealias State = ScheduledActionProbe
 
-    public let name: String
     public let guarantees = "5, 7"
-    public let summary: String
-    public let actorCount = 2
-    public let live = LiveCounter()
-    private let scheduler: ScenarioScheduler
-    /// Explorable: the schedulers hand their work through the library's
-    /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String?
     /// The gate and the action, each on a worker.
     public let explorationWorkers = 2
 
     /// Creates the scenario for the registered scheduler.
     public init(_ registration: StressScheduler) {
-        scheduler = ScenarioScheduler(registration)
-        explorationBlocker = scheduler.explorationBlocker
-        name = "dispose-vs-action.\(registration.name)"
-        summary = "\(registration.name): dispose() from another thread races the start of a scheduled action"
-    }
-
-    public func setUp() {
-        scheduler.setUp()
-    }
-
-    public func tearDown() {
-        scheduler.tearDown()
+        super.init(
+            registration, name: "dispose-vs-action.\(registration.name)",
+            summary: "\(registration.name): dispose() from another thread races the start of a scheduled action")
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {

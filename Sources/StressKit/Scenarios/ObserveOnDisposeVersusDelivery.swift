@@ -8,7 +8,7 @@ import Schedulers
 /// scheduler, no further event reaches the observer. On every scheduler the
 /// observer sees the elements in order, never twice, never two calls at
 /// once, and the source's own disposable is disposed exactly once.
-public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Sendable {
+public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case noneDelivered = "disposed-before-any-delivery"
         case someDelivered = "some-delivered-then-disposed"
@@ -112,36 +112,21 @@ public final class ObserveOnDisposeVersusDelivery: StressScenario, @unchecked Se
         }
     }
 
-    public let name: String
     public let guarantees = "2, 3, 7, 8"
-    public let summary: String
-    public let actorCount = 2
-    public let live = LiveCounter()
-    private let scheduler: ScenarioScheduler
     private let path: ObserveOnPath
-    /// Explorable on both paths: the schedulers and the serial fast path hand
-    /// their work through the library's seam.
-    public let explorationBlocker: String?
+    // Explorable on the library's schedulers on both paths: the schedulers
+    // and the serial fast path hand their work through the library's seam.
     /// Drains and the scheduled disposal, each on a worker.
     public let explorationWorkers = 3
 
     /// Creates the scenario for the registered scheduler, on `path`.
     public init(_ registration: StressScheduler, path: ObserveOnPath = .automatic) {
-        scheduler = ScenarioScheduler(registration)
-        explorationBlocker = scheduler.explorationBlocker
         self.path = path
         let pathName = path == .generic ? "-generic-path" : ""
-        name = "dispose-vs-observeOn.\(registration.name)\(pathName)"
-        summary = "\(registration.name)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "
-            + "while an action on the scheduler disposes the observeOn subscription"
-    }
-
-    public func setUp() {
-        scheduler.setUp()
-    }
-
-    public func tearDown() {
-        scheduler.tearDown()
+        super.init(
+            registration, name: "dispose-vs-observeOn.\(registration.name)\(pathName)",
+            summary: "\(registration.name)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "
+                + "while an action on the scheduler disposes the observeOn subscription")
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {

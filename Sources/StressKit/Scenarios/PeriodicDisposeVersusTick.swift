@@ -11,7 +11,7 @@ import Schedulers
 /// so at most one tick can do that; a second tick that begins after
 /// `dispose()` returned is a broken guarantee. The arbiter waits several
 /// periods before judging, so such a tick would have had time to come.
-public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendable {
+public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case disposedBeforeFirstTick = "disposed-before-first-tick"
         case tickedThenDisposed = "ticked-then-disposed"
@@ -80,38 +80,25 @@ public final class PeriodicDisposeVersusTick: StressScenario, @unchecked Sendabl
         }
     }
 
-    public let name: String
     public let guarantees = "6, 7, 8"
-    public let summary: String
-    public let actorCount = 2
-    public let live = LiveCounter()
-    private let scheduler: ScenarioScheduler
     private let emulated: Bool
-    /// Explorable, natively and emulated: the schedulers' timers pass the
-    /// library's hand-off seam, where a schedule controller makes them
-    /// virtual, and the emulated job's clock reads pass it too, where they
-    /// see the controller's virtual clock (moved only by a virtual timer's
-    /// fire), so its due-time arithmetic is the same in every replay.
-    public let explorationBlocker: String?
+    // Explorable on the library's schedulers, natively and emulated: the
+    // schedulers' timers pass the library's hand-off seam, where a schedule
+    // controller makes them virtual, and the emulated job's clock reads pass
+    // it too, where they see the controller's virtual clock (moved only by a
+    // virtual timer's fire), so its due-time arithmetic is the same in every
+    // replay.
     /// The timer's fire, the tick on its queue, and the operation queue's tick operation.
     public let explorationWorkers = 3
 
     /// Creates the scenario for the registered scheduler, native or emulated.
     public init(_ registration: StressScheduler, emulated: Bool = false) {
-        scheduler = ScenarioScheduler(registration)
-        explorationBlocker = scheduler.explorationBlocker
         self.emulated = emulated
-        name = "dispose-vs-periodic.\(registration.name)\(emulated ? "-emulated" : "")"
-        summary = "\(registration.name) \(emulated ? "emulated" : registration.isPeriodic ? "native" : "schedulePeriodic (the library's emulation: not a PeriodicScheduler)") periodic job (period "
-            + "\(Self.periodMicroseconds) µs): dispose() from another thread races its ticks"
-    }
-
-    public func setUp() {
-        scheduler.setUp()
-    }
-
-    public func tearDown() {
-        scheduler.tearDown()
+        let kind = emulated ? "emulated" : registration.isPeriodic ? "native" : "schedulePeriodic (the library's emulation: not a PeriodicScheduler)"
+        super.init(
+            registration, name: "dispose-vs-periodic.\(registration.name)\(emulated ? "-emulated" : "")",
+            summary: "\(registration.name) \(kind) periodic job (period \(Self.periodMicroseconds) µs): "
+                + "dispose() from another thread races its ticks")
     }
 
 

@@ -5,7 +5,7 @@ import Schedulers
 /// One scenario per registered scheduler (the library's and a user's alike):
 /// where the registration can tell whether the calling thread is its own
 /// (`isCurrent`), the disposal must also have run there.
-public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Sendable {
+public final class ScheduledDisposableOnScheduler: SchedulerScenario, StressScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case disposedOnScheduler = "disposed-once-on-scheduler"
         case notExactlyOnce = "not-disposed-exactly-once"
@@ -49,33 +49,15 @@ public final class ScheduledDisposableOnScheduler: StressScenario, @unchecked Se
         }
     }
 
-    public let name: String
     public let guarantees = "7"
-    public let summary: String
-    public let actorCount = 2
-    public let live = LiveCounter()
-    private let scheduler: ScenarioScheduler
-    /// Explorable on the library's schedulers: they hand their work through
-    /// the library's seam, which the schedule controller takes over (see
-    /// `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String?
     /// The scheduled disposal on a worker.
     public let explorationWorkers = 2
 
     /// Creates the scenario for the registered scheduler.
     public init(_ registration: StressScheduler) {
-        scheduler = ScenarioScheduler(registration)
-        explorationBlocker = scheduler.explorationBlocker
-        name = "scheduled-disposable.concurrent-dispose.\(registration.name)"
-        summary = "\(registration.name): a ScheduledDisposable disposed by 2 threads at once disposes once, on the scheduler"
-    }
-
-    public func setUp() {
-        scheduler.setUp()
-    }
-
-    public func tearDown() {
-        scheduler.tearDown()
+        super.init(
+            registration, name: "scheduled-disposable.concurrent-dispose.\(registration.name)",
+            summary: "\(registration.name): a ScheduledDisposable disposed by 2 threads at once disposes once, on the scheduler")
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {

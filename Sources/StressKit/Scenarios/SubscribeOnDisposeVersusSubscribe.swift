@@ -9,7 +9,7 @@ import Schedulers
 /// that returned before the gate opened means the source is never
 /// subscribed; otherwise the subscription and its disposal both run on the
 /// scheduler, and the source's resource is disposed exactly once.
-public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked Sendable {
+public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case disposedBeforeSubscribe = "disposed-before-subscribe"
         case subscribedThenDisposed = "subscribed-then-disposed-on-scheduler"
@@ -57,32 +57,15 @@ public final class SubscribeOnDisposeVersusSubscribe: StressScenario, @unchecked
         }
     }
 
-    public let name: String
     public let guarantees = "4, 7, 8"
-    public let summary: String
-    public let actorCount = 2
-    public let live = LiveCounter()
-    private let scheduler: ScenarioScheduler
-    /// Explorable: the schedulers hand their work through the library's
-    /// seam, which the schedule controller takes over (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String?
     /// The gate, the subscription and its scheduled disposal, each on a worker.
     public let explorationWorkers = 3
 
     /// Creates the scenario for the registered scheduler.
     public init(_ registration: StressScheduler) {
-        scheduler = ScenarioScheduler(registration)
-        explorationBlocker = scheduler.explorationBlocker
-        name = "dispose-vs-subscribeOn.\(registration.name)"
-        summary = "\(registration.name): dispose() from another thread races a pending subscribe(on:) subscription"
-    }
-
-    public func setUp() {
-        scheduler.setUp()
-    }
-
-    public func tearDown() {
-        scheduler.tearDown()
+        super.init(
+            registration, name: "dispose-vs-subscribeOn.\(registration.name)",
+            summary: "\(registration.name): dispose() from another thread races a pending subscribe(on:) subscription")
     }
 
 

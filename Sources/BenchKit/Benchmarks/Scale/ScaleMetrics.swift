@@ -9,8 +9,8 @@ extension Metric {
     /// operation, named by `of=`): exact, as the counts are, and `same`
     /// within ``countGrowthExponentTolerance``.
     public static let countGrowthExponent = Metric(
-        "allocs_growth_exponent", unit: "exponent", kind: .allocations, direction: .lowerIsBetter,
-        exactTolerance: countGrowthExponentTolerance)
+        "allocs_growth_exponent", unit: "exponent", kind: .allocations, direction: .lowerIsBetter
+    ).tolerating(countGrowthExponentTolerance)
     /// How far a count's growth exponent may move and still be `same`. A
     /// sweep's fixed cost (a scheduler, a warm-up's caches) spread over N
     /// gives a constant per-operation count a slightly negative exponent, and

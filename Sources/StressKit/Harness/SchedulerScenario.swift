@@ -1,0 +1,41 @@
+/// What every scenario on one registered scheduler shares: its name and
+/// summary, two actors, the live-instance counter, the scheduler (made afresh
+/// by `setUp()`, drained and dropped by `tearDown()`), and whether a schedule
+/// controller can explore it.
+///
+/// A scenario subclasses it and adds its own outcomes, state, actors,
+/// `settle()` and arbiter (``StressScenario``).
+public class SchedulerScenario: @unchecked Sendable {
+    /// The scenario's name: its kind, then the registration's name.
+    public let name: String
+    /// One line on what races.
+    public let summary: String
+    /// Two actors race in every iteration.
+    public let actorCount = 2
+    /// Counts the instances the scenario made that are still alive.
+    public let live = LiveCounter()
+    /// `nil` on the library's schedulers: they hand their work through the
+    /// library's seam, which the schedule controller takes over (see
+    /// `StressScenario.explorationBlocker`). A user's scheduler runs its own
+    /// threads, which no controller runs.
+    public let explorationBlocker: String?
+    /// The scheduler the actors race on.
+    let scheduler: ScenarioScheduler
+
+    init(_ registration: StressScheduler, name: String, summary: String) {
+        scheduler = ScenarioScheduler(registration)
+        explorationBlocker = scheduler.explorationBlocker
+        self.name = name
+        self.summary = summary
+    }
+
+    /// Makes the scheduler, before the first iteration.
+    public func setUp() {
+        scheduler.setUp()
+    }
+
+    /// Drains and drops the scheduler, after the last iteration.
+    public func tearDown() {
+        scheduler.tearDown()
+    }
+}
