@@ -126,31 +126,21 @@ import Testing
     }
 
     @Test func aSweepWithSeveralSeriesAtOnePointOrAnUnknownVariantIsRefused() throws {
-        let ambiguous = try Self.repository(
-            doc: """
-                <!-- report-source: results/run.csv -->
-                <!-- report:sweep scale.x ns_per_op variants=lib -->
-                <!-- /report -->
-                """, csv: Self.sweepCSV)
-        let outcome = ReportTool.run(root: ambiguous.path, check: false)
-        #expect(outcome.status == 2)
-        #expect(outcome.diagnostics.contains("docs/Doc.md:2: scale.x/lib ns_per_op at n=10 has several series"))
-        let unknown = try Self.repository(
-            doc: """
-                <!-- report-source: results/run.csv -->
-                <!-- report:sweep scale.x ns_per_op variants=nope params=phase=run -->
-                <!-- /report -->
-                """, csv: Self.sweepCSV)
-        let refused = ReportTool.run(root: unknown.path, check: false)
-        #expect(refused.status == 2)
-        #expect(refused.diagnostics.contains("has no scale.x/nope ns_per_op points (its variants: lib, peer)"))
-        let withMetrics = try Self.repository(
-            doc: """
-                <!-- report-source: results/run.csv -->
-                <!-- report:sweep scale.x ns_per_op metrics=ns_per_op -->
-                <!-- /report -->
-                """, csv: Self.sweepCSV)
-        #expect(ReportTool.run(root: withMetrics.path, check: false).diagnostics.contains("it takes no metrics="))
+        /// Renders one sweep region over the sweep fixture: the status and what was printed.
+        func render(_ directive: String) throws -> (status: Int32, diagnostics: String) {
+            let root = try Self.repository(
+                doc: "<!-- report-source: results/run.csv -->\n<!-- \(directive) -->\n<!-- /report -->\n",
+                csv: Self.sweepCSV)
+            let outcome = ReportTool.run(root: root.path, check: false)
+            return (outcome.status, outcome.diagnostics)
+        }
+        let ambiguous = try render("report:sweep scale.x ns_per_op variants=lib")
+        #expect(ambiguous.status == 2)
+        #expect(ambiguous.diagnostics.contains("docs/Doc.md:2: scale.x/lib ns_per_op at n=10 has several series"))
+        let unknown = try render("report:sweep scale.x ns_per_op variants=nope params=phase=run")
+        #expect(unknown.status == 2)
+        #expect(unknown.diagnostics.contains("has no scale.x/nope ns_per_op points (its variants: lib, peer)"))
+        #expect(try render("report:sweep scale.x ns_per_op metrics=ns_per_op").diagnostics.contains("it takes no metrics="))
     }
 
     @Test func aVariantWithSeveralParameterSetsShowsThemAndPerTickSamplesAreLeftOut() throws {
