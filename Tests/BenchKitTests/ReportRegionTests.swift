@@ -143,14 +143,17 @@ import Testing
         #expect(try render("report:sweep scale.x ns_per_op metrics=ns_per_op").diagnostics.contains("it takes no metrics="))
     }
 
+    /// Regenerates a document holding one region, `directive`, over `csv`: the document after.
+    static func rendered(_ directive: String, csv: String = csv) throws -> String {
+        let root = try repository(
+            doc: "<!-- report-source: results/run.csv -->\n<!-- \(directive) -->\n<!-- /report -->\n", csv: csv)
+        let outcome = ReportTool.run(root: root.path, check: false)
+        #expect(outcome.status == 0, "\(outcome.diagnostics)")
+        return try read(root)
+    }
+
     @Test func aVariantWithSeveralParameterSetsShowsThemAndPerTickSamplesAreLeftOut() throws {
-        let root = try Self.repository(doc: """
-            <!-- report-source: results/run.csv -->
-            <!-- report:table hop variants=fast metrics=rate -->
-            <!-- /report -->
-            """)
-        #expect(ReportTool.run(root: root.path, check: false).status == 0)
-        let text = try Self.read(root)
+        let text = try Self.rendered("report:table hop variants=fast metrics=rate")
         #expect(text.contains("| `fast` [n=1] | 200 |"))
         #expect(text.contains("| `fast` [n=2] | 7 |"))
         #expect(!text.contains("tick=1"))
@@ -159,24 +162,12 @@ import Testing
     @Test func aParameterSetThatMeasuredNoneOfTheMetricsMakesNoRow() throws {
         // A default run also holds the counting pass's rows: another parameter set, other metrics.
         let counted = Self.csv + "\nr,t,g,h,c,2,6,callgrind,hop,fast,operations=10,instructions,instructions,1,740"
-        let root = try Self.repository(doc: """
-            <!-- report-source: results/run.csv -->
-            <!-- report:table hop variants=fast metrics=rate -->
-            <!-- /report -->
-            """, csv: counted)
-        #expect(ReportTool.run(root: root.path, check: false).status == 0)
-        let text = try Self.read(root)
-        #expect(text.contains("| `fast` [n=1] | 200 |"))
-        #expect(!text.contains("operations=10"), "\(text)")
+        let timed = try Self.rendered("report:table hop variants=fast metrics=rate", csv: counted)
+        #expect(timed.contains("| `fast` [n=1] | 200 |"))
+        #expect(!timed.contains("operations=10"), "\(timed)")
         // Asked for, the counted metric is shown, and only its own parameter set.
-        let countedDoc = try Self.repository(doc: """
-            <!-- report-source: results/run.csv -->
-            <!-- report:table hop variants=fast metrics=instructions -->
-            <!-- /report -->
-            """, csv: counted)
-        #expect(ReportTool.run(root: countedDoc.path, check: false).status == 0)
-        let countedText = try Self.read(countedDoc)
-        #expect(countedText.contains("| `fast` | 740 |"), "\(countedText)")
+        let instructions = try Self.rendered("report:table hop variants=fast metrics=instructions", csv: counted)
+        #expect(instructions.contains("| `fast` | 740 |"), "\(instructions)")
     }
 
     @Test func anInlineValueIsRegeneratedInItsLine() throws {
