@@ -464,3 +464,49 @@ private func XCTAssertEqual(
         XCTAssertEqual(a, e, accuracy: accuracy, "\(actual) vs \(expected)", file: file, line: line)
     }
 }
+
+/// A series whose level is set by the process's state (`BenchmarkSchema.timesBoundToProcess`):
+/// the busy-queue floods of one binary read 13.3 and 33.3 ns per element in two
+/// processes (docs/Compare.md), which no rank test over one process's repetitions
+/// may call a regression.
+final class ProcessBoundVerdictTests: XCTestCase {
+    /// One run: `benchmark`'s fast path, seven repetitions of `ns` per element.
+    private func run(_ benchmark: String, _ ns: [Double], path: String) throws -> ResultFile {
+        var lines = ["benchmark,variant,params,metric,unit,repetition,value"]
+        for (index, value) in ns.enumerated() {
+            lines.append("\(benchmark),fast-path,elements=100000,ns_per_element,ns,\(index + 1),\(value)")
+        }
+        return try ResultFile.parse(text: lines.joined(separator: "\n") + "\n", path: path)
+    }
+
+    private let first: [Double] = [13.1, 13.2, 13.3, 13.3, 13.4, 13.5, 13.6]
+    private let second: [Double] = [32.5, 32.9, 33.1, 33.3, 33.6, 34.0, 34.4]
+
+    func testTheBusyQueueFloodsMovingBetweenProcessesAreNotJudgedNotAFalseAlarm() throws {
+        let report = try ComparisonReport(
+            base: run("observeOn.busyQueue", first, path: "a.csv"), new: run("observeOn.busyQueue", second, path: "b.csv"),
+            options: CompareOptions())
+        XCTAssertEqual(report.comparisons.first?.rule.isProcessBound, true)
+        XCTAssertEqual(report.comparisons.first?.verdict, .movedWorse)
+        XCTAssertEqual(report.exitStatus, .notJudged)
+        XCTAssertTrue(CompareReportFormatter(report: report).summary().contains("moved worse? (process-bound), 1 series"))
+        // Improved as clearly, it is not called better either; within the threshold it is the same.
+        let back = try ComparisonReport(
+            base: run("observeOn.busyQueue", second, path: "b.csv"), new: run("observeOn.busyQueue", first, path: "a.csv"),
+            options: CompareOptions())
+        XCTAssertEqual(back.comparisons.first?.verdict, .cannotTell)
+        let same = try ComparisonReport(
+            base: run("observeOn.busyQueue", first, path: "a.csv"), new: run("observeOn.busyQueue", first, path: "c.csv"),
+            options: CompareOptions())
+        XCTAssertEqual(same.comparisons.first?.verdict, .same)
+    }
+
+    func testTheSameMoveOfAQuietFloodIsARegression() throws {
+        let report = try ComparisonReport(
+            base: run("observeOn.throughput", first, path: "a.csv"), new: run("observeOn.throughput", second, path: "b.csv"),
+            options: CompareOptions())
+        XCTAssertEqual(report.comparisons.first?.rule.isProcessBound, false)
+        XCTAssertEqual(report.comparisons.first?.verdict, .worse)
+        XCTAssertEqual(report.exitStatus, .regression)
+    }
+}

@@ -160,7 +160,16 @@ extension CompareReportFormatter {
             text += "correction across the run (q > \(alpha)): a regression or one of the run's chance findings; "
             text += "only more repetitions can tell.\n"
         }
-        let moved = unjudged.filter { $0.verdict == .movedWorse }
+        let processBound = unjudged.filter { $0.verdict == .movedWorse && $0.rule.isProcessBound }
+        let moved = unjudged.filter { $0.verdict == .movedWorse && !$0.rule.isProcessBound }
+        if !processBound.isEmpty {
+            text += "moved worse? (process-bound), \(processBound.count) series: the median moved beyond its "
+            text += "threshold in the harmful direction, in a series whose level is set by the state of the whole "
+            text += "process (after a busy queue, the allocator's heap), which differs between two processes of one "
+            text += "binary by more than the threshold. Repetitions from one process cannot tell a change of the "
+            text += "code from that, so compare does not judge it. Not a pass: rerun both, and read the series "
+            text += "beside its quiet twin in the same run (observeOn.throughput) rather than across runs.\n"
+        }
         if !moved.isEmpty {
             text += "moved worse?, \(moved.count) series: the median moved beyond its threshold in the harmful "
             text += "direction, but the repetitions overlap too much for the test to confirm it (spread below: "

@@ -36,6 +36,10 @@ public struct MetricComparisonRule: Sendable, Equatable {
     /// A time set by thread wake-ups and timers (``CSVSchema/isWakeUpBound(metric:variant:in:)``):
     /// judged against ``CompareOptions/wakeUpThreshold`` rather than ``CompareOptions/threshold``.
     public let isWakeUpBound: Bool
+    /// A time of a benchmark whose level is set by the process's state
+    /// (``BenchmarkSchema/timesBoundToProcess``): one process's repetitions
+    /// can show it `same` or `moved worse?`, never confirm `worse` or `better`.
+    public let isProcessBound: Bool
 
     /// The rule for `metric` of `variant` in `benchmark`, from its declaration (see the type comment).
     public init(metric: String, benchmark: String? = nil, variant: String? = nil) {
@@ -43,6 +47,8 @@ public struct MetricComparisonRule: Sendable, Equatable {
         isWakeUpBound = benchmark.map { CSVSchema.isWakeUpBound(metric: metric, variant: variant ?? "", in: $0) } ?? false
         let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) } ?? CSVSchema.metric(named: metric)
         kind = declared?.kind
+        isProcessBound = declared?.kind == .measured
+            && benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.timesBoundToProcess == true
         guard let declared else {
             preference = .informational
             isExact = false

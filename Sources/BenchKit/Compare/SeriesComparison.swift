@@ -218,6 +218,10 @@ public struct SeriesComparison: Sendable {
         guard let worseTest, let adjustedWorseP, let adjustedBetterP else { return }
         self.adjustedWorseP = adjustedWorseP
         self.adjustedBetterP = adjustedBetterP
+        if rule.isProcessBound {
+            verdict = SeriesVerdicts.processBound(isWithinThreshold: isWithinThreshold, movedHarmfully: movedHarmfully)
+            return
+        }
         verdict = SeriesVerdicts.tested(
             worseTest: worseTest, betterTest: betterTest, adjustedWorseP: adjustedWorseP,
             adjustedBetterP: adjustedBetterP,

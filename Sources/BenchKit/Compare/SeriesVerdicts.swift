@@ -151,6 +151,15 @@ enum SeriesVerdicts {
         return isWithinThreshold ? .same : .cannotTell
     }
 
+    /// The verdict of a process-bound series (``MetricComparisonRule/isProcessBound``):
+    /// `moved worse?` when its median moved beyond the threshold in the
+    /// harmful direction, `same` within it, else `~`. No test can confirm a
+    /// change from repetitions that all share one process's state.
+    static func processBound(isWithinThreshold: Bool, movedHarmfully: Bool) -> CompareVerdict {
+        if movedHarmfully { return .movedWorse }
+        return isWithinThreshold ? .same : .cannotTell
+    }
+
     /// The test with the larger p-value: the intersection-union test of
     /// "changed as corrected" and "changed as measured".
     static func bothAgree(_ corrected: MannWhitneyUTest?, _ measured: MannWhitneyUTest?) -> MannWhitneyUTest? {

@@ -131,6 +131,16 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// ``wholeAllocationTolerance`` and byte counts within
     /// ``wholeAllocationByteTolerance`` (see ``countTolerance(metric:)``).
     public let countsInWholeAllocations: Bool
+    /// Whether this benchmark's timed metrics (``MetricKind/measured``) have
+    /// a level set by a state the whole process is in rather than by the code
+    /// alone: a flood right after a busy queue finds a mode that depends on
+    /// the allocator's heap in that process, so one binary's level differs
+    /// between processes by more than any threshold. One process's
+    /// repetitions share that state, so `compare` does not confirm a change
+    /// from them: a move beyond the threshold in the harmful direction reads
+    /// `moved worse?` (not judged, exit status 3), never `worse`, and no move
+    /// reads `better` (``MetricComparisonRule/isProcessBound``).
+    public let timesBoundToProcess: Bool
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one
@@ -143,7 +153,8 @@ public struct BenchmarkSchema: Sendable, Equatable {
 
     public init(
         name: String, variants: [VariantID], metrics: [Metric], wakeUpBoundVariants: [VariantID] = [],
-        varyingCountVariants: [VariantID] = [], countsInWholeAllocations: Bool = false
+        varyingCountVariants: [VariantID] = [], countsInWholeAllocations: Bool = false,
+        timesBoundToProcess: Bool = false
     ) {
         self.name = name
         self.variants = variants
@@ -151,6 +162,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
         self.wakeUpBoundVariants = wakeUpBoundVariants
         self.varyingCountVariants = varyingCountVariants
         self.countsInWholeAllocations = countsInWholeAllocations
+        self.timesBoundToProcess = timesBoundToProcess
     }
 
     /// The built-in absolute tolerance of this benchmark's exact count
