@@ -482,29 +482,25 @@ final class ProcessBoundVerdictTests: XCTestCase {
     private let first: [Double] = [13.1, 13.2, 13.3, 13.3, 13.4, 13.5, 13.6]
     private let second: [Double] = [32.5, 32.9, 33.1, 33.3, 33.6, 34.0, 34.4]
 
+    /// `compare` of `base` against `new` as `benchmark`'s fast path.
+    private func compare(_ benchmark: String, _ base: [Double], _ new: [Double]) throws -> ComparisonReport {
+        try ComparisonReport(
+            base: run(benchmark, base, path: "base.csv"), new: run(benchmark, new, path: "new.csv"), options: CompareOptions())
+    }
+
     func testTheBusyQueueFloodsMovingBetweenProcessesAreNotJudgedNotAFalseAlarm() throws {
-        let report = try ComparisonReport(
-            base: run("observeOn.busyQueue", first, path: "a.csv"), new: run("observeOn.busyQueue", second, path: "b.csv"),
-            options: CompareOptions())
+        let report = try compare("observeOn.busyQueue", first, second)
         XCTAssertEqual(report.comparisons.first?.rule.isProcessBound, true)
         XCTAssertEqual(report.comparisons.first?.verdict, .movedWorse)
         XCTAssertEqual(report.exitStatus, .notJudged)
         XCTAssertTrue(CompareReportFormatter(report: report).summary().contains("moved worse? (process-bound), 1 series"))
         // Improved as clearly, it is not called better either; within the threshold it is the same.
-        let back = try ComparisonReport(
-            base: run("observeOn.busyQueue", second, path: "b.csv"), new: run("observeOn.busyQueue", first, path: "a.csv"),
-            options: CompareOptions())
-        XCTAssertEqual(back.comparisons.first?.verdict, .cannotTell)
-        let same = try ComparisonReport(
-            base: run("observeOn.busyQueue", first, path: "a.csv"), new: run("observeOn.busyQueue", first, path: "c.csv"),
-            options: CompareOptions())
-        XCTAssertEqual(same.comparisons.first?.verdict, .same)
+        XCTAssertEqual(try compare("observeOn.busyQueue", second, first).comparisons.first?.verdict, .cannotTell)
+        XCTAssertEqual(try compare("observeOn.busyQueue", first, first).comparisons.first?.verdict, .same)
     }
 
     func testTheSameMoveOfAQuietFloodIsARegression() throws {
-        let report = try ComparisonReport(
-            base: run("observeOn.throughput", first, path: "a.csv"), new: run("observeOn.throughput", second, path: "b.csv"),
-            options: CompareOptions())
+        let report = try compare("observeOn.throughput", first, second)
         XCTAssertEqual(report.comparisons.first?.rule.isProcessBound, false)
         XCTAssertEqual(report.comparisons.first?.verdict, .worse)
         XCTAssertEqual(report.exitStatus, .regression)

@@ -163,12 +163,7 @@ extension CompareReportFormatter {
         let processBound = unjudged.filter { $0.verdict == .movedWorse && $0.rule.isProcessBound }
         let moved = unjudged.filter { $0.verdict == .movedWorse && !$0.rule.isProcessBound }
         if !processBound.isEmpty {
-            text += "moved worse? (process-bound), \(processBound.count) series: the median moved beyond its "
-            text += "threshold in the harmful direction, in a series whose level is set by the state of the whole "
-            text += "process (after a busy queue, the allocator's heap), which differs between two processes of one "
-            text += "binary by more than the threshold. Repetitions from one process cannot tell a change of the "
-            text += "code from that, so compare does not judge it. Not a pass: rerun both, and read the series "
-            text += "beside its quiet twin in the same run (observeOn.throughput) rather than across runs.\n"
+            text += "moved worse? (process-bound), \(processBound.count) series: \(Self.processBoundMove)\n"
         }
         if !moved.isEmpty {
             text += "moved worse?, \(moved.count) series: the median moved beyond its threshold in the harmful "
@@ -204,4 +199,13 @@ extension CompareReportFormatter {
         }
         return text
     }
+
+    /// What `moved worse? (process-bound)` means, and what to do about it.
+    static let processBoundMove = [
+        "the median moved beyond its threshold in the harmful direction, in a series whose level is set by the",
+        "state of the whole process (after a busy queue, the allocator's heap), which differs between two",
+        "processes of one binary by more than the threshold. Repetitions from one process cannot tell a change",
+        "of the code from that, so compare does not judge it. Not a pass: rerun both, and read the series beside",
+        "its quiet twin in the same run (observeOn.throughput) rather than across runs.",
+    ].joined(separator: " ")
 }
