@@ -61,6 +61,13 @@ public enum NumberFormat {
         return magnitude >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
     }
 
+    /// A growth exponent (the slope of a fit on log–log axes) with two
+    /// decimals, `0.00` rather than `-0.00`: `0.12`, `-0.40`.
+    public static func exponent(_ value: Double) -> String {
+        let text = String(format: "%.2f", value)
+        return text == "-0.00" ? "0.00" : text
+    }
+
     /// A signed percentage with one decimal, from a fraction: `0.123` → `+12.3%`.
     public static func percentage(_ fraction: Double) -> String {
         String(format: "%+.1f%%", fraction * 100)

@@ -136,20 +136,21 @@ final class IgnoresDisposeScheduler: SerialScheduler, @unchecked Sendable {
     }
 
     func scheduleInOrder<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
-        let work = Work(state: state, action: action)
-        queue.async { work.run() }
+        let work = QueuedAction(state: state, action: action)
+        queue.async { work.run().dispose() }
         return Disposables.create()
     }
+}
 
-    private final class Work<StateType>: @unchecked Sendable {
-        let state: StateType
-        let action: (StateType) -> Disposable
-        init(state: StateType, action: @escaping (StateType) -> Disposable) {
-            self.state = state
-            self.action = action
-        }
-        func run() { action(state).dispose() }
+/// An action and its state, carried to the queue that runs it.
+private final class QueuedAction<StateType>: @unchecked Sendable {
+    let state: StateType
+    let action: (StateType) -> Disposable
+    init(state: StateType, action: @escaping (StateType) -> Disposable) {
+        self.state = state
+        self.action = action
     }
+    func run() -> Disposable { action(state) }
 }
 
 /// A serial queue that knows its own thread. With `runsInline`, broken: it
@@ -176,20 +177,14 @@ final class MarkedQueueScheduler: SerialScheduler, @unchecked Sendable {
             cancel.setDisposable(action(state))
             return cancel
         }
-        let work = UncheckedBox((state, action))
+        let work = QueuedAction(state: state, action: action)
         queue.async {
             if !cancel.isDisposed {
-                cancel.setDisposable(work.value.1(work.value.0))
+                cancel.setDisposable(work.run())
             }
         }
         return cancel
     }
-}
-
-/// Carries a non-Sendable value across a queue hop the test orders itself.
-struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 /// Broken: never runs what it is given.

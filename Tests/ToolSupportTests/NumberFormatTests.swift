@@ -38,6 +38,13 @@ final class NumberFormatTests: XCTestCase {
         XCTAssertEqual(NumberFormat.compact(123.4), "123")
     }
 
+    func testExponentHasTwoDecimalsAndNoNegativeZero() {
+        XCTAssertEqual(NumberFormat.exponent(0.1288), "0.13")
+        XCTAssertEqual(NumberFormat.exponent(-0.397), "-0.40")
+        XCTAssertEqual(NumberFormat.exponent(-0.0017), "0.00")
+        XCTAssertEqual(NumberFormat.exponent(0), "0.00")
+    }
+
     func testPercentage() {
         XCTAssertEqual(NumberFormat.percentage(-0.368), "-36.8%")
         XCTAssertEqual(NumberFormat.percentage(0.05), "+5.0%")

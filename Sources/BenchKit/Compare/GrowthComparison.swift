@@ -148,7 +148,7 @@ public struct GrowthComparison: Sendable {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 return (String(parts.first ?? ""), parts.count > 1 ? String(parts[1]) : "")
             }
-            if series.key.metric == Metric.growthExponent.name || series.key.metric == Metric.countGrowthExponent.name {
+            if Metric.growthExponentNames.contains(series.key.metric) {
                 guard let of = pairs.first(where: { $0.0 == "of" })?.1 else { continue }
                 pairs.removeAll { $0.0 == "of" || $0.0 == "range" }
                 let key = SweepKey(
@@ -196,6 +196,6 @@ public struct GrowthComparison: Sendable {
     }
 
     static func format(_ value: Double?) -> String {
-        value.map { String(format: "%.2f", $0) } ?? "-"
+        value.map(NumberFormat.exponent) ?? "-"
     }
 }

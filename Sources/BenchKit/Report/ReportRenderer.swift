@@ -1,4 +1,3 @@
-import Foundation
 import ToolSupport
 
 /// Renders one region of a document from result files: medians of a run's
@@ -156,7 +155,7 @@ public struct ReportRenderer {
         }
         let exponents = ofBenchmark.filter { series in
             let pairs = Self.pairs(series.key.params)
-            return ["growth_exponent", "allocs_growth_exponent"].contains(series.key.metric) && pairs["of"] == metric
+            return Metric.growthExponentNames.contains(series.key.metric) && pairs["of"] == metric
                 && params.allSatisfy { pairs[$0.key] == $0.value }
         }
         var found: [String] = []
@@ -196,19 +195,13 @@ public struct ReportRenderer {
                     "\(benchmark)/\(variant) has several fits of \(metric) "
                         + "(\(fitted.map(\.key.params).joined(separator: " | "))): pick one with params=")
             }
-            cells.append(fitted.first.flatMap { Statistics.median($0.values) }.map(Self.exponent) ?? "–")
+            cells.append(fitted.first.flatMap { Statistics.median($0.values) }.map(NumberFormat.exponent) ?? "–")
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
         lines.append("")
         lines.append(
             "Medians of \(repetitions) repetitions in `\(name)`; exponent: the median of the repetitions' own fits.")
         return lines.joined(separator: "\n")
-    }
-
-    /// An exponent as the documents print it: two decimals, good to about ±0.1 for times (docs/Scale.md).
-    static func exponent(_ value: Double) -> String {
-        let text = String(format: "%.2f", value)
-        return text == "-0.00" ? "0.00" : text
     }
 
     /// `n` with a comma between groups of three digits: 1,000,000.

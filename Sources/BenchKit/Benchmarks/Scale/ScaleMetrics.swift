@@ -20,6 +20,8 @@ extension Metric {
     /// starts to grow with N moves it by tenths (allocations per action going
     /// from 16 at 10³ to 36 at 10⁶ is b = 0.12), far beyond this.
     public static let countGrowthExponentTolerance = 0.01
+    /// The names of the two exponent rows a sweep writes, whose `of=` names the metric fitted.
+    static let growthExponentNames: Set<String> = [growthExponent.name, countGrowthExponent.name]
     /// Time per operation of one phase of a sweep point.
     public static let nanosecondsPerOperation = time("ns_per_op")
     /// Allocations per operation of one phase of a sweep point.
