@@ -14,6 +14,7 @@ struct BenchRunnerCommand: ParsableCommand {
             Run.self,
             List.self,
             Compare.self,
+            Calibrate.self,
             ReportFigures.self,
             ProbeRecursion.self,
         ],

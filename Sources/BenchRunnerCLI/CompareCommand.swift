@@ -115,13 +115,34 @@ public struct Compare: ParsableCommand {
         transform: Compare.exactTolerances)
     var exactTolerances: [ExactTolerance] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "A resolution table (BenchRunner calibrate): each calibrated timing series is judged against the "
+                + "larger of its threshold and its resolution on the machine that wrote the table. Default: "
+                + "\(Compare.defaultResolutionPath) when it exists; 'none' for the thresholds alone.",
+            valueName: "file|none"))
+    var resolution: String?
+
+    /// Where calibrate writes and compare looks for the resolution table by default.
+    static let defaultResolutionPath = "results/resolution.csv"
+
     public init() {}
 
     public func run() throws {
+        var table: ResolutionTable?
+        let path = resolution ?? Self.defaultResolutionPath
+        if path != "none" && (resolution != nil || FileManager.default.fileExists(atPath: path)) {
+            do {
+                table = try ResolutionTable.load(path: path)
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(CompareExitStatus.unusableInput.rawValue)
+            }
+        }
         let options = CompareOptions(
             threshold: (threshold ?? 5) / 100, wakeUpThreshold: (wakeUpThreshold ?? 40) / 100, alpha: alpha,
             gate: gate, format: format,
-            exactTolerances: exactTolerances)
+            exactTolerances: exactTolerances, resolution: table)
         let outcome = CompareTool.run(basePath: base, newPath: new, options: options)
         if !outcome.output.isEmpty {
             print(outcome.output, terminator: "")

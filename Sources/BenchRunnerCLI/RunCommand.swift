@@ -78,6 +78,11 @@ struct Run: ParsableCommand {
     @Flag(help: .hidden)
     var countsOnly = false
 
+    /// Internal: a process of a benchmark timed across processes of its own
+    /// (Benchmark.processes(in:)): time only, its parent counts.
+    @Flag(help: .hidden)
+    var timingOnly = false
+
     @Option(
         help: ArgumentHelp(
             "Instruction counts (instructions_per_*): count (default), skip, or only (write nothing else).",
@@ -135,7 +140,7 @@ struct Run: ParsableCommand {
         let setup = MeasurementSetup.prepare(
             allocator: allocator, countsOnly: countsOnly, arguments: Array(CommandLine.arguments.dropFirst()))
         let allocatorName = setup.allocatorName
-        let pass = setup.pass
+        let pass = timingOnly ? .elsewhere : setup.pass
         var environment = RunEnvironment.current(allocator: allocatorName)
         if let runID { environment.runID = runID }
         let probe = PlainRecursionProbe(executable: AllocatorLauncher.executablePath, arguments: ["probe-recursion"])
@@ -148,10 +153,23 @@ struct Run: ParsableCommand {
             let plans = benchmarks.flatMap { $0.plans(for: configuration) }
             patterns = patterns.filter { pattern in plans.contains(where: BenchmarkFilter([pattern]).matches) }
         }
+        // Benchmarks that spread their timing over processes of their own
+        // (Benchmark.processes(in:)), unless --forks already spreads the
+        // whole run or this is a child process.
+        let selected = Set(selectedPlans.map(\.benchmark))
+        let spread: [(name: String, processes: Int, total: Int)] =
+            forks == 1 && rowsFile == nil && !countsOnly
+            ? benchmarks.compactMap { benchmark in
+                let processes = benchmark.processes(in: configuration.size)
+                guard processes > 1, selected.contains(benchmark.schema.name) else { return nil }
+                return (benchmark.schema.name, processes, configuration.repetitions(of: benchmark))
+            } : []
         let runner = SuiteRunner(
             configuration: configuration, benchmarks: benchmarks, filter: BenchmarkFilter(patterns),
-            counter: setup.counter, allocationPass: pass)
-        if countsOnly {
+            counter: timingOnly ? .disabled : setup.counter, allocationPass: pass, timedElsewhere: Set(spread.map(\.name)))
+        if rowsFile != nil {
+            // A child: its parent has said what the run is.
+        } else if countsOnly {
             print("BenchRunner: counting allocations under \(allocatorName) (thread cache off), "
                 + "\(configuration.countingRepetitions) repetitions of \(configuration.countingBatch) operations")
         } else {
@@ -170,6 +188,16 @@ struct Run: ParsableCommand {
         let progress = ProgressReporter.automatic()
         var rows: [CSVRow]
         var failure: SuiteFailure?
+        var spreadRows: [CSVRow] = []
+        for benchmark in spread {
+            let shares = ForkedRun.repetitions(total: benchmark.total, forks: benchmark.processes)
+            print("[\(benchmark.name)] timed in \(shares.count) processes of its own "
+                + "(\(shares.map(String.init).joined(separator: " + ")) repetitions), each with its own warm-up")
+            fflush(nil)
+            spreadRows += try ForkedRun.runBenchmark(
+                benchmark.name, processes: benchmark.processes, total: benchmark.total,
+                arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)
+        }
         if isForking {
             rows = try ForkedRun.run(
                 forks: forks, total: configuration.repetitions, arguments: Array(CommandLine.arguments.dropFirst()),
@@ -183,7 +211,8 @@ struct Run: ParsableCommand {
                 failure = suiteFailure
             }
         }
-        if let child = setup.child {
+        rows = spreadRows + rows
+        if let child = setup.child, !timingOnly {
             do {
                 rows += try AllocationChild.run(
                     child, arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)

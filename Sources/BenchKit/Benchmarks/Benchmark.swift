@@ -10,10 +10,17 @@ public protocol Benchmark: Sendable {
     /// Timing repetitions of every variant in a suite of `size` (unless
     /// `--repetitions` overrides them); by default the suite's own.
     func repetitions(in size: SuiteSize) -> Int
+    /// How many fresh processes a top-level run spreads this benchmark's
+    /// timing repetitions across (``ForkedRun``), in a suite of `size`; by
+    /// default 1 (timed in the run's own process). Declared where a series'
+    /// level moves between processes more than its repetitions spread
+    /// within one, so that one process would make two runs disagree.
+    func processes(in size: SuiteSize) -> Int
 }
 
 extension Benchmark {
     public func repetitions(in size: SuiteSize) -> Int { size.repetitions }
+    public func processes(in size: SuiteSize) -> Int { 1 }
 }
 
 /// A benchmark that declares its name and schema once, for the type.

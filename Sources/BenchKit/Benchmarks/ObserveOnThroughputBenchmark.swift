@@ -27,6 +27,17 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     }
     let hops: [HopVariant]
 
+    /// Five processes of three repetitions each in the quick and default
+    /// suites. Between quick runs of one binary on an idle machine the serial
+    /// hop's median moved by about 4 % (standard deviation of the log
+    /// medians) while its repetitions within a run spread by about 5 %: most
+    /// of a median's uncertainty is the process's, which only more processes
+    /// shrink (Performance.md, "Hops across processes").
+    public func processes(in size: SuiteSize) -> Int { size == .tiny ? 1 : 5 }
+
+    /// Three repetitions in each of ``processes(in:)``.
+    public func repetitions(in size: SuiteSize) -> Int { size == .tiny ? size.repetitions : 15 }
+
     /// What a repetition measures at each suite size.
     public struct Configuration: Sendable, Equatable {
         /// Elements per timed flood.

@@ -39,10 +39,14 @@ public struct CompareOptions: Sendable, Equatable {
     public var format: Format
     /// How far exact counts may move before they count as a change; none by default.
     public var exactTolerances: [ExactTolerance]
+    /// Each timing series' resolution on this machine (`BenchRunner
+    /// calibrate`): a calibrated series is judged against the larger of its
+    /// threshold and its resolution. None by default.
+    public var resolution: ResolutionTable?
 
     public init(
         threshold: Double = 0.05, wakeUpThreshold: Double = 0.40, alpha: Double = 0.05, gate: Gate = .all,
-        format: Format = .table, exactTolerances: [ExactTolerance] = []
+        format: Format = .table, exactTolerances: [ExactTolerance] = [], resolution: ResolutionTable? = nil
     ) {
         self.threshold = threshold
         self.wakeUpThreshold = wakeUpThreshold
@@ -50,6 +54,7 @@ public struct CompareOptions: Sendable, Equatable {
         self.gate = gate
         self.format = format
         self.exactTolerances = exactTolerances
+        self.resolution = resolution
     }
 
     /// A message saying what is wrong with the options, or nil when they are usable.

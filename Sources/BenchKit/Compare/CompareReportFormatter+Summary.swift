@@ -17,6 +17,9 @@ extension CompareReportFormatter {
         text += "for wake-up-bound times (hop latency p50, timer lateness and drift, the main queue) "
         text += "\(NumberFormat.plain(max(options.threshold, options.wakeUpThreshold) * 100))%. "
         text += "CPU-bound times are corrected for the machine drift the same run's peers show.\n"
+        if let resolution = options.resolution {
+            text += resolutionNote(resolution)
+        }
         text += "False discovery rate: \(FalseDiscoveryRate.procedureName) across the \(report.testedCount) tested "
         text += "series at alpha \(alpha): worse and better need q <= \(alpha), q being p adjusted across the run "
         text += "(p: one-sided p-value in the direction the series moved).\n"
@@ -208,4 +211,25 @@ extension CompareReportFormatter {
         "of the code from that, so compare does not judge it. Not a pass: rerun both, and read the series beside",
         "its quiet twin in the same run (observeOn.throughput) rather than across runs.",
     ].joined(separator: " ")
+
+    /// What the resolution table is and whether the compared runs are like
+    /// its calibration runs.
+    func resolutionNote(_ table: ResolutionTable) -> String {
+        let calibrated = report.comparisons.filter { $0.worseTest != nil && table.resolution(of: $0.key) != nil }
+        let raised = calibrated.filter { $0.threshold > SeriesVerdicts.threshold(rule: $0.rule, options: report.options) }
+        var text = "Resolution: \(table.path), from \(table.entries.first?.value.runs ?? 0) runs of git \(table.revision) "
+        text += "with \(table.repetitions) repetitions a series: each calibrated series is judged against the larger "
+        text += "of its threshold and the smallest change two such runs tell apart on that machine "
+        text += "(\(calibrated.count) tested series calibrated, \(raised.count) of them with a threshold raised by it; "
+        text += "column threshold). It holds for runs made like the calibration runs, on a machine as quiet.\n"
+        let counts = report.comparisons.compactMap { comparison -> Int? in
+            guard comparison.worseTest != nil else { return nil }
+            return max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
+        }
+        if let typical = Statistics.median(counts.map(Double.init)), Int(typical) != table.repetitions {
+            text += "Note: these runs have \(Int(typical)) repetitions a series, the calibration runs "
+            text += "\(table.repetitions): the resolution was measured for the other suite (calibrate anew).\n"
+        }
+        return text
+    }
 }

@@ -71,6 +71,16 @@ public struct CompareReportFormatter: Sendable {
                 guard let interval = comparison.interval else { return "" }
                 return "[\(NumberFormat.percentage(interval.lowerBound)), \(NumberFormat.percentage(interval.upperBound))]"
             },
+        ]
+        if report.options.resolution != nil {
+            // Thresholds differ per series once a resolution applies.
+            columns.append(
+                Column(title: "threshold", alignment: .right) { comparison in
+                    comparison.worseTest == nil ? "" : "+-" + NumberFormat.plain((comparison.threshold * 100).rounded())
+                        + "%"
+                })
+        }
+        columns += [
             Column(title: "p", alignment: .right) { comparison in
                 comparison.reportedTest.map { Self.probability($0.pValue) } ?? ""
             },

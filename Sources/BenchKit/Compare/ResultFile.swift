@@ -19,11 +19,15 @@ public struct ResultFile: Sendable {
     public let path: String
     /// One series per key, in order of the key's first row.
     public let series: [ResultSeries]
+    /// The distinct values of the `git_rev` column, in order of first
+    /// appearance (none when the file has no such column): which binary wrote it.
+    public let revisions: [String]
 
     /// A result file made of `series` (keys must be unique); `path` names it in messages.
-    public init(path: String, series: [ResultSeries]) {
+    public init(path: String, series: [ResultSeries], revisions: [String] = []) {
         self.path = path
         self.series = series
+        self.revisions = revisions
     }
 
     /// Reads and parses the file at `path`.
@@ -72,6 +76,8 @@ public struct ResultFile: Sendable {
 
         var series: [ResultSeries] = []
         var positionOfKey: [ResultSeriesKey: Int] = [:]
+        var revisions: [String] = []
+        let hasRevision = table.hasColumn("git_rev")
         for record in table.records {
             let row: CSVTable.Row
             do throws(CSVReadError) {
@@ -82,6 +88,10 @@ public struct ResultFile: Sendable {
             let key = ResultSeriesKey(
                 benchmark: row["benchmark"], variant: row["variant"], params: row["params"],
                 metric: row["metric"], allocator: row["allocator"])
+            if hasRevision {
+                let revision = row["git_rev"]
+                if !revision.isEmpty && !revisions.contains(revision) { revisions.append(revision) }
+            }
             let unit = row["unit"]
             let rawValue = row["value"].trimmingCharacters(in: .whitespaces)
             var value: Double?
@@ -109,6 +119,6 @@ public struct ResultFile: Sendable {
                     ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: record.line))
             }
         }
-        return ResultFile(path: path, series: series)
+        return ResultFile(path: path, series: series, revisions: revisions)
     }
 }

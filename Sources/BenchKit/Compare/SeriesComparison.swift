@@ -127,7 +127,7 @@ public struct SeriesComparison: Sendable {
         newValues = new?.values
         isGated = options.gate == .all || rule.isExact
         alpha = options.alpha
-        threshold = SeriesVerdicts.threshold(rule: rule, options: options)
+        threshold = SeriesVerdicts.threshold(rule: rule, options: options, key: key)
         // The machine's drift may only excuse a change, never make one: a
         // series is worse (or better) only if it is so both as measured and
         // corrected for the drift (an intersection-union test, whose p-value

@@ -20,9 +20,12 @@ enum SeriesVerdicts {
     }
 
     /// The threshold a series is judged against: a wake-up-bound time gets
-    /// the larger of `threshold` and `wakeUpThreshold`.
-    static func threshold(rule: MetricComparisonRule, options: CompareOptions) -> Double {
-        rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
+    /// the larger of `threshold` and `wakeUpThreshold`; a series the
+    /// resolution table calibrated, the larger of that and its resolution.
+    static func threshold(rule: MetricComparisonRule, options: CompareOptions, key: ResultSeriesKey? = nil) -> Double {
+        let declared = rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
+        guard !rule.isExact, let key, let resolution = options.resolution?.resolution(of: key) else { return declared }
+        return max(declared, resolution)
     }
 
     /// The machine's drift the series is judged against: none for exact and

@@ -34,7 +34,7 @@ public enum ForkedRun {
     {
         var result: [String] = []
         var skipNext = false
-        let valued = ["--forks", "--repetitions", "--allocator", "--rows-file", "--run-id"]
+        let valued = ["--forks", "--repetitions", "--allocator", "--rows-file", "--run-id", "--only-benchmark"]
         for argument in arguments {
             if skipNext {
                 skipNext = false
@@ -93,5 +93,28 @@ public enum ForkedRun {
             results.append(try AllocationChild.rows(fromCSV: text))
         }
         return merge(results, keepingCountsOf: keepEmptyCounts ? 0 : nil)
+    }
+
+    /// Runs `benchmark`'s timing repetitions (`total`) in `processes` fresh
+    /// processes one after another, each `--only-benchmark benchmark` with
+    /// its share, and returns their merged timing rows (no counts: the
+    /// parent counts). Throws when a process fails.
+    public static func runBenchmark(
+        _ benchmark: String, processes: Int, total: Int, arguments: [String], runID: String
+    ) throws -> [CSVRow] {
+        var results: [[CSVRow]] = []
+        let shares = repetitions(total: total, forks: processes)
+        for (index, share) in shares.enumerated() {
+            let (result, rows) = try ChildProcess.runRowsChild(tag: "\(benchmark)-\(index + 1)") { rowsFile in
+                childArguments(arguments, repetitions: share, rowsFile: rowsFile, runID: runID)
+                    + ["--only-benchmark", benchmark, "--timing-only"]
+            }
+            guard !result.endedBySignal, result.status == 0, let text = rows else {
+                throw BenchmarkFailure(
+                    "\(benchmark): process \(index + 1) of \(shares.count) failed (status \(result.status))")
+            }
+            results.append(try AllocationChild.rows(fromCSV: text))
+        }
+        return merge(results)
     }
 }

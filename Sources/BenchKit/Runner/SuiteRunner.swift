@@ -14,18 +14,23 @@ public struct SuiteRunner: Sendable {
     public let filter: BenchmarkFilter
     public let counter: AllocationCounter
     public let allocationPass: AllocationPass
+    /// Benchmarks whose timing repetitions run in processes of their own
+    /// (``ForkedRun/runBenchmark(_:processes:total:arguments:runID:)``):
+    /// this runner only counts their allocations.
+    public let timedElsewhere: Set<String>
 
     /// `allocationPass` defaults to `.here` with an exact counter, else `.unavailable`.
     public init(
         configuration: SuiteConfiguration, benchmarks: [any Benchmark] = BenchmarkCatalog.all,
         filter: BenchmarkFilter = BenchmarkFilter([]), counter: AllocationCounter,
-        allocationPass: AllocationPass? = nil
+        allocationPass: AllocationPass? = nil, timedElsewhere: Set<String> = []
     ) {
         self.configuration = configuration
         self.benchmarks = benchmarks
         self.filter = filter
         self.counter = counter
         self.allocationPass = allocationPass ?? (counter.isExact ? .here : .unavailable)
+        self.timedElsewhere = timedElsewhere
     }
 
     /// Every plan of every benchmark, filtered. Throws `BenchmarkFilterError`
@@ -66,7 +71,7 @@ public struct SuiteRunner: Sendable {
         let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
         var familyEstimates: [String: Double] = [:]
         for plan in runnable {
-            if timing {
+            if timing && !timedElsewhere.contains(plan.benchmark) {
                 familyEstimates[ProgressReporter.family(of: plan, counting: false), default: 0] +=
                     plan.estimatedSeconds * Double(repetitions(of: plan.benchmark))
                     + plan.warmUpEstimatedSeconds * warmUpRounds
@@ -116,7 +121,7 @@ public struct SuiteRunner: Sendable {
                 return nil
             }
         }
-        for benchmark in order where timing {
+        for benchmark in order where timing && !timedElsewhere.contains(benchmark) {
             let group = byBenchmark[benchmark] ?? []
             let repetitions = repetitions(of: benchmark)
             if configuration.warmUp {

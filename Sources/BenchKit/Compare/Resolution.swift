@@ -1,0 +1,235 @@
+import Foundation
+import ToolSupport
+
+/// The smallest change of each timing series that two runs on this machine
+/// can tell apart, measured from several runs of one binary
+/// (`BenchRunner calibrate`), so that compare claims no more than the
+/// machine allows.
+///
+/// Why: a series' level moves between processes as well as within one, and
+/// by very different amounts per series. Between idle-machine quick runs of
+/// one binary the serial hop's median moved by a few per cent while a 1 ms
+/// timer's lateness moved by up to 85 %. A single threshold either raises
+/// false alarms on the noisy series or hides real changes of the quiet ones.
+///
+/// The model, per series: the log medians of the `runs` calibration runs
+/// spread with standard deviation `s` (`runs - 1` degrees of freedom),
+/// taken at its upper 90 % confidence bound `s⁺` (so few runs do not make
+/// the resolution look finer than it is). The log ratio of two future runs'
+/// medians then has standard deviation `√2·s⁺`; the resolution is
+/// `exp(z·√2·s⁺) - 1`, with `z` the standard normal quantile at
+/// `1 - alpha / m` for the `m` calibrated series: between two runs of one
+/// binary the chance that any of the `m` medians moves beyond its
+/// resolution is at most about `alpha` (Bonferroni). compare judges a series
+/// against the larger of its threshold and its resolution.
+///
+/// The resolution holds for runs made as the calibration runs were: the same
+/// suite (quick or default: the repetition count changes the medians'
+/// spread), the same `--forks`, a machine as quiet. A table records the
+/// suite's repetition count and its calibration runs, and compare says when
+/// the runs it compares differ.
+public struct ResolutionTable: Sendable, Equatable {
+    /// The calibration of one series.
+    public struct Entry: Sendable, Equatable {
+        /// How many runs the spread comes from.
+        public let runs: Int
+        /// The standard deviation of the runs' log medians.
+        public let logDeviation: Double
+        /// The smallest change two runs can tell apart, as a fraction (0.12 = 12 %).
+        public let resolution: Double
+
+        public init(runs: Int, logDeviation: Double, resolution: Double) {
+            self.runs = runs
+            self.logDeviation = logDeviation
+            self.resolution = resolution
+        }
+    }
+
+    /// The fewest runs a calibration accepts: with three, the upper bound of
+    /// a spread is over three times its estimate.
+    public static let minimumRuns = 4
+
+    /// The file the table was read from or written to, for messages.
+    public let path: String
+    /// The git revision of the calibration runs.
+    public let revision: String
+    /// The repetitions per series of the calibration runs (their median).
+    public let repetitions: Int
+    /// Each calibrated series' entry.
+    public let entries: [ResultSeriesKey: Entry]
+
+    public init(path: String, revision: String, repetitions: Int, entries: [ResultSeriesKey: Entry]) {
+        self.path = path
+        self.revision = revision
+        self.repetitions = repetitions
+        self.entries = entries
+    }
+
+    /// The resolution of `key`, or nil when it was not calibrated.
+    public func resolution(of key: ResultSeriesKey) -> Double? {
+        entries[key]?.resolution
+    }
+
+    /// The resolution of a series whose runs' log medians spread with
+    /// standard deviation `logDeviation` over `runs` runs, among `seriesCount`
+    /// calibrated series (see the type's comment).
+    public static func resolution(logDeviation: Double, runs: Int, seriesCount: Int, alpha: Double) -> Double {
+        let degrees = Double(max(runs - 1, 1))
+        let upper = logDeviation * (degrees / chiSquareQuantile(0.10, degrees: degrees)).squareRoot()
+        let z = HodgesLehmannInterval.standardNormalQuantile(1 - alpha / Double(max(seriesCount, 1)))
+        return exp(z * 2.0.squareRoot() * upper) - 1
+    }
+
+    /// The `probability` quantile of the chi-square distribution with
+    /// `degrees` degrees of freedom (Wilson-Hilferty: within a few per cent
+    /// from 3 degrees on, which is what an upper bound on a spread needs).
+    static func chiSquareQuantile(_ probability: Double, degrees: Double) -> Double {
+        let z = HodgesLehmannInterval.standardNormalQuantile(probability)
+        let spread = 2 / (9 * degrees)
+        let cube = 1 - spread + z * spread.squareRoot()
+        return degrees * max(cube, 0.01) * max(cube, 0.01) * max(cube, 0.01)
+    }
+
+    /// Calibrates every judged timing series found in all of `runs` (runs of
+    /// one binary: the same git revision). Exact counts and series compare
+    /// only shows have no resolution. Throws when fewer than
+    /// ``minimumRuns`` runs are given, when their revisions differ, or when
+    /// no series is in all of them.
+    public static func calibrate(runs: [ResultFile], alpha: Double = 0.05, path: String) throws(CompareInputError)
+        -> ResolutionTable
+    {
+        guard runs.count >= minimumRuns else {
+            throw CompareInputError(
+                file: path, line: nil,
+                message: "calibration needs at least \(minimumRuns) runs of one binary, got \(runs.count): "
+                    + "run BenchRunner (e.g. --quick) \(minimumRuns) times or more without changing the code, "
+                    + "then give every CSV")
+        }
+        let revisions = Set(runs.flatMap(\.revisions))
+        guard revisions.count <= 1 else {
+            throw CompareInputError(
+                file: path, line: nil,
+                message: "calibration runs must come from one binary, but they name the git revisions "
+                    + revisions.sorted().joined(separator: ", ")
+                    + ": the spread between them would include the code's changes")
+        }
+        var logMedians: [ResultSeriesKey: [Double]] = [:]
+        var counts: [Int] = []
+        for run in runs {
+            for series in run.series {
+                let rule = MetricComparisonRule(
+                    metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
+                guard !rule.isExact, rule.preference != .informational,
+                    !MachineDrift.isAnchor(variant: series.key.variant), let median = Statistics.median(series.values), median > 0
+                else { continue }
+                logMedians[series.key, default: []].append(Foundation.log(median))
+                counts.append(series.values.count)
+            }
+        }
+        let complete = logMedians.filter { $0.value.count == runs.count }
+        guard !complete.isEmpty else {
+            throw CompareInputError(
+                file: path, line: nil,
+                message: "no judged timing series with a positive median is in all \(runs.count) runs: "
+                    + "give runs of the same suite and filter")
+        }
+        var entries: [ResultSeriesKey: Entry] = [:]
+        for (key, logs) in complete {
+            let mean = logs.reduce(0, +) / Double(logs.count)
+            let variance = logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(logs.count - 1)
+            let deviation = variance.squareRoot()
+            entries[key] = Entry(
+                runs: logs.count, logDeviation: deviation,
+                resolution: resolution(
+                    logDeviation: deviation, runs: logs.count, seriesCount: complete.count, alpha: alpha))
+        }
+        return ResolutionTable(
+            path: path, revision: revisions.first ?? "", repetitions: Int(Statistics.median(counts.map(Double.init)) ?? 0),
+            entries: entries)
+    }
+}
+
+extension ResolutionTable {
+    /// The CSV columns of a resolution table, in order.
+    public static let columns = [
+        "benchmark", "variant", "params", "allocator", "metric", "runs", "log_deviation", "resolution", "revision",
+        "repetitions",
+    ]
+
+    /// The table as CSV: a header, then one row per series, sorted.
+    public func csv() -> String {
+        var lines = [Self.columns.joined(separator: ",")]
+        let keys = entries.keys.sorted { $0.description < $1.description }
+        for key in keys {
+            guard let entry = entries[key] else { continue }
+            let fields = [
+                key.benchmark, key.variant, key.params, key.allocator, key.metric, String(entry.runs),
+                String(entry.logDeviation), String(entry.resolution), revision, String(repetitions),
+            ]
+            lines.append(fields.map(CSV.escape).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Reads a table `BenchRunner calibrate` wrote; errors name the file and line.
+    public static func load(path: String) throws(CompareInputError) -> ResolutionTable {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CompareInputError(
+                file: path, line: nil,
+                message: "no such file (write one with BenchRunner calibrate, or give --resolution none)")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw CompareInputError(file: path, line: nil, message: "is not UTF-8 text, not a resolution CSV")
+        }
+        return try parse(text: text, path: path)
+    }
+
+    /// Parses a resolution table's CSV `text`; `path` names it in errors.
+    public static func parse(text: String, path: String) throws(CompareInputError) -> ResolutionTable {
+        let read: CSVTable?
+        do throws(CSVReadError) {
+            read = try CSVTable(text: text)
+        } catch {
+            throw CompareInputError(file: path, line: error.line, message: error.message)
+        }
+        guard let table = read else {
+            throw CompareInputError(
+                file: path, line: nil, message: "is empty: expected the header " + columns.joined(separator: ","))
+        }
+        let missing = table.missingColumns(columns)
+        guard missing.isEmpty else {
+            throw CompareInputError(
+                file: path, line: table.header.line,
+                message: "header lacks " + missing.joined(separator: ", ")
+                    + " (is this a table BenchRunner calibrate wrote?)")
+        }
+        var entries: [ResultSeriesKey: Entry] = [:]
+        var revision = ""
+        var repetitions = 0
+        for record in table.records {
+            let row: CSVTable.Row
+            do throws(CSVReadError) {
+                row = try table.row(record)
+            } catch {
+                throw CompareInputError(file: path, line: error.line, message: error.message)
+            }
+            guard let runs = Int(row["runs"]), runs >= minimumRuns,
+                let deviation = Double(row["log_deviation"]), deviation.isFinite, deviation >= 0,
+                let resolution = Double(row["resolution"]), resolution.isFinite, resolution >= 0,
+                let rowRepetitions = Int(row["repetitions"]), rowRepetitions > 0
+            else {
+                throw CompareInputError(
+                    file: path, line: record.line,
+                    message: "runs (at least \(minimumRuns)), log_deviation, resolution (0 or more) and "
+                        + "repetitions (1 or more) must be numbers: write the table anew with BenchRunner calibrate")
+            }
+            revision = row["revision"]
+            repetitions = rowRepetitions
+            let key = ResultSeriesKey(
+                benchmark: row["benchmark"], variant: row["variant"], params: row["params"], metric: row["metric"],
+                allocator: row["allocator"])
+            entries[key] = Entry(runs: runs, logDeviation: deviation, resolution: resolution)
+        }
+        return ResolutionTable(path: path, revision: revision, repetitions: repetitions, entries: entries)
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import BenchKit
+import Foundation
+import ToolSupport
+
+/// `BenchRunner calibrate RUN.csv...`: measures each timing series'
+/// resolution on this machine from several runs of one binary
+/// (``ResolutionTable``) and writes the table compare reads.
+struct Calibrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure the smallest change of each timing series two runs on this machine tell apart.",
+        discussion: """
+            Give four or more result CSVs of one binary, made as the runs you will compare are made \
+            (the same suite, e.g. --quick, and --forks, on a machine as quiet), e.g. \
+            `for i in 1 2 3 4 5 6; do swift run -c release BenchRunner --quick; done`. For each judged \
+            timing series the spread of the runs' log medians, at its upper 90 % confidence bound, gives the \
+            change that two runs exceed by chance with probability alpha/m (m calibrated series): its \
+            resolution. compare judges each calibrated series against the larger of its threshold and its \
+            resolution, so two runs of one binary raise no false alarm, and prints the resolution it used. \
+            Exit status: 0 written, 2 bad input (fewer than four runs, runs of different revisions, a \
+            missing or malformed file).
+            """)
+
+    @Argument(help: "Result CSVs of one binary (four or more).")
+    var runs: [String]
+
+    @Option(help: "Where to write the table.")
+    var output = Compare.defaultResolutionPath
+
+    @Option(help: "The chance that any calibrated series of two runs of one binary moves beyond its resolution.")
+    var alpha = 0.05
+
+    func validate() throws {
+        if !alpha.isFinite || alpha <= 0 || alpha >= 0.5 {
+            throw ValidationError("--alpha must lie strictly between 0 and 0.5, e.g. --alpha 0.05")
+        }
+    }
+
+    func run() throws {
+        let table: ResolutionTable
+        do {
+            let files = try runs.map { path throws(CompareInputError) in try ResultFile.load(path: path) }
+            table = try ResolutionTable.calibrate(runs: files, alpha: alpha, path: output)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        do {
+            try table.csv().write(toFile: output, atomically: true, encoding: .utf8)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(output): cannot be written (\(error.localizedDescription))\n".utf8))
+            throw ExitCode(2)
+        }
+        let resolutions = table.entries.values.map(\.resolution).sorted()
+        let median = resolutions[resolutions.count / 2]
+        print("calibrated \(table.entries.count) series from \(runs.count) runs of git \(table.revision) "
+            + "(\(table.repetitions) repetitions a series): resolution from "
+            + "\(NumberFormat.percentage(resolutions.first ?? 0)) to \(NumberFormat.percentage(resolutions.last ?? 0)), "
+            + "median \(NumberFormat.percentage(median))")
+        for key in table.entries.keys.sorted(by: { $0.description < $1.description }) {
+            guard let entry = table.entries[key] else { continue }
+            print("  \(key): \(NumberFormat.percentage(entry.resolution))")
+        }
+        print("wrote \(output)")
+    }
+}
