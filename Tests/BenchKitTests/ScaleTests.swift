@@ -68,13 +68,18 @@ final class ScaleInputTests: XCTestCase {
 
     func testAnNListReplacesEverySweepsOwnPoints() {
         var configuration = SuiteConfiguration.tiny(recursionProbe: nil)
+        XCTAssertEqual(FanInScaleBenchmark.points(configuration), [1, 2, 4])
         configuration.scale = ScaleOptions(extent: .modest, points: [3, 30, 300])
         XCTAssertEqual(VirtualTimeScaleBenchmark.points(configuration), [3, 30, 300])
         XCTAssertEqual(TimerScaleBenchmark.points(configuration), [3, 30, 300])
+        XCTAssertEqual(FanInScaleBenchmark.points(configuration), [3, 30, 300])
         configuration.size = .standard
         configuration.scale = ScaleOptions(extent: .full)
         XCTAssertEqual(VirtualTimeScaleBenchmark.points(configuration), [1_000, 10_000, 100_000, 1_000_000])
         XCTAssertEqual(TimerScaleBenchmark.points(configuration), [1, 100, 1_000, 10_000])
+        XCTAssertEqual(FanInScaleBenchmark.points(configuration), [1, 2, 4, 8, 16, 32, 64])
+        configuration.scale = ScaleOptions(extent: .modest)
+        XCTAssertEqual(FanInScaleBenchmark.points(configuration), [1, 2, 4, 8, 16, 32, 64])
     }
 
     func testTheQuickSuiteSkipsTheFamily() {

@@ -66,11 +66,8 @@ public struct FanInScaleBenchmark: ScaleBenchmark {
     }
 
     public static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        if let points = configuration.scale.points { return points }
-        switch configuration.size {
-        case .tiny: return [1, 2, 4]
-        default: return [1, 2, 4, 8, 16, 32, 64]
-        }
+        let threads = [1, 2, 4, 8, 16, 32, 64]
+        return ScaleFamily.points(in: configuration, tiny: [1, 2, 4], modest: threads, full: threads)
     }
 
     static func elements(_ configuration: SuiteConfiguration) -> Int {
