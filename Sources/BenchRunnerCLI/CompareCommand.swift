@@ -124,7 +124,7 @@ public struct Compare: ParsableCommand {
     var resolution: String?
 
     /// Where calibrate writes and compare looks for the resolution table by default.
-    static let defaultResolutionPath = "results/resolution.csv"
+    static let defaultResolutionPath = ResolutionTable.defaultPath
 
     public init() {}
 

@@ -196,7 +196,11 @@ struct Run: ParsableCommand {
             fflush(nil)
             spreadRows += try ForkedRun.runBenchmark(
                 benchmark.name, processes: benchmark.processes, total: benchmark.total,
-                arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)
+                arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID,
+                progress: { line in
+                    print(line)
+                    fflush(nil)
+                })
         }
         if isForking {
             rows = try ForkedRun.run(

@@ -3,189 +3,203 @@ import Foundation
 import ToolSupport
 import XCTest
 
-/// The A/A simulation of the repetition model: runs of one revision whose
-/// repetitions come from one process, or from forks, with a level that
-/// moves between processes as well as within one. The spreads are read from
-/// the committed runs (two default runs of one revision, three times over),
-/// so they cannot go stale; the figures printed here are the README's.
+/// The A/A simulation of the repetition model compare judges by: every
+/// timing series with a level per process and a spread within it, each
+/// benchmark timed in the processes it declares (`observeOn.throughput`: 5
+/// of 3 repetitions; the others: 1 of 7), a resolution table calibrated
+/// from simulated runs as `BenchRunner calibrate` does it, then pairs of
+/// simulated runs of one binary (A/A) and pairs whose fast path is 20 %
+/// slower, compared with that table.
+///
+/// The spreads come from the committed quick runs the committed table was
+/// calibrated from, so they cannot go stale; the test also checks that
+/// `results/resolution.csv` is what `calibrate` makes of those runs, and
+/// that docs/Compare.md prints the line this simulation prints.
 final class CompareRepetitionModelTests: XCTestCase {
-    private static var resultsFolder: URL {
+    private static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("results")
+            .deletingLastPathComponent()
     }
 
-    /// Pairs of committed default runs of one revision each.
-    private static let pairs = [
-        ("20261121T112142Z-baafc877e541", "20261121T112544Z-baafc877e541"),
-        ("20261123T212442Z-de156c0ffb35", "20261123T213151Z-de156c0ffb35"),
-        ("20261124T031038Z-e8d19b8ac21d", "20261124T031637Z-e8d19b8ac21d"),
+    /// The quick runs of one binary `results/resolution.csv` comes from
+    /// (docs/Compare.md, "Calibrating the resolution").
+    static let calibrationRuns = [
+        "CALIBRATION-RUNS"
     ]
 
-    /// A judged or anchor timing series of the template, with its log-scale
-    /// spread within a process and between processes.
+    private static func loadCalibrationRuns() throws -> [ResultFile] {
+        try calibrationRuns.map { name in
+            try ResultFile.load(path: root.appendingPathComponent("results/\(name).csv").path)
+        }
+    }
+
+    func testTheCommittedResolutionTableIsWhatCalibrateMakesOfTheCommittedRuns() throws {
+        let runs = try Self.loadCalibrationRuns()
+        let path = Self.root.appendingPathComponent(ResolutionTable.defaultPath).path
+        let committed = try ResolutionTable.load(path: path)
+        let recomputed = try ResolutionTable.calibrate(runs: runs, path: path)
+        XCTAssertEqual(
+            committed, recomputed,
+            "results/resolution.csv is stale: BenchRunner calibrate " + Self.calibrationRuns.map { "results/\($0).csv" }
+                .joined(separator: " "))
+    }
+
+    /// A judged timing series: its median, and the log-scale standard
+    /// deviations of its level between processes and of its repetitions
+    /// within one, in the processes its benchmark declares.
     private struct Model {
         let key: ResultSeriesKey
         let unit: String
         let median: Double
+        let processes: Int
+        let perProcess: Int
         let within: Double
         let between: Double
     }
 
-    /// Within: the pooled standard deviation of log values around each
-    /// run's own mean. Between: from the pairs' log ratio of medians, whose
-    /// variance is 2·between² + 2·within²/n; what the within-process spread
-    /// does not explain is the processes' (never below 0).
-    private static func models() throws -> (template: ResultFile, models: [Model]) {
-        var runs: [(ResultFile, ResultFile)] = []
-        for (first, second) in pairs {
-            runs.append((
-                try ResultFile.load(path: resultsFolder.appendingPathComponent(first + ".csv").path),
-                try ResultFile.load(path: resultsFolder.appendingPathComponent(second + ".csv").path)))
-        }
-        var withinSquares: [ResultSeriesKey: (Double, Int)] = [:]
-        var ratios: [ResultSeriesKey: [Double]] = [:]
-        var counts: [ResultSeriesKey: Int] = [:]
-        for (first, second) in runs {
-            var secondByKey: [ResultSeriesKey: ResultSeries] = [:]
-            for series in second.series { secondByKey[series.key] = series }
-            for series in first.series {
-                guard let other = secondByKey[series.key] else { continue }
-                for side in [series, other] where side.values.count >= 2 && side.values.allSatisfy({ $0 > 0 }) {
-                    let logs = side.values.map { Foundation.log($0) }
-                    let mean = logs.reduce(0, +) / Double(logs.count)
-                    let squares = logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
-                    let previous = withinSquares[series.key] ?? (0, 0)
-                    withinSquares[series.key] = (previous.0 + squares, previous.1 + logs.count - 1)
-                    counts[series.key] = side.values.count
-                }
-                if let a = Statistics.median(series.values), let b = Statistics.median(other.values), a > 0, b > 0 {
-                    ratios[series.key, default: []].append(Foundation.log(b / a))
-                }
-            }
-        }
-        let template = runs[0].0
+    /// Per series, from the calibration runs: each run's repetitions in
+    /// `processes` consecutive chunks (a forked run's rows come process by
+    /// process). Within: the pooled standard deviation of log values around
+    /// their chunk's mean. Between: the variance of the chunk means less
+    /// what the within-process spread explains of it (never below 0).
+    private static func models(_ runs: [ResultFile]) -> [Model] {
         var models: [Model] = []
+        guard let template = runs.first else { return [] }
         for series in template.series {
             let rule = MetricComparisonRule(
                 metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
-            guard !rule.isExact, rule.preference != .informational, let median = Statistics.median(series.values),
-                median > 0, let (squares, degrees) = withinSquares[series.key], degrees > 0,
-                let logRatios = ratios[series.key], !logRatios.isEmpty
+            guard !rule.isExact, rule.preference != .informational,
+                !series.key.variant.hasPrefix("peer."), !series.key.variant.hasPrefix("reference."),
+                let median = Statistics.median(series.values), median > 0
             else { continue }
+            let processes =
+                BenchmarkCatalog.all.first { $0.schema.name == series.key.benchmark }?.processes(in: .quick) ?? 1
+            var chunkMeans: [Double] = []
+            var squares = 0.0
+            var degrees = 0
+            var perProcess = 0
+            for run in runs {
+                guard let values = run.series.first(where: { $0.key == series.key })?.values,
+                    values.count >= processes, values.allSatisfy({ $0 > 0 })
+                else { continue }
+                let size = values.count / processes
+                perProcess = size
+                for chunk in 0..<processes {
+                    let logs = values[(chunk * size)..<((chunk + 1) * size)].map { Foundation.log($0) }
+                    let mean = logs.reduce(0, +) / Double(logs.count)
+                    chunkMeans.append(mean)
+                    squares += logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
+                    degrees += logs.count - 1
+                }
+            }
+            guard degrees > 0, chunkMeans.count >= 2, perProcess > 0 else { continue }
             let within = (squares / Double(degrees)).squareRoot()
-            let n = Double(counts[series.key] ?? 5)
-            let ratioVariance = logRatios.reduce(0) { $0 + $1 * $1 } / Double(logRatios.count)
-            let between = max(0, (ratioVariance - 2 * within * within / n) / 2).squareRoot()
-            models.append(Model(key: series.key, unit: series.unit, median: median, within: within, between: between))
+            let grand = chunkMeans.reduce(0, +) / Double(chunkMeans.count)
+            let spread = chunkMeans.reduce(0) { $0 + ($1 - grand) * ($1 - grand) } / Double(chunkMeans.count - 1)
+            let between = max(0, spread - within * within / Double(perProcess)).squareRoot()
+            models.append(
+                Model(
+                    key: series.key, unit: series.unit, median: median, processes: processes, perProcess: perProcess,
+                    within: within, between: between))
         }
-        return (template, models)
+        return models
     }
 
-    /// A simulated run: `repetitions` repetitions of every modelled series
-    /// from `forks` processes (each its own level), times `factor(key)`.
+    /// A simulated run of one binary, every series times `factor(key)`.
     private static func simulatedRun(
-        _ models: [Model], repetitions: Int, forks: Int, using generator: inout SeededGenerator,
+        _ models: [Model], index: Int, using generator: inout SeededGenerator,
         factor: (ResultSeriesKey) -> Double = { _ in 1 }
     ) -> ResultFile {
-        let shares = ForkedRun.repetitions(total: repetitions, forks: forks)
-        // One level per process, shared by every series of that process
-        // (the machine's state), and one of each series' own.
-        let machine = shares.map { _ in generator.nextGaussian() }
-        var series: [ResultSeries] = []
-        for model in models {
+        let series = models.map { model in
             var values: [Double] = []
-            for (fork, share) in shares.enumerated() {
-                let level = model.between * (0.5 * machine[fork] + 0.866 * generator.nextGaussian())
-                for _ in 0..<share {
+            for _ in 0..<model.processes {
+                let level = model.between * generator.nextGaussian()
+                for _ in 0..<model.perProcess {
                     values.append(model.median * factor(model.key) * exp(level + model.within * generator.nextGaussian()))
                 }
             }
-            series.append(ResultSeries(key: model.key, unit: model.unit, values: values, firstLine: 2))
+            return ResultSeries(key: model.key, unit: model.unit, values: values, firstLine: 2)
         }
-        return ResultFile(path: "simulated.csv", series: series)
-    }
-
-    private struct Tally {
-        var regression = 0
-        var notJudged = 0
-        var pass = 0
-        var same = 0
-        var judgedSeries = 0
-        var worseOfTheChanged = 0
-        /// Runs where the changed series passed quietly (same, ~, better, better?).
-        var quietOfTheChanged = 0
-    }
-
-    private static func simulate(
-        _ models: [Model], repetitions: Int, forks: Int, comparisons: Int, seed: UInt64,
-        changed: ((ResultSeriesKey) -> Bool)? = nil
-    ) throws -> Tally {
-        var generator = SeededGenerator(seed: seed)
-        var tally = Tally()
-        for _ in 0..<comparisons {
-            let base = simulatedRun(models, repetitions: repetitions, forks: forks, using: &generator)
-            let new = simulatedRun(models, repetitions: repetitions, forks: forks, using: &generator) { key in
-                changed?(key) == true ? (MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant).preference == .higherIsBetter ? 1 / 1.2 : 1.2) : 1
-            }
-            let report = try ComparisonReport(base: base, new: new, options: CompareOptions())
-            switch report.exitStatus {
-            case .regression: tally.regression += 1
-            case .notJudged: tally.notJudged += 1
-            default: tally.pass += 1
-            }
-            tally.same += report.count(of: .same)
-            tally.judgedSeries += report.testedCount
-            if let changed {
-                let hit = report.comparisons.filter { changed($0.key) }
-                if !hit.isEmpty && hit.allSatisfy({ $0.verdict == .worse }) { tally.worseOfTheChanged += 1 }
-                if hit.contains(where: { [.same, .cannotTell, .better, .unconfirmedBetter].contains($0.verdict) }) {
-                    tally.quietOfTheChanged += 1
-                }
-            }
-        }
-        return tally
+        return ResultFile(path: "simulated-\(index).csv", series: series, revisions: ["simulated"])
     }
 
     private static func isFastPathThroughput(_ key: ResultSeriesKey) -> Bool {
         key.benchmark == "observeOn.throughput" && key.variant == "fast-path"
     }
 
-    func testForksHoldFalseAlarmsToAlphaWhereOneProcessDoesNotAndPrintThePowerForATwentyPercentSlowdown() throws {
-        let (_, models) = try Self.models()
+    /// What the simulation prints (and docs/Compare.md repeats).
+    private struct Outcome {
+        var passes = 0
+        var notJudged = 0
+        var falseRegressions = 0
+        var same = 0
+        var judged = 0
+        var slowerWorse = 0
+        let comparisons: Int
+
+        var line: String {
+            let share = Double(same) / Double(max(judged, 1)) * 100
+            return "A/A: exit 0 in \(passes) of \(comparisons), exit 3 in \(notJudged), exit 1 in \(falseRegressions); "
+                + "same \(String(format: "%.0f", share)) % of the judged timing series; "
+                + "a 20 % slower fast path: worse (exit 1) in \(slowerWorse) of \(comparisons)"
+        }
+    }
+
+    private static func simulate(_ models: [Model], calibrationRuns: Int, comparisons: Int, seed: UInt64) throws
+        -> Outcome
+    {
+        var generator = SeededGenerator(seed: seed)
+        let calibration = (0..<calibrationRuns).map { simulatedRun(models, index: $0, using: &generator) }
+        let table = try ResolutionTable.calibrate(runs: calibration, path: "simulated-resolution.csv")
+        let options = CompareOptions(resolution: table)
+        var outcome = Outcome(comparisons: comparisons)
+        for index in 0..<comparisons {
+            let base = simulatedRun(models, index: 2 * index, using: &generator)
+            let new = simulatedRun(models, index: 2 * index + 1, using: &generator)
+            let report = try ComparisonReport(base: base, new: new, options: options)
+            switch report.exitStatus {
+            case .noRegression: outcome.passes += 1
+            case .notJudged: outcome.notJudged += 1
+            default: outcome.falseRegressions += 1
+            }
+            outcome.same += report.count(of: .same)
+            outcome.judged += report.testedCount
+            let slower = simulatedRun(models, index: 2 * index + 1, using: &generator) { key in
+                guard isFastPathThroughput(key) else { return 1 }
+                let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
+                return rule.preference == .higherIsBetter ? 1 / 1.2 : 1.2
+            }
+            let judged = try ComparisonReport(base: base, new: slower, options: options)
+            if judged.exitStatus == .regression
+                && judged.comparisons.filter({ isFastPathThroughput($0.key) }).allSatisfy({ $0.verdict == .worse })
+            {
+                outcome.slowerWorse += 1
+            }
+        }
+        return outcome
+    }
+
+    func testFalseAlarmsStayWithinAlphaAndThePowerForATwentyPercentSlowerFastPathIsTheOneDocumented() throws {
+        let runs = try Self.loadCalibrationRuns()
+        let models = Self.models(runs)
         XCTAssertGreaterThan(models.count, 60)
         let comparisons = 200
-        let single = try Self.simulate(models, repetitions: 7, forks: 1, comparisons: comparisons, seed: 41)
-        let forked = try Self.simulate(models, repetitions: 9, forks: 3, comparisons: comparisons, seed: 41)
-        let singleSlow = try Self.simulate(
-            models, repetitions: 7, forks: 1, comparisons: comparisons, seed: 42, changed: Self.isFastPathThroughput)
-        let forkedSlow = try Self.simulate(
-            models, repetitions: 9, forks: 3, comparisons: comparisons, seed: 42, changed: Self.isFastPathThroughput)
-        func line(_ name: String, _ aa: Tally, _ slow: Tally) -> String {
-            let share = Double(aa.same) / Double(max(aa.judgedSeries, 1))
-            return "\(name): A/A exit 1 in \(aa.regression)/\(comparisons), exit 3 in \(aa.notJudged), exit 0 in "
-                + "\(aa.pass); same \(String(format: "%.0f", share * 100)) % of judged series; 20 % slower fast path "
-                + "worse in \(slow.worseOfTheChanged)/\(comparisons), passed quietly in \(slow.quietOfTheChanged), "
-                + "exit 1 in \(slow.regression), exit 3 in \(slow.notJudged)"
-        }
-        let wide = try Self.simulate(models, repetitions: 15, forks: 5, comparisons: comparisons, seed: 41)
-        let wideSlow = try Self.simulate(
-            models, repetitions: 15, forks: 5, comparisons: comparisons, seed: 42, changed: Self.isFastPathThroughput)
-        print(line("one process, 7 repetitions", single, singleSlow))
-        print(line("3 forks x 3 repetitions", forked, forkedSlow))
-        print(line("5 forks x 3 repetitions", wide, wideSlow))
-        // Forks hold false alarms (exit 1 between runs of one revision) to
-        // alpha; one process does not, because its repetitions share one
-        // level the next process does not have.
-        XCTAssertLessThanOrEqual(forked.regression, comparisons / 20)
-        XCTAssertLessThanOrEqual(wide.regression, comparisons / 20)
-        XCTAssertGreaterThan(single.regression, comparisons / 20)
-        // The power for a 20 % slowdown of the fast path is printed, not
-        // asserted: with the spread between processes the committed default
-        // runs show for it (printed below), no repetition count the suite can
-        // afford makes it `worse` after the correction across the run.
+        let outcome = try Self.simulate(
+            models, calibrationRuns: runs.count, comparisons: comparisons, seed: 24)
+        print(outcome.line)
         for model in models where Self.isFastPathThroughput(model.key) {
             print("fast path \(model.key.metric): within a process \(String(format: "%.1f", model.within * 100)) %, "
-                + "between processes \(String(format: "%.1f", model.between * 100)) % (log-scale standard deviations)")
+                + "between processes \(String(format: "%.1f", model.between * 100)) % (log-scale standard deviations), "
+                + "\(model.processes) processes of \(model.perProcess)")
         }
+        // Runs of one binary fail to pass (exit 1 or 3) in at most alpha of
+        // the comparisons: the resolution's Bonferroni bound, with its
+        // upper confidence bound on each spread.
+        XCTAssertLessThanOrEqual(outcome.falseRegressions + outcome.notJudged, comparisons / 20, outcome.line)
+        let document = try String(
+            contentsOf: Self.root.appendingPathComponent("docs/Compare.md"), encoding: .utf8)
+        XCTAssertTrue(
+            document.contains(outcome.line),
+            "docs/Compare.md must print the simulation's line as it is now:\n\(outcome.line)")
     }
 }

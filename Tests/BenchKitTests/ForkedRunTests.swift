@@ -23,6 +23,25 @@ final class ForkedRunTests: XCTestCase {
              "--allocator", "system", "--rows-file", "/tmp/rows.csv", "--run-id", "run-1"])
     }
 
+    func testABenchmarkTimedInProcessesOfItsOwnNamesItselfAndTimesOnly() {
+        let arguments = ForkedRun.childArguments(
+            ["--quick", "--only-benchmark", "other", "--output", "out"], repetitions: 3, rowsFile: "/tmp/rows.csv",
+            runID: "run-1") + ["--only-benchmark", "observeOn.throughput", "--timing-only"]
+        XCTAssertEqual(arguments.filter { $0 == "--only-benchmark" }.count, 1, "the parent's own is not passed on")
+        XCTAssertEqual(arguments.suffix(3), ["--only-benchmark", "observeOn.throughput", "--timing-only"])
+    }
+
+    func testTheSerialHopIsTimedInFiveProcessesOfThreeRepetitionsAndEveryOtherBenchmarkInTheRunsOwn() {
+        let throughput = BenchmarkCatalog.all.first { $0.schema.name == "observeOn.throughput" }
+        XCTAssertEqual(throughput?.processes(in: .quick), 5)
+        XCTAssertEqual(throughput?.processes(in: .standard), 5)
+        XCTAssertEqual(throughput?.processes(in: .tiny), 1, "tests run the tiny suite in one process")
+        XCTAssertEqual(throughput.map { ForkedRun.repetitions(total: $0.repetitions(in: .quick), forks: 5) }, [3, 3, 3, 3, 3])
+        for benchmark in BenchmarkCatalog.all where benchmark.schema.name != "observeOn.throughput" {
+            XCTAssertEqual(benchmark.processes(in: .quick), 1, benchmark.schema.name)
+        }
+    }
+
     private func row(_ variant: String, _ metric: String, _ repetition: Int, _ value: Double?) -> CSVRow {
         CSVRow(
             benchmark: "observeOn.throughput", variant: variant, params: "elements=100000", metric: metric,

@@ -286,6 +286,13 @@ import Testing
             try Self.error(for: "<!-- report:compare results/run.csv results/run.csv source=results/run.csv -->\n<!-- /report -->\n")
                 .contains("docs/Doc.md:1: report:compare names its two runs itself; it takes no source="))
         #expect(
+            try Self.error(
+                for: "<!-- report:compare results/run.csv results/run.csv resolution=results/gone.csv -->\n<!-- /report -->\n")
+                .contains("docs/Doc.md:1: results/gone.csv: no such resolution table"))
+        #expect(
+            try Self.error(for: source + "<!-- report:table hop metrics=rate resolution=none -->\n<!-- /report -->\n")
+                .contains("docs/Doc.md:2: resolution= belongs to report:compare only"))
+        #expect(
             try Self.error(for: source + "<!-- report:value hop/peer rate params=n=1 -->50<!-- /report --> a line\n")
                 .contains("docs/Doc.md:2: an inline region must not begin a line"))
     }

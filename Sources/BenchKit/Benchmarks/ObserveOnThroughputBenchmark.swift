@@ -28,11 +28,10 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     let hops: [HopVariant]
 
     /// Five processes of three repetitions each in the quick and default
-    /// suites. Between quick runs of one binary on an idle machine the serial
-    /// hop's median moved by about 4 % (standard deviation of the log
-    /// medians) while its repetitions within a run spread by about 5 %: most
-    /// of a median's uncertainty is the process's, which only more processes
-    /// shrink (Performance.md, "Hops across processes").
+    /// suites: a hop's median moves between processes by more than its
+    /// repetitions within one explain, and only more processes shrink that
+    /// part of its uncertainty (Performance.md, "Hops across processes";
+    /// `CompareRepetitionModelTests` prints both spreads).
     public func processes(in size: SuiteSize) -> Int { size == .tiny ? 1 : 5 }
 
     /// Three repetitions in each of ``processes(in:)``.

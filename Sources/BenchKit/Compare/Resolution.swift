@@ -49,6 +49,10 @@ public struct ResolutionTable: Sendable, Equatable {
     /// a spread is over three times its estimate.
     public static let minimumRuns = 4
 
+    /// Where `BenchRunner calibrate` writes the table and compare looks for
+    /// it when not told (a path from the directory they run in).
+    public static let defaultPath = "results/resolution.csv"
+
     /// The file the table was read from or written to, for messages.
     public let path: String
     /// The git revision of the calibration runs.

@@ -31,7 +31,9 @@ public enum ReportDirective: Equatable, Sendable {
         allocator: String?)
     case value(benchmark: String, variant: String, metric: String, params: [String: String], allocator: String?)
     case sweep(benchmark: String, metric: String, variants: [String]?, params: [String: String], allocator: String?)
-    case compare(base: String, new: String)
+    /// `resolution`: a resolution table's path, `none`, or nil for
+    /// ``ResolutionTable/defaultPath`` where it exists (as compare run from the root).
+    case compare(base: String, new: String, resolution: String?)
 
     /// Reads the text between `report:` and `-->`, with the run it names
     /// itself (`source=`), if any; `problem` says what is wrong, for an error message.
@@ -39,6 +41,11 @@ public enum ReportDirective: Equatable, Sendable {
         switch parseDirective(text) {
         case .failure(let problem): return .failure(problem)
         case .success(let (directive, options)):
+            if options["resolution"] != nil {
+                guard case .compare = directive else {
+                    return .failure(ReportDirectiveProblem("resolution= belongs to report:compare only"))
+                }
+            }
             guard let source = options["source"] else { return .success((directive, nil)) }
             if case .compare = directive {
                 return .failure(ReportDirectiveProblem("report:compare names its two runs itself; it takes no source="))
@@ -60,10 +67,10 @@ public enum ReportDirective: Equatable, Sendable {
         for word in words.dropFirst() {
             if let equals = word.firstIndex(of: "="), !word.hasPrefix("results/") {
                 let name = String(word[..<equals])
-                guard ["variants", "metrics", "ratio-to", "params", "allocator", "source"].contains(name) else {
+                guard ["variants", "metrics", "ratio-to", "params", "allocator", "source", "resolution"].contains(name) else {
                     return .failure(
                         ReportDirectiveProblem(
-                            "unknown option \(name)= (options: variants=, metrics=, ratio-to=, params=, allocator=, source=)"))
+                            "unknown option \(name)= (options: variants=, metrics=, ratio-to=, params=, allocator=, source=, resolution=)"))
                 }
                 options[name] = String(word[word.index(after: equals)...])
             } else {
@@ -109,10 +116,10 @@ public enum ReportDirective: Equatable, Sendable {
                     benchmark: positional[0], metric: positional[1], variants: options["variants"].map(list),
                     params: params, allocator: allocator), options))
         case "compare":
-            guard positional.count == 2, options.keys.allSatisfy({ $0 == "source" }) else {
-                return .failure(ReportDirectiveProblem("report:compare takes two result files, e.g. report:compare results/A.csv results/B.csv"))
+            guard positional.count == 2, options.keys.allSatisfy({ $0 == "source" || $0 == "resolution" }) else {
+                return .failure(ReportDirectiveProblem("report:compare takes two result files and optionally resolution=FILE|none, e.g. report:compare results/A.csv results/B.csv"))
             }
-            return .success((.compare(base: positional[0], new: positional[1]), options))
+            return .success((.compare(base: positional[0], new: positional[1], resolution: options["resolution"]), options))
         default:
             return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, sweep, compare)"))
         }

@@ -6,9 +6,15 @@ import ToolSupport
 public struct ReportRenderer {
     /// Loads a result file by the path a document names (from the repository's root).
     let load: (String) throws(ReportError) -> ResultFile
+    /// Loads a resolution table by its path from the root; nil when there is no such file.
+    let loadResolution: (String) throws(ReportError) -> ResolutionTable?
 
-    public init(load: @escaping (String) throws(ReportError) -> ResultFile) {
+    public init(
+        load: @escaping (String) throws(ReportError) -> ResultFile,
+        loadResolution: @escaping (String) throws(ReportError) -> ResolutionTable? = { _ in nil }
+    ) {
         self.load = load
+        self.loadResolution = loadResolution
     }
 
     /// The text of `region` in `document`, whose run is `source` (a region
@@ -53,19 +59,29 @@ public struct ReportRenderer {
             return try sweep(
                 file: file, name: name, benchmark: benchmark, metric: metric, variants: variants, params: params,
                 allocator: allocator, at: (document, region.line))
-        case let .compare(basePath, newPath):
+        case let .compare(basePath, newPath, resolution):
             let base = try load(basePath)
             let new = try load(newPath)
+            // As compare does from the root: the named table, none, or the
+            // default table where it exists.
+            var table: ResolutionTable?
+            if resolution != "none" {
+                table = try loadResolution(resolution ?? ResolutionTable.defaultPath)
+                if table == nil, let resolution {
+                    throw ReportError(document, region.line, "\(resolution): no such resolution table")
+                }
+            }
             let report: ComparisonReport
             do {
-                report = try ComparisonReport(base: base, new: new, options: CompareOptions())
+                report = try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: table))
             } catch {
                 throw ReportError(document, region.line, "cannot compare \(basePath) with \(newPath): \(error)")
             }
             let lines = CompareReportFormatter(report: report).summary().split(separator: "\n")
             let first = lines.first.map(String.init) ?? ""
             let last = lines.last.map(String.init) ?? ""
-            return "```\n$ BenchRunner compare \(basePath) \(newPath)\n\(first)\n…\n\(last)\n```"
+            let option = resolution.map { " --resolution \($0)" } ?? ""
+            return "```\n$ BenchRunner compare\(option) \(basePath) \(newPath)\n\(first)\n…\n\(last)\n```"
         }
     }
 

@@ -69,12 +69,22 @@ public enum ReportTool {
             source = String(absolute.dropFirst(rootURL.path.count + 1))
         }
         var cache: [String: ResultFile] = [:]
-        let renderer = ReportRenderer { (path: String) throws(ReportError) -> ResultFile in
-            if let loaded = cache[path] { return loaded }
-            let loaded = try loadResultFile(path, root: rootURL)
-            cache[path] = loaded
-            return loaded
-        }
+        let renderer = ReportRenderer(
+            load: { (path: String) throws(ReportError) -> ResultFile in
+                if let loaded = cache[path] { return loaded }
+                let loaded = try loadResultFile(path, root: rootURL)
+                cache[path] = loaded
+                return loaded
+            },
+            loadResolution: { (path: String) throws(ReportError) -> ResolutionTable? in
+                let url = rootURL.appendingPathComponent(path)
+                guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+                do throws(CompareInputError) {
+                    return try ResolutionTable.load(path: url.path)
+                } catch {
+                    throw ReportError(path, error.line, error.message)
+                }
+            })
         var output = ""
         var stale = 0
         var regions = 0

@@ -68,14 +68,16 @@ extension ChildProcess {
     /// cleared so that the child chooses its allocator itself. Returns how
     /// the child ended and the rows file's text (`nil` when it wrote none);
     /// the file is removed. Throws only when the child cannot start.
-    static func runRowsChild(tag: String, arguments: (_ rowsFile: String) -> [String]) throws
-        -> (result: Result, rows: String?)
-    {
+    static func runRowsChild(
+        tag: String, standardOutput: Stream = .inherit, arguments: (_ rowsFile: String) -> [String]
+    ) throws -> (result: Result, rows: String?) {
         let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-\(tag).csv"
         defer { try? FileManager.default.removeItem(atPath: rowsPath) }
         var environment = ProcessInfo.processInfo.environment
         environment[AllocatorLauncher.guardVariable] = nil
-        let result = try run(AllocatorLauncher.executablePath, arguments: arguments(rowsPath), environment: environment)
+        let result = try run(
+            AllocatorLauncher.executablePath, arguments: arguments(rowsPath), environment: environment,
+            standardOutput: standardOutput)
         return (result, try? String(contentsOfFile: rowsPath, encoding: .utf8))
     }
 }

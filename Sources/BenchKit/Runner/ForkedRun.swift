@@ -98,14 +98,28 @@ public enum ForkedRun {
     /// Runs `benchmark`'s timing repetitions (`total`) in `processes` fresh
     /// processes one after another, each `--only-benchmark benchmark` with
     /// its share, and returns their merged timing rows (no counts: the
-    /// parent counts). Throws when a process fails.
+    /// parent counts). The processes' own output is discarded (their
+    /// estimates would speak of their share only); `progress` gets a line
+    /// per process, with the time left estimated from the processes done.
+    /// Throws when a process fails.
     public static func runBenchmark(
-        _ benchmark: String, processes: Int, total: Int, arguments: [String], runID: String
+        _ benchmark: String, processes: Int, total: Int, arguments: [String], runID: String,
+        progress: (String) -> Void = { _ in }
     ) throws -> [CSVRow] {
         var results: [[CSVRow]] = []
         let shares = repetitions(total: total, forks: processes)
+        let started = MeasureContext.now()
         for (index, share) in shares.enumerated() {
-            let (result, rows) = try ChildProcess.runRowsChild(tag: "\(benchmark)-\(index + 1)") { rowsFile in
+            var line = "  \(benchmark) process \(index + 1)/\(shares.count), \(share) repetitions"
+            if index > 0 {
+                let perProcess = Double(MeasureContext.now() &- started) / 1e9 / Double(index)
+                line += ", ~\(Int((perProcess * Double(shares.count - index)).rounded()))s left for its processes "
+                    + "(from the \(index) done)"
+            }
+            progress(line)
+            let (result, rows) = try ChildProcess.runRowsChild(
+                tag: "\(benchmark)-\(index + 1)", standardOutput: .discard
+            ) { rowsFile in
                 childArguments(arguments, repetitions: share, rowsFile: rowsFile, runID: runID)
                     + ["--only-benchmark", benchmark, "--timing-only"]
             }

@@ -1,0 +1,169 @@
+import BenchKit
+import Foundation
+import XCTest
+
+/// `BenchRunner calibrate` and compare's use of its table: each timing
+/// series is judged against the larger of its threshold and the smallest
+/// change two runs of one binary tell apart on the machine.
+final class ResolutionTests: XCTestCase {
+    private static let hop = ResultSeriesKey(
+        benchmark: "observeOn.throughput", variant: "fast-path", params: "elements=100000", metric: "ns_per_element",
+        allocator: "system")
+    private static let timer = ResultSeriesKey(
+        benchmark: "periodic.drift", variant: "serial-dispatch.emulated", params: "period_ms=1;ticks=150",
+        metric: "lateness_p50_us", allocator: "system")
+    private static let count = ResultSeriesKey(
+        benchmark: "observeOn.throughput", variant: "fast-path", params: "elements=100000",
+        metric: "allocs_per_element", allocator: "jemalloc")
+    private static let peer = ResultSeriesKey(
+        benchmark: "observeOn.throughput", variant: "peer.dispatch-async", params: "elements=100000",
+        metric: "ns_per_element", allocator: "system")
+
+    /// A run whose every series' repetitions sit at `level` times the series' base.
+    private static func run(_ index: Int, hop: Double, timer: Double, revision: String = "abc") -> ResultFile {
+        func series(_ key: ResultSeriesKey, _ unit: String, _ center: Double) -> ResultSeries {
+            ResultSeries(key: key, unit: unit, values: [center * 0.99, center, center * 1.01], firstLine: 2)
+        }
+        return ResultFile(
+            path: "run\(index).csv",
+            series: [
+                series(Self.hop, "ns", 14 * Foundation.exp(hop)), series(Self.timer, "us", 50 * Foundation.exp(timer)),
+                series(Self.count, "allocations", 0.001), series(Self.peer, "ns", 400 * Foundation.exp(hop)),
+            ], revisions: [revision])
+    }
+
+    /// Runs at the given log levels of the hop and the timer.
+    private static func runs(hopLevels: [Double], timerLevels: [Double]) -> [ResultFile] {
+        zip(hopLevels, timerLevels).enumerated().map { run($0.offset, hop: $0.element.0, timer: $0.element.1) }
+    }
+
+    func testCalibrationMeasuresEachJudgedTimingSeriesSpreadAcrossRunsAndLeavesCountsAndPeersOut() throws {
+        let hopLevels = [-0.02, 0.02, -0.02, 0.02, -0.02, 0.02]
+        let timerLevels = [-0.3, 0.3, -0.3, 0.3, -0.3, 0.3]
+        let table = try ResolutionTable.calibrate(
+            runs: Self.runs(hopLevels: hopLevels, timerLevels: timerLevels), path: "out.csv")
+        XCTAssertEqual(Set(table.entries.keys), [Self.hop, Self.timer], "counts and peers have no resolution")
+        XCTAssertEqual(table.revision, "abc")
+        XCTAssertEqual(table.repetitions, 3)
+        let hop = try XCTUnwrap(table.entries[Self.hop])
+        // Six levels at ±0.02: sample standard deviation 0.02·√(6/5).
+        XCTAssertEqual(hop.logDeviation, 0.02 * (6.0 / 5).squareRoot(), accuracy: 1e-9)
+        XCTAssertEqual(hop.runs, 6)
+        XCTAssertEqual(
+            hop.resolution,
+            ResolutionTable.resolution(logDeviation: hop.logDeviation, runs: 6, seriesCount: 2, alpha: 0.05),
+            accuracy: 1e-12)
+        // The noisier series gets the coarser resolution.
+        let timer = try XCTUnwrap(table.entries[Self.timer])
+        XCTAssertGreaterThan(timer.resolution, hop.resolution * 10)
+    }
+
+    func testTheResolutionGrowsWithTheSpreadAndTheSeriesCountAndShrinksWithMoreRuns() {
+        let base = ResolutionTable.resolution(logDeviation: 0.03, runs: 10, seriesCount: 80, alpha: 0.05)
+        XCTAssertGreaterThan(
+            ResolutionTable.resolution(logDeviation: 0.06, runs: 10, seriesCount: 80, alpha: 0.05), base)
+        XCTAssertGreaterThan(
+            ResolutionTable.resolution(logDeviation: 0.03, runs: 10, seriesCount: 800, alpha: 0.05), base)
+        XCTAssertLessThan(ResolutionTable.resolution(logDeviation: 0.03, runs: 30, seriesCount: 80, alpha: 0.05), base)
+        XCTAssertEqual(ResolutionTable.resolution(logDeviation: 0, runs: 10, seriesCount: 80, alpha: 0.05), 0)
+        // With a spread of 3 % from 10 runs among 80 series: z(1 - 0.05/80)
+        // = 3.23, the upper 90 % bound of the spread 1.47 times the estimate
+        // (9 degrees of freedom: the chi-square 10 % quantile is 4.17), so
+        // exp(3.23·√2·0.03·1.47) - 1 ≈ 22.3 %.
+        XCTAssertEqual(base, 0.223, accuracy: 0.005)
+    }
+
+    func testCalibrationRefusesTooFewRunsAndRunsOfDifferentBinaries() {
+        let three = Self.runs(hopLevels: [0, 0.01, 0.02], timerLevels: [0, 0.1, 0.2])
+        XCTAssertThrowsError(try ResolutionTable.calibrate(runs: three, path: "out.csv")) { error in
+            XCTAssertTrue("\(error)".contains("at least 4 runs of one binary, got 3"), "\(error)")
+        }
+        var mixed = Self.runs(hopLevels: [0, 0.01, 0.02, 0.03], timerLevels: [0, 0.1, 0.2, 0.3])
+        mixed[3] = Self.run(3, hop: 0, timer: 0, revision: "def")
+        XCTAssertThrowsError(try ResolutionTable.calibrate(runs: mixed, path: "out.csv")) { error in
+            XCTAssertTrue("\(error)".contains("must come from one binary"), "\(error)")
+            XCTAssertTrue("\(error)".contains("abc, def"), "\(error)")
+        }
+    }
+
+    func testATableReadsBackAsItWasWrittenAndMalformedTablesNameTheirLine() throws {
+        let table = try ResolutionTable.calibrate(
+            runs: Self.runs(hopLevels: [-0.02, 0.02, -0.01, 0.01], timerLevels: [-0.3, 0.3, -0.2, 0.2]),
+            path: "resolution.csv")
+        let read = try ResolutionTable.parse(text: table.csv(), path: "resolution.csv")
+        XCTAssertEqual(read, table)
+
+        XCTAssertThrowsError(try ResolutionTable.parse(text: "benchmark,variant\nx,y\n", path: "r.csv")) { error in
+            XCTAssertEqual((error as? CompareInputError)?.line, 1)
+            XCTAssertTrue("\(error)".contains("header lacks"), "\(error)")
+        }
+        let broken = table.csv() + "a,b,c,system,ns_per_element,two,0.1,0.2,abc,3\n"
+        XCTAssertThrowsError(try ResolutionTable.parse(text: broken, path: "r.csv")) { error in
+            XCTAssertEqual((error as? CompareInputError)?.line, 4)
+            XCTAssertTrue("\(error)".contains("BenchRunner calibrate"), "\(error)")
+        }
+        XCTAssertThrowsError(try ResolutionTable.load(path: "/nonexistent/resolution.csv")) { error in
+            XCTAssertTrue("\(error)".contains("--resolution none"), "\(error)")
+        }
+    }
+
+    /// Seven repetitions a side of the hop at `base` and `new` ns, a little spread.
+    private static func hopFiles(base: Double, new: Double) -> (ResultFile, ResultFile) {
+        let spread = [0.985, 0.99, 0.995, 1.0, 1.005, 1.01, 1.015]
+        func file(_ center: Double, _ name: String) -> ResultFile {
+            ResultFile(
+                path: name, series: [ResultSeries(key: Self.hop, unit: "ns", values: spread.map { $0 * center }, firstLine: 2)])
+        }
+        return (file(base, "base.csv"), file(new, "new.csv"))
+    }
+
+    private static func table(resolution: Double) -> ResolutionTable {
+        ResolutionTable(
+            path: "resolution.csv", revision: "abc", repetitions: 7,
+            entries: [hop: .init(runs: 10, logDeviation: 0.03, resolution: resolution)])
+    }
+
+    func testAMoveWithinTheResolutionIsNotAFalseAlarmWhileOneBeyondItIsStillWorse() throws {
+        // 14 → 16.8 ns (+20 %): beyond the 5 % threshold, every repetition worse.
+        let (base, new) = Self.hopFiles(base: 14, new: 16.8)
+        let plain = try ComparisonReport(base: base, new: new, options: CompareOptions())
+        XCTAssertEqual(plain.comparisons[0].verdict, .worse)
+        XCTAssertEqual(plain.comparisons[0].threshold, 0.05)
+
+        // Where two runs of one binary move this series by up to 30 %, +20 %
+        // is within what the machine does by itself: same, exit 0.
+        let coarse = try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: Self.table(resolution: 0.30)))
+        XCTAssertEqual(coarse.comparisons[0].threshold, 0.30)
+        XCTAssertEqual(coarse.comparisons[0].verdict, .same)
+        XCTAssertEqual(coarse.exitStatus, .noRegression)
+
+        // Resolution 12 %: +20 % with every repetition beyond +12 % is worse.
+        let fine = try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: Self.table(resolution: 0.12)))
+        XCTAssertEqual(fine.comparisons[0].threshold, 0.12)
+        XCTAssertEqual(fine.comparisons[0].verdict, .worse)
+        XCTAssertEqual(fine.exitStatus, .regression)
+
+        // A resolution finer than the threshold never lowers it.
+        let finer = try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: Self.table(resolution: 0.01)))
+        XCTAssertEqual(finer.comparisons[0].threshold, 0.05)
+    }
+
+    func testTheSummaryNamesTheTableTheRaisedThresholdsAndASuiteUnlikeTheCalibrations() throws {
+        let (base, new) = Self.hopFiles(base: 14, new: 14.1)
+        let report = try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: Self.table(resolution: 0.2)))
+        let formatter = CompareReportFormatter(report: report)
+        let summary = formatter.summary()
+        XCTAssertTrue(summary.contains("Resolution: resolution.csv, from 10 runs of git abc"), summary)
+        XCTAssertTrue(summary.contains("1 tested series calibrated, 1 of them with a threshold raised by it"), summary)
+        XCTAssertFalse(summary.contains("calibrate anew"), "7 repetitions as calibrated: \(summary)")
+        XCTAssertTrue(formatter.table().contains("+-20%"), formatter.table())
+
+        let other = ResolutionTable(
+            path: "resolution.csv", revision: "abc", repetitions: 15,
+            entries: [Self.hop: .init(runs: 10, logDeviation: 0.03, resolution: 0.2)])
+        let unlike = CompareReportFormatter(
+            report: try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: other))
+        ).summary()
+        XCTAssertTrue(unlike.contains("these runs have 7 repetitions a series, the calibration runs 15"), unlike)
+    }
+}
