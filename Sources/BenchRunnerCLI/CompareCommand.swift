@@ -46,6 +46,14 @@ public struct Compare: ParsableCommand {
             not judged. Rows with an empty value (allocation counting \
             unavailable) are skipped. Series in only one file are listed as added or removed.
 
+            Resolution: series move between runs of one binary by very different amounts (the serial hop \
+            by a few per cent, a timer's lateness by tens), so each calibrated timing series is judged \
+            against the larger of its threshold and its resolution, the smallest change two runs of one \
+            binary on this machine exceed by chance with probability at most alpha for all series together \
+            (BenchRunner calibrate, results/resolution.csv, read by default from the directory compare runs \
+            in; --resolution none for the thresholds alone). The table's column threshold shows each \
+            series' threshold, and the summary says which table was used.
+
             For CI on a shared machine, gate only on the exact counts and print the timings: \
             `BenchRunner compare --gate exact --exact-tolerance 'allocs_*=0.5' \
             results/baseline-quick.csv NEW.csv`. Exact counts are judged from one repetition, so \

@@ -112,6 +112,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        let started = MeasureContext.now()
         let resultFile = ResultsFolder(directory: output)
         if rowsFile == nil {
             do {
@@ -251,6 +252,9 @@ struct Run: ParsableCommand {
         }
         print(Self.sourcesNote(pass: pass, allocator: allocatorName, configuration: configuration))
         let path = try resultFile.write(document, environment: environment)
+        let seconds = Double(MeasureContext.now() &- started) / 1e9
+        print("the whole run took \(ProgressReporter.format(seconds: seconds)) (process starts, timing, counting and "
+            + "instruction counts included)")
         print("wrote \(rows.count) rows to \(path)")
         if let failure {
             FileHandle.standardError.write(

@@ -66,6 +66,10 @@ final class ResolutionTests: XCTestCase {
             ResolutionTable.resolution(logDeviation: 0.03, runs: 10, seriesCount: 800, alpha: 0.05), base)
         XCTAssertLessThan(ResolutionTable.resolution(logDeviation: 0.03, runs: 30, seriesCount: 80, alpha: 0.05), base)
         XCTAssertEqual(ResolutionTable.resolution(logDeviation: 0, runs: 10, seriesCount: 80, alpha: 0.05), 0)
+        // A rate's resolution is the same log-scale move, downwards: 1/1.223 of the base is a fall of 18.2 %.
+        XCTAssertEqual(
+            ResolutionTable.resolution(logDeviation: 0.03, runs: 10, seriesCount: 80, alpha: 0.05, higherIsBetter: true),
+            1 - 1 / (1 + base), accuracy: 1e-12)
         // With a spread of 3 % from 10 runs among 80 series: z(1 - 0.05/80)
         // = 3.23, the upper 90 % bound of the spread 1.47 times the estimate
         // (9 degrees of freedom: the chi-square 10 % quantile is 4.17), so
@@ -97,7 +101,7 @@ final class ResolutionTests: XCTestCase {
             XCTAssertEqual((error as? CompareInputError)?.line, 1)
             XCTAssertTrue("\(error)".contains("header lacks"), "\(error)")
         }
-        let broken = table.csv() + "a,b,c,system,ns_per_element,two,0.1,0.2,abc,3\n"
+        let broken = table.csv() + "a,b,c,system,ns_per_element,two,0.1,0.2,0.01,abc,3\n"
         XCTAssertThrowsError(try ResolutionTable.parse(text: broken, path: "r.csv")) { error in
             XCTAssertEqual((error as? CompareInputError)?.line, 4)
             XCTAssertTrue("\(error)".contains("BenchRunner calibrate"), "\(error)")
@@ -120,7 +124,7 @@ final class ResolutionTests: XCTestCase {
     private static func table(resolution: Double) -> ResolutionTable {
         ResolutionTable(
             path: "resolution.csv", revision: "abc", repetitions: 7,
-            entries: [hop: .init(runs: 10, logDeviation: 0.03, resolution: resolution)])
+            entries: [hop: .init(runs: 10, logDeviation: 0.03, resolution: resolution, spread: 0.015)])
     }
 
     func testAMoveWithinTheResolutionIsNotAFalseAlarmWhileOneBeyondItIsStillWorse() throws {
@@ -131,11 +135,21 @@ final class ResolutionTests: XCTestCase {
         XCTAssertEqual(plain.comparisons[0].threshold, 0.05)
 
         // Where two runs of one binary move this series by up to 30 %, +20 %
-        // is within what the machine does by itself: same, exit 0.
+        // is within what the machine does by itself: no regression, but not
+        // same either (~), and the summary lists it.
         let coarse = try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: Self.table(resolution: 0.30)))
         XCTAssertEqual(coarse.comparisons[0].threshold, 0.30)
-        XCTAssertEqual(coarse.comparisons[0].verdict, .same)
+        XCTAssertEqual(coarse.comparisons[0].verdict, .cannotTell)
+        XCTAssertTrue(coarse.comparisons[0].movedWithinResolution)
         XCTAssertEqual(coarse.exitStatus, .noRegression)
+        let summary = CompareReportFormatter(report: coarse).summary()
+        XCTAssertTrue(summary.contains("but within the resolution"), summary)
+        XCTAssertTrue(summary.contains("observeOn.throughput/fast-path elements=100000 ns_per_element [system]: +20.0%, resolution +-30%"), summary)
+
+        // An unchanged series within the declared threshold is still same.
+        let (twin, again) = Self.hopFiles(base: 14, new: 14.05)
+        let unchanged = try ComparisonReport(base: twin, new: again, options: CompareOptions(resolution: Self.table(resolution: 0.30)))
+        XCTAssertEqual(unchanged.comparisons[0].verdict, .same)
 
         // Resolution 12 %: +20 % with every repetition beyond +12 % is worse.
         let fine = try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: Self.table(resolution: 0.12)))
@@ -160,10 +174,27 @@ final class ResolutionTests: XCTestCase {
 
         let other = ResolutionTable(
             path: "resolution.csv", revision: "abc", repetitions: 15,
-            entries: [Self.hop: .init(runs: 10, logDeviation: 0.03, resolution: 0.2)])
+            entries: [Self.hop: .init(runs: 10, logDeviation: 0.03, resolution: 0.2, spread: 0.015)])
         let unlike = CompareReportFormatter(
             report: try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: other))
         ).summary()
         XCTAssertTrue(unlike.contains("these runs have 7 repetitions a series, the calibration runs 15"), unlike)
+        XCTAssertFalse(summary.contains("busier machine"), "spread 1.5 % as calibrated: \(summary)")
+    }
+
+    func testARunWhoseRepetitionsSpreadFarMoreThanTheCalibrationsIsSaidToComeFromABusierMachine() throws {
+        let (base, _) = Self.hopFiles(base: 14, new: 14)
+        let wide = ResultFile(
+            path: "new.csv",
+            series: [
+                ResultSeries(
+                    key: Self.hop, unit: "ns", values: [11, 12, 13, 14, 15, 16, 17].map { $0 * 1.0 }, firstLine: 2)
+            ])
+        let summary = CompareReportFormatter(
+            report: try ComparisonReport(base: base, new: wide, options: CompareOptions(resolution: Self.table(resolution: 0.2)))
+        ).summary()
+        XCTAssertTrue(summary.contains("the new run's repetitions spread"), summary)
+        XCTAssertTrue(summary.contains("busier machine"), summary)
+        XCTAssertFalse(summary.contains("the base run's repetitions spread"), summary)
     }
 }

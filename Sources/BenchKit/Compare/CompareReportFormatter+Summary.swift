@@ -226,6 +226,31 @@ extension CompareReportFormatter {
             guard comparison.worseTest != nil else { return nil }
             return max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
         }
+        for (side, values) in [("base", \SeriesComparison.baseValues), ("new", \SeriesComparison.newValues)] {
+            let ratios = calibrated.compactMap { comparison -> Double? in
+                guard let spread = table.entries[comparison.key]?.spread, spread > 0,
+                    let values = comparison[keyPath: values],
+                    let own = RepetitionSpread.relativeInterquartileRange(values)
+                else { return nil }
+                return own / spread
+            }
+            if let ratio = Statistics.median(ratios), ratio > ResolutionTable.busierSpreadRatio {
+                text += "Note: the \(side) run's repetitions spread \(NumberFormat.plain((ratio * 10).rounded() / 10))x "
+                text += "as widely as the calibration runs' (median over the calibrated series): it was made on a busier "
+                text += "machine, where two runs of one binary move more than the resolution allows for; a move beyond "
+                text += "a threshold may be the machine's.\n"
+            }
+        }
+        let withinResolution = report.comparisons.filter(\.movedWithinResolution)
+        if !withinResolution.isEmpty {
+            text += "Moved beyond the threshold in the harmful direction, but within the resolution (~: what two runs "
+            text += "of one binary do here by chance; a quieter machine, more calibration runs or --resolution none "
+            text += "would judge them against the threshold), \(withinResolution.count) series:\n"
+            for comparison in withinResolution {
+                text += "  \(comparison.key): \(comparison.change.map(NumberFormat.percentage) ?? "?"), resolution "
+                text += "+-\(NumberFormat.plain((comparison.threshold * 100).rounded()))%\n"
+            }
+        }
         if let typical = Statistics.median(counts.map(Double.init)), Int(typical) != table.repetitions {
             text += "Note: these runs have \(Int(typical)) repetitions a series, the calibration runs "
             text += "\(table.repetitions): the resolution was measured for the other suite (calibrate anew).\n"

@@ -17,7 +17,8 @@ import ToolSupport
 /// taken at its upper 90 % confidence bound `s⁺` (so few runs do not make
 /// the resolution look finer than it is). The log ratio of two future runs'
 /// medians then has standard deviation `√2·s⁺`; the resolution is
-/// `exp(z·√2·s⁺) - 1`, with `z` the standard normal quantile at
+/// `exp(z·√2·s⁺) - 1` (for a rate, the fall `1 - exp(-z·√2·s⁺)`), with `z`
+/// the standard normal quantile at
 /// `1 - alpha / m` for the `m` calibrated series: between two runs of one
 /// binary the chance that any of the `m` medians moves beyond its
 /// resolution is at most about `alpha` (Bonferroni). compare judges a series
@@ -37,11 +38,17 @@ public struct ResolutionTable: Sendable, Equatable {
         public let logDeviation: Double
         /// The smallest change two runs can tell apart, as a fraction (0.12 = 12 %).
         public let resolution: Double
+        /// How widely the repetitions spread within a calibration run: the
+        /// median over the runs of ``RepetitionSpread/relativeInterquartileRange(_:)``.
+        /// A run whose repetitions spread much more was made on a busier
+        /// machine than the calibration's.
+        public let spread: Double
 
-        public init(runs: Int, logDeviation: Double, resolution: Double) {
+        public init(runs: Int, logDeviation: Double, resolution: Double, spread: Double) {
             self.runs = runs
             self.logDeviation = logDeviation
             self.resolution = resolution
+            self.spread = spread
         }
     }
 
@@ -52,6 +59,11 @@ public struct ResolutionTable: Sendable, Equatable {
     /// Where `BenchRunner calibrate` writes the table and compare looks for
     /// it when not told (a path from the directory they run in).
     public static let defaultPath = "results/resolution.csv"
+
+    /// How many times the calibration's spread a compared run's repetitions
+    /// may spread (median over the calibrated series) before compare says
+    /// the run was made on a busier machine than the calibration's.
+    public static let busierSpreadRatio = 2.0
 
     /// The file the table was read from or written to, for messages.
     public let path: String
@@ -77,11 +89,19 @@ public struct ResolutionTable: Sendable, Equatable {
     /// The resolution of a series whose runs' log medians spread with
     /// standard deviation `logDeviation` over `runs` runs, among `seriesCount`
     /// calibrated series (see the type's comment).
-    public static func resolution(logDeviation: Double, runs: Int, seriesCount: Int, alpha: Double) -> Double {
+    ///
+    /// A rise by the factor `f = exp(z·√2·s⁺)` is `f - 1` of the base; the
+    /// same move of a rate (higher is better) is a fall by `1 - 1/f`, which
+    /// `higherIsBetter` gives, so that the harmful direction gets the
+    /// resolution of the log-scale move in either case.
+    public static func resolution(
+        logDeviation: Double, runs: Int, seriesCount: Int, alpha: Double, higherIsBetter: Bool = false
+    ) -> Double {
         let degrees = Double(max(runs - 1, 1))
         let upper = logDeviation * (degrees / chiSquareQuantile(0.10, degrees: degrees)).squareRoot()
         let z = HodgesLehmannInterval.standardNormalQuantile(1 - alpha / Double(max(seriesCount, 1)))
-        return exp(z * 2.0.squareRoot() * upper) - 1
+        let factor = exp(z * 2.0.squareRoot() * upper)
+        return higherIsBetter ? 1 - 1 / factor : factor - 1
     }
 
     /// The `probability` quantile of the chi-square distribution with
@@ -118,6 +138,7 @@ public struct ResolutionTable: Sendable, Equatable {
                     + ": the spread between them would include the code's changes")
         }
         var logMedians: [ResultSeriesKey: [Double]] = [:]
+        var spreads: [ResultSeriesKey: [Double]] = [:]
         var counts: [Int] = []
         for run in runs {
             for series in run.series {
@@ -127,6 +148,7 @@ public struct ResolutionTable: Sendable, Equatable {
                     !MachineDrift.isAnchor(variant: series.key.variant), let median = Statistics.median(series.values), median > 0
                 else { continue }
                 logMedians[series.key, default: []].append(Foundation.log(median))
+                spreads[series.key, default: []].append(RepetitionSpread.relativeInterquartileRange(series.values) ?? 0)
                 counts.append(series.values.count)
             }
         }
@@ -139,13 +161,16 @@ public struct ResolutionTable: Sendable, Equatable {
         }
         var entries: [ResultSeriesKey: Entry] = [:]
         for (key, logs) in complete {
+            let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
             let mean = logs.reduce(0, +) / Double(logs.count)
             let variance = logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(logs.count - 1)
             let deviation = variance.squareRoot()
             entries[key] = Entry(
                 runs: logs.count, logDeviation: deviation,
                 resolution: resolution(
-                    logDeviation: deviation, runs: logs.count, seriesCount: complete.count, alpha: alpha))
+                    logDeviation: deviation, runs: logs.count, seriesCount: complete.count, alpha: alpha,
+                    higherIsBetter: rule.preference == .higherIsBetter),
+                spread: Statistics.median(spreads[key] ?? []) ?? 0)
         }
         return ResolutionTable(
             path: path, revision: revisions.first ?? "", repetitions: Int(Statistics.median(counts.map(Double.init)) ?? 0),
@@ -156,8 +181,8 @@ public struct ResolutionTable: Sendable, Equatable {
 extension ResolutionTable {
     /// The CSV columns of a resolution table, in order.
     public static let columns = [
-        "benchmark", "variant", "params", "allocator", "metric", "runs", "log_deviation", "resolution", "revision",
-        "repetitions",
+        "benchmark", "variant", "params", "allocator", "metric", "runs", "log_deviation", "resolution", "spread",
+        "revision", "repetitions",
     ]
 
     /// The table as CSV: a header, then one row per series, sorted.
@@ -168,7 +193,8 @@ extension ResolutionTable {
             guard let entry = entries[key] else { continue }
             let fields = [
                 key.benchmark, key.variant, key.params, key.allocator, key.metric, String(entry.runs),
-                String(entry.logDeviation), String(entry.resolution), revision, String(repetitions),
+                String(entry.logDeviation), String(entry.resolution), String(entry.spread), revision,
+                String(repetitions),
             ]
             lines.append(fields.map(CSV.escape).joined(separator: ","))
         }
@@ -220,11 +246,12 @@ extension ResolutionTable {
             guard let runs = Int(row["runs"]), runs >= minimumRuns,
                 let deviation = Double(row["log_deviation"]), deviation.isFinite, deviation >= 0,
                 let resolution = Double(row["resolution"]), resolution.isFinite, resolution >= 0,
+                let spread = Double(row["spread"]), spread.isFinite, spread >= 0,
                 let rowRepetitions = Int(row["repetitions"]), rowRepetitions > 0
             else {
                 throw CompareInputError(
                     file: path, line: record.line,
-                    message: "runs (at least \(minimumRuns)), log_deviation, resolution (0 or more) and "
+                    message: "runs (at least \(minimumRuns)), log_deviation, resolution, spread (0 or more) and "
                         + "repetitions (1 or more) must be numbers: write the table anew with BenchRunner calibrate")
             }
             revision = row["revision"]
@@ -232,7 +259,7 @@ extension ResolutionTable {
             let key = ResultSeriesKey(
                 benchmark: row["benchmark"], variant: row["variant"], params: row["params"], metric: row["metric"],
                 allocator: row["allocator"])
-            entries[key] = Entry(runs: runs, logDeviation: deviation, resolution: resolution)
+            entries[key] = Entry(runs: runs, logDeviation: deviation, resolution: resolution, spread: spread)
         }
         return ResolutionTable(path: path, revision: revision, repetitions: repetitions, entries: entries)
     }

@@ -26,7 +26,8 @@ import ToolSupport
 ///     threshold in the harmful direction, as measured and after the drift
 ///     correction, but no test confirmed it: a harmful move never passes
 ///     quietly (the 40 % drop of a noisy 5-against-5 series is not `~`);
-///   - `same` when the interval lies within ±threshold (equivalence);
+///   - `same` when the interval lies within ±threshold (equivalence; the
+///     declared threshold, never one a resolution raised);
 ///   - `~` (cannot tell: not shown equal) otherwise;
 ///   - `too few repetitions` (not judged) when even non-overlapping samples
 ///     could not reach alpha (2 against 3 at 0.05).
@@ -89,6 +90,11 @@ public struct SeriesComparison: Sendable {
     /// Whether the median moved beyond the threshold in the harmful
     /// direction, as measured and after the drift correction.
     public private(set) var movedHarmfully: Bool
+    /// Whether the median moved beyond the declared threshold in the harmful
+    /// direction but not beyond the series' resolution: a move two runs of
+    /// one binary on this machine make by chance, so not judged a change,
+    /// and never `same`.
+    public private(set) var movedWithinResolution = false
     private let alpha: Double
 
     /// A gated `worse`.
@@ -196,9 +202,12 @@ public struct SeriesComparison: Sendable {
         betterTest = tests.better
         // Sameness of a wake-up-bound time is read as measured: its anchors do
         // not reliably move with it, so the correction may not make it "same".
+        // `same` keeps the declared threshold: a move the resolution cannot
+        // tell from the machine's noise is not shown equal (`~`).
+        let declared = SeriesVerdicts.threshold(rule: rule, options: options)
         let equivalence = SeriesVerdicts.equivalence(
-            base: base.values, new: rule.isWakeUpBound ? new.values : corrected ?? new.values, scale: scale, threshold: threshold,
-            alpha: options.alpha)
+            base: base.values, new: rule.isWakeUpBound ? new.values : corrected ?? new.values, scale: scale,
+            threshold: min(threshold, declared), alpha: options.alpha)
         interval = equivalence.interval
         isWithinThreshold = equivalence.isWithinThreshold
         // As in the tests, the drift may excuse a move (every anchor moved as
@@ -208,6 +217,9 @@ public struct SeriesComparison: Sendable {
         }
         movedHarmfully = SeriesVerdicts.movedHarmfully(
             change: change, correctedChange: correctedChange, threshold: threshold, preference: rule.preference)
+        movedWithinResolution = !movedHarmfully && threshold > declared
+            && SeriesVerdicts.movedHarmfully(
+                change: change, correctedChange: correctedChange, threshold: declared, preference: rule.preference)
         verdict = .cannotTell
         decide(adjustedWorseP: tests.worse.pValue, adjustedBetterP: tests.better.pValue)
     }

@@ -390,7 +390,8 @@ public final class ProgressReporter: @unchecked Sendable {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    static func format(seconds: Double) -> String {
+    /// A duration as the progress lines print it: `45s`, `1m05s`.
+    public static func format(seconds: Double) -> String {
         let whole = Int(seconds.rounded())
         return whole >= 60 ? "\(whole / 60)m\(String(format: "%02d", whole % 60))s" : "\(whole)s"
     }
