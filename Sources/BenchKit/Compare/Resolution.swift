@@ -203,29 +203,16 @@ extension ResolutionTable {
 
     /// Reads a table `BenchRunner calibrate` wrote; errors name the file and line.
     public static func load(path: String) throws(CompareInputError) -> ResolutionTable {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CompareInputError(
-                file: path, line: nil,
-                message: "no such file (write one with BenchRunner calibrate, or give --resolution none)")
-        }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw CompareInputError(file: path, line: nil, message: "is not UTF-8 text, not a resolution CSV")
-        }
-        return try parse(text: text, path: path)
+        try parse(
+            text: CSVInput.text(
+                atPath: path, missing: "no such file (write one with BenchRunner calibrate, or give --resolution none)"),
+            path: path)
     }
 
     /// Parses a resolution table's CSV `text`; `path` names it in errors.
     public static func parse(text: String, path: String) throws(CompareInputError) -> ResolutionTable {
-        let read: CSVTable?
-        do throws(CSVReadError) {
-            read = try CSVTable(text: text)
-        } catch {
-            throw CompareInputError(file: path, line: error.line, message: error.message)
-        }
-        guard let table = read else {
-            throw CompareInputError(
-                file: path, line: nil, message: "is empty: expected the header " + columns.joined(separator: ","))
-        }
+        let table = try CSVInput.table(
+            text: text, path: path, empty: "is empty: expected the header " + columns.joined(separator: ","))
         let missing = table.missingColumns(columns)
         guard missing.isEmpty else {
             throw CompareInputError(
@@ -236,13 +223,7 @@ extension ResolutionTable {
         var entries: [ResultSeriesKey: Entry] = [:]
         var revision = ""
         var repetitions = 0
-        for record in table.records {
-            let row: CSVTable.Row
-            do throws(CSVReadError) {
-                row = try table.row(record)
-            } catch {
-                throw CompareInputError(file: path, line: error.line, message: error.message)
-            }
+        for row in try CSVInput.rows(of: table, path: path) {
             guard let runs = Int(row["runs"]), runs >= minimumRuns,
                 let deviation = Double(row["log_deviation"]), deviation.isFinite, deviation >= 0,
                 let resolution = Double(row["resolution"]), resolution.isFinite, resolution >= 0,
@@ -250,7 +231,7 @@ extension ResolutionTable {
                 let rowRepetitions = Int(row["repetitions"]), rowRepetitions > 0
             else {
                 throw CompareInputError(
-                    file: path, line: record.line,
+                    file: path, line: row.line,
                     message: "runs (at least \(minimumRuns)), log_deviation, resolution, spread (0 or more) and "
                         + "repetitions (1 or more) must be numbers: write the table anew with BenchRunner calibrate")
             }

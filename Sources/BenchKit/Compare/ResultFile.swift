@@ -32,39 +32,14 @@ public struct ResultFile: Sendable {
 
     /// Reads and parses the file at `path`.
     public static func load(path: String) throws(CompareInputError) -> ResultFile {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CompareInputError(file: path, line: nil, message: "no such file")
-        }
-        guard !isDirectory.boolValue else {
-            throw CompareInputError(file: path, line: nil, message: "is a directory, not a CSV file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CompareInputError(file: path, line: nil, message: "cannot be read (check its permissions)")
-        }
-        if data.contains(0) {
-            throw CompareInputError(file: path, line: nil, message: "is a binary file, not a CSV file")
-        }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw CompareInputError(file: path, line: nil, message: "is not UTF-8 text, not a CSV file")
-        }
-        return try parse(text: text, path: path)
+        try parse(text: CSVInput.text(atPath: path, missing: "no such file"), path: path)
     }
 
     /// Parses CSV `text`; `path` names it in errors.
     public static func parse(text: String, path: String) throws(CompareInputError) -> ResultFile {
-        let read: CSVTable?
-        do throws(CSVReadError) {
-            read = try CSVTable(text: text)
-        } catch {
-            throw CompareInputError(file: path, line: error.line, message: error.message)
-        }
-        guard let table = read else {
-            throw CompareInputError(
-                file: path, line: nil,
-                message: "is empty: expected a header row with the columns "
-                    + requiredColumns.joined(separator: ", "))
-        }
+        let table = try CSVInput.table(
+            text: text, path: path,
+            empty: "is empty: expected a header row with the columns " + requiredColumns.joined(separator: ", "))
         let missing = table.missingColumns(requiredColumns)
         guard missing.isEmpty else {
             let columns = missing.count == 1 ? "column" : "columns"
@@ -78,13 +53,7 @@ public struct ResultFile: Sendable {
         var positionOfKey: [ResultSeriesKey: Int] = [:]
         var revisions: [String] = []
         let hasRevision = table.hasColumn("git_rev")
-        for record in table.records {
-            let row: CSVTable.Row
-            do throws(CSVReadError) {
-                row = try table.row(record)
-            } catch {
-                throw CompareInputError(file: path, line: error.line, message: error.message)
-            }
+        for row in try CSVInput.rows(of: table, path: path) {
             let key = ResultSeriesKey(
                 benchmark: row["benchmark"], variant: row["variant"], params: row["params"],
                 metric: row["metric"], allocator: row["allocator"])
@@ -98,7 +67,7 @@ public struct ResultFile: Sendable {
             if !rawValue.isEmpty {
                 guard let number = Double(rawValue), number.isFinite else {
                     throw CompareInputError(
-                        file: path, line: record.line,
+                        file: path, line: row.line,
                         message: "value \"\(rawValue)\" of \(key) is not a finite number")
                 }
                 value = number
@@ -106,7 +75,7 @@ public struct ResultFile: Sendable {
             if let position = positionOfKey[key] {
                 guard series[position].unit == unit else {
                     throw CompareInputError(
-                        file: path, line: record.line,
+                        file: path, line: row.line,
                         message: "unit \"\(unit)\" of \(key) differs from \"\(series[position].unit)\" "
                             + "on line \(series[position].firstLine)")
                 }
@@ -116,9 +85,62 @@ public struct ResultFile: Sendable {
             } else {
                 positionOfKey[key] = series.count
                 series.append(
-                    ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: record.line))
+                    ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: row.line))
             }
         }
         return ResultFile(path: path, series: series, revisions: revisions)
+    }
+}
+
+/// Reading the CSV files compare takes (result files, resolution tables):
+/// every problem a `CompareInputError` naming the file and, where one
+/// applies, the line.
+enum CSVInput {
+    /// The UTF-8 text of the file at `path`; `missing` is the message when
+    /// there is no such file.
+    static func text(atPath path: String, missing: String) throws(CompareInputError) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CompareInputError(file: path, line: nil, message: missing)
+        }
+        guard !isDirectory.boolValue else {
+            throw CompareInputError(file: path, line: nil, message: "is a directory, not a CSV file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CompareInputError(file: path, line: nil, message: "cannot be read (check its permissions)")
+        }
+        if data.contains(0) {
+            throw CompareInputError(file: path, line: nil, message: "is a binary file, not a CSV file")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw CompareInputError(file: path, line: nil, message: "is not UTF-8 text, not a CSV file")
+        }
+        return text
+    }
+
+    /// `text` read as a CSV table with a header; `empty` is the message
+    /// when it has no header row.
+    static func table(text: String, path: String, empty: String) throws(CompareInputError) -> CSVTable {
+        let read: CSVTable?
+        do throws(CSVReadError) {
+            read = try CSVTable(text: text)
+        } catch {
+            throw CompareInputError(file: path, line: error.line, message: error.message)
+        }
+        guard let table = read else { throw CompareInputError(file: path, line: nil, message: empty) }
+        return table
+    }
+
+    /// Every data row of `table`; a malformed one names its line.
+    static func rows(of table: CSVTable, path: String) throws(CompareInputError) -> [CSVTable.Row] {
+        var rows: [CSVTable.Row] = []
+        for record in table.records {
+            do throws(CSVReadError) {
+                rows.append(try table.row(record))
+            } catch {
+                throw CompareInputError(file: path, line: error.line, message: error.message)
+            }
+        }
+        return rows
     }
 }
