@@ -110,8 +110,9 @@ public struct ResolutionTable: Sendable, Equatable {
     static func chiSquareQuantile(_ probability: Double, degrees: Double) -> Double {
         let z = HodgesLehmannInterval.standardNormalQuantile(probability)
         let spread = 2 / (9 * degrees)
-        let cube = 1 - spread + z * spread.squareRoot()
-        return degrees * max(cube, 0.01) * max(cube, 0.01) * max(cube, 0.01)
+        // Kept positive: the approximation fails below about one degree of freedom.
+        let root = max(1 - spread + z * spread.squareRoot(), 0.01)
+        return degrees * root * root * root
     }
 
     /// Calibrates every judged timing series found in all of `runs` (runs of
