@@ -190,18 +190,26 @@ struct Run: ParsableCommand {
         var rows: [CSVRow]
         var failure: SuiteFailure?
         var spreadRows: [CSVRow] = []
+        // A benchmark whose process fails loses its timing rows only, as a
+        // failing plan does in one process; the run goes on and exits 1.
+        var spreadFailures: [String] = []
         for benchmark in spread {
             let shares = ForkedRun.repetitions(total: benchmark.total, forks: benchmark.processes)
             print("[\(benchmark.name)] timed in \(shares.count) processes of its own "
                 + "(\(shares.map(String.init).joined(separator: " + ")) repetitions), each with its own warm-up")
             fflush(nil)
-            spreadRows += try ForkedRun.runBenchmark(
-                benchmark.name, processes: benchmark.processes, total: benchmark.total,
-                arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID,
-                progress: { line in
-                    print(line)
-                    fflush(nil)
-                })
+            do {
+                spreadRows += try ForkedRun.runBenchmark(
+                    benchmark.name, processes: benchmark.processes, total: benchmark.total,
+                    arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID,
+                    progress: { line in
+                        print(line)
+                        fflush(nil)
+                    })
+            } catch {
+                progress.note("error: \(error); its times are missing, the run goes on")
+                spreadFailures.append("\(error)")
+            }
         }
         if isForking {
             rows = try ForkedRun.run(
@@ -256,9 +264,10 @@ struct Run: ParsableCommand {
         print("the whole run took \(ProgressReporter.format(seconds: seconds)) (process starts, timing, counting and "
             + "instruction counts included)")
         print("wrote \(rows.count) rows to \(path)")
-        if let failure {
+        let failures = spreadFailures + (failure.map { ["\($0)"] } ?? [])
+        if !failures.isEmpty {
             FileHandle.standardError.write(
-                Data("BenchRunner: \(failure)\nThe other measurements are in \(path).\n".utf8))
+                Data("BenchRunner: \(failures.joined(separator: "\n"))\nThe other measurements are in \(path).\n".utf8))
             throw ExitCode(1)
         }
     }

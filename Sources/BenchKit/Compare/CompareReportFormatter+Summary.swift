@@ -216,7 +216,7 @@ extension CompareReportFormatter {
     /// its calibration runs.
     func resolutionNote(_ table: ResolutionTable) -> String {
         let calibrated = report.comparisons.filter { $0.worseTest != nil && table.resolution(of: $0.key) != nil }
-        let raised = calibrated.filter { $0.threshold > SeriesVerdicts.threshold(rule: $0.rule, options: report.options) }
+        let raised = calibrated.filter { $0.threshold > $0.declaredThreshold }
         var text = "Resolution: \(table.path), from \(table.entries.first?.value.runs ?? 0) runs of git \(table.revision) "
         text += "with \(table.repetitions) repetitions a series: each calibrated series is judged against the larger "
         text += "of its threshold and the smallest change two such runs tell apart on that machine "

@@ -79,6 +79,10 @@ public struct SeriesComparison: Sendable {
     public private(set) var minimumPValue: Double?
     /// The threshold this series was judged against, as a fraction.
     public let threshold: Double
+    /// The threshold the options declare for it (``CompareOptions/threshold``,
+    /// or ``CompareOptions/wakeUpThreshold`` for a wake-up-bound time):
+    /// ``threshold`` before a resolution raised it, and the bound of `same`.
+    public let declaredThreshold: Double
     public private(set) var verdict: CompareVerdict
     /// Whether this verdict counts toward the exit status under the chosen gate.
     public let isGated: Bool
@@ -133,7 +137,9 @@ public struct SeriesComparison: Sendable {
         newValues = new?.values
         isGated = options.gate == .all || rule.isExact
         alpha = options.alpha
-        threshold = SeriesVerdicts.threshold(rule: rule, options: options, key: key)
+        declaredThreshold = SeriesVerdicts.threshold(rule: rule, options: options)
+        threshold = SeriesVerdicts.threshold(
+            declared: declaredThreshold, resolution: options.resolution?.resolution(of: key), rule: rule)
         // The machine's drift may only excuse a change, never make one: a
         // series is worse (or better) only if it is so both as measured and
         // corrected for the drift (an intersection-union test, whose p-value
@@ -204,10 +210,9 @@ public struct SeriesComparison: Sendable {
         // not reliably move with it, so the correction may not make it "same".
         // `same` keeps the declared threshold: a move the resolution cannot
         // tell from the machine's noise is not shown equal (`~`).
-        let declared = SeriesVerdicts.threshold(rule: rule, options: options)
         let equivalence = SeriesVerdicts.equivalence(
             base: base.values, new: rule.isWakeUpBound ? new.values : corrected ?? new.values, scale: scale,
-            threshold: min(threshold, declared), alpha: options.alpha)
+            threshold: declaredThreshold, alpha: options.alpha)
         interval = equivalence.interval
         isWithinThreshold = equivalence.isWithinThreshold
         // As in the tests, the drift may excuse a move (every anchor moved as
@@ -217,9 +222,10 @@ public struct SeriesComparison: Sendable {
         }
         movedHarmfully = SeriesVerdicts.movedHarmfully(
             change: change, correctedChange: correctedChange, threshold: threshold, preference: rule.preference)
-        movedWithinResolution = !movedHarmfully && threshold > declared
+        movedWithinResolution = !movedHarmfully && threshold > declaredThreshold
             && SeriesVerdicts.movedHarmfully(
-                change: change, correctedChange: correctedChange, threshold: declared, preference: rule.preference)
+                change: change, correctedChange: correctedChange, threshold: declaredThreshold,
+                preference: rule.preference)
         verdict = .cannotTell
         decide(adjustedWorseP: tests.worse.pValue, adjustedBetterP: tests.better.pValue)
     }

@@ -19,12 +19,16 @@ enum SeriesVerdicts {
         return new == base ? 0 : nil
     }
 
-    /// The threshold a series is judged against: a wake-up-bound time gets
-    /// the larger of `threshold` and `wakeUpThreshold`; a series the
-    /// resolution table calibrated, the larger of that and its resolution.
-    static func threshold(rule: MetricComparisonRule, options: CompareOptions, key: ResultSeriesKey? = nil) -> Double {
-        let declared = rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
-        guard !rule.isExact, let key, let resolution = options.resolution?.resolution(of: key) else { return declared }
+    /// The threshold the options declare for a series: a wake-up-bound time
+    /// gets the larger of `threshold` and `wakeUpThreshold`.
+    static func threshold(rule: MetricComparisonRule, options: CompareOptions) -> Double {
+        rule.isWakeUpBound ? max(options.threshold, options.wakeUpThreshold) : options.threshold
+    }
+
+    /// The threshold a series is judged against: `declared`, or for a timing
+    /// series the resolution table calibrated, the larger of that and its resolution.
+    static func threshold(declared: Double, resolution: Double?, rule: MetricComparisonRule) -> Double {
+        guard !rule.isExact, let resolution else { return declared }
         return max(declared, resolution)
     }
 

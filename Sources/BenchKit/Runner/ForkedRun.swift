@@ -82,15 +82,10 @@ public enum ForkedRun {
     public static func run(forks: Int, total: Int, arguments: [String], runID: String, keepEmptyCounts: Bool) throws
         -> [CSVRow]
     {
-        var results: [[CSVRow]] = []
-        for (index, repetitions) in repetitions(total: total, forks: forks).enumerated() {
-            let (result, rows) = try ChildProcess.runRowsChild(tag: "fork\(index + 1)") { rowsFile in
-                childArguments(arguments, repetitions: repetitions, rowsFile: rowsFile, runID: runID)
-            }
-            guard !result.endedBySignal, result.status == 0, let text = rows else {
-                throw BenchmarkFailure("fork \(index + 1) of \(forks) failed (status \(result.status))")
-            }
-            results.append(try AllocationChild.rows(fromCSV: text))
+        let results = try runShares(
+            repetitions(total: total, forks: forks), name: { "fork \($0 + 1)" }, standardOutput: .inherit
+        ) { share, rowsFile in
+            childArguments(arguments, repetitions: share, rowsFile: rowsFile, runID: runID)
         }
         return merge(results, keepingCountsOf: keepEmptyCounts ? 0 : nil)
     }
@@ -106,29 +101,44 @@ public enum ForkedRun {
         _ benchmark: String, processes: Int, total: Int, arguments: [String], runID: String,
         progress: (String) -> Void = { _ in }
     ) throws -> [CSVRow] {
-        var results: [[CSVRow]] = []
         let shares = repetitions(total: total, forks: processes)
         let started = MeasureContext.now()
+        let results = try runShares(
+            shares, name: { "\(benchmark): process \($0 + 1)" }, standardOutput: .discard,
+            willStart: { index in
+                var line = "  \(benchmark) process \(index + 1)/\(shares.count), \(shares[index]) repetitions"
+                if index > 0 {
+                    let perProcess = Double(MeasureContext.now() &- started) / 1e9 / Double(index)
+                    line += ", ~\(Int((perProcess * Double(shares.count - index)).rounded()))s left for its "
+                        + "processes (from the \(index) done)"
+                }
+                progress(line)
+            }
+        ) { share, rowsFile in
+            childArguments(arguments, repetitions: share, rowsFile: rowsFile, runID: runID)
+                + ["--only-benchmark", benchmark, "--timing-only"]
+        }
+        return merge(results)
+    }
+
+    /// One child process per share, one after another, each told its share
+    /// (`arguments(share, rowsFile)`); their rows, in order. Throws naming
+    /// the process (`name(index)`) when one fails or leaves no readable rows.
+    private static func runShares(
+        _ shares: [Int], name: (Int) -> String, standardOutput: ChildProcess.Stream,
+        willStart: (Int) -> Void = { _ in }, arguments: (_ share: Int, _ rowsFile: String) -> [String]
+    ) throws -> [[CSVRow]] {
+        var results: [[CSVRow]] = []
         for (index, share) in shares.enumerated() {
-            var line = "  \(benchmark) process \(index + 1)/\(shares.count), \(share) repetitions"
-            if index > 0 {
-                let perProcess = Double(MeasureContext.now() &- started) / 1e9 / Double(index)
-                line += ", ~\(Int((perProcess * Double(shares.count - index)).rounded()))s left for its processes "
-                    + "(from the \(index) done)"
-            }
-            progress(line)
+            willStart(index)
             let (result, rows) = try ChildProcess.runRowsChild(
-                tag: "\(benchmark)-\(index + 1)", standardOutput: .discard
-            ) { rowsFile in
-                childArguments(arguments, repetitions: share, rowsFile: rowsFile, runID: runID)
-                    + ["--only-benchmark", benchmark, "--timing-only"]
-            }
+                tag: "share\(index + 1)", standardOutput: standardOutput
+            ) { rowsFile in arguments(share, rowsFile) }
             guard !result.endedBySignal, result.status == 0, let text = rows else {
-                throw BenchmarkFailure(
-                    "\(benchmark): process \(index + 1) of \(shares.count) failed (status \(result.status))")
+                throw BenchmarkFailure("\(name(index)) of \(shares.count) failed (status \(result.status))")
             }
             results.append(try AllocationChild.rows(fromCSV: text))
         }
-        return merge(results)
+        return results
     }
 }
