@@ -184,36 +184,9 @@ extension SyncAtomic where Value == Int {
     @_semantics("atomics.requires_constant_orderings")
     @_transparent
     @discardableResult
-    func wrappingAdd(_ operand: Int, ordering: AtomicUpdateOrdering) -> (oldValue: Int, newValue: Int) {
-        SyncPoint.yield(.atomicUpdate)
-        return base.wrappingAdd(operand, ordering: ordering)
-    }
-
-    @usableFromInline
-    @_semantics("atomics.requires_constant_orderings")
-    @_transparent
-    @discardableResult
-    func wrappingSubtract(_ operand: Int, ordering: AtomicUpdateOrdering) -> (oldValue: Int, newValue: Int) {
-        SyncPoint.yield(.atomicUpdate)
-        return base.wrappingSubtract(operand, ordering: ordering)
-    }
-
-    @usableFromInline
-    @_semantics("atomics.requires_constant_orderings")
-    @_transparent
-    @discardableResult
     func bitwiseOr(_ operand: Int, ordering: AtomicUpdateOrdering) -> (oldValue: Int, newValue: Int) {
         SyncPoint.yield(.atomicUpdate)
         return base.bitwiseOr(operand, ordering: ordering)
-    }
-
-    @usableFromInline
-    @_semantics("atomics.requires_constant_orderings")
-    @_transparent
-    @discardableResult
-    func bitwiseAnd(_ operand: Int, ordering: AtomicUpdateOrdering) -> (oldValue: Int, newValue: Int) {
-        SyncPoint.yield(.atomicUpdate)
-        return base.bitwiseAnd(operand, ordering: ordering)
     }
 }
 
