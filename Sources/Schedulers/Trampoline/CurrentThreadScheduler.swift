@@ -176,6 +176,9 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             kind: ObjectIdentifier(StateType.self),
             runner: Runner { work, unreferenced in
                 // Only a `TrampolineItem<StateType>` is made with this runner.
+                // Cast here, not through `TrampolineWork.handedOver`: through it,
+                // observeOn.subscription counted one more type lookup per
+                // lifecycle (this runner is not specialised there).
                 guard let item = consume work as? TrampolineItem<StateType> else {
                     preconditionFailure("a trampoline item's runner got another kind of work")
                 }

@@ -236,6 +236,18 @@ class TrampolineWork {
         self.runner = runner
     }
 
+    /// `work` as the one class its runner was made for: each subclass makes
+    /// its runner where that class is concrete, so any other class here is
+    /// a bug in the trampoline. (`TrampolineItem` casts on its own: see its
+    /// runner.)
+    @inlinable
+    static func handedOver<Work: TrampolineWork>(_ work: consuming TrampolineWork, as _: Work.Type) -> Work {
+        guard let work = consume work as? Work else {
+            preconditionFailure("a runner made for \(Work.self) got another kind of work")
+        }
+        return work
+    }
+
     /// Whether the queued action a `TrampolineTicket` refers to has been
     /// disposed. Only a `TrampolineItem` has a ticket.
     @usableFromInline

@@ -66,11 +66,7 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
         self.trampoline = trampoline
         super.init(
             runner: Runner { work, _ in
-                // Only a `TrampolineRecursion<State>` is made with this runner.
-                guard let recursion = consume work as? TrampolineRecursion<State> else {
-                    preconditionFailure("a trampoline recursion's runner got another kind of work")
-                }
-                recursion.runQueuedStep()
+                TrampolineWork.handedOver(consume work, as: TrampolineRecursion<State>.self).runQueuedStep()
                 return nil
             })
     }
@@ -222,10 +218,7 @@ final class TrampolineRecursionStep<State>: TrampolineWork {
         self.state = state
         super.init(
             runner: Runner { work, _ in
-                // Only a `TrampolineRecursionStep<State>` is made with this runner.
-                guard let step = consume work as? TrampolineRecursionStep<State> else {
-                    preconditionFailure("a trampoline recursion step's runner got another kind of work")
-                }
+                let step = TrampolineWork.handedOver(consume work, as: TrampolineRecursionStep<State>.self)
                 step.recursion.runExtraStep(step.state)
                 return nil
             })
