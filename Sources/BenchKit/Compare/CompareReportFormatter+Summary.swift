@@ -52,15 +52,13 @@ extension CompareReportFormatter {
             text += "caches outside the library (libdispatch's continuations) serve a few allocations of a counted "
             text += "batch; one more allocation per operation is still worse.\n"
         }
-        let informational = report.count(of: .informational)
-        if informational > 0 {
-            text += "\(informational) series are shown, not judged, by design (peers and references measure the "
-            text += "machine; single-run tails, per-tick samples and machine facts are not the code's); "
-            text += "only --format csv lists them.\n"
+        text += note(on: .informational) { count in
+            "\(count) series are shown, not judged, by design (peers and references measure the "
+                + "machine; single-run tails, per-tick samples and machine facts are not the code's); "
+                + "only --format csv lists them.\n"
         }
-        let noValues = report.count(of: .noValues)
-        if noValues > 0 {
-            text += "\(noValues) series have no values on at least one side (empty value: not measured in that run, "
+        text += note(on: .noValues) { count in
+            "\(count) series have no values on at least one side (empty value: not measured in that run, "
                 + "e.g. allocation counting unavailable).\n"
         }
         let unchecked = report.comparisons.filter { comparison in
@@ -79,11 +77,24 @@ extension CompareReportFormatter {
             text += "Gate: exact metrics only; timing verdicts are shown but do not affect the exit status.\n"
         }
         text += unjudgedSummary()
+        text += exitStatusSummary()
+        return text
+    }
+
+    /// `note(count)` when `count` series have `verdict`; empty when none has.
+    private func note(on verdict: CompareVerdict, _ note: (_ count: Int) -> String) -> String {
+        let count = report.count(of: verdict)
+        return count > 0 ? note(count) : ""
+    }
+
+    /// The regressions, the exit status and why; then the likely
+    /// improvements, which do not affect it.
+    func exitStatusSummary() -> String {
+        let alpha = NumberFormat.plain(report.options.alpha)
         let regressions = report.regressions
-        for regression in regressions {
-            text += "Regression: \(regression.key): \(Self.medians(of: regression))\n"
-        }
         let gatedUnjudged = report.comparisons.filter(\.isGatedUnjudged).count
+        let likelyBetter = report.count(of: .unconfirmedBetter)
+        var text = regressions.map { "Regression: \($0.key): \(Self.medians(of: $0))\n" }.joined()
         if !regressions.isEmpty {
             let noun = regressions.count == 1 ? "regression" : "regressions"
             text += "\(regressions.count) \(noun): exit status 1.\n"
@@ -95,11 +106,8 @@ extension CompareReportFormatter {
             text += "direction, and every gated series was judged: same \(report.count(of: .same)) (shown equal "
             text += "within the threshold), ~ \(report.count(of: .cannotTell)) (not shown equal: moved less than "
             text += "the threshold, too noisy to show sameness)"
-            let likely = report.count(of: .unconfirmedBetter)
-            text += likely > 0 ? ", better? \(likely)." : "."
-            text += "\n"
+            text += likelyBetter > 0 ? ", better? \(likelyBetter).\n" : ".\n"
         }
-        let likelyBetter = report.count(of: .unconfirmedBetter)
         if likelyBetter > 0 {
             text += "better?, \(likelyBetter) series: every new repetition better than every base one by more than "
             text += "the threshold (p <= \(alpha)), but not after the correction across the run (q > \(alpha)): "
