@@ -10,13 +10,7 @@ extension CompareReportFormatter {
         var text = "\(report.comparisons.count) series compared (base \(report.basePath), new \(report.newPath)): "
         text += CompareVerdict.allCases.map { "\($0.rawValue) \(report.count(of: $0))" }.joined(separator: ", ")
         text += ".\n"
-        text += "Test: per timing series, one-sided Mann-Whitney U tests (exact distribution without ties, "
-        text += "normal approximation with tie correction otherwise) of the new repetitions against the base ones "
-        text += "moved by the threshold: worse by more than the threshold, in the metric's harmful direction, "
-        text += "and better by more than it; the threshold of \(NumberFormat.plain(options.threshold * 100))%, "
-        text += "for wake-up-bound times (hop latency p50, timer lateness and drift, the main queue) "
-        text += "\(NumberFormat.plain(max(options.threshold, options.wakeUpThreshold) * 100))%. "
-        text += "CPU-bound times are corrected for the machine drift the same run's peers show.\n"
+        text += testNote()
         if let resolution = options.resolution {
             text += resolutionNote(resolution)
         }
@@ -78,6 +72,19 @@ extension CompareReportFormatter {
         }
         text += unjudgedSummary()
         text += exitStatusSummary()
+        return text
+    }
+
+    /// How a timing series is tested, and the thresholds it is tested against.
+    func testNote() -> String {
+        let options = report.options
+        var text = "Test: per timing series, one-sided Mann-Whitney U tests (exact distribution without ties, "
+        text += "normal approximation with tie correction otherwise) of the new repetitions against the base ones "
+        text += "moved by the threshold: worse by more than the threshold, in the metric's harmful direction, "
+        text += "and better by more than it; the threshold of \(NumberFormat.plain(options.threshold * 100))%, "
+        text += "for wake-up-bound times (hop latency p50, timer lateness and drift, the main queue) "
+        text += "\(NumberFormat.plain(max(options.threshold, options.wakeUpThreshold) * 100))%. "
+        text += "CPU-bound times are corrected for the machine drift the same run's peers show.\n"
         return text
     }
 
