@@ -200,7 +200,7 @@ final class CompareJudgementTests: XCTestCase {
             let values = (0..<repetitions).map { _ in 100 * shift * (1 + 0.01 * generator.nextGaussian()) }
             return ResultSeries(
                 key: ResultSeriesKey(
-                    benchmark: "observeOn.throughput", variant: "v\(index)", params: "", metric: "ns_per_element",
+                    benchmark: "elementPath", variant: "v\(index)", params: "", metric: "ns_per_element",
                     allocator: "system"),
                 unit: "ns", values: values, firstLine: 2 + index)
         }

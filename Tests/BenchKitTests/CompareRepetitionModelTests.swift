@@ -4,7 +4,9 @@ import ToolSupport
 import XCTest
 
 /// The A/A simulation of the repetition model compare judges by: every
-/// timing series with a level per process and a spread within it, each
+/// timing series with a level per process and a spread within it (and, for
+/// a benchmark read from its faster half, a share of repetitions the
+/// machine slows to its second level), each
 /// benchmark timed in the processes it declares (`observeOn.throughput`: 5
 /// of 3 repetitions; the others: 1 of 7), a resolution table calibrated
 /// from simulated runs as `BenchRunner calibrate` does it, then pairs of
@@ -64,7 +66,19 @@ final class CompareRepetitionModelTests: XCTestCase {
         let perProcess: Int
         let within: Double
         let between: Double
+        /// For a series read from its faster half
+        /// (``MetricComparisonRule/readsFasterHalf``): the share of
+        /// repetitions the machine put in its slow level, and that level's
+        /// log distance from the usual one in the harmful direction; the
+        /// spreads above are then those of the usual level alone. 0 otherwise.
+        var slowShare = 0.0
+        var slowLog = 0.0
     }
+
+    /// How far beyond its run's faster-half median a repetition of a series
+    /// read from its faster half lies to count as the slow level: 1.5 times
+    /// (the two levels sit about 2 times apart).
+    private static let slowLevelCut = Foundation.log(1.5)
 
     /// Per series, from the calibration runs: each run's repetitions in
     /// `processes` consecutive chunks (a forked run's rows come process by
@@ -83,18 +97,32 @@ final class CompareRepetitionModelTests: XCTestCase {
             else { continue }
             let processes =
                 BenchmarkCatalog.all.first { $0.schema.name == series.key.benchmark }?.processes(in: .quick) ?? 1
+            let harmful = rule.preference == .higherIsBetter ? -1.0 : 1.0
             var chunkMeans: [Double] = []
             var squares = 0.0
             var degrees = 0
             var perProcess = 0
+            var slowLogs: [Double] = []
+            var repetitions = 0
             for run in runs {
                 guard let values = run.series.first(where: { $0.key == series.key })?.values,
-                    values.count >= processes, values.allSatisfy({ $0 > 0 })
+                    values.count >= processes, values.allSatisfy({ $0 > 0 }),
+                    let usual = Statistics.median(rule.judgedValues(values))
                 else { continue }
                 let size = values.count / processes
                 perProcess = size
+                repetitions += values.count
                 for chunk in 0..<processes {
-                    let logs = values[(chunk * size)..<((chunk + 1) * size)].map { Foundation.log($0) }
+                    var logs: [Double] = []
+                    for value in values[(chunk * size)..<((chunk + 1) * size)] {
+                        let distance = harmful * Foundation.log(value / usual)
+                        if rule.readsFasterHalf && distance > slowLevelCut {
+                            slowLogs.append(distance)
+                        } else {
+                            logs.append(Foundation.log(value))
+                        }
+                    }
+                    guard !logs.isEmpty else { continue }
                     let mean = logs.reduce(0, +) / Double(logs.count)
                     chunkMeans.append(mean)
                     squares += logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
@@ -106,10 +134,14 @@ final class CompareRepetitionModelTests: XCTestCase {
             let grand = chunkMeans.reduce(0, +) / Double(chunkMeans.count)
             let spread = chunkMeans.reduce(0) { $0 + ($1 - grand) * ($1 - grand) } / Double(chunkMeans.count - 1)
             let between = max(0, spread - within * within / Double(perProcess)).squareRoot()
-            models.append(
-                Model(
-                    key: series.key, unit: series.unit, median: median, processes: processes, perProcess: perProcess,
-                    within: within, between: between))
+            var model = Model(
+                key: series.key, unit: series.unit, median: median, processes: processes, perProcess: perProcess,
+                within: within, between: between)
+            if !slowLogs.isEmpty, repetitions > 0 {
+                model.slowShare = Double(slowLogs.count) / Double(repetitions)
+                model.slowLog = harmful * (Statistics.median(slowLogs) ?? 0)
+            }
+            models.append(model)
         }
         return models
     }
@@ -124,7 +156,9 @@ final class CompareRepetitionModelTests: XCTestCase {
             for _ in 0..<model.processes {
                 let level = model.between * generator.nextGaussian()
                 for _ in 0..<model.perProcess {
-                    values.append(model.median * factor(model.key) * exp(level + model.within * generator.nextGaussian()))
+                    let slow = model.slowShare > 0 && Double.random(in: 0..<1, using: &generator) < model.slowShare ? model.slowLog : 0
+                    values.append(
+                        model.median * factor(model.key) * exp(level + slow + model.within * generator.nextGaussian()))
                 }
             }
             return ResultSeries(key: model.key, unit: model.unit, values: values, firstLine: 2)
@@ -199,7 +233,9 @@ final class CompareRepetitionModelTests: XCTestCase {
         for model in models where Self.isFastPathThroughput(model.key) {
             print("fast path \(model.key.metric): within a process \(String(format: "%.1f", model.within * 100)) %, "
                 + "between processes \(String(format: "%.1f", model.between * 100)) % (log-scale standard deviations), "
-                + "\(model.processes) processes of \(model.perProcess)")
+                + "\(model.processes) processes of \(model.perProcess); "
+                + "slow level in \(String(format: "%.0f", model.slowShare * 100)) % of the repetitions, "
+                + "\(String(format: "%.2f", exp(abs(model.slowLog)))) times slower")
         }
         // Runs of one binary fail to pass (exit 1 or 3) in at most alpha of
         // the comparisons: the resolution's Bonferroni bound, with its

@@ -16,11 +16,17 @@ public protocol Benchmark: Sendable {
     /// level moves between processes more than its repetitions spread
     /// within one, so that one process would make two runs disagree.
     func processes(in size: SuiteSize) -> Int
+    /// The most measurements one timing repetition takes to fill the
+    /// suite's minimum repetition time, in a suite of `size`; nil: the
+    /// suite's own (``SuiteConfiguration/maximumRunsPerRepetition``).
+    /// Declared where more, shorter repetitions tell more than fewer long ones.
+    func maximumRunsPerRepetition(in size: SuiteSize) -> Int?
 }
 
 extension Benchmark {
     public func repetitions(in size: SuiteSize) -> Int { size.repetitions }
     public func processes(in size: SuiteSize) -> Int { 1 }
+    public func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
 }
 
 /// A benchmark that declares its name and schema once, for the type.
@@ -81,6 +87,23 @@ public struct MeasurementPlan: Sendable {
     /// What the instruction pass counts for this plan (``InstructionPass``);
     /// `nil` when its work is not deterministic CPU work on one thread.
     public let countInstructions: InstructionWorkload?
+    /// Timed in every `repetitionStride`-th repetition of its process only
+    /// (the 1st, then the 1 + stride-th, …): 1, every repetition, unless a
+    /// benchmark sets more. `observeOn.throughput` times its peers and
+    /// references, whose floods take ten to a hundred times the library's,
+    /// in every other repetition: enough for their medians and spreads,
+    /// and it keeps the run short.
+    public var repetitionStride = 1
+
+    /// Whether the plan is timed in `repetition` (counted from 1 in its process).
+    public func isTimed(inRepetition repetition: Int) -> Bool {
+        (repetition - 1) % max(repetitionStride, 1) == 0
+    }
+
+    /// How many of `repetitions` repetitions time the plan.
+    public func timedRepetitions(of repetitions: Int) -> Int {
+        (1...max(repetitions, 1)).filter(isTimed(inRepetition:)).count
+    }
 
     public init(
         benchmark: String, variant: VariantID, params: String, estimatedSeconds: Double,

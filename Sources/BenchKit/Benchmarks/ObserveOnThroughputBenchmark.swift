@@ -23,19 +23,29 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
             // 1,000 (0.880 to 0.944 bytes per element) in runs of one
             // revision. Shown, not gated; the other variants' drains are
             // counted exactly.
-            varyingCountVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active))
+            varyingCountVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active),
+            // Two levels per flood, set by the machine (Performance.md,
+            // "Hops across processes"): judged on each run's faster half.
+            readsFasterHalf: true)
     }
     let hops: [HopVariant]
 
-    /// Five processes of three repetitions each in the quick and default
+    /// Five processes of six repetitions each in the quick and default
     /// suites: a hop's median moves between processes by more than its
     /// repetitions within one explain, and only more processes shrink that
     /// part of its uncertainty (Performance.md, "Hops across processes";
     /// `CompareRepetitionModelTests` prints both spreads).
     public func processes(in size: SuiteSize) -> Int { size == .tiny ? 1 : 5 }
 
-    /// Three repetitions in each of ``processes(in:)``.
-    public func repetitions(in size: SuiteSize) -> Int { size == .tiny ? size.repetitions : 15 }
+    /// Six repetitions in each of ``processes(in:)``: compare reads the
+    /// faster half of them (``BenchmarkSchema/readsFasterHalf``), fifteen
+    /// a run, so thirty are taken.
+    public func repetitions(in size: SuiteSize) -> Int { size == .tiny ? size.repetitions : 30 }
+
+    /// Twelve floods at most per repetition (the suite's 25 would fill its
+    /// 50 ms): the median of twelve does not hang on one preemption, and the
+    /// time saved pays for twice the repetitions.
+    public func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { size == .tiny ? nil : 12 }
 
     /// What a repetition measures at each suite size.
     public struct Configuration: Sendable, Equatable {
@@ -67,7 +77,14 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        Self.throughputPlans(benchmark: Self.name, hops: hops, configuration: configuration)
+        Self.throughputPlans(benchmark: Self.name, hops: hops, configuration: configuration).map { plan in
+            // The anchors' floods take 10-100 times the library's: every
+            // other repetition (fifteen a run) times them.
+            guard configuration.size != .tiny, plan.variantID.role.isAnchor else { return plan }
+            var sparser = plan
+            sparser.repetitionStride = 2
+            return sparser
+        }
     }
 
     /// The plans of a throughput benchmark over `hops`: a timed flood of

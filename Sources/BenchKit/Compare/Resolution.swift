@@ -146,7 +146,8 @@ public struct ResolutionTable: Sendable, Equatable {
                 let rule = MetricComparisonRule(
                     metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
                 guard !rule.isExact, rule.preference != .informational,
-                    !MachineDrift.isAnchor(variant: series.key.variant), let median = Statistics.median(series.values), median > 0
+                    !MachineDrift.isAnchor(variant: series.key.variant),
+                    let median = Statistics.median(rule.judgedValues(series.values)), median > 0
                 else { continue }
                 logMedians[series.key, default: []].append(Foundation.log(median))
                 spreads[series.key, default: []].append(RepetitionSpread.relativeInterquartileRange(series.values) ?? 0)

@@ -150,8 +150,14 @@ public struct SeriesComparison: Sendable {
         // their anchors, get the correction only where it agrees.
         let judgedDrift = SeriesVerdicts.drift(rule: rule, machineDrift: machineDrift)
         self.machineDrift = judgedDrift
-        let baseMedian = base.flatMap { Statistics.median($0.values) }
-        let newMedian = new.flatMap { Statistics.median($0.values) }
+        // A benchmark read from its faster half is judged on it throughout:
+        // medians, change, tests and interval (`baseValues` and `newValues`
+        // keep every repetition, for the counts and spreads shown).
+        let seriesRule = rule
+        let judgedBase = base.map { seriesRule.judgedValues($0.values) }
+        let judgedNew = new.map { seriesRule.judgedValues($0.values) }
+        let baseMedian = judgedBase.flatMap { Statistics.median($0) }
+        let newMedian = judgedNew.flatMap { Statistics.median($0) }
         self.baseMedian = baseMedian
         self.newMedian = newMedian
         interval = nil
@@ -161,7 +167,7 @@ public struct SeriesComparison: Sendable {
         isWithinThreshold = false
         movedHarmfully = false
 
-        guard let base, let new else {
+        guard let base = judgedBase, let new = judgedNew else {
             change = nil
             verdict = SeriesVerdicts.oneSided(inBase: base != nil, rule: rule)
             return
@@ -191,7 +197,7 @@ public struct SeriesComparison: Sendable {
         }
 
         let repetitions = SeriesVerdicts.repetitionsSuffice(
-            m: base.values.count, n: new.values.count, alpha: options.alpha)
+            m: base.count, n: new.count, alpha: options.alpha)
         minimumPValue = repetitions.minimumP
         guard repetitions.suffice else {
             verdict = .tooFewRepetitions
@@ -199,10 +205,10 @@ public struct SeriesComparison: Sendable {
         }
 
         // Judge against the machine: new values as if the machine had not drifted.
-        let corrected = SeriesVerdicts.corrected(new.values, drift: judgedDrift)
+        let corrected = SeriesVerdicts.corrected(new, drift: judgedDrift)
         let scale = abs(baseMedian)
         let tests = SeriesVerdicts.thresholdTests(
-            base: base.values, new: new.values, corrected: corrected,
+            base: base, new: new, corrected: corrected,
             shift: threshold * scale, preference: rule.preference)
         worseTest = tests.worse
         betterTest = tests.better
@@ -211,7 +217,7 @@ public struct SeriesComparison: Sendable {
         // `same` keeps the declared threshold: a move the resolution cannot
         // tell from the machine's noise is not shown equal (`~`).
         let equivalence = SeriesVerdicts.equivalence(
-            base: base.values, new: rule.isWakeUpBound ? new.values : corrected ?? new.values, scale: scale,
+            base: base, new: rule.isWakeUpBound ? new : corrected ?? new, scale: scale,
             threshold: declaredThreshold, alpha: options.alpha)
         interval = equivalence.interval
         isWithinThreshold = equivalence.isWithinThreshold

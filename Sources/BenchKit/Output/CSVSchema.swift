@@ -141,6 +141,20 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// `moved worse?` (not judged, exit status 3), never `worse`, and no move
     /// reads `better` (``MetricComparisonRule/isProcessBound``).
     public let timesBoundToProcess: Bool
+    /// Whether `compare` and `calibrate` read this benchmark's timed metrics
+    /// (``MetricKind/measured``) from the faster half of each run's
+    /// repetitions rather than from all of them. For a benchmark whose
+    /// repetitions each land in one of two levels the machine sets: a flood
+    /// across two threads runs at its usual time or at about twice it, in
+    /// episodes of seconds that take every hop of a round together, while
+    /// both threads keep a core each. The kernel and the hypervisor choose
+    /// the level, not the code, and a run's share of slow repetitions moves
+    /// its median between runs by more than a 20 % change of the code. The
+    /// faster half of a run is its usual level in every run seen so far, and
+    /// machine noise only ever adds time, so its median tracks the code.
+    /// A change that made only some repetitions slower would not show; one
+    /// that slows every repetition does (``MetricComparisonRule/readsFasterHalf``).
+    public let readsFasterHalf: Bool
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one
@@ -154,7 +168,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     public init(
         name: String, variants: [VariantID], metrics: [Metric], wakeUpBoundVariants: [VariantID] = [],
         varyingCountVariants: [VariantID] = [], countsInWholeAllocations: Bool = false,
-        timesBoundToProcess: Bool = false
+        timesBoundToProcess: Bool = false, readsFasterHalf: Bool = false
     ) {
         self.name = name
         self.variants = variants
@@ -163,6 +177,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
         self.varyingCountVariants = varyingCountVariants
         self.countsInWholeAllocations = countsInWholeAllocations
         self.timesBoundToProcess = timesBoundToProcess
+        self.readsFasterHalf = readsFasterHalf
     }
 
     /// The built-in absolute tolerance of this benchmark's exact count

@@ -73,7 +73,7 @@ public struct SuiteRunner: Sendable {
         for plan in runnable {
             if timing && !timedElsewhere.contains(plan.benchmark) {
                 familyEstimates[ProgressReporter.family(of: plan, counting: false), default: 0] +=
-                    plan.estimatedSeconds * Double(repetitions(of: plan.benchmark))
+                    plan.estimatedSeconds * Double(plan.timedRepetitions(of: repetitions(of: plan.benchmark)))
                     + plan.warmUpEstimatedSeconds * warmUpRounds
             }
             if plan.countAllocations != nil && countsPerPlan > 0 {
@@ -124,6 +124,7 @@ public struct SuiteRunner: Sendable {
         for benchmark in order where timing && !timedElsewhere.contains(benchmark) {
             let group = byBenchmark[benchmark] ?? []
             let repetitions = repetitions(of: benchmark)
+            let maximumRuns = maximumRunsPerRepetition(of: benchmark)
             if configuration.warmUp {
                 for plan in group {
                     progress.willMeasure(plan, repetition: 0, of: repetitions, variants: group.count)
@@ -132,13 +133,13 @@ public struct SuiteRunner: Sendable {
                 }
             }
             for repetition in 1...max(repetitions, 1) {
-                for plan in group {
+                for plan in group where plan.isTimed(inRepetition: repetition) {
                     progress.willMeasure(plan, repetition: repetition, of: repetitions, variants: group.count)
                     let measured = attempt(plan) {
                         try Self.serviced(plan) {
                             try Self.timedRepetition(
                                 minimumSeconds: configuration.minimumRepetitionSeconds,
-                                maximumRuns: configuration.maximumRunsPerRepetition
+                                maximumRuns: maximumRuns
                             ) { try plan.measure(context) }
                         }
                     }
@@ -171,6 +172,14 @@ public struct SuiteRunner: Sendable {
     /// in this suite (see ``SuiteConfiguration/repetitions(of:)``).
     func repetitions(of name: String) -> Int {
         benchmarks.first { $0.schema.name == name }.map { configuration.repetitions(of: $0) } ?? configuration.repetitions
+    }
+
+    /// The most measurements one timing repetition of the benchmark named
+    /// `name` takes: its own (``Benchmark/maximumRunsPerRepetition(in:)``)
+    /// or the suite's.
+    func maximumRunsPerRepetition(of name: String) -> Int {
+        benchmarks.first { $0.schema.name == name }?.maximumRunsPerRepetition(in: configuration.size)
+            ?? configuration.maximumRunsPerRepetition
     }
 
     /// The allocation metrics of `plan`'s benchmark, without values.

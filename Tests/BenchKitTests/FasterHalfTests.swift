@@ -1,0 +1,64 @@
+import BenchKit
+import XCTest
+
+/// `observeOn.throughput` is judged on the faster half of each run's
+/// repetitions (`BenchmarkSchema.readsFasterHalf`): its floods run at one of
+/// two levels the machine sets, and a run's share of slow repetitions is
+/// not the code's.
+final class FasterHalfTests: XCTestCase {
+    private let throughputTime = MetricComparisonRule(
+        metric: "ns_per_element", benchmark: "observeOn.throughput", variant: "fast-path")
+
+    func testTheFasterHalfIsTheLowestTimesOrTheHighestRatesWithTheMiddleOne() {
+        XCTAssertTrue(throughputTime.readsFasterHalf)
+        XCTAssertEqual(throughputTime.judgedValues([30, 14, 13, 29, 15]), [13, 14, 15])
+        XCTAssertEqual(throughputTime.judgedValues([30, 14, 13, 29]), [13, 14])
+        XCTAssertEqual(throughputTime.judgedValues([7]), [7])
+        let rate = MetricComparisonRule(metric: "elements_per_s", benchmark: "observeOn.throughput", variant: "fast-path")
+        XCTAssertEqual(rate.judgedValues([1, 5, 3, 4, 2]), [5, 4, 3])
+    }
+
+    func testOnlyTheTimesOfABenchmarkThatDeclaresItReadTheFasterHalf() {
+        let elementPath = MetricComparisonRule(metric: "ns_per_element", benchmark: "elementPath", variant: "current-thread")
+        XCTAssertFalse(elementPath.readsFasterHalf)
+        XCTAssertEqual(elementPath.judgedValues([30, 14, 13]), [30, 14, 13])
+        let counts = MetricComparisonRule(metric: "allocs_per_element", benchmark: "observeOn.throughput", variant: "fast-path")
+        XCTAssertFalse(counts.readsFasterHalf, "exact counts are read whole")
+        XCTAssertEqual(counts.judgedValues([2, 1, 3]), [2, 1, 3])
+    }
+
+    /// Fifteen repetitions of the usual level (13.3 to 14.7 ns) and the
+    /// machine's slow level (about 29 ns) in `slow` more.
+    private func run(usual factor: Double, slow: Int) -> [Double] {
+        let usual = (0..<(30 - slow)).map { 13.3 + Double($0 % 15) * 0.1 }.map { $0 * factor }
+        return usual + (0..<slow).map { 28.5 + Double($0) * 0.2 }
+    }
+
+    private func compare(_ base: [Double], _ new: [Double]) throws -> SeriesComparison {
+        let report = try ComparisonReport(
+            base: file(base, path: "base.csv"), new: file(new, path: "new.csv"), options: CompareOptions())
+        return try XCTUnwrap(report.comparisons.first)
+    }
+
+    private func file(_ values: [Double], path: String) throws -> ResultFile {
+        var lines = ["benchmark,variant,params,metric,unit,repetition,value"]
+        for (index, value) in values.enumerated() {
+            lines.append("observeOn.throughput,fast-path,elements=100000,ns_per_element,ns,\(index + 1),\(value)")
+        }
+        return try ResultFile.parse(text: lines.joined(separator: "\n") + "\n", path: path)
+    }
+
+    func testMoreSlowRepetitionsInOneRunAreNotARegression() throws {
+        // All repetitions: the median moves from 14.5 to 28.6 ns, and the
+        // rank test would call the machine's episode a regression.
+        let comparison = try compare(run(usual: 1, slow: 3), run(usual: 1, slow: 14))
+        XCTAssertEqual(comparison.verdict, .same)
+        XCTAssertEqual(comparison.baseMedian ?? 0, comparison.newMedian ?? 0, accuracy: 0.3)
+    }
+
+    func testATwentyPercentSlowerUsualLevelIsWorseWhateverTheSlowShare() throws {
+        let comparison = try compare(run(usual: 1, slow: 10), run(usual: 1.2, slow: 2))
+        XCTAssertEqual(comparison.verdict, .worse)
+        XCTAssertEqual(comparison.change ?? 0, 0.2, accuracy: 0.02)
+    }
+}
