@@ -5,7 +5,7 @@ import XCTest
 
 /// The A/A simulation of the repetition model compare judges by: every
 /// timing series with a level per process and a spread within it (and, for
-/// a benchmark read from its faster half, a share of repetitions the
+/// a benchmark read at its usual level, a share of repetitions the
 /// machine slows to its second level), each
 /// benchmark timed in the processes it declares (`observeOn.throughput`: 5
 /// of 3 repetitions; the others: 1 of 7), a resolution table calibrated
@@ -66,8 +66,8 @@ final class CompareRepetitionModelTests: XCTestCase {
         let perProcess: Int
         let within: Double
         let between: Double
-        /// For a series read from its faster half
-        /// (``MetricComparisonRule/readsFasterHalf``): the share of
+        /// For a series read at its usual level
+        /// (``MetricComparisonRule/readsUsualLevel``): the share of
         /// repetitions the machine put in its slow level, and that level's
         /// log distance from the usual one in the harmful direction; the
         /// spreads above are then those of the usual level alone. 0 otherwise.
@@ -75,8 +75,8 @@ final class CompareRepetitionModelTests: XCTestCase {
         var slowLog = 0.0
     }
 
-    /// How far beyond its run's faster-half median a repetition of a series
-    /// read from its faster half lies to count as the slow level: 1.5 times
+    /// How far beyond its run's usual-level median a repetition of a series
+    /// read at its usual level lies to count as the slow level: 1.5 times
     /// (the two levels sit about 2 times apart).
     private static let slowLevelCut = Foundation.log(1.5)
 
@@ -116,7 +116,7 @@ final class CompareRepetitionModelTests: XCTestCase {
                     var logs: [Double] = []
                     for value in values[(chunk * size)..<((chunk + 1) * size)] {
                         let distance = harmful * Foundation.log(value / usual)
-                        if rule.readsFasterHalf && distance > slowLevelCut {
+                        if rule.readsUsualLevel && distance > slowLevelCut {
                             slowLogs.append(distance)
                         } else {
                             logs.append(Foundation.log(value))

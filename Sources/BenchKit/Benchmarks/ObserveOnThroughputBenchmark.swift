@@ -25,8 +25,8 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
             // counted exactly.
             varyingCountVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active),
             // Two levels per flood, set by the machine (Performance.md,
-            // "Hops across processes"): judged on each run's faster half.
-            readsFasterHalf: true)
+            // "Hops across processes"): judged at each run's usual level.
+            readsUsualLevel: true)
     }
     let hops: [HopVariant]
 
@@ -37,9 +37,9 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     /// `CompareRepetitionModelTests` prints both spreads).
     public func processes(in size: SuiteSize) -> Int { size == .tiny ? 1 : 5 }
 
-    /// Six repetitions in each of ``processes(in:)``: compare reads the
-    /// faster half of them (``BenchmarkSchema/readsFasterHalf``), fifteen
-    /// a run, so thirty are taken.
+    /// Six repetitions in each of ``processes(in:)``: compare reads those
+    /// at the run's usual level (``BenchmarkSchema/readsUsualLevel``), which
+    /// an episode of the slow level may cut to a few, so thirty are taken.
     public func repetitions(in size: SuiteSize) -> Int { size == .tiny ? size.repetitions : 30 }
 
     /// Twelve floods at most per repetition (the suite's 25 would fill its

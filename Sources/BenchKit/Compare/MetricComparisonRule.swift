@@ -40,10 +40,10 @@ public struct MetricComparisonRule: Sendable, Equatable {
     /// (``BenchmarkSchema/timesBoundToProcess``): one process's repetitions
     /// can show it `same` or `moved worse?`, never confirm `worse` or `better`.
     public let isProcessBound: Bool
-    /// A time of a benchmark read from the faster half of each run's
-    /// repetitions (``BenchmarkSchema/readsFasterHalf``): its medians, tests
-    /// and resolution are those of ``judgedValues(_:)``.
-    public let readsFasterHalf: Bool
+    /// A time of a benchmark read from the repetitions at each run's usual
+    /// level (``BenchmarkSchema/readsUsualLevel``): its medians, tests and
+    /// resolution are those of ``judgedValues(_:)``.
+    public let readsUsualLevel: Bool
 
     /// The rule for `metric` of `variant` in `benchmark`, from its declaration (see the type comment).
     public init(metric: String, benchmark: String? = nil, variant: String? = nil) {
@@ -53,8 +53,8 @@ public struct MetricComparisonRule: Sendable, Equatable {
         kind = declared?.kind
         isProcessBound = declared?.kind == .measured
             && benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.timesBoundToProcess == true
-        readsFasterHalf = declared?.kind == .measured
-            && benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.readsFasterHalf == true
+        readsUsualLevel = declared?.kind == .measured
+            && benchmark.flatMap { CSVSchema.benchmark(named: $0) }?.readsUsualLevel == true
         guard let declared else {
             preference = .informational
             isExact = false
@@ -81,13 +81,22 @@ public struct MetricComparisonRule: Sendable, Equatable {
     }
 
     /// The repetitions a run's series is judged on: all of `values`, or for
-    /// a rule that ``readsFasterHalf``, the better half of them by the
-    /// metric's direction (the lowest times, the highest rates), the middle
-    /// one included when their count is odd (8 of 15).
+    /// a rule that ``readsUsualLevel``, those within
+    /// ``BenchmarkSchema/usualLevelBand`` of the best one (a time at most 1.5
+    /// times the lowest, a rate at least the highest over 1.5), in their order.
     public func judgedValues(_ values: [Double]) -> [Double] {
-        guard readsFasterHalf, values.count > 1 else { return values }
-        let ordered = preference == .higherIsBetter ? values.sorted(by: >) : values.sorted()
-        return Array(ordered.prefix((values.count + 1) / 2))
+        guard readsUsualLevel else { return values }
+        let band = BenchmarkSchema.usualLevelBand
+        switch preference {
+        case .higherIsBetter:
+            guard let best = values.max(), best > 0 else { return values }
+            return values.filter { $0 * band >= best }
+        case .lowerIsBetter:
+            guard let best = values.min(), best > 0 else { return values }
+            return values.filter { $0 <= best * band }
+        case .informational:
+            return values
+        }
     }
 
     /// Whether going from `base` to `new` moves in the bad direction.

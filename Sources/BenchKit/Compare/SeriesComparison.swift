@@ -150,7 +150,7 @@ public struct SeriesComparison: Sendable {
         // their anchors, get the correction only where it agrees.
         let judgedDrift = SeriesVerdicts.drift(rule: rule, machineDrift: machineDrift)
         self.machineDrift = judgedDrift
-        // A benchmark read from its faster half is judged on it throughout:
+        // A benchmark read at its usual level is judged on it throughout:
         // medians, change, tests and interval (`baseValues` and `newValues`
         // keep every repetition, for the counts and spreads shown).
         let seriesRule = rule

@@ -142,19 +142,26 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// reads `better` (``MetricComparisonRule/isProcessBound``).
     public let timesBoundToProcess: Bool
     /// Whether `compare` and `calibrate` read this benchmark's timed metrics
-    /// (``MetricKind/measured``) from the faster half of each run's
-    /// repetitions rather than from all of them. For a benchmark whose
-    /// repetitions each land in one of two levels the machine sets: a flood
-    /// across two threads runs at its usual time or at about twice it, in
-    /// episodes of seconds that take every hop of a round together, while
-    /// both threads keep a core each. The kernel and the hypervisor choose
-    /// the level, not the code, and a run's share of slow repetitions moves
-    /// its median between runs by more than a 20 % change of the code. The
-    /// faster half of a run is its usual level in every run seen so far, and
-    /// machine noise only ever adds time, so its median tracks the code.
-    /// A change that made only some repetitions slower would not show; one
-    /// that slows every repetition does (``MetricComparisonRule/readsFasterHalf``).
-    public let readsFasterHalf: Bool
+    /// (``MetricKind/measured``) from the repetitions at each run's usual
+    /// level rather than from all of them: those within
+    /// ``usualLevelBand`` of the run's fastest repetition. For a benchmark
+    /// whose repetitions each land in one of two levels the machine sets: a
+    /// flood across two threads runs at its usual time or at about twice
+    /// it, in episodes of seconds (one took most of a run's repetitions)
+    /// that take every hop of a round together, while both threads keep a
+    /// core each. The hypervisor chooses the level, not the code, and a
+    /// run's share of slow repetitions moves its median between runs by
+    /// more than a 20 % change of the code. Machine noise only ever adds
+    /// time, so the fastest repetition is at the usual level, and so is
+    /// everything within the band of it. A change that made only some
+    /// repetitions slower would not show; one that slows every repetition,
+    /// as a change of the code does, moves the fastest and the band with it
+    /// and shows in full (``MetricComparisonRule/readsUsualLevel``).
+    public let readsUsualLevel: Bool
+    /// How far above a run's fastest repetition (a time; below, for a rate)
+    /// a repetition still counts as the usual level: 1.5 times, between the
+    /// usual level's own spread (a few per cent) and the slow level (about 2 times).
+    public static let usualLevelBand = 1.5
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one
@@ -168,7 +175,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     public init(
         name: String, variants: [VariantID], metrics: [Metric], wakeUpBoundVariants: [VariantID] = [],
         varyingCountVariants: [VariantID] = [], countsInWholeAllocations: Bool = false,
-        timesBoundToProcess: Bool = false, readsFasterHalf: Bool = false
+        timesBoundToProcess: Bool = false, readsUsualLevel: Bool = false
     ) {
         self.name = name
         self.variants = variants
@@ -177,7 +184,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
         self.varyingCountVariants = varyingCountVariants
         self.countsInWholeAllocations = countsInWholeAllocations
         self.timesBoundToProcess = timesBoundToProcess
-        self.readsFasterHalf = readsFasterHalf
+        self.readsUsualLevel = readsUsualLevel
     }
 
     /// The built-in absolute tolerance of this benchmark's exact count
