@@ -8,7 +8,7 @@ import XCTest
 /// a benchmark read at its usual level, a share of repetitions the
 /// machine slows to its second level), each
 /// benchmark timed in the processes it declares (`observeOn.throughput`: 5
-/// of 3 repetitions; the others: 1 of 7), a resolution table calibrated
+/// of 6 repetitions; the others: 1 of 7), a resolution table calibrated
 /// from simulated runs as `BenchRunner calibrate` does it, then pairs of
 /// simulated runs of one binary (A/A) and pairs whose fast path is 20 %
 /// slower, compared with that table.
@@ -26,16 +26,13 @@ final class CompareRepetitionModelTests: XCTestCase {
     /// The quick runs of one binary `results/resolution.csv` comes from
     /// (docs/Compare.md, "Calibrating the resolution").
     static let calibrationRuns = [
-        "20261126T050427Z-e31379b0ee9e",
-        "20261126T050632Z-e31379b0ee9e",
-        "20261126T050834Z-e31379b0ee9e",
-        "20261126T051035Z-e31379b0ee9e",
-        "20261126T051239Z-e31379b0ee9e",
-        "20261126T051439Z-e31379b0ee9e",
-        "20261126T051643Z-e31379b0ee9e",
-        "20261126T051846Z-e31379b0ee9e",
-        "20261126T052052Z-e31379b0ee9e",
-        "20261126T052257Z-e31379b0ee9e",
+        "20261126T092931Z-787b90b3c765",
+        "20261126T093146Z-787b90b3c765",
+        "20261126T093359Z-787b90b3c765",
+        "20261126T093609Z-787b90b3c765",
+        "20261126T093817Z-787b90b3c765",
+        "20261126T094028Z-787b90b3c765",
+        "20261126T094234Z-787b90b3c765",
     ]
 
     private static func loadCalibrationRuns() throws -> [ResultFile] {
@@ -75,10 +72,10 @@ final class CompareRepetitionModelTests: XCTestCase {
         var slowLog = 0.0
     }
 
-    /// How far beyond its run's usual-level median a repetition of a series
-    /// read at its usual level lies to count as the slow level: 1.5 times
-    /// (the two levels sit about 2 times apart).
-    private static let slowLevelCut = Foundation.log(1.5)
+    /// How far beyond its run's best repetition a repetition of a series
+    /// read at its usual level lies to count as another level: as far as
+    /// compare's band (`BenchmarkSchema.usualLevelBand`).
+    private static let slowLevelCut = Foundation.log(BenchmarkSchema.usualLevelBand)
 
     /// Per series, from the calibration runs: each run's repetitions in
     /// `processes` consecutive chunks (a forked run's rows come process by
@@ -107,7 +104,8 @@ final class CompareRepetitionModelTests: XCTestCase {
             for run in runs {
                 guard let values = run.series.first(where: { $0.key == series.key })?.values,
                     values.count >= processes, values.allSatisfy({ $0 > 0 }),
-                    let usual = Statistics.median(rule.judgedValues(values))
+                    let usual = Statistics.median(rule.judgedValues(values)),
+                    let best = rule.preference == .higherIsBetter ? values.max() : values.min()
                 else { continue }
                 let size = values.count / processes
                 perProcess = size
@@ -115,9 +113,8 @@ final class CompareRepetitionModelTests: XCTestCase {
                 for chunk in 0..<processes {
                     var logs: [Double] = []
                     for value in values[(chunk * size)..<((chunk + 1) * size)] {
-                        let distance = harmful * Foundation.log(value / usual)
-                        if rule.readsUsualLevel && distance > slowLevelCut {
-                            slowLogs.append(distance)
+                        if rule.readsUsualLevel && harmful * Foundation.log(value / best) > slowLevelCut {
+                            slowLogs.append(harmful * Foundation.log(value / usual))
                         } else {
                             logs.append(Foundation.log(value))
                         }
@@ -226,7 +223,7 @@ final class CompareRepetitionModelTests: XCTestCase {
         let runs = try Self.loadCalibrationRuns()
         let models = Self.models(runs)
         XCTAssertGreaterThan(models.count, 60)
-        let comparisons = 200
+        let comparisons = 600
         let outcome = try Self.simulate(
             models, calibrationRuns: runs.count, comparisons: comparisons, seed: 24)
         print(outcome.line)

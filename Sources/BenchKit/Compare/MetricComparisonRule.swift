@@ -82,8 +82,8 @@ public struct MetricComparisonRule: Sendable, Equatable {
 
     /// The repetitions a run's series is judged on: all of `values`, or for
     /// a rule that ``readsUsualLevel``, those within
-    /// ``BenchmarkSchema/usualLevelBand`` of the best one (a time at most 1.5
-    /// times the lowest, a rate at least the highest over 1.5), in their order.
+    /// ``BenchmarkSchema/usualLevelBand`` of the best one (a time at most 1.25
+    /// times the lowest, a rate at least the highest over 1.25), in their order.
     public func judgedValues(_ values: [Double]) -> [Double] {
         guard readsUsualLevel else { return values }
         let band = BenchmarkSchema.usualLevelBand

@@ -159,9 +159,11 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// and shows in full (``MetricComparisonRule/readsUsualLevel``).
     public let readsUsualLevel: Bool
     /// How far above a run's fastest repetition (a time; below, for a rate)
-    /// a repetition still counts as the usual level: 1.5 times, between the
-    /// usual level's own spread (a few per cent) and the slow level (about 2 times).
-    public static let usualLevelBand = 1.5
+    /// a repetition still counts as the usual level: 1.25 times, above the
+    /// usual level's own spread in a quiet run (its slowest repetition about
+    /// 1.15 times its fastest) and below the machine's other levels (about
+    /// 1.5 and 2 times).
+    public static let usualLevelBand = 1.25
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one
