@@ -4,7 +4,10 @@ import XCTest
 
 /// What compare says of the committed evaluation runs (three quick runs of
 /// the binary the committed resolution table was calibrated on, made right
-/// after the calibration runs), with that table: every pair of them passes.
+/// after the calibration runs), with that table: every pair of them passes,
+/// and a fast path made 20 % slower in every repetition of one of them
+/// (`scripts/derived-slowdown.sh` does the same from the command line)
+/// never passes, whichever run is the base.
 final class CommittedRunsVerdictTests: XCTestCase {
     private static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -32,6 +35,43 @@ final class CommittedRunsVerdictTests: XCTestCase {
         for (base, new) in [(runs[0], runs[1]), (runs[0], runs[2]), (runs[1], runs[2])] {
             let report = try ComparisonReport(base: load(base), new: load(new), options: options())
             XCTAssertEqual(report.exitStatus, .noRegression, "\(base) against \(new)")
+        }
+    }
+
+    private static func isFastPathThroughput(_ key: ResultSeriesKey) -> Bool {
+        key.benchmark == "observeOn.throughput" && key.variant == "fast-path" && key.allocator == "system"
+    }
+
+    /// `run` with the fast path's flood times `factor` times longer (its rates `factor` times lower).
+    private func slowed(_ run: ResultFile, by factor: Double) -> ResultFile {
+        let series = run.series.map { series -> ResultSeries in
+            guard Self.isFastPathThroughput(series.key) else { return series }
+            let rule = MetricComparisonRule(
+                metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
+            guard !rule.isExact, rule.preference != .informational else { return series }
+            let scale = rule.preference == .higherIsBetter ? 1 / factor : factor
+            return ResultSeries(
+                key: series.key, unit: series.unit, values: series.values.map { $0 * scale }, firstLine: series.firstLine)
+        }
+        return ResultFile(path: run.path + " (fast path x\(factor))", series: series, revisions: run.revisions)
+    }
+
+    func testATwentyPercentSlowerFastPathNeverPassesInFivePairs() throws {
+        let runs = Self.evaluationRuns
+        let pairs = [(runs[0], runs[1]), (runs[1], runs[0]), (runs[0], runs[2]), (runs[2], runs[0]), (runs[1], runs[2])]
+        for (base, new) in pairs {
+            let report = try ComparisonReport(base: load(base), new: slowed(load(new), by: 1.2), options: options())
+            XCTAssertNotEqual(report.exitStatus, .noRegression, "\(base) against \(new) x1.2")
+            let fastPath = report.comparisons.filter {
+                Self.isFastPathThroughput($0.key) && !$0.rule.isExact && $0.rule.preference != .informational
+            }
+            XCTAssertEqual(fastPath.count, 2, "ns_per_element and elements_per_s")
+            for comparison in fastPath {
+                XCTAssertTrue(
+                    [.worse, .unconfirmedWorse, .movedWorse].contains(comparison.verdict),
+                    "\(base) against \(new) x1.2: \(comparison.key.metric) \(comparison.verdict)")
+            }
+            XCTAssertTrue(report.regressions.allSatisfy { Self.isFastPathThroughput($0.key) }, "nothing else is worse")
         }
     }
 }

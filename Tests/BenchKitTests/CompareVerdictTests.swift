@@ -327,7 +327,7 @@ final class CompareVerdictTests: XCTestCase {
     func testAShiftThatThePeersShareIsTheMachineNotTheCode() throws {
         // Every series of the new run is 12 % slower: the machine drifted.
         func cost(_ variant: String, _ values: [Double]) -> FixtureSeries {
-            FixtureSeries(benchmark: "observeOn.throughput", variant: variant, metric: "ns_per_element", unit: "ns", values: values.map { $0 })
+            FixtureSeries(benchmark: "elementPath", variant: variant, metric: "ns_per_element", unit: "ns", values: values.map { $0 })
         }
         let base = [
             cost("fast-path", [100, 101, 102, 99, 100]),
@@ -347,7 +347,7 @@ final class CompareVerdictTests: XCTestCase {
 
     func testAShiftOnlyTheLibraryShowsIsWorseDespiteSteadyPeers() throws {
         func cost(_ variant: String, _ values: [Double]) -> FixtureSeries {
-            FixtureSeries(benchmark: "observeOn.throughput", variant: variant, metric: "ns_per_element", unit: "ns", values: values.map { $0 })
+            FixtureSeries(benchmark: "elementPath", variant: variant, metric: "ns_per_element", unit: "ns", values: values.map { $0 })
         }
         let peer = cost("peer.dispatch-async", [200, 201, 199, 202, 200])
         let outcome = try fixture.compare(
@@ -397,10 +397,10 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
-    /// observeOn throughput's cost per element of `variant`, for the drift tests.
+    /// A cost per element of `variant` in a benchmark judged on all its repetitions (the drift tests; a series read at its usual level gets no drift correction).
     private func throughputCost(_ variant: String, _ values: [Double]) -> FixtureSeries {
         FixtureSeries(
-            benchmark: "observeOn.throughput", variant: variant, params: "elements=100000",
+            benchmark: "elementPath", variant: variant, params: "elements=100000",
             metric: "ns_per_element", unit: "ns", values: values)
     }
 

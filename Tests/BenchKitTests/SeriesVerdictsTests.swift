@@ -36,7 +36,12 @@ final class SeriesVerdictsTests: XCTestCase {
     }
 
     func testOnlyTestedMetricsAreCorrectedForTheMachinesDrift() {
-        XCTAssertEqual(SeriesVerdicts.drift(rule: timing, machineDrift: 1.1), 1.1)
+        let wholeRunTiming = MetricComparisonRule(metric: "ns_per_element", benchmark: "elementPath", variant: "current-thread")
+        XCTAssertEqual(SeriesVerdicts.drift(rule: wholeRunTiming, machineDrift: 1.1), 1.1)
+        // Read at its usual level, a hop leaves the machine's levels out: no
+        // correction from the peers' medians.
+        XCTAssertTrue(timing.readsUsualLevel)
+        XCTAssertNil(SeriesVerdicts.drift(rule: timing, machineDrift: 1.1))
         XCTAssertNil(SeriesVerdicts.drift(rule: timing, machineDrift: nil))
         XCTAssertNil(SeriesVerdicts.drift(rule: count, machineDrift: 1.1))
         XCTAssertNil(SeriesVerdicts.drift(rule: machineFact, machineDrift: 1.1))

@@ -33,9 +33,13 @@ enum SeriesVerdicts {
     }
 
     /// The machine's drift the series is judged against: none for exact and
-    /// informational metrics, which no test judges.
+    /// informational metrics, which no test judges, and none for a series
+    /// read at its usual level (``MetricComparisonRule/readsUsualLevel``):
+    /// that reading already leaves the machine's levels out, while the
+    /// anchors' medians (peers whose repetitions spread by 40-100 %, read
+    /// whole) would excuse a real change of 20 % as the machine's.
     static func drift(rule: MetricComparisonRule, machineDrift: Double?) -> Double? {
-        rule.isExact || rule.preference == .informational ? nil : machineDrift
+        rule.isExact || rule.preference == .informational || rule.readsUsualLevel ? nil : machineDrift
     }
 
     /// How far apart two exact counts may be and still be `same`: the user's
