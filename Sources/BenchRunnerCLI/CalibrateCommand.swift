@@ -15,8 +15,8 @@ struct Calibrate: ParsableCommand {
             `for i in 1 2 3 4 5 6; do swift run -c release BenchRunner --quick; done`. For each judged \
             timing series the spread of the runs' log medians, at its upper 90 % confidence bound, gives the \
             change that two runs exceed by chance with probability alpha/m (m calibrated series): its \
-            resolution. compare judges each calibrated series against the larger of its threshold and its \
-            resolution, so two runs of one binary raise no false alarm, and prints the resolution it used. \
+            resolution. compare calls a calibrated series worse or better only when its median also moved \
+            beyond the larger of its threshold and its resolution, so two runs of one binary raise no false alarm, and prints the resolution it used. \
             Exit status: 0 written, 2 bad input (fewer than four runs, runs of different revisions, a \
             missing or malformed file).
             """)

@@ -47,8 +47,9 @@ public struct Compare: ParsableCommand {
             unavailable) are skipped. Series in only one file are listed as added or removed.
 
             Resolution: series move between runs of one binary by very different amounts (the serial hop \
-            by a few per cent, a timer's lateness by tens), so each calibrated timing series is judged \
-            against the larger of its threshold and its resolution, the smallest change two runs of one \
+            by a few per cent, a timer's lateness by tens), so a calibrated timing series is worse or better \
+            only when its median also moved beyond the larger of its threshold and its resolution (the \
+            tests ask about the threshold), the resolution being the smallest change two runs of one \
             binary on this machine exceed by chance with probability at most alpha for all series together \
             (BenchRunner calibrate, results/resolution.csv, read by default from the directory compare runs \
             in; --resolution none for the thresholds alone). The table's column threshold shows each \
@@ -125,8 +126,9 @@ public struct Compare: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A resolution table (BenchRunner calibrate): each calibrated timing series is judged against the "
-                + "larger of its threshold and its resolution on the machine that wrote the table. Default: "
+            "A resolution table (BenchRunner calibrate): a calibrated timing series is worse or better only when "
+                + "its median moved beyond the larger of its threshold and its resolution on the machine that wrote "
+                + "the table. Default: "
                 + "\(Compare.defaultResolutionPath) when it exists; 'none' for the thresholds alone.",
             valueName: "file|none"))
     var resolution: String?

@@ -93,6 +93,13 @@ final class CompareHarmfulMoveTests: XCTestCase {
         XCTAssertFalse(outcome.output.contains("No regression:"), outcome.output)
         // Every other series is unchanged, so nothing else is unjudged.
         XCTAssertEqual(report.unjudged.map(\.key), [fastPath.key])
+        // The advice counts the repetitions the usual level keeps (2 of 5),
+        // not the 5 made: 3 kept a side need about 8 made, and the 7 a lone
+        // change needs across the run about 18.
+        XCTAssertTrue(
+            outcome.output.contains("2 base / 2 new repetitions at the usual level of the 5 a run made"), outcome.output)
+        XCTAssertTrue(outcome.output.contains("BenchRunner --repetitions 8"), outcome.output)
+        XCTAssertTrue(outcome.output.contains("7 at that level: about 18 made a side"), outcome.output)
     }
 
     /// A move within the threshold, or in the good direction, is not a

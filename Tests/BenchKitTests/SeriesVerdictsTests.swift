@@ -148,6 +148,35 @@ final class SeriesVerdictsTests: XCTestCase {
         XCTAssertEqual(verdict(overlapping, worse: 0.2, better: 0.7, within: false), .cannotTell)
     }
 
+    /// When a resolution raised the threshold, the tests (asked about the
+    /// declared threshold) decide only for a median that also moved beyond
+    /// the resolution in the tested direction; a significant test alone is a
+    /// move two runs of one binary make by chance.
+    func testARaisedThresholdAlsoAsksTheMedianToMoveBeyondTheResolution() {
+        let separated = MannWhitneyUTest([1, 2, 3], [4, 5, 6], alternative: .secondGreater)
+        let gain = MannWhitneyUTest([4, 5, 6], [1, 2, 3], alternative: .secondLess)
+        func verdict(worse: Double, better: Double, harmful: Bool, beneficial: Bool, raised: Bool) -> CompareVerdict {
+            SeriesVerdicts.tested(
+                worseTest: separated, betterTest: gain, adjustedWorseP: worse, adjustedBetterP: better,
+                isWithinThreshold: false, movedHarmfully: harmful, movedBeneficially: beneficial,
+                raisedByResolution: raised, alpha: 0.05)
+        }
+        // Confirmed by the test and beyond the resolution: worse.
+        XCTAssertEqual(verdict(worse: 0.001, better: 1, harmful: true, beneficial: false, raised: true), .worse)
+        // Confirmed by the test, median within the resolution: not a change.
+        XCTAssertEqual(verdict(worse: 0.001, better: 1, harmful: false, beneficial: false, raised: true), .cannotTell)
+        // Unconfirmed but separated: worse? only beyond the resolution.
+        XCTAssertEqual(verdict(worse: 0.2, better: 1, harmful: true, beneficial: false, raised: true), .unconfirmedWorse)
+        XCTAssertEqual(verdict(worse: 0.2, better: 1, harmful: false, beneficial: false, raised: true), .cannotTell)
+        // The good direction asks the same of its median.
+        XCTAssertEqual(verdict(worse: 1, better: 0.001, harmful: false, beneficial: true, raised: true), .better)
+        XCTAssertEqual(verdict(worse: 1, better: 0.001, harmful: false, beneficial: false, raised: true), .cannotTell)
+        XCTAssertEqual(verdict(worse: 1, better: 0.2, harmful: false, beneficial: false, raised: true), .cannotTell)
+        // Without a raise the tests decide alone, as before.
+        XCTAssertEqual(verdict(worse: 0.001, better: 1, harmful: false, beneficial: false, raised: false), .worse)
+        XCTAssertEqual(verdict(worse: 1, better: 0.001, harmful: false, beneficial: false, raised: false), .better)
+    }
+
     func testBothAgreeKeepsTheLargerPValue() throws {
         let strong = MannWhitneyUTest([1, 2, 3], [4, 5, 6], alternative: .secondGreater)
         let weak = MannWhitneyUTest([1, 3, 5], [2, 4, 6], alternative: .secondGreater)

@@ -40,8 +40,9 @@ public struct CompareOptions: Sendable, Equatable {
     /// How far exact counts may move before they count as a change; none by default.
     public var exactTolerances: [ExactTolerance]
     /// Each timing series' resolution on this machine (`BenchRunner
-    /// calibrate`): a calibrated series is judged against the larger of its
-    /// threshold and its resolution. None by default.
+    /// calibrate`): a calibrated series is worse or better only when its
+    /// median also moved beyond the larger of its threshold and its
+    /// resolution (``SeriesVerdicts/tested``). None by default.
     public var resolution: ResolutionTable?
 
     public init(

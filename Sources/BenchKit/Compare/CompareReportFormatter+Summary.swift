@@ -149,15 +149,24 @@ extension CompareReportFormatter {
         var text = "Could not judge \(unjudged.count) series"
         text += gated == unjudged.count ? ":\n" : " (\(gated) of them gated):\n"
         let tooFew = unjudged.filter { $0.verdict == .tooFewRepetitions }
+        let keptShare = Self.usualLevelShare(of: unjudged)
         if !tooFew.isEmpty {
             var sizes: [String: Int] = [:]
             var order: [String] = []
+            // A series read at its usual level is tested on the repetitions
+            // within the band of its run's fastest, which may be fewer than
+            // the run made: the counts and the advice are of those.
             for comparison in tooFew {
-                let base = comparison.baseValues?.count ?? 0
-                let new = comparison.newValues?.count ?? 0
+                let base = comparison.baseValues.map { comparison.rule.judgedValues($0).count } ?? 0
+                let new = comparison.newValues.map { comparison.rule.judgedValues($0).count } ?? 0
+                let made = max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
                 let minimum = Self.probability(
                     MannWhitneyUTest.minimumAchievablePValue(m: base, n: new, alternative: .secondGreater))
-                let size = "\(base) base / \(new) new repetitions (smallest possible p \(minimum))"
+                var size = "\(base) base / \(new) new repetitions (smallest possible p \(minimum))"
+                if comparison.rule.readsUsualLevel, made > 0 {
+                    size = "\(base) base / \(new) new repetitions at the usual level of the \(made) a run made "
+                        + "(smallest possible p \(minimum))"
+                }
                 if sizes[size] == nil {
                     order.append(size)
                 }
@@ -168,6 +177,13 @@ extension CompareReportFormatter {
             text += order.map { "\(sizes[$0] ?? 0) with \($0)" }.joined(separator: "; ")
             if let any = report.repetitionsForAnyVerdict {
                 text += ". A verdict needs at least \(any) repetitions a side"
+                if keptShare < 1 {
+                    let made = Int((Double(any) / keptShare).rounded(.up))
+                    text += "; a series read at its usual level keeps only the repetitions within "
+                    text += "\(NumberFormat.plain(BenchmarkSchema.usualLevelBand)) times its run's fastest (here as "
+                    text += "few as \(NumberFormat.plain((keptShare * 100).rounded())) %), so make about \(made) or "
+                    text += "more a side (BenchRunner --repetitions \(made)), or make them on a quieter machine"
+                }
             }
             text += ".\n"
         }
@@ -199,7 +215,12 @@ extension CompareReportFormatter {
             text += "then a single series whose every repetition got worse beyond the threshold reaches "
             text += "p = \(Self.probability(reached)) <= \(alpha)/\(max(1, report.judgeableCount)) = "
             text += "\(Self.probability(level)) and stays worse after the correction across the "
-            text += "\(report.judgeableCount) judgeable series.\n"
+            text += "\(report.judgeableCount) judgeable series"
+            if keptShare < 1 {
+                text += "; for a series read at its usual level, \(lone) at that level: about "
+                text += "\(Int((Double(lone) / keptShare).rounded(.up))) made a side"
+            }
+            text += ".\n"
         }
         text += "Not judged:\n"
         for comparison in unjudged {
@@ -218,6 +239,22 @@ extension CompareReportFormatter {
         return text
     }
 
+    /// The smallest share of a run's repetitions that an unjudged series read
+    /// at its usual level kept (the fewer side's judged repetitions over the
+    /// repetitions made); 1 when no such series is unjudged.
+    static func usualLevelShare(of unjudged: [SeriesComparison]) -> Double {
+        var share = 1.0
+        for comparison in unjudged where comparison.rule.readsUsualLevel {
+            let made = max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
+            guard made > 0 else { continue }
+            let kept = min(
+                comparison.baseValues.map { comparison.rule.judgedValues($0).count } ?? 0,
+                comparison.newValues.map { comparison.rule.judgedValues($0).count } ?? 0)
+            share = min(share, Double(max(kept, 1)) / Double(made))
+        }
+        return share
+    }
+
     /// What `moved worse? (process-bound)` means, and what to do about it.
     static let processBoundMove = [
         "the median moved beyond its threshold in the harmful direction, in a series whose level is set by the",
@@ -233,8 +270,9 @@ extension CompareReportFormatter {
         let calibrated = report.comparisons.filter { $0.worseTest != nil && table.resolution(of: $0.key) != nil }
         let raised = calibrated.filter { $0.threshold > $0.declaredThreshold }
         var text = "Resolution: \(table.path), from \(table.entries.first?.value.runs ?? 0) runs of git \(table.revision) "
-        text += "with \(table.repetitions) repetitions a series: each calibrated series is judged against the larger "
-        text += "of its threshold and the smallest change two such runs tell apart on that machine "
+        text += "with \(table.repetitions) repetitions a series: a calibrated series is worse (or better) only when "
+        text += "its median also moved beyond the larger of its threshold and the smallest change two such runs tell "
+        text += "apart on that machine (the tests ask about the threshold alone) "
         text += "(\(calibrated.count) tested series calibrated, \(raised.count) of them with a threshold raised by it; "
         text += "column threshold). It holds for runs made like the calibration runs, on a machine as quiet.\n"
         let counts = report.comparisons.compactMap { comparison -> Int? in

@@ -23,6 +23,16 @@ public struct MetricComparisonRule: Sendable, Equatable {
         case lowerIsBetter = "lower is better"
         /// Describes the machine or the run, not the code: shown, never judged.
         case informational = "informational"
+
+        /// The opposite direction (informational stays informational): a
+        /// move the reversed preference calls harmful is a gain.
+        public var reversed: Preference {
+            switch self {
+            case .higherIsBetter: return .lowerIsBetter
+            case .lowerIsBetter: return .higherIsBetter
+            case .informational: return .informational
+            }
+        }
     }
 
     /// The metric's name as written in the CSV `metric` column.

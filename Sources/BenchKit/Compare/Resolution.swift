@@ -21,8 +21,10 @@ import ToolSupport
 /// the standard normal quantile at
 /// `1 - alpha / m` for the `m` calibrated series: between two runs of one
 /// binary the chance that any of the `m` medians moves beyond its
-/// resolution is at most about `alpha` (Bonferroni). compare judges a series
-/// against the larger of its threshold and its resolution.
+/// resolution is at most about `alpha` (Bonferroni). compare calls a
+/// calibrated series worse or better only when its median moved beyond the
+/// larger of its threshold and its resolution, and its repetitions' test
+/// (against the threshold) confirms the change.
 ///
 /// The resolution holds for runs made as the calibration runs were: the same
 /// suite (quick or default: the repetition count changes the medians'

@@ -145,16 +145,27 @@ enum SeriesVerdicts {
     /// direction, else `moved worse?` when the median moved beyond the
     /// threshold in the harmful direction (`movedHarmfully`) without a test
     /// confirming it, else `same` within the threshold, else `~`.
+    ///
+    /// The tests ask about the declared threshold. When a resolution raised
+    /// the threshold (`raisedByResolution`), a change is also required to
+    /// move the median beyond it (`movedHarmfully`, or `movedBeneficially`
+    /// for `better`): the resolution bounds how far two runs' medians move
+    /// apart by chance, so both must hold, and a false alarm needs both the
+    /// repetitions and the medians to mislead (an intersection: its rate is
+    /// at most either's).
     static func tested(
         worseTest: MannWhitneyUTest, betterTest: MannWhitneyUTest? = nil, adjustedWorseP: Double,
-        adjustedBetterP: Double, isWithinThreshold: Bool, movedHarmfully: Bool = false, alpha: Double
+        adjustedBetterP: Double, isWithinThreshold: Bool, movedHarmfully: Bool = false,
+        movedBeneficially: Bool = false, raisedByResolution: Bool = false, alpha: Double
     ) -> CompareVerdict {
-        if FalseDiscoveryRate.isSignificant(adjustedWorseP, at: alpha) { return .worse }
-        if FalseDiscoveryRate.isSignificant(adjustedBetterP, at: alpha) { return .better }
-        if worseTest.isCompleteSeparation && FalseDiscoveryRate.isSignificant(worseTest.pValue, at: alpha) {
+        let worseMoved = !raisedByResolution || movedHarmfully
+        let betterMoved = !raisedByResolution || movedBeneficially
+        if worseMoved && FalseDiscoveryRate.isSignificant(adjustedWorseP, at: alpha) { return .worse }
+        if betterMoved && FalseDiscoveryRate.isSignificant(adjustedBetterP, at: alpha) { return .better }
+        if worseMoved && worseTest.isCompleteSeparation && FalseDiscoveryRate.isSignificant(worseTest.pValue, at: alpha) {
             return .unconfirmedWorse
         }
-        if let betterTest, betterTest.isCompleteSeparation
+        if betterMoved, let betterTest, betterTest.isCompleteSeparation
             && FalseDiscoveryRate.isSignificant(betterTest.pValue, at: alpha) {
             return .unconfirmedBetter
         }
