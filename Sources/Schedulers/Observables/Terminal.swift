@@ -21,9 +21,8 @@ extension ObservableType {
 final class TerminalObservable<Element>: Observable<Element>, @unchecked Sendable {
     private let terminal: Event<Element>?
 
-    /// - Precondition: `terminal` is `nil`, `.completed` or `.error`.
+    /// `terminal`: `.completed`, `.error`, or `nil` for none.
     init(_ terminal: Event<Element>?) {
-        assert(terminal.map(\.isStopEvent) ?? true, "a terminal observable sends no element")
         self.terminal = terminal
     }
 
