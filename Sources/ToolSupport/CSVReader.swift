@@ -13,17 +13,12 @@ public struct CSVRecord: Sendable, Equatable {
 }
 
 /// Text that is not valid CSV, or a record that does not fit its header.
+/// Only this module's readers make one (with the memberwise initializer).
 public struct CSVReadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 1-based line where the problem starts.
     public let line: Int
     /// What is wrong and how to fix it.
     public let message: String
-
-    /// Creates an error on `line`.
-    public init(line: Int, message: String) {
-        self.line = line
-        self.message = message
-    }
 
     /// `line N: message`.
     public var description: String {

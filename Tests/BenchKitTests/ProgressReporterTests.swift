@@ -6,8 +6,14 @@ final class ProgressReporterTests: XCTestCase {
 
     private func step(estimatedSeconds: Double = 10, startedAt: UInt64 = 0) -> ProgressReporter.Step {
         ProgressReporter.Step(
-            benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "period_ms=1;ticks=10000",
-            phase: "repetition 2/5", estimatedSeconds: estimatedSeconds, startedAt: startedAt)
+            name: ProgressReporter.Step.name(of: plan(params: "period_ms=1;ticks=10000")), phase: "repetition 2/5",
+            estimatedSeconds: estimatedSeconds, startedAt: startedAt)
+    }
+
+    private func plan(params: String) -> MeasurementPlan {
+        MeasurementPlan(
+            benchmark: "periodic.drift", variant: .library("serial-dispatch.native"), params: params, estimatedSeconds: 0,
+            warmUp: { _ in }, measure: { _ in [] })
     }
 
     func testTheStatusLineNamesTheStepTheStepsDoneAndTheTimeLeft() {
@@ -29,7 +35,7 @@ final class ProgressReporterTests: XCTestCase {
 
     func testTheStatusLineWithoutStepsOrParamsAndShortenedToTheWidth() {
         var plain = step()
-        plain.params = ""
+        plain.name = ProgressReporter.Step.name(of: plan(params: ""))
         let line = ProgressReporter.statusLine(step: plain, inner: nil, remainingSeconds: 4.4)
         XCTAssertEqual(
             line.trimmingCharacters(in: .whitespaces), "[periodic.drift] serial-dispatch.native  repetition 2/5  ~4s left")

@@ -1,4 +1,4 @@
-import ToolSupport
+@testable import ToolSupport
 import XCTest
 
 final class CSVTests: XCTestCase {

@@ -50,9 +50,8 @@ public struct BenchScheduler: Sendable {
     public var stallTimeoutSeconds: Double?
 
     let role: VariantRole
-    let isSerial: Bool
-    let isScheduler: Bool
-    let isPeriodic: Bool
+    /// The registered scheduler's type: its conformances decide the variants.
+    let schedulerType: any (ImmediateScheduler & SendableMetatype).Type
     /// Delivers on the main thread: the main queue must be serviced, and the
     /// producer must not run there.
     let deliversOnMain: Bool
@@ -65,6 +64,10 @@ public struct BenchScheduler: Sendable {
     let names: VariantNames
     /// Makes the scheduler, fresh for a session; the label names a queue it creates, where it creates one.
     let make: @Sendable (_ label: String) -> any ImmediateScheduler
+
+    var isSerial: Bool { schedulerType is any SerialScheduler.Type }
+    var isScheduler: Bool { schedulerType is any Scheduler.Type }
+    var isPeriodic: Bool { schedulerType is any PeriodicScheduler.Type }
 
     /// The variant names a registration writes.
     struct VariantNames: Sendable {
@@ -106,9 +109,7 @@ public struct BenchScheduler: Sendable {
         self.name = name
         self.role = role
         self.names = names
-        isSerial = S.self is any SerialScheduler.Type
-        isScheduler = S.self is any Scheduler.Type
-        isPeriodic = S.self is any PeriodicScheduler.Type
+        schedulerType = S.self
         self.deliversOnMain = deliversOnMain
         self.runsInline = runsInline
         self.measuredUnderDisturbance = measuredUnderDisturbance

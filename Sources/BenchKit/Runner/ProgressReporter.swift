@@ -64,9 +64,9 @@ public final class ProgressReporter: @unchecked Sendable {
 
     /// What is being measured now, for the status line.
     struct Step: Equatable {
-        var benchmark: String
-        var variant: String
-        var params: String
+        /// The measurement's name as the status line starts with it:
+        /// `[benchmark] variant params` (``name(of:)``).
+        var name: String
         /// "warm-up", "repetition 2/5", "counting allocations 1/3".
         var phase: String
         /// Seconds the measurement is expected to take.
@@ -79,6 +79,12 @@ public final class ProgressReporter: @unchecked Sendable {
         /// The family whose cost it counts toward (the benchmark, or
         /// "count " and the benchmark for the allocation-counting pass).
         var family = ""
+
+        /// The name of a step that measures `plan`; without params when it has none.
+        static func name(of plan: MeasurementPlan) -> String {
+            let name = "[\(plan.benchmark)] \(plan.variant)"
+            return plan.params.isEmpty ? name : "\(name) \(plan.params)"
+        }
     }
 
     /// What one family (a benchmark's timing, or its counting pass) was
@@ -286,8 +292,8 @@ public final class ProgressReporter: @unchecked Sendable {
         let now = MeasureContext.now()
         state.withLock { state in
             state.step = Step(
-                benchmark: plan.benchmark, variant: plan.variant, params: plan.params, phase: phase,
-                estimatedSeconds: estimatedSeconds, startedAt: now, redraws: redraws, family: family)
+                name: Step.name(of: plan), phase: phase, estimatedSeconds: estimatedSeconds, startedAt: now,
+                redraws: redraws, family: family)
             switch style {
             case .silent:
                 return
@@ -309,15 +315,14 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     /// The terminal line, padded to `width` columns. When it is too long the
-    /// name of the step (benchmark, variant, params) is shortened, ending in
+    /// name of the step (`[benchmark] variant params`) is shortened, ending in
     /// `…`; never the phase, the progress and the time left, unless they
     /// alone exceed the width.
     static func statusLine(
         step: Step, inner: (done: Int, total: Int, unit: String)?, remainingSeconds: Double, isGuess: Bool = false,
         width: Int = width
     ) -> String {
-        var head = "[\(step.benchmark)] \(step.variant)"
-        if !step.params.isEmpty { head += " \(step.params)" }
+        var head = step.name
         var tail = "  \(step.phase)"
         if let inner {
             tail += "  \(bar(done: inner.done, total: inner.total)) \(inner.done)/\(inner.total) \(inner.unit)"

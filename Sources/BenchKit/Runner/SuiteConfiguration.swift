@@ -41,11 +41,11 @@ public struct SuiteConfiguration: Sendable {
     public var recursionProbe: PlainRecursionProbe?
     /// Repetitions of the allocation-counting pass. Counts are exact, so a
     /// few repetitions only show that they agree.
-    public var countingRepetitions: Int
+    public var countingRepetitions = 3
     /// Operations in one counted region: elements of one batch of a hop,
     /// schedules of one trampoline chain. The same in every suite, so that
     /// counts of a quick run and a default run are comparable.
-    public var countingBatch: Int
+    public var countingBatch = SuiteConfiguration.defaultCountingBatch
     /// The shortest a timing repetition may be, in seconds: a measurement
     /// shorter than this runs again within the repetition until the time
     /// is spent (at most ``maximumRunsPerRepetition`` times), and the
@@ -63,16 +63,12 @@ public struct SuiteConfiguration: Sendable {
     /// enough that the quick suite stays under two minutes.
     public static let defaultMinimumRepetitionSeconds = 0.05
 
-    public init(
-        size: SuiteSize, repetitionsOverride: Int? = nil, warmUp: Bool, recursionProbe: PlainRecursionProbe?,
-        countingRepetitions: Int = 3, countingBatch: Int = SuiteConfiguration.defaultCountingBatch
-    ) {
+    /// A suite of `size`; what else differs between suites (the counting
+    /// pass, the shortest repetition) starts at its default and is set on the result.
+    public init(size: SuiteSize, warmUp: Bool, recursionProbe: PlainRecursionProbe?) {
         self.size = size
-        self.repetitionsOverride = repetitionsOverride
         self.warmUp = warmUp
         self.recursionProbe = recursionProbe
-        self.countingRepetitions = countingRepetitions
-        self.countingBatch = countingBatch
     }
 
     /// The suite's name, as the run's header line says it.
@@ -101,8 +97,9 @@ public struct SuiteConfiguration: Sendable {
 
     /// A sub-second configuration for tests: no warm-up, smaller counted regions.
     public static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
-        var configuration = SuiteConfiguration(
-            size: .tiny, warmUp: false, recursionProbe: recursionProbe, countingRepetitions: 2, countingBatch: 100)
+        var configuration = SuiteConfiguration(size: .tiny, warmUp: false, recursionProbe: recursionProbe)
+        configuration.countingRepetitions = 2
+        configuration.countingBatch = 100
         configuration.minimumRepetitionSeconds = 0
         return configuration
     }

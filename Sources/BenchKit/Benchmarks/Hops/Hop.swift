@@ -21,7 +21,7 @@ extension HopSession {
 }
 
 /// A named way to hop, created afresh for every repetition (outside the measured region).
-public struct HopVariant: Sendable {
+public struct HopVariant: MeasuredVariant, Sendable {
     public let id: VariantID
     /// Set when this build or machine cannot run the variant.
     public let unavailableReason: String?
@@ -43,9 +43,6 @@ public struct HopVariant: Sendable {
         self.needsMainQueue = needsMainQueue
         self.makeSession = makeSession
     }
-
-    /// The `variant` column's value.
-    public var name: String { id.name }
 
     /// A variant that cannot run here, and why.
     public static func unavailable(_ id: VariantID, reason: String) -> HopVariant {

@@ -19,7 +19,7 @@ protocol SubscriptionLifecycle: AnyObject, SendableMetatype {
 }
 
 /// A named lifecycle variant, created afresh for every repetition (outside the timed region).
-struct SubscriptionVariant: Sendable {
+struct SubscriptionVariant: MeasuredVariant, Sendable {
     let id: VariantID
     let unavailableReason: String?
     /// Delivers on the main thread, so the main queue must be serviced.
@@ -44,9 +44,6 @@ struct SubscriptionVariant: Sendable {
                 timeoutNanoseconds: timeoutNanoseconds, around: around)
         }
     }
-
-    /// The `variant` column's value.
-    var name: String { id.name }
 }
 
 /// The observer's handle on a lifecycle: `delivered()` when the element
