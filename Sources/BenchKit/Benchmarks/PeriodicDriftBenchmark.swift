@@ -47,6 +47,14 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
         }
 
         public var periods: [Period]
+
+        /// The library's native timer and its emulation, on its serial queue
+        /// and on a user's scheduler: the jobs a longer or coarser period is
+        /// measured for (the other queues run the same two).
+        static let ownTimers: [VariantID] = [
+            .library("serial-dispatch.native"), .library("serial-dispatch.emulated"), .library("user-scheduler.emulated"),
+        ]
+
         /// How many per-tick lateness samples a repetition writes for the plot.
         public var traceSamples: Int
 
@@ -60,12 +68,7 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
                     // Long enough (10 s) to show whether drift accumulates: a
                     // fixed-rate job's last tick is as late as any other, a
                     // fixed-delay one's is late by the sum of every tick's delay.
-                    Period(
-                        periodMilliseconds: 1, ticks: 10_000,
-                        variants: [
-                            .library("serial-dispatch.native"), .library("serial-dispatch.emulated"),
-                            .library("user-scheduler.emulated"),
-                        ]),
+                    Period(periodMilliseconds: 1, ticks: 10_000, variants: Self.ownTimers),
                 ]
                 traceSamples = 20
             case .quick:
@@ -76,12 +79,7 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
                     // own queue and on a user's scheduler, are the code a
                     // coarser period could treat differently (the other
                     // queues run the same two, measured at 1 ms).
-                    Period(
-                        periodMilliseconds: 10, ticks: 25,
-                        variants: [
-                            .library("serial-dispatch.native"), .library("serial-dispatch.emulated"),
-                            .library("user-scheduler.emulated"),
-                        ]),
+                    Period(periodMilliseconds: 10, ticks: 25, variants: Self.ownTimers),
                 ]
                 traceSamples = 10
             case .tiny:

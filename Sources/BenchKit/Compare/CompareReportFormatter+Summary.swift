@@ -14,15 +14,18 @@ extension CompareReportFormatter {
         if let resolution = options.resolution {
             text += resolutionNote(resolution)
         }
-        text += "False discovery rate: \(FalseDiscoveryRate.procedureName) across the \(report.testedCount) tested "
-        text += "series at alpha \(alpha): worse and better need q <= \(alpha), q being p adjusted across the run "
-        text += "(p: one-sided p-value in the direction the series moved).\n"
-        text += "same: the \(confidenceLabel) of the change (Hodges-Lehmann, in % of the base median; each bound a "
-        text += "one-sided \(oneSidedConfidence) bound) lies within +-threshold. ~: not shown equal, neither a "
-        text += "change beyond the threshold nor sameness within it is shown, and the median did not move beyond the "
-        text += "threshold in the harmful direction. moved worse?: the median moved beyond the threshold in the "
-        text += "harmful direction (as measured and after the drift correction) but no test confirmed it: "
-        text += "not judged, never a pass. change: of the medians.\n"
+        text += """
+            False discovery rate: \(FalseDiscoveryRate.procedureName) across the \(report.testedCount) tested \
+            series at alpha \(alpha): worse and better need q <= \(alpha), q being p adjusted across the run \
+            (p: one-sided p-value in the direction the series moved).
+            same: the \(confidenceLabel) of the change (Hodges-Lehmann, in % of the base median; each bound a \
+            one-sided \(oneSidedConfidence) bound) lies within +-threshold. ~: not shown equal, neither a \
+            change beyond the threshold nor sameness within it is shown, and the median did not move beyond the \
+            threshold in the harmful direction. moved worse?: the median moved beyond the threshold in the \
+            harmful direction (as measured and after the drift correction) but no test confirmed it: \
+            not judged, never a pass. change: of the medians.
+
+            """
         text += "Exact counts (allocs_*, bytes_*, depth, type_lookups_*) are compared without a test: "
         if options.exactTolerances.isEmpty {
             text += "any change in the bad direction is worse, whatever the threshold; equal counts are same.\n"
@@ -79,12 +82,15 @@ extension CompareReportFormatter {
     func testNote() -> String {
         let options = report.options
         var text = "Test: per timing series, one-sided Mann-Whitney U tests (exact distribution without ties, "
-        text += "normal approximation with tie correction otherwise) of the new repetitions against the base ones "
-        text += "moved by the threshold: worse by more than the threshold, in the metric's harmful direction, "
-        text += "and better by more than it; the threshold of \(NumberFormat.plain(options.threshold * 100))%, "
-        text += "for wake-up-bound times (hop latency p50, timer lateness and drift, the main queue) "
-        text += "\(NumberFormat.plain(max(options.threshold, options.wakeUpThreshold) * 100))%. "
-        text += "CPU-bound times are corrected for the machine drift the same run's peers show.\n"
+        text += """
+            normal approximation with tie correction otherwise) of the new repetitions against the base ones \
+            moved by the threshold: worse by more than the threshold, in the metric's harmful direction, \
+            and better by more than it; the threshold of \(NumberFormat.plain(options.threshold * 100))%, \
+            for wake-up-bound times (hop latency p50, timer lateness and drift, the main queue) \
+            \(NumberFormat.plain(max(options.threshold, options.wakeUpThreshold) * 100))%. \
+            CPU-bound times are corrected for the machine drift the same run's peers show.
+
+            """
         return text
     }
 
@@ -200,13 +206,16 @@ extension CompareReportFormatter {
             text += "moved worse? (process-bound), \(processBound.count) series: \(Self.processBoundMove)\n"
         }
         if !moved.isEmpty {
-            text += "moved worse?, \(moved.count) series: the median moved beyond its threshold in the harmful "
-            text += "direction, but the repetitions overlap too much for the test to confirm it (spread below: "
-            text += "interquartile range over the median). Not a pass. What would judge them: more repetitions "
-            text += "(e.g. BenchRunner --repetitions \(Self.repetitionsToConfirm(moved, alpha: report.options.alpha)) "
-            text += "for both runs, or spread across processes with --forks 3), longer repetitions "
-            text += "(--min-repetition-ms 200, or the default run instead of --quick: more elements a repetition), "
-            text += "or a quieter machine (nothing else building or running).\n"
+            text += """
+                moved worse?, \(moved.count) series: the median moved beyond its threshold in the harmful \
+                direction, but the repetitions overlap too much for the test to confirm it (spread below: \
+                interquartile range over the median). Not a pass. What would judge them: more repetitions \
+                (e.g. BenchRunner --repetitions \(Self.repetitionsToConfirm(moved, alpha: report.options.alpha)) \
+                for both runs, or spread across processes with --forks 3), longer repetitions \
+                (--min-repetition-ms 200, or the default run instead of --quick: more elements a repetition), \
+                or a quieter machine (nothing else building or running).
+
+                """
         }
         if let lone = report.repetitionsForALoneChange {
             let level = report.options.alpha / Double(max(1, report.judgeableCount))
