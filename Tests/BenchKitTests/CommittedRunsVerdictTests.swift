@@ -80,4 +80,35 @@ final class CommittedRunsVerdictTests: XCTestCase {
             XCTAssertTrue(report.regressions.allSatisfy { Self.isFastPathThroughput($0.key) }, "nothing else is worse")
         }
     }
+
+    /// Three quick runs of a later binary (465d6cc), made back to back: in
+    /// the last two an episode of the machine's slower levels took most of
+    /// `observeOn.throughput` (the hops kept 2 to 7 of 30 repetitions at
+    /// their fastest level, against 13 to 29 in the first).
+    static let laterRuns = [
+        "20261126T114642Z-465d6cc74278",
+        "20261126T114829Z-465d6cc74278",
+        "20261126T115021Z-465d6cc74278",
+    ]
+
+    func testRunsThatMissedTheUsualLevelAreNamedAndTheSlowedFastPathNeverPasses() throws {
+        for name in Self.evaluationRuns + [Self.laterRuns[0]] {
+            XCTAssertEqual(try load(name).benchmarksMissingTheirUsualLevel, [], name)
+        }
+        for name in Self.laterRuns.dropFirst() {
+            XCTAssertEqual(try load(name).benchmarksMissingTheirUsualLevel, ["observeOn.throughput"], name)
+        }
+        // Every ordered pair of the six runs: a fast path 20 % slower is
+        // worse where both runs measured the usual level, and unjudged (exit
+        // 3) where one did not; it never passes. (One of the slow runs as the
+        // base let it pass, `~`, before runs were checked for their level.)
+        let runs = Self.evaluationRuns + Self.laterRuns
+        for base in runs {
+            for new in runs where new != base {
+                let report = try ComparisonReport(base: load(base), new: slowed(load(new), by: 1.2), options: options())
+                let missed = Self.laterRuns.dropFirst().contains(base) || Self.laterRuns.dropFirst().contains(new)
+                XCTAssertEqual(report.exitStatus, missed ? .notJudged : .regression, "\(base) against \(new) x1.2")
+            }
+        }
+    }
 }

@@ -70,4 +70,47 @@ final class UsualLevelTests: XCTestCase {
         XCTAssertEqual(comparison.verdict, .same)
         XCTAssertEqual(comparison.baseMedian ?? 0, comparison.newMedian ?? 0, accuracy: 0.5)
     }
+
+    /// Beyond three quarters of a run (23 of 30 repetitions slow), the few
+    /// left are as likely the slow level's lucky edge as the usual level:
+    /// the run did not measure it, and the series is not judged, even when
+    /// the other run is 20 % slower (a run like this, as the base, once let
+    /// such a change pass).
+    func testARunThatAnEpisodeTookMoreThanThreeQuartersOfIsNotJudged() throws {
+        let comparison = try compare(run(usual: 1, slow: 2), run(usual: 1, slow: 23))
+        XCTAssertTrue(comparison.missedItsUsualLevel)
+        XCTAssertEqual(comparison.verdict, .tooFewRepetitions)
+        let report = try ComparisonReport(
+            base: file(run(usual: 1, slow: 23), path: "base.csv"), new: file(run(usual: 1.2, slow: 2), path: "new.csv"),
+            options: CompareOptions())
+        XCTAssertEqual(report.exitStatus, .notJudged)
+        let summary = CompareReportFormatter(report: report).summary()
+        XCTAssertTrue(summary.contains("Not at the usual level, 1 series"), summary)
+        XCTAssertTrue(summary.contains("more repetitions would not either"), summary)
+    }
+
+    /// Whether a run measured its usual level is the run's, read from all of
+    /// the benchmark's series: one variant whose repetitions spread wider
+    /// (as the actor executor's do; here 2.2 times from fastest to slowest) keeps few
+    /// of them within the band in any run, and does not make the run miss it.
+    func testOneWideVariantDoesNotMakeARunMissItsUsualLevel() throws {
+        func throughputFile(wide: [Double], hopsSlow: Int) throws -> ResultFile {
+            var lines = ["benchmark,variant,params,metric,unit,repetition,value"]
+            for variant in ["fast-path", "generic", "concurrent"] {
+                for (index, value) in run(usual: 1, slow: hopsSlow).enumerated() {
+                    lines.append("observeOn.throughput,\(variant),elements=100000,ns_per_element,ns,\(index + 1),\(value)")
+                }
+            }
+            for (index, value) in wide.enumerated() {
+                lines.append("observeOn.throughput,actor-executor,elements=100000,ns_per_element,ns,\(index + 1),\(value)")
+            }
+            return try ResultFile.parse(text: lines.joined(separator: "\n") + "\n", path: "run.csv")
+        }
+        let wide = (0..<30).map { 1860 + Double($0) * 80 }
+        let actor = MetricComparisonRule(metric: "ns_per_element", benchmark: "observeOn.throughput", variant: "actor-executor")
+        XCTAssertLessThan(actor.usualLevelShare(wide), BenchmarkSchema.usualLevelMinimumShare)
+        XCTAssertEqual(try throughputFile(wide: wide, hopsSlow: 2).benchmarksMissingTheirUsualLevel, [])
+        XCTAssertEqual(
+            try throughputFile(wide: wide, hopsSlow: 24).benchmarksMissingTheirUsualLevel, ["observeOn.throughput"])
+    }
 }

@@ -154,33 +154,12 @@ extension CompareReportFormatter {
         let gated = unjudged.filter(\.isGated).count
         var text = "Could not judge \(unjudged.count) series"
         text += gated == unjudged.count ? ":\n" : " (\(gated) of them gated):\n"
-        let tooFew = unjudged.filter { $0.verdict == .tooFewRepetitions }
+        let missed = unjudged.filter(\.missedItsUsualLevel)
+        let tooFew = unjudged.filter { $0.verdict == .tooFewRepetitions && !$0.missedItsUsualLevel }
         let keptShare = Self.usualLevelShare(of: unjudged)
         if !tooFew.isEmpty {
-            var sizes: [String: Int] = [:]
-            var order: [String] = []
-            // A series read at its usual level is tested on the repetitions
-            // within the band of its run's fastest, which may be fewer than
-            // the run made: the counts and the advice are of those.
-            for comparison in tooFew {
-                let base = comparison.baseValues.map { comparison.rule.judgedValues($0).count } ?? 0
-                let new = comparison.newValues.map { comparison.rule.judgedValues($0).count } ?? 0
-                let made = max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
-                let minimum = Self.probability(
-                    MannWhitneyUTest.minimumAchievablePValue(m: base, n: new, alternative: .secondGreater))
-                var size = "\(base) base / \(new) new repetitions (smallest possible p \(minimum))"
-                if comparison.rule.readsUsualLevel, made > 0 {
-                    size = "\(base) base / \(new) new repetitions at the usual level of the \(made) a run made "
-                        + "(smallest possible p \(minimum))"
-                }
-                if sizes[size] == nil {
-                    order.append(size)
-                }
-                sizes[size, default: 0] += 1
-            }
             text += "Too few repetitions, \(tooFew.count) series: even if every new repetition were worse than every "
-            text += "base one, p could not reach \(alpha): "
-            text += order.map { "\(sizes[$0] ?? 0) with \($0)" }.joined(separator: "; ")
+            text += "base one, p could not reach \(alpha): \(Self.repetitionCounts(of: tooFew))"
             if let any = report.repetitionsForAnyVerdict {
                 text += ". A verdict needs at least \(any) repetitions a side"
                 if keptShare < 1 {
@@ -192,6 +171,19 @@ extension CompareReportFormatter {
                 }
             }
             text += ".\n"
+        }
+        if !missed.isEmpty {
+            let share = NumberFormat.plain((BenchmarkSchema.usualLevelMinimumShare * 100).rounded())
+            text += """
+                Not at the usual level, \(missed.count) series (too few repetitions): a run kept fewer than \
+                \(share) % of its repetitions within \(NumberFormat.plain(BenchmarkSchema.usualLevelBand)) times \
+                their fastest (the median over its benchmark's series; here \(Self.repetitionCounts(of: missed))). \
+                The machine's slower levels took most of that \
+                run (Performance.md, "Hops across processes"), so it did not measure the usual level, and more \
+                repetitions would not either: make it again when the machine is quieter (nothing else running; \
+                the levels come and go over minutes).
+
+                """
         }
         let unconfirmed = unjudged.filter { $0.verdict == .unconfirmedWorse }
         if !unconfirmed.isEmpty {
@@ -234,6 +226,7 @@ extension CompareReportFormatter {
         text += "Not judged:\n"
         for comparison in unjudged {
             text += "  \(comparison.key): \(comparison.verdict.rawValue)"
+            text += comparison.missedItsUsualLevel ? " (not at the usual level)" : ""
             text += comparison.isGated ? "" : " (not gated)"
             text += ", \(comparison.baseValues?.count ?? 0)/\(comparison.newValues?.count ?? 0) repetitions"
             text += ", \(Self.medians(of: comparison))"
@@ -248,12 +241,36 @@ extension CompareReportFormatter {
         return text
     }
 
+    /// The repetition counts of `comparisons`, grouped: "2 with 5 base / 5
+    /// new repetitions (smallest possible p …)", for a series read at its
+    /// usual level the repetitions there of those the run made.
+    static func repetitionCounts(of comparisons: [SeriesComparison]) -> String {
+        var sizes: [String: Int] = [:]
+        var order: [String] = []
+        for comparison in comparisons {
+            let base = comparison.baseValues.map { comparison.rule.judgedValues($0).count } ?? 0
+            let new = comparison.newValues.map { comparison.rule.judgedValues($0).count } ?? 0
+            let made = max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
+            let minimum = probability(
+                MannWhitneyUTest.minimumAchievablePValue(m: base, n: new, alternative: .secondGreater))
+            let level = comparison.rule.readsUsualLevel && made > 0 ? " at the usual level of the \(made) a run made" : ""
+            let size = "\(base) base / \(new) new repetitions\(level) (smallest possible p \(minimum))"
+            if sizes[size] == nil {
+                order.append(size)
+            }
+            sizes[size, default: 0] += 1
+        }
+        return order.map { "\(sizes[$0] ?? 0) with \($0)" }.joined(separator: "; ")
+    }
+
     /// The smallest share of a run's repetitions that an unjudged series read
     /// at its usual level kept (the fewer side's judged repetitions over the
-    /// repetitions made); 1 when no such series is unjudged.
+    /// repetitions made); 1 when no such series is unjudged. A series whose
+    /// run missed its usual level (``SeriesComparison/missedItsUsualLevel``)
+    /// is left out: more repetitions would not judge it.
     static func usualLevelShare(of unjudged: [SeriesComparison]) -> Double {
         var share = 1.0
-        for comparison in unjudged where comparison.rule.readsUsualLevel {
+        for comparison in unjudged where comparison.rule.readsUsualLevel && !comparison.missedItsUsualLevel {
             let made = max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
             guard made > 0 else { continue }
             let kept = min(
@@ -278,7 +295,7 @@ extension CompareReportFormatter {
     func resolutionNote(_ table: ResolutionTable) -> String {
         let calibrated = report.comparisons.filter { $0.worseTest != nil && table.resolution(of: $0.key) != nil }
         let raised = calibrated.filter { $0.threshold > $0.declaredThreshold }
-        var text = "Resolution: \(table.path), from \(table.entries.first?.value.runs ?? 0) runs of git \(table.revision) "
+        var text = "Resolution: \(table.path), from \(table.entries.values.map(\.runs).max() ?? 0) runs of git \(table.revision) "
         text += "with \(table.repetitions) repetitions a series: a calibrated series is worse (or better) only when "
         text += "its median also moved beyond the larger of its threshold and the smallest change two such runs tell "
         text += "apart on that machine (the tests ask about the threshold alone) "

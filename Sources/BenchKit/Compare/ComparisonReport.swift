@@ -27,6 +27,7 @@ public struct ComparisonReport: Sendable {
             newByKey[series.key] = series
         }
         let drift = MachineDrift(base: base.series, newByKey: newByKey)
+        let missed = base.benchmarksMissingTheirUsualLevel.union(new.benchmarksMissingTheirUsualLevel)
         var baseKeys = Set<ResultSeriesKey>()
         var comparisons: [SeriesComparison] = []
         for series in base.series {
@@ -40,7 +41,7 @@ public struct ComparisonReport: Sendable {
             comparisons.append(
                 SeriesComparison(
                     base: series, new: newByKey[series.key], options: options,
-                    machineDrift: drift.factor(for: series.key)))
+                    machineDrift: drift.factor(for: series.key), missedUsualLevel: missed.contains(series.key.benchmark)))
         }
         for series in new.series where !baseKeys.contains(series.key) {
             comparisons.append(SeriesComparison(base: nil, new: series, options: options))

@@ -94,6 +94,13 @@ public struct MetricComparisonRule: Sendable, Equatable {
     /// a rule that ``readsUsualLevel``, those within
     /// ``BenchmarkSchema/usualLevelBand`` of the best one (a time at most 1.25
     /// times the lowest, a rate at least the highest over 1.25), in their order.
+    /// The share of `values` at the usual level (1 for a rule that does not
+    /// ``readsUsualLevel``).
+    public func usualLevelShare(_ values: [Double]) -> Double {
+        guard readsUsualLevel, !values.isEmpty else { return 1 }
+        return Double(judgedValues(values).count) / Double(values.count)
+    }
+
     public func judgedValues(_ values: [Double]) -> [Double] {
         guard readsUsualLevel else { return values }
         let band = BenchmarkSchema.usualLevelBand

@@ -144,11 +144,16 @@ public struct ResolutionTable: Sendable, Equatable {
         var spreads: [ResultSeriesKey: [Double]] = [:]
         var counts: [Int] = []
         for run in runs {
+            let missed = run.benchmarksMissingTheirUsualLevel
             for series in run.series {
                 let rule = MetricComparisonRule(
                     metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
+                // A run that missed a series' usual level did not measure it
+                // (``MetricComparisonRule/measuredItsLevel(_:)``): its median
+                // would be the slow level's, and the spread the machine's episodes.
                 guard !rule.isExact, rule.preference != .informational,
                     !MachineDrift.isAnchor(variant: series.key.variant),
+                    !(rule.readsUsualLevel && missed.contains(series.key.benchmark)),
                     let median = Statistics.median(rule.judgedValues(series.values)), median > 0
                 else { continue }
                 logMedians[series.key, default: []].append(Foundation.log(median))
@@ -156,7 +161,12 @@ public struct ResolutionTable: Sendable, Equatable {
                 counts.append(series.values.count)
             }
         }
-        let complete = logMedians.filter { $0.value.count == runs.count }
+        // Every run's series, or for a series read at its usual level the
+        // runs that measured it, as long as at least ``minimumRuns`` did.
+        let complete = logMedians.filter { key, logs in
+            let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
+            return logs.count == runs.count || (rule.readsUsualLevel && logs.count >= minimumRuns)
+        }
         guard !complete.isEmpty else {
             throw CompareInputError(
                 file: path, line: nil,

@@ -144,3 +144,31 @@ enum CSVInput {
         return rows
     }
 }
+
+extension ResultFile {
+    /// The benchmarks read at their usual level
+    /// (``BenchmarkSchema/readsUsualLevel``) whose usual level this run did
+    /// not measure: the median share of repetitions at the usual level over
+    /// the benchmark's judged timing series (this project's variants, not
+    /// the peers and references) is below
+    /// ``BenchmarkSchema/usualLevelMinimumShare``. That is a property of
+    /// the run, not of one series: an episode of the machine's slower levels
+    /// takes every hop's repetitions at once, while one variant whose
+    /// repetitions just spread wider (the actor executor's) keeps fewer of
+    /// them in any run.
+    public var benchmarksMissingTheirUsualLevel: Set<String> {
+        var shares: [String: [Double]] = [:]
+        for series in series {
+            let rule = MetricComparisonRule(
+                metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
+            guard rule.readsUsualLevel, !MachineDrift.isAnchor(variant: series.key.variant), !series.values.isEmpty
+            else { continue }
+            shares[series.key.benchmark, default: []].append(rule.usualLevelShare(series.values))
+        }
+        return Set(
+            shares.compactMap { benchmark, values in
+                guard let median = Statistics.median(values) else { return nil }
+                return median < BenchmarkSchema.usualLevelMinimumShare ? benchmark : nil
+            })
+    }
+}

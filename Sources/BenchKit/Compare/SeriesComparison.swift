@@ -99,6 +99,10 @@ public struct SeriesComparison: Sendable {
     /// one binary on this machine make by chance, so not judged a change,
     /// and never `same`.
     public private(set) var movedWithinResolution = false
+    /// Whether a series read at its usual level comes from a run that did
+    /// not measure that level (``ResultFile/benchmarksMissingTheirUsualLevel``):
+    /// not judged (`too few repetitions`), whatever else it shows.
+    public private(set) var missedItsUsualLevel = false
     /// Whether the median moved beyond the threshold in the good direction,
     /// as measured and after the drift correction.
     private var movedBeneficially = false
@@ -129,7 +133,12 @@ public struct SeriesComparison: Sendable {
     /// Compares one key; at least one of `base` and `new` must be given. The
     /// verdict is that of the series tested alone; ``ComparisonReport``
     /// adjusts it for the run's other series.
-    public init(base: ResultSeries?, new: ResultSeries?, options: CompareOptions, machineDrift: Double? = nil) {
+    /// `missedUsualLevel`: whether either run did not measure the usual
+    /// level of this series' benchmark (``ResultFile/benchmarksMissingTheirUsualLevel``).
+    public init(
+        base: ResultSeries?, new: ResultSeries?, options: CompareOptions, machineDrift: Double? = nil,
+        missedUsualLevel: Bool = false
+    ) {
         guard let any = base ?? new else {
             preconditionFailure("base or new must be given")
         }
@@ -202,7 +211,10 @@ public struct SeriesComparison: Sendable {
         let repetitions = SeriesVerdicts.repetitionsSuffice(
             m: base.count, n: new.count, alpha: options.alpha)
         minimumPValue = repetitions.minimumP
-        guard repetitions.suffice else {
+        // A run that spent most of its repetitions at the machine's slower
+        // levels did not measure the usual level (``MetricComparisonRule/measuredItsLevel(_:)``).
+        missedItsUsualLevel = seriesRule.readsUsualLevel && missedUsualLevel
+        guard repetitions.suffice, !missedItsUsualLevel else {
             verdict = .tooFewRepetitions
             return
         }

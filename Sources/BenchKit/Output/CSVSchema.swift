@@ -164,6 +164,18 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// 1.15 times its fastest) and below the machine's other levels (about
     /// 1.5 and 2 times).
     public static let usualLevelBand = 1.25
+    /// The smallest share of a run's repetitions that must lie at its usual
+    /// level for the level to count as measured: a quarter, as the median
+    /// over the benchmark's series (``ResultFile/benchmarksMissingTheirUsualLevel``). In thirteen
+    /// quick runs of two binaries the serial and concurrent hops kept 13 to
+    /// 29 of 30 repetitions (the main queue and the actor executor, whose
+    /// repetitions spread wider, 8 to 21), or, in the three runs an episode
+    /// of the machine's slower levels took most of, 2 to 7; from so few, the
+    /// fastest of the run is as likely the slow level's lucky edge as the
+    /// usual level, and compare leaves the series unjudged (`too few
+    /// repetitions`, exit 3) rather than read it (one such run, read as the
+    /// base, let a fast path made 20 % slower pass).
+    public static let usualLevelMinimumShare = 0.25
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one
