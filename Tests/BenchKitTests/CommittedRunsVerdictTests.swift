@@ -111,4 +111,36 @@ final class CommittedRunsVerdictTests: XCTestCase {
             }
         }
     }
+
+    /// Three quick runs of a4ef090, made back to back after those: all
+    /// three measured the usual level (the hops kept 7 to 23 of 30).
+    static let latestRuns = [
+        "20261126T121224Z-a4ef09040221",
+        "20261126T121409Z-a4ef09040221",
+        "20261126T121558Z-a4ef09040221",
+    ]
+
+    /// Every ordered pair of the seven runs that measured the usual level,
+    /// across three binaries that share the hops' code: no pair is a
+    /// regression, at most alpha (5 %) of them leave a series unjudged (exit
+    /// 3; one does: the current-thread subscription's lifecycle time, whose
+    /// repetitions spread by 48 % in one run), and a fast path made 20 % slower in the second run
+    /// is worse in every pair.
+    func testEveryPairOfRunsThatMeasuredTheUsualLevelPassesAndCatchesTheSlowedFastPath() throws {
+        let runs = Self.evaluationRuns + [Self.laterRuns[0]] + Self.latestRuns
+        var pairs = 0
+        var unjudged = 0
+        for base in runs {
+            for new in runs where new != base {
+                let same = try ComparisonReport(base: load(base), new: load(new), options: options())
+                XCTAssertNotEqual(same.exitStatus, .regression, "\(base) against \(new)")
+                unjudged += same.exitStatus == .notJudged ? 1 : 0
+                let slowed = try ComparisonReport(base: load(base), new: slowed(load(new), by: 1.2), options: options())
+                XCTAssertEqual(slowed.exitStatus, .regression, "\(base) against \(new) x1.2")
+                pairs += 1
+            }
+        }
+        XCTAssertEqual(pairs, 42)
+        XCTAssertLessThanOrEqual(unjudged, pairs / 20, "A/A pairs that did not pass")
+    }
 }
