@@ -4,7 +4,7 @@ import Foundation
 
 /// Options that choose what a suite contains, shared by `run` and `list`.
 struct SuiteOptions: ParsableArguments {
-    @Flag(help: "Run the reduced suite (about a minute; a CI smoke run) instead of the default one (about five minutes).")
+    @Flag(help: "Run the reduced suite (under two minutes; a CI smoke run) instead of the default one.")
     var quick = false
 
     @Option(
