@@ -166,11 +166,12 @@ public struct BenchmarkSchema: Sendable, Equatable {
     public static let usualLevelBand = 1.25
     /// The smallest share of a run's repetitions that must lie at its usual
     /// level for the level to count as measured: a quarter, as the median
-    /// over the benchmark's series (``ResultFile/benchmarksMissingTheirUsualLevel``). In thirteen
-    /// quick runs of two binaries the serial and concurrent hops kept 13 to
-    /// 29 of 30 repetitions (the main queue and the actor executor, whose
-    /// repetitions spread wider, 8 to 21), or, in the three runs an episode
-    /// of the machine's slower levels took most of, 2 to 7; from so few, the
+    /// over the benchmark's series (``ResultFile/benchmarksMissingTheirUsualLevel``). In sixteen
+    /// quick runs of three binaries the serial and concurrent hops kept 13 to
+    /// 29 of 30 repetitions in twelve (the main queue and the actor executor,
+    /// whose repetitions spread wider, 8 to 21), 7 to 9 in one (read: a
+    /// median share above a quarter), and, in the three runs an episode of
+    /// the machine's slower levels took most of, 2 to 7; from so few, the
     /// fastest of the run is as likely the slow level's lucky edge as the
     /// usual level, and compare leaves the series unjudged (`too few
     /// repetitions`, exit 3) rather than read it (one such run, read as the
