@@ -149,7 +149,7 @@ public struct ResolutionTable: Sendable, Equatable {
                 let rule = MetricComparisonRule(
                     metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
                 // A run that missed a series' usual level did not measure it
-                // (``MetricComparisonRule/measuredItsLevel(_:)``): its median
+                // (``ResultFile/benchmarksMissingTheirUsualLevel``): its median
                 // would be the slow level's, and the spread the machine's episodes.
                 guard !rule.isExact, rule.preference != .informational,
                     !MachineDrift.isAnchor(variant: series.key.variant),

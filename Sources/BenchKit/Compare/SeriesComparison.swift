@@ -13,9 +13,10 @@ import ToolSupport
 ///   base median. The verdict:
 ///   - `worse`/`better` when the test's p-value, adjusted for the false
 ///     discovery rate across the run (``FalseDiscoveryRate``), is at most
-///     alpha; so 3 against 3 repetitions, every new one worse than every base
-///     one by more than the threshold, give p = 1/20 and are `worse` at 0.05
-///     when the series is compared alone;
+///     alpha, and, for a series whose resolution raised its threshold, the
+///     median also moved beyond the resolution; so 3 against 3 repetitions,
+///     every new one worse than every base one by more than the threshold,
+///     give p = 1/20 and are `worse` at 0.05 when the series is compared alone;
 ///   - `worse?` when every new repetition is worse than every base one by
 ///     more than the threshold (p at its smallest for these repetition
 ///     counts, and at most alpha) but the adjusted p-value is above alpha: as
@@ -30,7 +31,9 @@ import ToolSupport
 ///     declared threshold, never one a resolution raised);
 ///   - `~` (cannot tell: not shown equal) otherwise;
 ///   - `too few repetitions` (not judged) when even non-overlapping samples
-///     could not reach alpha (2 against 3 at 0.05).
+///     could not reach alpha (2 against 3 at 0.05), or when a series read at
+///     its usual level comes from a run that did not measure that level
+///     (``missedItsUsualLevel``).
 ///   For a wake-up-bound time (``MetricComparisonRule/isWakeUpBound``) the
 ///   threshold is the larger of `threshold` and `wakeUpThreshold`.
 /// - Exact metrics (``MetricComparisonRule/isExact``): medians only, no test;
@@ -212,7 +215,7 @@ public struct SeriesComparison: Sendable {
             m: base.count, n: new.count, alpha: options.alpha)
         minimumPValue = repetitions.minimumP
         // A run that spent most of its repetitions at the machine's slower
-        // levels did not measure the usual level (``MetricComparisonRule/measuredItsLevel(_:)``).
+        // levels did not measure the usual level (``ResultFile/benchmarksMissingTheirUsualLevel``).
         missedItsUsualLevel = seriesRule.readsUsualLevel && missedUsualLevel
         guard repetitions.suffice, !missedItsUsualLevel else {
             verdict = .tooFewRepetitions
