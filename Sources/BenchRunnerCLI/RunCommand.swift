@@ -1,7 +1,6 @@
 import ArgumentParser
 import BenchKit
 import Foundation
-import Synchronization
 
 /// `BenchRunner run` (the default): measure, show progress, write the CSV, print the summary.
 struct Run: ParsableCommand {
@@ -232,18 +231,14 @@ struct Run: ParsableCommand {
         // children (InstructionPass.count), and a quick run's allocation
         // counts, made beside them, were the same as those of the committed
         // quick runs made without.
-        let instructionRows = Mutex<[CSVRow]>([])
-        let instructionsCounted = DispatchGroup()
+        var instructionRows: ThreadWork<[CSVRow]>?
         if instructions == .count && rowsFile == nil && !countsOnly {
             let plans = try runner.selectedPlans()
             let arguments = Array(CommandLine.arguments.dropFirst())
             let runID = environment.runID
-            instructionsCounted.enter()
-            Thread {
-                let counted = InstructionPass.rows(plans: plans, arguments: arguments, runID: runID, note: progress.note)
-                instructionRows.withLock { $0 = counted }
-                instructionsCounted.leave()
-            }.start()
+            instructionRows = ThreadWork {
+                InstructionPass.rows(plans: plans, arguments: arguments, runID: runID, note: progress.note)
+            }
         }
         if let child = setup.child, !timingOnly {
             do {
@@ -253,8 +248,7 @@ struct Run: ParsableCommand {
                 progress.note("note: allocation counts are missing: \(error)")
             }
         }
-        instructionsCounted.wait()
-        rows += instructionRows.withLock { $0 }
+        rows += instructionRows?.wait() ?? []
         let document = CSVWriter(environment: environment).document(rows)
         if let rowsFile {
             try document.write(toFile: rowsFile, atomically: true, encoding: .utf8)

@@ -264,19 +264,17 @@ extension CompareReportFormatter {
     }
 
     /// The smallest share of a run's repetitions that an unjudged series read
-    /// at its usual level kept (the fewer side's judged repetitions over the
-    /// repetitions made); 1 when no such series is unjudged. A series whose
+    /// at its usual level kept, on either side
+    /// (``MetricComparisonRule/usualLevelShare(_:)``); 1 when no such series
+    /// is unjudged. A series whose
     /// run missed its usual level (``SeriesComparison/missedItsUsualLevel``)
     /// is left out: more repetitions would not judge it.
     static func usualLevelShare(of unjudged: [SeriesComparison]) -> Double {
         var share = 1.0
         for comparison in unjudged where comparison.rule.readsUsualLevel && !comparison.missedItsUsualLevel {
-            let made = max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
-            guard made > 0 else { continue }
-            let kept = min(
-                comparison.baseValues.map { comparison.rule.judgedValues($0).count } ?? 0,
-                comparison.newValues.map { comparison.rule.judgedValues($0).count } ?? 0)
-            share = min(share, Double(max(kept, 1)) / Double(made))
+            for values in [comparison.baseValues, comparison.newValues].compactMap({ $0 }) {
+                share = min(share, comparison.rule.usualLevelShare(values))
+            }
         }
         return share
     }
