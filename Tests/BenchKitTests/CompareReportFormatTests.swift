@@ -97,6 +97,22 @@ final class CompareReportFormatTests: XCTestCase {
         XCTAssertTrue(outcome.output.contains("No regression: exit status 0."))
     }
 
+    func testPassingSummarySaysHowManyOfTheSameAreCountsAndHowManyTimingSeriesWereShownEqual() throws {
+        // An unchanged count is always `same`; the summary must not let it
+        // stand for the times. One tight series is shown equal, one whose
+        // repetitions spread from 1 to 9 is not; the count is the third.
+        let tight = FixtureSeries(variant: "tight", metric: "ns_per_element", unit: "ns", values: [10, 10.01, 10.02, 9.99, 10, 10.01, 9.98])
+        let wide = FixtureSeries(variant: "wide", metric: "ns_per_element", unit: "ns", values: [1, 9, 2, 8, 5, 3, 7])
+        let count = FixtureSeries(variant: "tight", metric: "allocs_per_element", unit: "allocs", values: [2])
+        let path = try fixture.writeResults([tight, wide, count], to: "kinds.csv")
+        let outcome = CompareTool.run(
+            basePath: path, newPath: path, options: CompareOptions(threshold: 0.05))
+        XCTAssertTrue(outcome.output.contains("No regression: exit status 0."), outcome.output)
+        XCTAssertTrue(
+            outcome.output.contains("same 2 (shown equal within the threshold: 1 exact counts, 1 of the 2 judged timing series (50 %)), ~ 1"),
+            outcome.output)
+    }
+
     func testMeasurementsShowFourSignificantDigitsAndExactCountsShowAllDigits() {
         // The digits themselves: NumberFormatTests.
         XCTAssertEqual(CompareReportFormatter.value(12_345_678, exact: false), "12.35M")

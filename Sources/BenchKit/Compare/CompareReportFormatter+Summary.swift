@@ -117,8 +117,8 @@ extension CompareReportFormatter {
         } else {
             text += "No regression: exit status 0. No gated series moved beyond its threshold in the harmful "
             text += "direction, and every gated series was judged: same \(report.count(of: .same)) (shown equal "
-            text += "within the threshold), ~ \(report.count(of: .cannotTell)) (not shown equal: moved less than "
-            text += "the threshold, too noisy to show sameness)"
+            text += "within the threshold\(Self.sameByKind(report.comparisons))), ~ \(report.count(of: .cannotTell)) "
+            text += "(not shown equal: moved less than the threshold, too noisy to show sameness)"
             text += likelyBetter > 0 ? ", better? \(likelyBetter).\n" : ".\n"
         }
         if likelyBetter > 0 {
@@ -127,6 +127,21 @@ extension CompareReportFormatter {
             text += "likely improvements; more repetitions would confirm them. They do not affect the exit status.\n"
         }
         return text
+    }
+
+    /// How many of `comparisons`' `same` are exact counts and how many of
+    /// the judged timing series are `same`: a count is `same` whenever it did
+    /// not change, so the run's `same` alone says little of its times.
+    /// Empty when no gated timing series was judged.
+    static func sameByKind(_ comparisons: [SeriesComparison]) -> String {
+        let judgedVerdicts: Set<CompareVerdict> = [.better, .worse, .same, .cannotTell, .unconfirmedBetter]
+        let judged = comparisons.filter { $0.isGated && judgedVerdicts.contains($0.verdict) }
+        let timing = judged.filter { !$0.rule.isExact }
+        guard !timing.isEmpty else { return "" }
+        let counts = judged.filter { $0.rule.isExact && $0.verdict == .same }.count
+        let timingSame = timing.filter { $0.verdict == .same }.count
+        let share = NumberFormat.plain((Double(timingSame) / Double(timing.count) * 100).rounded())
+        return ": \(counts) exact counts, \(timingSame) of the \(timing.count) judged timing series (\(share) %)"
     }
 
     /// The references' spreads in each file, and whether each is a stable
