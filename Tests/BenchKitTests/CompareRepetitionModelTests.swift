@@ -143,16 +143,31 @@ final class CompareRepetitionModelTests: XCTestCase {
         return models
     }
 
+    /// How a simulated run takes its repetitions: as the quick suite does,
+    /// or a design it could have (the question "what would show more series
+    /// equal?").
+    private struct Design {
+        /// Repetitions of every series timed in the run's own process; nil:
+        /// the suite's.
+        var repetitions: Int?
+        /// Whether a process's level moves its repetitions (as measured);
+        /// false: as if no series moved between processes.
+        var processLevels = true
+
+        static let suite = Design()
+    }
+
     /// A simulated run of one binary, every series times `factor(key)`.
     private static func simulatedRun(
-        _ models: [Model], index: Int, using generator: inout SeededGenerator,
+        _ models: [Model], index: Int, using generator: inout SeededGenerator, design: Design = .suite,
         factor: (ResultSeriesKey) -> Double = { _ in 1 }
     ) -> ResultFile {
         let series = models.map { model in
             var values: [Double] = []
+            let perProcess = model.processes == 1 ? design.repetitions ?? model.perProcess : model.perProcess
             for _ in 0..<model.processes {
-                let level = model.between * generator.nextGaussian()
-                for _ in 0..<model.perProcess {
+                let level = design.processLevels ? model.between * generator.nextGaussian() : 0
+                for _ in 0..<perProcess {
                     let slow = model.slowShare > 0 && Double.random(in: 0..<1, using: &generator) < model.slowShare ? model.slowLog : 0
                     values.append(
                         model.median * factor(model.key) * exp(level + slow + model.within * generator.nextGaussian()))
@@ -185,17 +200,19 @@ final class CompareRepetitionModelTests: XCTestCase {
         }
     }
 
-    private static func simulate(_ models: [Model], calibrationRuns: Int, comparisons: Int, seed: UInt64) throws
-        -> Outcome
-    {
+    private static func simulate(
+        _ models: [Model], calibrationRuns: Int, comparisons: Int, seed: UInt64, design: Design = .suite
+    ) throws -> Outcome {
         var generator = SeededGenerator(seed: seed)
-        let calibration = (0..<calibrationRuns).map { simulatedRun(models, index: $0, using: &generator) }
+        let calibration = (0..<calibrationRuns).map {
+            simulatedRun(models, index: $0, using: &generator, design: design)
+        }
         let table = try ResolutionTable.calibrate(runs: calibration, path: "simulated-resolution.csv")
         let options = CompareOptions(resolution: table)
         var outcome = Outcome(comparisons: comparisons)
         for index in 0..<comparisons {
-            let base = simulatedRun(models, index: 2 * index, using: &generator)
-            let new = simulatedRun(models, index: 2 * index + 1, using: &generator)
+            let base = simulatedRun(models, index: 2 * index, using: &generator, design: design)
+            let new = simulatedRun(models, index: 2 * index + 1, using: &generator, design: design)
             let report = try ComparisonReport(base: base, new: new, options: options)
             switch report.exitStatus {
             case .noRegression: outcome.passes += 1
@@ -204,7 +221,7 @@ final class CompareRepetitionModelTests: XCTestCase {
             }
             outcome.same += report.count(of: .same)
             outcome.judged += report.testedCount
-            let slower = simulatedRun(models, index: 2 * index + 1, using: &generator) { key in
+            let slower = simulatedRun(models, index: 2 * index + 1, using: &generator, design: design) { key in
                 guard isFastPathThroughput(key) else { return 1 }
                 let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
                 return rule.preference == .higherIsBetter ? 1 / 1.2 : 1.2
@@ -243,5 +260,34 @@ final class CompareRepetitionModelTests: XCTestCase {
             XCTAssertTrue(
                 document.contains(outcome.line), "\(name) must print the simulation's line as it is now:\n\(outcome.line)")
         }
+    }
+
+    /// Why most timing series of an A/A pair are `~`, not `same`, on this
+    /// machine: `same` needs the interval of the change within ±threshold,
+    /// and the simulation with the calibration runs' spreads shows how far
+    /// more repetitions, or processes that never differ, would take it.
+    func testTheSameShareTheMeasuredSpreadsAllowIsTheOneDocumented() throws {
+        let runs = try Self.loadCalibrationRuns()
+        let models = Self.models(runs)
+        let comparisons = 100
+        func share(_ design: Design) throws -> Int {
+            let outcome = try Self.simulate(
+                models, calibrationRuns: runs.count, comparisons: comparisons, seed: 28, design: design)
+            return Int((Double(outcome.same) / Double(max(outcome.judged, 1)) * 100).rounded())
+        }
+        let suite = try share(.suite)
+        let noProcessLevels = try share(Design(processLevels: false))
+        let thirty = try share(Design(repetitions: 30, processLevels: false))
+        // Taking a source of noise away, or adding repetitions, can only
+        // narrow the intervals.
+        XCTAssertLessThan(suite, noProcessLevels)
+        XCTAssertLessThan(noProcessLevels, thirty)
+        let line =
+            "same in A/A pairs, with the calibration runs' spreads: \(suite) % of the judged timing series as the "
+            + "quick suite measures them; \(noProcessLevels) % if no process differed from another; \(thirty) % "
+            + "with 30 repetitions a series as well"
+        print(line)
+        let document = try String(contentsOf: Self.root.appendingPathComponent("docs/Compare.md"), encoding: .utf8)
+        XCTAssertTrue(document.contains(line), "docs/Compare.md must print the simulation's line as it is now:\n\(line)")
     }
 }
