@@ -86,8 +86,9 @@ public protocol Scheduler: ImmediateScheduler {
 ///
 /// Conforming tells callers that `Scheduler.schedulePeriodic` is implemented
 /// by the scheduler itself (for example with a dispatch timer) rather than
-/// emulated. It adds no requirement: the scheduler's own `schedulePeriodic`
-/// is the witness of `Scheduler`'s.
+/// emulated. It adds no requirement: a conforming scheduler implements
+/// `schedulePeriodic` (the library's own, a dispatch timer each, through
+/// the protocol's one implementation, which starts their timer).
 public protocol PeriodicScheduler: Scheduler {}
 
 /// The proof that a scheduler is serial, which gives it the `observe(on:)` fast path.
