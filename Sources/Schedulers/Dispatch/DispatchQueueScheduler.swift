@@ -13,7 +13,7 @@ import Foundation
 /// - `scheduleRelative` arms a one-shot `DispatchSourceTimer` on the queue; a
 ///   negative due time is due at once, `.never` never runs.
 /// - `schedulePeriodic` is native (a repeating `DispatchSourceTimer` on the
-///   queue, started by the protocol's one implementation), fixed rate, and
+///   queue, which `Scheduler`'s default implementation starts), fixed rate, and
 ///   returns a `PeriodicDisposable` (cast to read `skippedTicks`); ticks of
 ///   one job never overlap even on a concurrent queue, because a dispatch
 ///   source runs its handler serially. A zero period, as in RxSwift, repeats
