@@ -2,6 +2,36 @@ import Dispatch
 import Foundation
 import Synchronization
 
+/// A scheduler whose periodic jobs run natively on a repeating dispatch
+/// timer (`DispatchPeriodicTimer`): the dispatch schedulers and
+/// `OperationQueueScheduler`. `Scheduler.schedulePeriodic`, the one
+/// implementation, starts the timer where the scheduler places it instead
+/// of emulating.
+protocol DispatchTimerScheduler: PeriodicScheduler {
+    /// Where a new periodic job's timer fires and its ticks run. Asked once
+    /// per job, after the period has been validated.
+    func periodicPlacement() -> DispatchPeriodicPlacement
+}
+
+/// Where a native periodic job runs: what sets one dispatch-timer scheduler's
+/// periodic jobs apart from another's.
+struct DispatchPeriodicPlacement {
+    /// Where a tick's action runs.
+    enum TickExecution {
+        /// On the timer's own (target) queue, inside the timer's handler.
+        case onTimerQueue
+        /// As an operation on an operation queue, with this priority.
+        case operationQueue(OperationQueue, Operation.QueuePriority)
+    }
+
+    /// The queue the timer fires on (for `.onTimerQueue`, the queue the action runs on).
+    let timerQueue: DispatchQueue
+    /// How late the system may fire the timer, so that it can coalesce wakeups.
+    let leeway: DispatchTimeInterval
+    /// Where each tick's action runs.
+    let execution: TickExecution
+}
+
 /// Native periodic work on a repeating `DispatchSourceTimer`: the disposable
 /// returned by the dispatch schedulers' `schedulePeriodic`.
 ///
@@ -24,14 +54,6 @@ import Synchronization
 ///   the timer repeats at libdispatch's shortest interval (as RxSwift's does)
 ///   and nothing is counted: there are no due times to miss.
 final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sendable {
-    /// Where a tick's action runs.
-    enum TickExecution {
-        /// On the timer's own (target) queue, inside the timer's handler.
-        case onTimerQueue
-        /// As an operation on an operation queue, with this priority.
-        case operationQueue(OperationQueue, Operation.QueuePriority)
-    }
-
     private enum Phase {
         /// Between ticks: the state the next tick receives.
         case waiting(StateType)
@@ -57,18 +79,16 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     /// Creates and starts the job.
     ///
     /// - Parameters:
-    ///   - timerQueue: The queue the timer fires on (for `.onTimerQueue`, the queue the action runs on).
+    ///   - placement: Where the timer fires and the ticks run.
     ///   - startAfter: Nanoseconds to the first tick (already clamped to zero), or `nil` for never.
     ///   - periodNanoseconds: The validated period; zero repeats the timer at
     ///     libdispatch's shortest interval (1 ns, as libdispatch itself turns a
     ///     zero interval into), and then no fire counts as skipped.
     init(
         state: StateType,
-        timerQueue: DispatchQueue,
+        placement: DispatchPeriodicPlacement,
         startAfter: Int64?,
         periodNanoseconds: Int64,
-        leeway: DispatchTimeInterval,
-        execution: TickExecution,
         action: @escaping (StateType) -> StateType
     ) {
         // The schedule counts from the call, not from when the timer source
@@ -78,7 +98,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         phase = .waiting(state)
         self.action = action
         countsSkips = periodNanoseconds > 0
-        timer = HandOffTimer(queue: timerQueue)
+        timer = HandOffTimer(queue: placement.timerQueue)
         // TIMER-SLACK: the kernel's timer slack (50 µs by default on Linux,
         // prctl PR_SET_TIMERSLACK) stretches sleeps with a timeout (nanosleep,
         // poll, futex), but libdispatch on Linux arms its timers with timerfd,
@@ -87,10 +107,10 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         // "Measurements behind the code"). So the slack is left alone;
         // `leeway` (zero by default) is the knob that counts.
         let deadline: DispatchTime = startAfter.map { called + .nanoseconds(Int($0)) } ?? .distantFuture
-        timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(max(1, periodNanoseconds))), leeway: leeway)
+        timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(max(1, periodNanoseconds))), leeway: placement.leeway)
         // The handler holds the job until `dispose()` cancels the timer, which
         // releases the handler: the cycle lasts exactly as long as the job.
-        switch execution {
+        switch placement.execution {
         case .onTimerQueue:
             timer.setEventHandler { [self] in
                 fireOnTimerQueue()
@@ -101,6 +121,24 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
             }
         }
         timer.activate()
+    }
+
+    /// Validates `period`, then creates and starts the job on the timer
+    /// `placement` gives (asked after the validation).
+    ///
+    /// - Precondition: `period` is zero or positive, and finite; negative or
+    ///   `.never` stops the program with a message naming `period`.
+    convenience init(
+        state: StateType,
+        startAfter: RxTimeInterval,
+        period: RxTimeInterval,
+        placement: @autoclosure () -> DispatchPeriodicPlacement,
+        action: @escaping (StateType) -> StateType
+    ) {
+        let periodNanoseconds = period.validatedPeriodNanoseconds(argument: "period")
+        self.init(
+            state: state, placement: placement(), startAfter: startAfter.dueNanoseconds,
+            periodNanoseconds: periodNanoseconds, action: action)
     }
 
     var skippedTicks: Int {

@@ -51,29 +51,10 @@ struct DispatchQueueConfiguration: Sendable {
         }
     }
 
-    /// Runs `action` first after `startAfter`, then every `period`, at a fixed
-    /// rate, on a repeating dispatch timer with `leeway` when given, else the
-    /// scheduler's.
-    ///
-    /// - Precondition: `period` is zero or positive, and finite; a zero
-    ///   period repeats at libdispatch's shortest interval.
-    func schedulePeriodic<StateType>(
-        _ state: StateType,
-        startAfter: RxTimeInterval,
-        period: RxTimeInterval,
-        leeway callLeeway: DispatchTimeInterval? = nil,
-        action: @escaping (StateType) -> StateType
-    ) -> PeriodicDisposable {
-        let periodNanoseconds = period.validatedPeriodNanoseconds(argument: "period")
-        return DispatchPeriodicTimer(
-            state: state,
-            timerQueue: queue,
-            startAfter: startAfter.dueNanoseconds,
-            periodNanoseconds: periodNanoseconds,
-            leeway: effectiveLeeway(callLeeway),
-            execution: .onTimerQueue,
-            action: action
-        )
+    /// Where a periodic job's timer goes: on the queue, with `leeway` when
+    /// given, else the scheduler's; the ticks run in the timer's handler.
+    func periodicPlacement(leeway callLeeway: DispatchTimeInterval? = nil) -> DispatchPeriodicPlacement {
+        DispatchPeriodicPlacement(timerQueue: queue, leeway: effectiveLeeway(callLeeway), execution: .onTimerQueue)
     }
 
     /// The leeway a timer gets: the call's (validated) when given, else the scheduler's.

@@ -12,10 +12,14 @@ import Foundation
 ///   may do otherwise and says so).
 /// - `scheduleRelative` arms a one-shot `DispatchSourceTimer` on the queue; a
 ///   negative due time is due at once, `.never` never runs.
-/// - `schedulePeriodic` is native (a repeating `DispatchSourceTimer`), fixed
-///   rate, and returns a `PeriodicDisposable`; ticks of one job never overlap
-///   even on a concurrent queue, because a dispatch source runs its handler
-///   serially.
+/// - `schedulePeriodic` is native (a repeating `DispatchSourceTimer` on the
+///   queue, which `Scheduler`'s default implementation starts), fixed rate, and
+///   returns a `PeriodicDisposable` (cast to read `skippedTicks`); ticks of
+///   one job never overlap even on a concurrent queue, because a dispatch
+///   source runs its handler serially. A zero period, as in RxSwift, repeats
+///   the timer at libdispatch's shortest interval: ticks follow each other as
+///   fast as the queue runs them (each one a separate turn of the queue), and
+///   none counts as skipped.
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
 /// Guarantees (Guarantees.md): 5 (disposed before it starts, an action never
@@ -63,25 +67,6 @@ public class DispatchQueueScheduler: PeriodicScheduler, @unchecked Sendable {
         configuration.scheduleRelative(state, dueTime: dueTime, action: action)
     }
 
-    /// Runs `action` on the queue first after `startAfter`, then every
-    /// `period`, at a fixed rate, natively on a repeating dispatch timer.
-    ///
-    /// - Returns: A `PeriodicDisposable` (cast to read `skippedTicks`). No tick
-    ///   starts after `dispose()` returns; ticks never overlap (guarantee 6).
-    /// - Precondition: `period` is zero or positive, and finite; negative or
-    ///   `.never` stops the program with a message naming `period`. A zero
-    ///   period, as in RxSwift, repeats the timer at libdispatch's shortest
-    ///   interval: ticks follow each other as fast as the queue runs them
-    ///   (each one a separate turn of the queue), and none counts as skipped.
-    public func schedulePeriodic<StateType>(
-        _ state: StateType,
-        startAfter: RxTimeInterval,
-        period: RxTimeInterval,
-        action: @escaping (StateType) -> StateType
-    ) -> Disposable {
-        configuration.schedulePeriodic(state, startAfter: startAfter, period: period, action: action)
-    }
-
     /// Runs `action` on the queue once `dueTime` has passed, letting
     /// the timer fire up to `leeway` late so that the system can coalesce its
     /// wakeup with others' (Combine's `tolerance`, libdispatch's leeway). The
@@ -108,10 +93,10 @@ public class DispatchQueueScheduler: PeriodicScheduler, @unchecked Sendable {
     /// the `scale.timers` benchmark). Overrides the scheduler's leeway for
     /// this job only.
     ///
-    /// - Returns: A `PeriodicDisposable`, as the other overload.
-    /// - Precondition: `period` is zero or positive, and finite, as the other
-    ///   overload. A negative `leeway` counts as zero; `.never` lets the
-    ///   system fire as late as it likes.
+    /// - Returns: A `PeriodicDisposable`, as `schedulePeriodic(_:startAfter:period:action:)`.
+    /// - Precondition: `period` is zero or positive, and finite, as for
+    ///   `schedulePeriodic(_:startAfter:period:action:)`. A negative `leeway`
+    ///   counts as zero; `.never` lets the system fire as late as it likes.
     public func schedulePeriodic<StateType>(
         _ state: StateType,
         startAfter: RxTimeInterval,
@@ -119,6 +104,16 @@ public class DispatchQueueScheduler: PeriodicScheduler, @unchecked Sendable {
         leeway: DispatchTimeInterval,
         action: @escaping (StateType) -> StateType
     ) -> Disposable {
-        configuration.schedulePeriodic(state, startAfter: startAfter, period: period, leeway: leeway, action: action)
+        DispatchPeriodicTimer(
+            state: state, startAfter: startAfter, period: period,
+            placement: configuration.periodicPlacement(leeway: leeway), action: action)
+    }
+}
+
+extension DispatchQueueScheduler: DispatchTimerScheduler {
+    /// On the queue, with the scheduler's leeway; the ticks run in the
+    /// timer's handler.
+    func periodicPlacement() -> DispatchPeriodicPlacement {
+        configuration.periodicPlacement()
     }
 }

@@ -12,10 +12,14 @@ import Foundation
 /// - `scheduleRelative` waits on a one-shot dispatch timer, then adds the
 ///   operation; a negative due time is due at once, `.never` never runs.
 /// - `schedulePeriodic` fires a repeating dispatch timer at a fixed rate and
-///   adds one operation per tick. Ticks of one job never overlap: a tick that
-///   comes due while the previous tick's operation is still queued or running
-///   is skipped and counted in `skippedTicks`. Disposing cancels a tick
-///   still queued, so its state is released even on a suspended queue.
+///   adds one operation per tick, and returns a `PeriodicDisposable`. Ticks
+///   of one job never overlap: a tick that comes due while the previous
+///   tick's operation is still queued or running is skipped and counted in
+///   `skippedTicks`. No tick starts after `dispose()` returns. Disposing
+///   cancels a tick still queued, so its state is released even on a
+///   suspended queue. A zero period, as in RxSwift, repeats the timer at
+///   libdispatch's shortest interval: ticks come as fast as the queue runs
+///   them, and none counts as skipped.
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
 /// Guarantees (Guarantees.md): 5 (disposed before it starts, an action never
@@ -98,40 +102,26 @@ public class OperationQueueScheduler: PeriodicScheduler, @unchecked Sendable {
         }
     }
 
-    /// Adds one operation per tick, first after `startAfter`, then every
-    /// `period`, at a fixed rate; a tick due while the previous one is still
-    /// queued or running is skipped.
-    ///
-    /// - Returns: A `PeriodicDisposable` (cast to read `skippedTicks`). No tick
-    ///   starts after `dispose()` returns; ticks never overlap (guarantee 6).
-    /// - Precondition: `period` is zero or positive, and finite; negative or
-    ///   `.never` stops the program with a message naming `period`. A zero
-    ///   period, as in RxSwift, repeats the timer at libdispatch's shortest
-    ///   interval: ticks follow each other as fast as the queue runs them
-    ///   (each one a separate turn of the queue), and none counts as skipped.
-    public func schedulePeriodic<StateType>(
-        _ state: StateType,
-        startAfter: RxTimeInterval,
-        period: RxTimeInterval,
-        action: @escaping (StateType) -> StateType
-    ) -> Disposable {
-        let periodNanoseconds = period.validatedPeriodNanoseconds(argument: "period")
-        Self.checkConcurrency(of: operationQueue)
-        return DispatchPeriodicTimer(
-            state: state,
-            timerQueue: DispatchQueue(label: "OperationQueueScheduler.periodic", target: .global()),
-            startAfter: startAfter.dueNanoseconds,
-            periodNanoseconds: periodNanoseconds,
-            leeway: .nanoseconds(0),
-            execution: .operationQueue(operationQueue, queuePriority),
-            action: action
-        )
-    }
-
     private static func checkConcurrency(of queue: OperationQueue) {
         precondition(
             queue.maxConcurrentOperationCount != 0,
             "maxConcurrentOperationCount of the OperationQueue is 0: no operation would ever run; use a positive count or OperationQueue.defaultMaxConcurrentOperationCount"
+        )
+    }
+}
+
+extension OperationQueueScheduler: DispatchTimerScheduler {
+    /// A timer of the job's own, on a queue of its own; each tick adds one
+    /// operation, and a tick due while the previous one is still queued or
+    /// running is skipped.
+    ///
+    /// - Precondition: `maxConcurrentOperationCount` is not zero.
+    func periodicPlacement() -> DispatchPeriodicPlacement {
+        Self.checkConcurrency(of: operationQueue)
+        return DispatchPeriodicPlacement(
+            timerQueue: DispatchQueue(label: "OperationQueueScheduler.periodic", target: .global()),
+            leeway: .nanoseconds(0),
+            execution: .operationQueue(operationQueue, queuePriority)
         )
     }
 }

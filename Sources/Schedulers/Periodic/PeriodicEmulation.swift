@@ -1,9 +1,19 @@
 extension Scheduler {
-    /// Runs `action` first after `startAfter`, then every `period`, by
-    /// emulation: the default for every scheduler without a native timer.
-    /// Same as `schedulePeriodicEmulated(_:startAfter:period:missedTicks:action:)`
-    /// with `missedTicks: .default` (catch up a short backlog, skip a stall);
-    /// see there for timing, zero periods and disposal.
+    /// Runs `action` first after `startAfter`, then every `period`: natively
+    /// on the library's dispatch schedulers and `OperationQueueScheduler`, by
+    /// emulation on every other scheduler (the default for every scheduler
+    /// without a native timer).
+    ///
+    /// - Native: a repeating dispatch timer, fixed rate, placed where the
+    ///   scheduler says (each scheduler documents where its ticks run). It
+    ///   returns a `PeriodicDisposable` (cast to read `skippedTicks`); no tick
+    ///   starts after `dispose()` returns, and ticks never overlap (guarantee
+    ///   6). A zero period, as in RxSwift, repeats the timer at libdispatch's
+    ///   shortest interval, and no tick counts as skipped.
+    /// - Emulated: the same as
+    ///   `schedulePeriodicEmulated(_:startAfter:period:missedTicks:action:)`
+    ///   with `missedTicks: .default` (catch up a short backlog, skip a
+    ///   stall); see there for timing, zero periods and disposal.
     ///
     /// - Precondition: `period` is zero or positive, and finite; a negative or
     ///   `.never` period stops the program with a message naming `period`.
@@ -13,7 +23,14 @@ extension Scheduler {
         period: RxTimeInterval,
         action: @escaping (StateType) -> StateType
     ) -> Disposable {
-        schedulePeriodicEmulated(state, startAfter: startAfter, period: period, action: action)
+        // A cast, not a requirement: the native schedulers are the library's
+        // own (`DispatchTimerScheduler` is internal), and this runs once per job.
+        if let native = self as? any DispatchTimerScheduler {
+            return DispatchPeriodicTimer(
+                state: state, startAfter: startAfter, period: period,
+                placement: native.periodicPlacement(), action: action)
+        }
+        return schedulePeriodicEmulated(state, startAfter: startAfter, period: period, action: action)
     }
 
     /// Runs `action` periodically by recursive relative scheduling, at a fixed

@@ -86,8 +86,10 @@ public protocol Scheduler: ImmediateScheduler {
 ///
 /// Conforming tells callers that `Scheduler.schedulePeriodic` is implemented
 /// by the scheduler itself (for example with a dispatch timer) rather than
-/// emulated. It adds no requirement: the scheduler's own `schedulePeriodic`
-/// is the witness of `Scheduler`'s.
+/// emulated. It adds no requirement: a conforming scheduler implements
+/// `schedulePeriodic` itself. The library's own (the dispatch and
+/// operation-queue schedulers) get their dispatch timer from `Scheduler`'s
+/// default implementation, which starts it where each of them places it.
 public protocol PeriodicScheduler: Scheduler {}
 
 /// The proof that a scheduler is serial, which gives it the `observe(on:)` fast path.

@@ -8,8 +8,13 @@
 public class SchedulerScenario: @unchecked Sendable {
     /// The scenario's name: its kind, then the registration's name.
     public let name: String
+    /// The numbers of the guarantees (Guarantees.md) the scenario hammers.
+    public let guarantees: String
     /// One line on what races.
     public let summary: String
+    /// The hand-off workers an explored schedule needs (see
+    /// `StressScenario.explorationWorkers`).
+    public let explorationWorkers: Int
     /// Two actors race in every iteration.
     public let actorCount = 2
     /// Counts the instances the scenario made that are still alive.
@@ -22,11 +27,13 @@ public class SchedulerScenario: @unchecked Sendable {
     /// The scheduler the actors race on.
     let scheduler: ScenarioScheduler
 
-    init(_ registration: StressScheduler, name: String, summary: String) {
+    init(_ registration: StressScheduler, name: String, guarantees: String, summary: String, explorationWorkers: Int) {
         scheduler = ScenarioScheduler(registration)
         explorationBlocker = scheduler.explorationBlocker
         self.name = name
+        self.guarantees = guarantees
         self.summary = summary
+        self.explorationWorkers = explorationWorkers
     }
 
     /// Makes the scheduler, before the first iteration.

@@ -15,15 +15,12 @@ public final class DispatchDisposeVersusAction: SchedulerScenario, StressScenari
     public typealias Outcome = ScheduledActionOutcome
     public typealias State = ScheduledActionProbe
 
-    public let guarantees = "5, 7"
-    /// The gate and the action, each on a worker.
-    public let explorationWorkers = 2
-
     /// Creates the scenario for the registered scheduler.
     public init(_ registration: StressScheduler) {
         super.init(
-            registration, name: "dispose-vs-action.\(registration.name)",
-            summary: "\(registration.name): dispose() from another thread races the start of a scheduled action")
+            registration, name: "dispose-vs-action.\(registration.name)", guarantees: "5, 7",
+            summary: "\(registration.name): dispose() from another thread races the start of a scheduled action",
+            explorationWorkers: 2)  // the gate and the action, each on a worker
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {

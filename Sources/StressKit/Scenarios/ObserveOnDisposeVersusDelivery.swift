@@ -112,21 +112,19 @@ public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScen
         }
     }
 
-    public let guarantees = "2, 3, 7, 8"
     private let path: ObserveOnPath
-    // Explorable on the library's schedulers on both paths: the schedulers
-    // and the serial fast path hand their work through the library's seam.
-    /// Drains and the scheduled disposal, each on a worker.
-    public let explorationWorkers = 3
 
     /// Creates the scenario for the registered scheduler, on `path`.
     public init(_ registration: StressScheduler, path: ObserveOnPath = .automatic) {
         self.path = path
         let pathName = path == .generic ? "-generic-path" : ""
+        // Explorable on the library's schedulers on both paths: the schedulers
+        // and the serial fast path hand their work through the library's seam.
         super.init(
-            registration, name: "dispose-vs-observeOn.\(registration.name)\(pathName)",
+            registration, name: "dispose-vs-observeOn.\(registration.name)\(pathName)", guarantees: "2, 3, 7, 8",
             summary: "\(registration.name)\(path == .generic ? " (generic path)" : ""): a source emits from one thread "
-                + "while an action on the scheduler disposes the observeOn subscription")
+                + "while an action on the scheduler disposes the observeOn subscription",
+            explorationWorkers: 3)  // drains and the scheduled disposal, each on a worker
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {

@@ -80,25 +80,24 @@ public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario,
         }
     }
 
-    public let guarantees = "6, 7, 8"
     private let emulated: Bool
-    // Explorable on the library's schedulers, natively and emulated: the
-    // schedulers' timers pass the library's hand-off seam, where a schedule
-    // controller makes them virtual, and the emulated job's clock reads pass
-    // it too, where they see the controller's virtual clock (moved only by a
-    // virtual timer's fire), so its due-time arithmetic is the same in every
-    // replay.
-    /// The timer's fire, the tick on its queue, and the operation queue's tick operation.
-    public let explorationWorkers = 3
 
     /// Creates the scenario for the registered scheduler, native or emulated.
     public init(_ registration: StressScheduler, emulated: Bool = false) {
         self.emulated = emulated
         let kind = emulated ? "emulated" : registration.isPeriodic ? "native" : "schedulePeriodic (the library's emulation: not a PeriodicScheduler)"
+        // Explorable on the library's schedulers, natively and emulated: the
+        // schedulers' timers pass the library's hand-off seam, where a schedule
+        // controller makes them virtual, and the emulated job's clock reads pass
+        // it too, where they see the controller's virtual clock (moved only by a
+        // virtual timer's fire), so its due-time arithmetic is the same in every
+        // replay. Workers: the timer's fire, the tick on its queue, and the
+        // operation queue's tick operation.
         super.init(
-            registration, name: "dispose-vs-periodic.\(registration.name)\(emulated ? "-emulated" : "")",
+            registration, name: "dispose-vs-periodic.\(registration.name)\(emulated ? "-emulated" : "")", guarantees: "6, 7, 8",
             summary: "\(registration.name) \(kind) periodic job (period \(Self.periodMicroseconds) µs): "
-                + "dispose() from another thread races its ticks")
+                + "dispose() from another thread races its ticks",
+            explorationWorkers: 3)
     }
 
 

@@ -49,15 +49,12 @@ public final class ScheduledDisposableOnScheduler: SchedulerScenario, StressScen
         }
     }
 
-    public let guarantees = "7"
-    /// The scheduled disposal on a worker.
-    public let explorationWorkers = 2
-
     /// Creates the scenario for the registered scheduler.
     public init(_ registration: StressScheduler) {
         super.init(
-            registration, name: "scheduled-disposable.concurrent-dispose.\(registration.name)",
-            summary: "\(registration.name): a ScheduledDisposable disposed by 2 threads at once disposes once, on the scheduler")
+            registration, name: "scheduled-disposable.concurrent-dispose.\(registration.name)", guarantees: "7",
+            summary: "\(registration.name): a ScheduledDisposable disposed by 2 threads at once disposes once, on the scheduler",
+            explorationWorkers: 2)  // the scheduled disposal on a worker
     }
 
     public func makeState(_ choices: inout IterationChoices) -> State {

@@ -57,15 +57,12 @@ public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressS
         }
     }
 
-    public let guarantees = "4, 7, 8"
-    /// The gate, the subscription and its scheduled disposal, each on a worker.
-    public let explorationWorkers = 3
-
     /// Creates the scenario for the registered scheduler.
     public init(_ registration: StressScheduler) {
         super.init(
-            registration, name: "dispose-vs-subscribeOn.\(registration.name)",
-            summary: "\(registration.name): dispose() from another thread races a pending subscribe(on:) subscription")
+            registration, name: "dispose-vs-subscribeOn.\(registration.name)", guarantees: "4, 7, 8",
+            summary: "\(registration.name): dispose() from another thread races a pending subscribe(on:) subscription",
+            explorationWorkers: 3)  // the gate, the subscription and its scheduled disposal, each on a worker
     }
 
 

@@ -50,7 +50,7 @@ final class DeliveryGate: @unchecked Sendable {
 /// the first send to the last delivery, and the p99 of send-to-delivery
 /// latency (in a flood: mostly the time an element waits behind the others),
 /// and time per element (the inverse rate) with its growth exponent over P.
-public struct FanInScaleBenchmark: ScaleBenchmark {
+public struct FanInScaleBenchmark: FanSweepBenchmark {
     public static let name = "scale.fanIn"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -70,42 +70,38 @@ public struct FanInScaleBenchmark: ScaleBenchmark {
         return ScaleFamily.points(in: configuration, tiny: [1, 2, 4], modest: threads, full: threads)
     }
 
-    static func elements(_ configuration: SuiteConfiguration) -> Int {
-        ScaleFamily.value(in: configuration, tiny: 512, modest: 64_000, full: 256_000)
+    /// A fixed number of elements per point, shared out among the producers.
+    public static let sweep = FanSweep(
+        work: (name: "elements", tiny: 512, modest: 64_000, full: 256_000), pointLabel: "P", secondsPerWork: 0.5e-6,
+        fitting: .nanosecondsPerElement, warmUp: (n: 2, work: 2_000), runs: (library, openCombine)
+    ) { outcome, producers, recorder in
+        let (rate, latencies) = outcome
+        recorder.record(.elementsPerSecond, n: producers, rate)
+        recorder.record(.nanosecondsPerElement, n: producers, 1e9 / rate)
+        recorder.record(.latencyP99, n: producers, Statistics.percentile(sorted: latencies.sorted(), 99))
     }
 
     public init() {}
 
-    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
-        let elements = Self.elements(configuration)
-        let params = formatParams(["elements": String(elements)])
-        return ScaleFamily.fastPathBesideOpenCombine(
-            benchmark: Self.name, params: params, points: points, pointLabel: "P",
-            estimatedSeconds: Double(points.count * elements) * 0.5e-6 + 0.05, fitting: .nanosecondsPerElement,
-            runs: (Self.library, Self.openCombine), warmUp: { run in _ = try run(2, 2_000) }
-        ) { run, producers, recorder in
-            let (rate, latencies) = try run(producers, elements)
-            recorder.record(.elementsPerSecond, n: producers, rate)
-            recorder.record(.nanosecondsPerElement, n: producers, 1e9 / rate)
-            recorder.record(.latencyP99, n: producers, Statistics.percentile(sorted: latencies.sorted(), 99))
-        }
-    }
-
-    /// Runs `producers` threads that each call `send` with their share of
-    /// `elements` once all are ready; returns when `gate` has every element.
-    static func flood(
-        producers: Int, elements: Int, gate: DeliveryGate, variant: String, send: @escaping @Sendable (Int, UInt64) -> Void
-    ) throws -> Double {
+    /// Runs a producer thread per source of `sources`, each sending its
+    /// share of `elements` once all are ready, stamped with the time it was
+    /// sent (`send(source, stamp)`); returns the elements per second from
+    /// the first send to the last delivery, and every element's latency.
+    static func flood<Source>(
+        _ sources: [Source], elements: Int, into deliveries: FanInDeliveries, variant: String,
+        send: @escaping @Sendable (Source, UInt64) -> Void
+    ) throws -> (Double, [Double]) {
         let ready = DispatchGroup()
         let go = DispatchSemaphore(value: 0)
-        let share = elements / producers
-        for producer in 0..<producers {
+        let share = elements / sources.count
+        for source in sources {
+            let source = UnsafeSendableBox(source)
             ready.enter()
             let thread = Thread {
                 ready.leave()
                 go.wait()
                 for _ in 0..<share {
-                    send(producer, MeasureContext.now())
+                    send(source.value, MeasureContext.now())
                 }
             }
             thread.stackSize = 256 * 1024
@@ -113,49 +109,52 @@ public struct FanInScaleBenchmark: ScaleBenchmark {
         }
         ready.wait()
         let start = MeasureContext.now()
-        for _ in 0..<producers { go.signal() }
-        try gate.wait(variant: variant, seconds: 60)
-        return Double(share * producers) / (Double(gate.finishedAt - start) / 1e9)
+        for _ in sources { go.signal() }
+        try deliveries.gate.wait(variant: variant, seconds: 60)
+        let rate = Double(share * sources.count) / (Double(deliveries.gate.finishedAt - start) / 1e9)
+        return (rate, deliveries.latencies.values)
     }
 
     @Sendable static func library(_ producers: Int, _ elements: Int) throws -> (Double, [Double]) {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "bench.scale.fan-in")
         let sources = (0..<producers).map { _ in Emitter<UInt64>() }
-        let total = (elements / producers) * producers
-        let gate = DeliveryGate(expected: total)
-        let latencies = LatencyLog(capacity: total)
+        let deliveries = FanInDeliveries(expected: (elements / producers) * producers)
         let subscriptions = sources.map { source in
-            source.observable.observe(on: scheduler).subscribe(onNext: { sent in
-                latencies.append(MeasureContext.now() &- sent)
-                gate.deliver()
-            })
+            source.observable.observe(on: scheduler).subscribe(onNext: { deliveries.deliver(sentAt: $0) })
         }
         defer { subscriptions.forEach { $0.dispose() } }
-        let boxes = UnsafeSendableBox(sources)
-        let rate = try flood(producers: producers, elements: elements, gate: gate, variant: "fast-path") { producer, now in
-            boxes.value[producer].send(now)
-        }
-        return (rate, latencies.values)
+        return try flood(sources, elements: elements, into: deliveries, variant: "fast-path") { $0.send($1) }
     }
 
     @Sendable static func openCombine(_ producers: Int, _ elements: Int) throws -> (Double, [Double]) {
         let queue = DispatchQueue(label: "bench.scale.fan-in.opencombine")
         let subjects = (0..<producers).map { _ in PassthroughSubject<UInt64, Never>() }
-        let total = (elements / producers) * producers
-        let gate = DeliveryGate(expected: total)
-        let latencies = LatencyLog(capacity: total)
+        let deliveries = FanInDeliveries(expected: (elements / producers) * producers)
         let cancellables = subjects.map { subject in
-            subject.receive(on: queue.ocombine).sink { sent in
-                latencies.append(MeasureContext.now() &- sent)
-                gate.deliver()
-            }
+            subject.receive(on: queue.ocombine).sink { deliveries.deliver(sentAt: $0) }
         }
         defer { cancellables.forEach { $0.cancel() } }
-        let boxes = UnsafeSendableBox(subjects)
-        let rate = try flood(producers: producers, elements: elements, gate: gate, variant: "peer.opencombine") { producer, now in
-            boxes.value[producer].send(now)
-        }
-        return (rate, latencies.values)
+        return try flood(subjects, elements: elements, into: deliveries, variant: "peer.opencombine") { $0.send($1) }
+    }
+}
+
+/// The consumer's side of a fan-in run: every element's send-to-delivery
+/// latency, and the gate that opens at the last one. Used on the consumer's
+/// serial context only.
+final class FanInDeliveries: @unchecked Sendable {
+    let gate: DeliveryGate
+    let latencies: LatencyLog
+
+    init(expected: Int) {
+        gate = DeliveryGate(expected: expected)
+        latencies = LatencyLog(capacity: expected)
+    }
+
+    /// One element arrived, sent at `sent`.
+    @inline(__always)
+    func deliver(sentAt sent: UInt64) {
+        latencies.append(MeasureContext.now() &- sent)
+        gate.deliver()
     }
 }
 
@@ -183,7 +182,7 @@ final class LatencyLog: @unchecked Sendable {
 /// a fixed number of deliveries is reached (elements × N). Per N: time per
 /// delivered element, from the first send to the last delivery, with its
 /// growth exponent.
-public struct FanOutScaleBenchmark: ScaleBenchmark {
+public struct FanOutScaleBenchmark: FanSweepBenchmark {
     public static let name = "scale.fanOut"
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
@@ -199,23 +198,15 @@ public struct FanOutScaleBenchmark: ScaleBenchmark {
         ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000])
     }
 
-    static func deliveries(_ configuration: SuiteConfiguration) -> Int {
-        ScaleFamily.value(in: configuration, tiny: 1_000, modest: 50_000, full: 200_000)
+    /// A fixed number of deliveries per point: elements × subscribers.
+    public static let sweep = FanSweep(
+        work: (name: "deliveries", tiny: 1_000, modest: 50_000, full: 200_000), pointLabel: "N", secondsPerWork: 1e-6,
+        fitting: .nanosecondsPerDelivery, warmUp: (n: 10, work: 1_000), runs: (library, openCombine)
+    ) { nanoseconds, n, recorder in
+        recorder.record(.nanosecondsPerDelivery, n: n, nanoseconds)
     }
 
     public init() {}
-
-    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
-        let deliveries = Self.deliveries(configuration)
-        let params = formatParams(["deliveries": String(deliveries)])
-        return ScaleFamily.fastPathBesideOpenCombine(
-            benchmark: Self.name, params: params, points: points, pointLabel: "N",
-            estimatedSeconds: Double(points.count * deliveries) * 1e-6 + 0.05, fitting: .nanosecondsPerDelivery,
-            runs: (Self.library, Self.openCombine), warmUp: { run in _ = try run(10, 1_000) }
-        ) { run, n, recorder in
-            recorder.record(.nanosecondsPerDelivery, n: n, try run(n, deliveries))
-        }
-    }
 
     /// Elements so that `subscribers × elements` is about `deliveries`, at least 2.
     static func elements(subscribers: Int, deliveries: Int) -> Int {
@@ -253,31 +244,60 @@ public struct FanOutScaleBenchmark: ScaleBenchmark {
     }
 }
 
-extension ScaleFamily {
-    /// The two plans of a fan sweep: the library's fast path (`runs.library`)
+/// A fan sweep (`scale.fanIn`, `scale.fanOut`): the library's fast path and
+/// OpenCombine measured alike, each point a run of the same amount of work.
+/// The benchmark says what differs in `sweep`; the plans are the same code.
+public protocol FanSweepBenchmark: ScaleBenchmark {
+    /// What one run at a point returns.
+    associatedtype Outcome
+    /// The sweep's work, runs and metrics.
+    static var sweep: FanSweep<Outcome> { get }
+}
+
+extension FanSweepBenchmark {
+    /// The two plans of the sweep (`FanSweep.plans(benchmark:for:points:)`).
+    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
+        Self.sweep.plans(benchmark: Self.name, for: configuration, points: points)
+    }
+}
+
+/// What sets one fan sweep apart from another.
+public struct FanSweep<Outcome>: Sendable {
+    /// The work of every run at a point: its name in the params, and how
+    /// much in each suite size.
+    let work: (name: String, tiny: Int, modest: Int, full: Int)
+    /// What a point is called in progress lines (`P`, `N`).
+    let pointLabel: String
+    /// About how long one unit of work takes, for the plans' estimates.
+    let secondsPerWork: Double
+    /// The metric whose growth over the points the rows fit.
+    let fitting: Metric
+    /// The point and the work of the warm-up run.
+    let warmUp: (n: Int, work: Int)
+    /// One run of each variant: at point `n`, with the work.
+    let runs: (library: @Sendable (Int, Int) throws -> Outcome, openCombine: @Sendable (Int, Int) throws -> Outcome)
+    /// Records what one run at point `n` returned.
+    let record: @Sendable (_ outcome: Outcome, _ n: Int, _ recorder: inout SweepRecorder) -> Void
+
+    /// The two plans of the sweep: the library's fast path (`runs.library`)
     /// and OpenCombine (`runs.openCombine`) measured alike. Each repetition
-    /// walks `points` in order, `measurePoint` records one point with the
-    /// variant's run, and the rows fit `fitting` over the points.
-    static func fastPathBesideOpenCombine<Outcome>(
-        benchmark: String, params: String, points: [Int], pointLabel: String, estimatedSeconds: Double,
-        fitting: Metric,
-        runs: (library: @Sendable (Int, Int) throws -> Outcome, openCombine: @Sendable (Int, Int) throws -> Outcome),
-        warmUp: @escaping @Sendable (_ run: @Sendable (Int, Int) throws -> Outcome) throws -> Void,
-        measurePoint: @escaping @Sendable (
-            _ run: @Sendable (Int, Int) throws -> Outcome, _ n: Int, _ recorder: inout SweepRecorder
-        ) throws -> Void
-    ) -> [MeasurementPlan] {
-        [(VariantID.fastPath, runs.library), (.peer("opencombine"), runs.openCombine)].map { variant, run in
+    /// walks `points` in order, records one run of the variant per point,
+    /// and the rows fit `fitting` over the points.
+    func plans(benchmark: String, for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
+        let amount = ScaleFamily.value(in: configuration, tiny: work.tiny, modest: work.modest, full: work.full)
+        let params = formatParams([work.name: String(amount)])
+        let estimatedSeconds = Double(points.count * amount) * secondsPerWork + 0.05
+        return [(VariantID.fastPath, runs.library), (.peer("opencombine"), runs.openCombine)].map { variant, run in
             MeasurementPlan(
                 benchmark: benchmark, variant: variant, params: params,
                 estimatedSeconds: estimatedSeconds, warmUpEstimatedSeconds: 0.05,
-                warmUp: { _ in try warmUp(run) },
+                warmUp: { _ in _ = try run(warmUp.n, warmUp.work) },
                 measure: { context in
                     var recorder = SweepRecorder()
                     let progress = SweepProgress(progress: context.progress, count: points.count)
                     for (index, n) in points.enumerated() {
                         progress.enter(point: index, n: n, label: pointLabel)
-                        try measurePoint(run, n, &recorder)
+                        record(try run(n, amount), n, &recorder)
                     }
                     return recorder.rows(fitting: [fitting.name])
                 })
