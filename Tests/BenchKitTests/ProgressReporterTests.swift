@@ -127,6 +127,37 @@ final class ProgressReporterTests: XCTestCase {
         XCTAssertEqual(remaining.seconds, 80, accuracy: 1e-9)
     }
 
+    /// The default run that said "~31m56s left" seven and a half minutes
+    /// from its end: the latency family's warm-ups, which also start each
+    /// hop's session, took many times their estimate, and that ratio was
+    /// laid on its repetitions. Warm-ups, repetitions and counting are
+    /// families of their own, and a family not yet measured borrows the
+    /// ratio of its own phase only.
+    func testAWarmUpsCostDoesNotScaleTheRepetitionsToCome() {
+        var state = ProgressReporter.State()
+        state.startTime = 0
+        state.families = [
+            "warm-up observeOn.latency": .init(planned: 1, estimatedDone: 1, actualDone: 12),
+            "observeOn.latency": .init(planned: 20),
+            "count observeOn.latency": .init(planned: 4),
+        ]
+        XCTAssertEqual(ProgressReporter.Phase(ofFamily: "warm-up observeOn.latency"), .warmUp)
+        XCTAssertEqual(ProgressReporter.Phase(ofFamily: "count observeOn.latency"), .counting)
+        XCTAssertEqual(ProgressReporter.Phase(ofFamily: "observeOn.latency"), .timing)
+        var remaining = ProgressReporter.remainingByFamily(of: state, now: 12 * second, inner: nil)
+        // As planned (no repetition or count measured yet), not 12 times it.
+        XCTAssertEqual(remaining.seconds, 24, accuracy: 1e-9)
+        XCTAssertTrue(remaining.isGuess)
+        // A later benchmark's warm-ups borrow the warm-ups' ratio; its
+        // repetitions, the repetitions' ratio.
+        state.families["observeOn.latency"] = .init(planned: 20, estimatedDone: 20, actualDone: 10)
+        state.families["warm-up periodic.drift"] = .init(planned: 2)
+        state.families["periodic.drift"] = .init(planned: 30)
+        remaining = ProgressReporter.remainingByFamily(of: state, now: 22 * second, inner: nil)
+        XCTAssertEqual(remaining.seconds, 2 * 12 + 30 * 0.5 + 4, accuracy: 1e-9)
+        XCTAssertTrue(remaining.isGuess)
+    }
+
     func testAStatusLineSaysWhenItsTimeLeftIsAGuess() {
         let line = ProgressReporter.statusLine(step: step(), inner: nil, remainingSeconds: 65, isGuess: true, width: 140)
         XCTAssertTrue(line.contains("~1m05s left (guess)"), line)

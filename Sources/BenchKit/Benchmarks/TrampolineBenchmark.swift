@@ -51,11 +51,11 @@ public struct TrampolineBenchmark: NamedBenchmark {
             // once per repetition, by `current-thread`.
             Self.chainPlan(
                 variant: .currentThread, depth: sizes.depth, counted: counted,
-                secondsPerLevel: 400e-9, warmUpFraction: 10, probe: probe, run: Self.runChain,
+                secondsPerLevel: 50e-9, warmUpFraction: 10, probe: probe, run: Self.runChain,
                 instructions: Self.instructionWorkload(start: Self.startChain)),
             Self.chainPlan(
                 variant: Self.recursive, depth: sizes.recursiveDepth, counted: counted,
-                secondsPerLevel: 100e-9, warmUpFraction: 100, probe: nil, run: Self.runRecursiveChain,
+                secondsPerLevel: 15e-9, warmUpFraction: 100, probe: nil, run: Self.runRecursiveChain,
                 instructions: Self.instructionWorkload(start: Self.startRecursiveChain)),
         ]
             + Self.referenceDepths(sizes).enumerated().map { index, depth in
@@ -76,6 +76,8 @@ public struct TrampolineBenchmark: NamedBenchmark {
     /// One variant: `run` drives a chain of `depth` levels per repetition
     /// (after a warm-up of `depth / warmUpFraction`), and, for the counts, one
     /// chain of `counted` levels after a warm-up chain on the same thread.
+    /// `secondsPerLevel` only estimates the run's length for the progress
+    /// line: a little above what a level costs in a default run.
     private static func chainPlan(
         variant: VariantID, depth: Int, counted: Int, secondsPerLevel: Double, warmUpFraction: Int,
         probe: PlainRecursionProbe?,
@@ -86,6 +88,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
         return MeasurementPlan(
             benchmark: name, variant: variant, params: params,
             estimatedSeconds: Double(depth) * secondsPerLevel + (probe == nil ? 0 : 0.2),
+            warmUpEstimatedSeconds: Double(max(depth / warmUpFraction, 1)) * secondsPerLevel,
             countingEstimatedSeconds: Double(counted) * 2e-6 + 0.01,
             warmUp: { context in
                 _ = run(max(depth / warmUpFraction, 1), context)

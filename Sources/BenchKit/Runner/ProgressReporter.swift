@@ -76,8 +76,7 @@ public final class ProgressReporter: @unchecked Sendable {
         /// Whether the timer thread may redraw during it. Not while counting
         /// allocations: counts cover every thread, and drawing allocates.
         var redraws = true
-        /// The family whose cost it counts toward (the benchmark, or
-        /// "count " and the benchmark for the allocation-counting pass).
+        /// The family whose cost it counts toward (``family(of:phase:)``).
         var family = ""
 
         /// The name of a step that measures `plan`; without params when it has none.
@@ -136,14 +135,38 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Starts the run with each family's estimated seconds (keyed as
-    /// ``family(of:counting:)`` names them).
+    /// ``family(of:phase:)`` names them).
     func begin(familyEstimates: [String: Double]) {
         begin(familyEstimates: familyEstimates, total: familyEstimates.values.reduce(0, +))
     }
 
-    /// The family a plan's measurement counts toward.
-    static func family(of plan: MeasurementPlan, counting: Bool) -> String {
-        counting ? "count " + plan.benchmark : plan.benchmark
+    /// What a measurement does: each kind costs differently against its
+    /// plan (a warm-up also pays a session's set-up, and counting runs under
+    /// the counting allocator), so each is a family of its own.
+    enum Phase: Equatable, Sendable {
+        case warmUp, timing, counting
+
+        /// The prefix of its families' names.
+        var prefix: String {
+            switch self {
+            case .warmUp: "warm-up "
+            case .timing: ""
+            case .counting: "count "
+            }
+        }
+
+        /// The phase of the family named `family` (``family(of:phase:)``).
+        init(ofFamily family: String) {
+            self =
+                family.hasPrefix(Phase.warmUp.prefix) ? .warmUp
+                : family.hasPrefix(Phase.counting.prefix) ? .counting : .timing
+        }
+    }
+
+    /// The family a plan's measurement counts toward: its benchmark's
+    /// warm-ups, timed repetitions or counting pass.
+    static func family(of plan: MeasurementPlan, phase: Phase) -> String {
+        phase.prefix + plan.benchmark
     }
 
     private func begin(familyEstimates: [String: Double], total: Double) {
@@ -181,18 +204,23 @@ public final class ProgressReporter: @unchecked Sendable {
     /// The time left, family by family: each family's estimated seconds not
     /// yet done, scaled by what its own finished measurements cost against
     /// their estimate. A family none of whose measurements has finished is
-    /// scaled by the run's ratio so far (or taken as estimated at the very
-    /// start): a guess, which `isGuess` says. Without per-family plans, the
-    /// run-wide `remaining(of:now:inner:)`.
+    /// scaled by the ratio so far of the families of its phase (warm-ups by
+    /// warm-ups, repetitions by repetitions: a warm-up's set-up once made a
+    /// run of seven and a half minutes say "~31m56s left"), or taken as
+    /// estimated when none has one: a guess, which `isGuess` says. Without
+    /// per-family plans, the run-wide `remaining(of:now:inner:)`.
     static func remainingByFamily(of state: State, now: UInt64, inner: (done: Int, total: Int, unit: String)?)
         -> (seconds: Double, isGuess: Bool)
     {
         guard !state.families.isEmpty else {
             return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
         }
-        let estimatedDone = state.families.values.reduce(0) { $0 + $1.estimatedDone }
-        let actualDone = state.families.values.reduce(0) { $0 + $1.actualDone }
-        let runRatio = estimatedDone > 0 && actualDone > 0 ? actualDone / estimatedDone : nil
+        var phaseCosts: [Phase: (estimated: Double, actual: Double)] = [:]
+        for (name, family) in state.families where family.estimatedDone > 0 && family.actualDone > 0 {
+            let phase = Phase(ofFamily: name)
+            phaseCosts[phase, default: (0, 0)].estimated += family.estimatedDone
+            phaseCosts[phase, default: (0, 0)].actual += family.actualDone
+        }
         var seconds = 0.0
         var isGuess = false
         for (name, family) in state.families {
@@ -206,7 +234,8 @@ public final class ProgressReporter: @unchecked Sendable {
                 seconds += left * family.actualDone / family.estimatedDone
             } else {
                 isGuess = true
-                seconds += left * (runRatio ?? 1)
+                let phase = phaseCosts[Phase(ofFamily: name)]
+                seconds += left * (phase.map { $0.actual / $0.estimated } ?? 1)
             }
         }
         return (seconds, isGuess)
@@ -252,7 +281,7 @@ public final class ProgressReporter: @unchecked Sendable {
         let estimate = repetition == 0 ? plan.warmUpEstimatedSeconds : plan.estimatedSeconds
         start(
             plan, phase: phase, estimatedSeconds: estimate, redraws: true,
-            family: Self.family(of: plan, counting: false)
+            family: Self.family(of: plan, phase: repetition == 0 ? .warmUp : .timing)
         ) { state, remaining in
             guard plan.benchmark != state.currentBenchmark || "\(repetition)" != state.currentRound else { return nil }
             var text = ""
@@ -272,7 +301,7 @@ public final class ProgressReporter: @unchecked Sendable {
         start(
             plan, phase: "counting allocations \(repetition)/\(repetitions)",
             estimatedSeconds: plan.countingEstimatedSeconds, redraws: false,
-            family: Self.family(of: plan, counting: true)
+            family: Self.family(of: plan, phase: .counting)
         ) { state, remaining in
             let key = "count " + plan.benchmark
             guard key != state.currentBenchmark else { return nil }

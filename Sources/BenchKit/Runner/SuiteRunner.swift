@@ -72,12 +72,15 @@ public struct SuiteRunner: Sendable {
         var familyEstimates: [String: Double] = [:]
         for plan in runnable {
             if timing && !timedElsewhere.contains(plan.benchmark) {
-                familyEstimates[ProgressReporter.family(of: plan, counting: false), default: 0] +=
+                familyEstimates[ProgressReporter.family(of: plan, phase: .timing), default: 0] +=
                     plan.estimatedSeconds * Double(plan.timedRepetitions(of: repetitions(of: plan.benchmark)))
-                    + plan.warmUpEstimatedSeconds * warmUpRounds
+                if warmUpRounds > 0 {
+                    familyEstimates[ProgressReporter.family(of: plan, phase: .warmUp), default: 0] +=
+                        plan.warmUpEstimatedSeconds * warmUpRounds
+                }
             }
             if plan.countAllocations != nil && countsPerPlan > 0 {
-                familyEstimates[ProgressReporter.family(of: plan, counting: true), default: 0] +=
+                familyEstimates[ProgressReporter.family(of: plan, phase: .counting), default: 0] +=
                     plan.countingEstimatedSeconds * countsPerPlan
             }
         }
