@@ -4,6 +4,11 @@ import XCTest
 final class ProgressReporterTests: XCTestCase {
     private let second: UInt64 = 1_000_000_000
 
+    /// The timed repetitions' family of `benchmark`.
+    private func timing(_ benchmark: String) -> ProgressReporter.Family {
+        .init(benchmark: benchmark, phase: .timing)
+    }
+
     private func step(estimatedSeconds: Double = 10, startedAt: UInt64 = 0) -> ProgressReporter.Step {
         ProgressReporter.Step(
             name: ProgressReporter.Step.name(of: plan(params: "period_ms=1;ticks=10000")), phase: "repetition 2/5",
@@ -91,8 +96,8 @@ final class ProgressReporterTests: XCTestCase {
         var state = ProgressReporter.State()
         state.startTime = 0
         state.families = [
-            "observeOn.throughput": .init(planned: 10),
-            "periodic.drift": .init(planned: 100),
+            timing("observeOn.throughput"): .init(planned: 10),
+            timing("periodic.drift"): .init(planned: 100),
         ]
         // Nothing measured yet: the plan, a guess.
         var remaining = ProgressReporter.remainingByFamily(of: state, now: 0, inner: nil)
@@ -101,7 +106,7 @@ final class ProgressReporterTests: XCTestCase {
         // Half the throughput family done, at 4 times its estimate (5 estimated
         // seconds in 20 real ones): its rest costs 4 × 5; the drift family,
         // not yet measured, is scaled by the run's ratio so far, a guess.
-        state.families["observeOn.throughput"] = .init(planned: 10, estimatedDone: 5, actualDone: 20)
+        state.families[timing("observeOn.throughput")] = .init(planned: 10, estimatedDone: 5, actualDone: 20)
         remaining = ProgressReporter.remainingByFamily(of: state, now: 20 * second, inner: nil)
         XCTAssertEqual(remaining.seconds, 20 + 100 * 4, accuracy: 1e-9)
         XCTAssertTrue(remaining.isGuess)
@@ -109,8 +114,8 @@ final class ProgressReporterTests: XCTestCase {
         // Throughput done; 10 of drift's 100 estimated seconds took 10 real
         // ones: 90 left at its own ratio of 1, no longer a guess. (The
         // run-wide ratio, (40 real / 20 estimated), would say 180 s.)
-        state.families["observeOn.throughput"] = .init(planned: 10, estimatedDone: 10, actualDone: 30)
-        state.families["periodic.drift"] = .init(planned: 100, estimatedDone: 10, actualDone: 10)
+        state.families[timing("observeOn.throughput")] = .init(planned: 10, estimatedDone: 10, actualDone: 30)
+        state.families[timing("periodic.drift")] = .init(planned: 100, estimatedDone: 10, actualDone: 10)
         state.doneEstimate = 20
         state.totalEstimate = 110
         remaining = ProgressReporter.remainingByFamily(of: state, now: 40 * second, inner: nil)
@@ -120,7 +125,7 @@ final class ProgressReporterTests: XCTestCase {
         XCTAssertEqual(ProgressReporter.remaining(of: state, now: 40 * second, inner: nil), 180, accuracy: 1e-9)
         // The running measurement counts toward its own family.
         var running = step(estimatedSeconds: 20, startedAt: 40 * second)
-        running.family = "periodic.drift"
+        running.family = timing("periodic.drift")
         state.step = running
         remaining = ProgressReporter.remainingByFamily(
             of: state, now: 45 * second, inner: (done: 5, total: 10, unit: "ticks"))
@@ -137,22 +142,19 @@ final class ProgressReporterTests: XCTestCase {
         var state = ProgressReporter.State()
         state.startTime = 0
         state.families = [
-            "warm-up observeOn.latency": .init(planned: 1, estimatedDone: 1, actualDone: 12),
-            "observeOn.latency": .init(planned: 20),
-            "count observeOn.latency": .init(planned: 4),
+            .init(benchmark: "observeOn.latency", phase: .warmUp): .init(planned: 1, estimatedDone: 1, actualDone: 12),
+            timing("observeOn.latency"): .init(planned: 20),
+            .init(benchmark: "observeOn.latency", phase: .counting): .init(planned: 4),
         ]
-        XCTAssertEqual(ProgressReporter.Phase(ofFamily: "warm-up observeOn.latency"), .warmUp)
-        XCTAssertEqual(ProgressReporter.Phase(ofFamily: "count observeOn.latency"), .counting)
-        XCTAssertEqual(ProgressReporter.Phase(ofFamily: "observeOn.latency"), .timing)
         var remaining = ProgressReporter.remainingByFamily(of: state, now: 12 * second, inner: nil)
         // As planned (no repetition or count measured yet), not 12 times it.
         XCTAssertEqual(remaining.seconds, 24, accuracy: 1e-9)
         XCTAssertTrue(remaining.isGuess)
         // A later benchmark's warm-ups borrow the warm-ups' ratio; its
         // repetitions, the repetitions' ratio.
-        state.families["observeOn.latency"] = .init(planned: 20, estimatedDone: 20, actualDone: 10)
-        state.families["warm-up periodic.drift"] = .init(planned: 2)
-        state.families["periodic.drift"] = .init(planned: 30)
+        state.families[timing("observeOn.latency")] = .init(planned: 20, estimatedDone: 20, actualDone: 10)
+        state.families[.init(benchmark: "periodic.drift", phase: .warmUp)] = .init(planned: 2)
+        state.families[timing("periodic.drift")] = .init(planned: 30)
         remaining = ProgressReporter.remainingByFamily(of: state, now: 22 * second, inner: nil)
         XCTAssertEqual(remaining.seconds, 2 * 12 + 30 * 0.5 + 4, accuracy: 1e-9)
         XCTAssertTrue(remaining.isGuess)

@@ -76,8 +76,8 @@ public final class ProgressReporter: @unchecked Sendable {
         /// Whether the timer thread may redraw during it. Not while counting
         /// allocations: counts cover every thread, and drawing allocates.
         var redraws = true
-        /// The family whose cost it counts toward (``family(of:phase:)``).
-        var family = ""
+        /// The family whose cost it counts toward; nil: none.
+        var family: Family?
 
         /// The name of a step that measures `plan`; without params when it has none.
         static func name(of plan: MeasurementPlan) -> String {
@@ -102,7 +102,7 @@ public final class ProgressReporter: @unchecked Sendable {
         var doneEstimate: Double = 0
         /// Per family, when the run gave them (``begin(familyEstimates:)``):
         /// then the time left is estimated family by family.
-        var families: [String: FamilyCost] = [:]
+        var families: [Family: FamilyCost] = [:]
         var startTime: UInt64 = 0
         var step: Step?
         var currentBenchmark = ""
@@ -134,42 +134,36 @@ public final class ProgressReporter: @unchecked Sendable {
         begin(familyEstimates: [:], total: totalEstimatedSeconds)
     }
 
-    /// Starts the run with each family's estimated seconds (keyed as
-    /// ``family(of:phase:)`` names them).
-    func begin(familyEstimates: [String: Double]) {
+    /// Starts the run with each family's estimated seconds.
+    func begin(familyEstimates: [Family: Double]) {
         begin(familyEstimates: familyEstimates, total: familyEstimates.values.reduce(0, +))
     }
 
     /// What a measurement does: each kind costs differently against its
     /// plan (a warm-up also pays a session's set-up, and counting runs under
     /// the counting allocator), so each is a family of its own.
-    enum Phase: Equatable, Sendable {
+    enum Phase: Hashable, Sendable {
         case warmUp, timing, counting
-
-        /// The prefix of its families' names.
-        var prefix: String {
-            switch self {
-            case .warmUp: "warm-up "
-            case .timing: ""
-            case .counting: "count "
-            }
-        }
-
-        /// The phase of the family named `family` (``family(of:phase:)``).
-        init(ofFamily family: String) {
-            self =
-                family.hasPrefix(Phase.warmUp.prefix) ? .warmUp
-                : family.hasPrefix(Phase.counting.prefix) ? .counting : .timing
-        }
     }
 
-    /// The family a plan's measurement counts toward: its benchmark's
+    /// The measurements whose cost is learnt together: one benchmark's
     /// warm-ups, timed repetitions or counting pass.
-    static func family(of plan: MeasurementPlan, phase: Phase) -> String {
-        phase.prefix + plan.benchmark
+    struct Family: Hashable, Sendable {
+        var benchmark: String
+        var phase: Phase
+
+        /// The family `plan`'s measurement in `phase` counts toward.
+        init(_ plan: MeasurementPlan, _ phase: Phase) {
+            self.init(benchmark: plan.benchmark, phase: phase)
+        }
+
+        init(benchmark: String, phase: Phase) {
+            self.benchmark = benchmark
+            self.phase = phase
+        }
     }
 
-    private func begin(familyEstimates: [String: Double], total: Double) {
+    private func begin(familyEstimates: [Family: Double], total: Double) {
         state.withLock {
             $0.totalEstimate = max(total, 0.001)
             $0.families = familyEstimates.mapValues { FamilyCost(planned: $0) }
@@ -216,16 +210,15 @@ public final class ProgressReporter: @unchecked Sendable {
             return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
         }
         var phaseCosts: [Phase: (estimated: Double, actual: Double)] = [:]
-        for (name, family) in state.families where family.estimatedDone > 0 && family.actualDone > 0 {
-            let phase = Phase(ofFamily: name)
-            phaseCosts[phase, default: (0, 0)].estimated += family.estimatedDone
-            phaseCosts[phase, default: (0, 0)].actual += family.actualDone
+        for (key, family) in state.families where family.estimatedDone > 0 && family.actualDone > 0 {
+            phaseCosts[key.phase, default: (0, 0)].estimated += family.estimatedDone
+            phaseCosts[key.phase, default: (0, 0)].actual += family.actualDone
         }
         var seconds = 0.0
         var isGuess = false
-        for (name, family) in state.families {
+        for (key, family) in state.families {
             var done = family.estimatedDone
-            if let step = state.step, step.family == name, step.estimatedSeconds > 0 {
+            if let step = state.step, step.family == key, step.estimatedSeconds > 0 {
                 done += step.estimatedSeconds * runningFraction(of: step, now: now, inner: inner)
             }
             let left = max(family.planned - done, 0)
@@ -234,7 +227,7 @@ public final class ProgressReporter: @unchecked Sendable {
                 seconds += left * family.actualDone / family.estimatedDone
             } else {
                 isGuess = true
-                let phase = phaseCosts[Phase(ofFamily: name)]
+                let phase = phaseCosts[key.phase]
                 seconds += left * (phase.map { $0.actual / $0.estimated } ?? 1)
             }
         }
@@ -281,7 +274,7 @@ public final class ProgressReporter: @unchecked Sendable {
         let estimate = repetition == 0 ? plan.warmUpEstimatedSeconds : plan.estimatedSeconds
         start(
             plan, phase: phase, estimatedSeconds: estimate, redraws: true,
-            family: Self.family(of: plan, phase: repetition == 0 ? .warmUp : .timing)
+            family: Family(plan, repetition == 0 ? .warmUp : .timing)
         ) { state, remaining in
             guard plan.benchmark != state.currentBenchmark || "\(repetition)" != state.currentRound else { return nil }
             var text = ""
@@ -301,7 +294,7 @@ public final class ProgressReporter: @unchecked Sendable {
         start(
             plan, phase: "counting allocations \(repetition)/\(repetitions)",
             estimatedSeconds: plan.countingEstimatedSeconds, redraws: false,
-            family: Self.family(of: plan, phase: .counting)
+            family: Family(plan, .counting)
         ) { state, remaining in
             let key = "count " + plan.benchmark
             guard key != state.currentBenchmark else { return nil }
@@ -313,7 +306,7 @@ public final class ProgressReporter: @unchecked Sendable {
     /// Records the new step; draws it on a terminal, or prints what
     /// `lines` returns (given the state and the time left) otherwise.
     private func start(
-        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double, redraws: Bool, family: String,
+        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double, redraws: Bool, family: Family,
         lines: (inout State, String) -> String?
     ) {
         measurement.reset()
@@ -375,9 +368,9 @@ public final class ProgressReporter: @unchecked Sendable {
         let now = MeasureContext.now()
         state.withLock {
             $0.doneEstimate += estimatedSeconds
-            if let step = $0.step, $0.families[step.family] != nil {
-                $0.families[step.family]?.estimatedDone += estimatedSeconds
-                $0.families[step.family]?.actualDone += Double(now &- step.startedAt) / 1e9
+            if let step = $0.step, let family = step.family, $0.families[family] != nil {
+                $0.families[family]?.estimatedDone += estimatedSeconds
+                $0.families[family]?.actualDone += Double(now &- step.startedAt) / 1e9
             }
             $0.step = nil
         }

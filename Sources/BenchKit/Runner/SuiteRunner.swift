@@ -69,18 +69,18 @@ public struct SuiteRunner: Sendable {
         }
         let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
         let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
-        var familyEstimates: [String: Double] = [:]
+        var familyEstimates: [ProgressReporter.Family: Double] = [:]
         for plan in runnable {
             if timing && !timedElsewhere.contains(plan.benchmark) {
-                familyEstimates[ProgressReporter.family(of: plan, phase: .timing), default: 0] +=
+                familyEstimates[ProgressReporter.Family(plan, .timing), default: 0] +=
                     plan.estimatedSeconds * Double(plan.timedRepetitions(of: repetitions(of: plan.benchmark)))
                 if warmUpRounds > 0 {
-                    familyEstimates[ProgressReporter.family(of: plan, phase: .warmUp), default: 0] +=
+                    familyEstimates[ProgressReporter.Family(plan, .warmUp), default: 0] +=
                         plan.warmUpEstimatedSeconds * warmUpRounds
                 }
             }
             if plan.countAllocations != nil && countsPerPlan > 0 {
-                familyEstimates[ProgressReporter.family(of: plan, phase: .counting), default: 0] +=
+                familyEstimates[ProgressReporter.Family(plan, .counting), default: 0] +=
                     plan.countingEstimatedSeconds * countsPerPlan
             }
         }
