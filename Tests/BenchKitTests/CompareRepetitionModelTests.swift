@@ -201,7 +201,8 @@ final class CompareRepetitionModelTests: XCTestCase {
     }
 
     private static func simulate(
-        _ models: [Model], calibrationRuns: Int, comparisons: Int, seed: UInt64, design: Design = .suite
+        _ models: [Model], calibrationRuns: Int, comparisons: Int, seed: UInt64, design: Design = .suite,
+        withSlowerFastPath: Bool = true
     ) throws -> Outcome {
         var generator = SeededGenerator(seed: seed)
         let calibration = (0..<calibrationRuns).map {
@@ -221,6 +222,7 @@ final class CompareRepetitionModelTests: XCTestCase {
             }
             outcome.same += report.count(of: .same)
             outcome.judged += report.testedCount
+            guard withSlowerFastPath else { continue }
             let slower = simulatedRun(models, index: 2 * index + 1, using: &generator, design: design) { key in
                 guard isFastPathThroughput(key) else { return 1 }
                 let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
@@ -272,7 +274,8 @@ final class CompareRepetitionModelTests: XCTestCase {
         let comparisons = 100
         func share(_ design: Design) throws -> Int {
             let outcome = try Self.simulate(
-                models, calibrationRuns: runs.count, comparisons: comparisons, seed: 28, design: design)
+                models, calibrationRuns: runs.count, comparisons: comparisons, seed: 28, design: design,
+                withSlowerFastPath: false)
             return Int((Double(outcome.same) / Double(max(outcome.judged, 1)) * 100).rounded())
         }
         let suite = try share(.suite)

@@ -85,13 +85,14 @@ public struct TrampolineBenchmark: NamedBenchmark {
         instructions: InstructionWorkload?
     ) -> MeasurementPlan {
         let params = formatParams(["depth": String(depth), "stack_mib": String(PlainRecursionProbe.stackBytes >> 20)])
+        let warmUpDepth = max(depth / warmUpFraction, 1)
         return MeasurementPlan(
             benchmark: name, variant: variant, params: params,
             estimatedSeconds: Double(depth) * secondsPerLevel + (probe == nil ? 0 : 0.2),
-            warmUpEstimatedSeconds: Double(max(depth / warmUpFraction, 1)) * secondsPerLevel,
+            warmUpEstimatedSeconds: Double(warmUpDepth) * secondsPerLevel,
             countingEstimatedSeconds: Double(counted) * 2e-6 + 0.01,
             warmUp: { context in
-                _ = run(max(depth / warmUpFraction, 1), context)
+                _ = run(warmUpDepth, context)
             },
             measure: { context in
                 let (chain, region) = run(depth, context)

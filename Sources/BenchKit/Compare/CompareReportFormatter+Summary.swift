@@ -134,8 +134,7 @@ extension CompareReportFormatter {
     /// not change, so the run's `same` alone says little of its times.
     /// Empty when no gated timing series was judged.
     static func sameByKind(_ comparisons: [SeriesComparison]) -> String {
-        let judgedVerdicts: Set<CompareVerdict> = [.better, .worse, .same, .cannotTell, .unconfirmedBetter]
-        let judged = comparisons.filter { $0.isGated && judgedVerdicts.contains($0.verdict) }
+        let judged = comparisons.filter { $0.isGated && $0.verdict.isJudged }
         let timing = judged.filter { !$0.rule.isExact }
         guard !timing.isEmpty else { return "" }
         let counts = judged.filter { $0.rule.isExact && $0.verdict == .same }.count

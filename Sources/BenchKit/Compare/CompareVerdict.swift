@@ -60,6 +60,15 @@ public enum CompareVerdict: String, Sendable, CaseIterable {
     /// metric describing the machine.
     case informational = "shown only"
 
+    /// Whether the series was judged (the first group above): shown worse,
+    /// better, equal or not shown equal, or a likely improvement.
+    public var isJudged: Bool {
+        switch self {
+        case .better, .worse, .same, .cannotTell, .unconfirmedBetter: true
+        default: false
+        }
+    }
+
     /// Whether the series should have been judged but could not be: such a
     /// verdict, when gated, makes the exit status 3, never 0.
     public var isUnjudged: Bool {

@@ -151,16 +151,6 @@ public final class ProgressReporter: @unchecked Sendable {
     struct Family: Hashable, Sendable {
         var benchmark: String
         var phase: Phase
-
-        /// The family `plan`'s measurement in `phase` counts toward.
-        init(_ plan: MeasurementPlan, _ phase: Phase) {
-            self.init(benchmark: plan.benchmark, phase: phase)
-        }
-
-        init(benchmark: String, phase: Phase) {
-            self.benchmark = benchmark
-            self.phase = phase
-        }
     }
 
     private func begin(familyEstimates: [Family: Double], total: Double) {
@@ -421,5 +411,12 @@ public final class ProgressReporter: @unchecked Sendable {
     public static func format(seconds: Double) -> String {
         let whole = Int(seconds.rounded())
         return whole >= 60 ? "\(whole / 60)m\(String(format: "%02d", whole % 60))s" : "\(whole)s"
+    }
+}
+
+extension ProgressReporter.Family {
+    /// The family `plan`'s measurement in `phase` counts toward.
+    init(_ plan: MeasurementPlan, _ phase: ProgressReporter.Phase) {
+        self.init(benchmark: plan.benchmark, phase: phase)
     }
 }
