@@ -89,10 +89,17 @@ extension Scheduler {
         }
         let startDelay = startAfter.dueNanoseconds
         let now = Int64(clamping: monotonicNanoseconds)
+        var firstTickDelay = startDelay ?? 0
+        if firstTickDelay == 0, periodNanoseconds > 0, let lagging = self as? any ZeroDelayProgress {
+            // Work due now runs this much later here (TestScheduler's
+            // processing delay): so does the first tick, and the grid starts
+            // where it runs, as RxSwift's does.
+            firstTickDelay = lagging.zeroDelayLagNanoseconds
+        }
         let job = EmulatedPeriodicJob(
             scheduler: self,
             state: state,
-            startNanoseconds: now.addingSaturating(startDelay ?? 0),
+            startNanoseconds: now.addingSaturating(firstTickDelay),
             periodNanoseconds: periodNanoseconds,
             missedTicks: missedTicks,
             action: action
