@@ -157,7 +157,9 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
 
     /// `waiting(k)` → `ticking(k)`, handing out the action and state, or `.disposed`
     /// once disposed. Checked under the lock at the start of every tick, so no
-    /// tick starts after `dispose()` has returned.
+    /// tick starts after `dispose()` has returned; the action is called right
+    /// after, outside the lock, so a tick that started just before `dispose()`
+    /// may reach the action's first line just after it returned.
     private func beginTick() -> TickStart {
         lock.withLock {
             guard case .waiting(let tick, _) = phase, let action, let state else { return .disposed }
