@@ -50,6 +50,14 @@ import Testing
         expectStopped(result, messageContaining: "period must be positive")
     }
 
+    @Test(.tags(.guarantee9)) func rangeWhoseLastElementOverflowsStopsNamingTheOverflow() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            // 2 + 255 - 1 = 256: one past UInt8.max.
+            _ = Observable<UInt8>.range(start: 2, count: 255)
+        }
+        expectStopped(result, messageContaining: "range(start:count:) overflows")
+    }
+
     @Test(.tags(.guarantee9)) func zeroMaxConcurrentOperationCountStopsNamingIt() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let queue = OperationQueue()

@@ -257,6 +257,35 @@ final class CurrentThreadSchedulerTests: XCTestCase {
         XCTAssertNil(weakSkipped)
     }
 
+    func testItemDisposedOnItsOwnThreadReleasesItsStateBeforeTheDrainReachesIt() {
+        weak var weakState: LifetimeToken?
+        var releasedAtDispose: Bool?
+        _ = scheduler.schedule(()) { _ in
+            do {
+                let token = LifetimeToken()
+                weakState = token
+                self.scheduler.schedule(token) { _ in Disposables.create() }.dispose()
+            }
+            // Still inside the outer action: the drain has not reached the item.
+            releasedAtDispose = weakState == nil
+            return Disposables.create()
+        }
+        XCTAssertEqual(releasedAtDispose, true, "the state of an item disposed on its own thread is freed at dispose")
+    }
+
+    func testItemDisposedFromAnotherThreadReleasesItsStateWhenTheRunningDrainSkipsIt() {
+        weak var weakState: LifetimeToken?
+        _ = scheduler.schedule(()) { _ in
+            do {
+                let token = LifetimeToken()
+                weakState = token
+                disposeOnAnotherThreadAndWait(self.scheduler.schedule(token) { _ in Disposables.create() })
+            }
+            return Disposables.create()
+        }
+        XCTAssertNil(weakState, "freed by the item's own thread once its drain skipped it")
+    }
+
     func testRecursionOfFiftyThousandLevelsNeverGrowsTheStack() {
         // Deep enough that plain recursion, at a few hundred bytes a level,
         // would need more than a default 8 MiB thread stack.

@@ -69,6 +69,75 @@ import Testing
     }
 
     @Test(.tags(.guarantee6))
+    func emulatedJobRunsAtMostTheTickAlreadyStartedAfterDisposeReturns() {
+        let operationQueue = OperationQueue()
+        operationQueue.maxConcurrentOperationCount = 2
+        let schedulers: [(name: String, scheduler: PeriodicScheduler)] = [
+            ("concurrent", ConcurrentDispatchQueueScheduler(queue: DispatchQueue(label: "test.emulated.concurrent", attributes: .concurrent))),
+            ("operation queue", OperationQueueScheduler(operationQueue: operationQueue)),
+        ]
+        for (name, scheduler) in schedulers {
+            for round in 0..<10 {
+                let probe = DispatchProbe()
+                let disposeReturned = DispatchProbe()
+                let job = scheduler.schedulePeriodicEmulated((), startAfter: .nanoseconds(0), period: .microseconds(300)) { _ in
+                    probe.record(disposeReturned.events.isEmpty ? "before" : "after")
+                    return ()
+                }
+                #expect(dispatchEventually { probe.events.count >= 1 + round % 3 }, "\(name)")
+                job.dispose()
+                disposeReturned.record("returned")
+                let afterDispose = probe.events.count
+                usleep(10_000)
+                // Only a tick that had started (taken its state under the job's
+                // lock) before dispose() took the lock may reach its first line
+                // after dispose() returned, and no tick follows it.
+                #expect(probe.events.filter { $0 == "after" }.count <= 1, "\(name): ticks entered after dispose returned")
+                #expect(probe.events.count <= afterDispose + 1, "\(name): ticks kept coming")
+                #expect(job.isDisposed, "\(name)")
+            }
+        }
+    }
+
+    @Test(.tags(.guarantee6))
+    func disposeReturnsWhileAStartedTickIsStillRunning() {
+        // The tick waits for something the disposing thread does only after
+        // dispose() returned (as an action waits for a lock the disposer
+        // holds): dispose() must not wait for the tick.
+        for (name, scheduler) in schedulers() {
+            for emulated in [false, true] {
+                let inTick = DispatchSemaphore(value: 0)
+                let release = DispatchSemaphore(value: 0)
+                let ticks = DispatchProbe()
+                let action: (Int) -> Int = { tick in
+                    ticks.record("\(tick)")
+                    if tick == 0 {
+                        inTick.signal()
+                        release.wait()
+                    }
+                    return tick + 1
+                }
+                let job = emulated
+                    ? scheduler.schedulePeriodicEmulated(0, startAfter: .nanoseconds(0), period: .milliseconds(1), action: action)
+                    : scheduler.schedulePeriodic(0, startAfter: .nanoseconds(0), period: .milliseconds(1), action: action)
+                inTick.wait()
+                let disposed = DispatchSemaphore(value: 0)
+                let handed = UncheckedBox(job)
+                DispatchQueue.global().async {
+                    handed.value.dispose()
+                    disposed.signal()
+                }
+                let returned = disposed.wait(timeout: .now() + 10) == .success
+                release.signal()
+                if !returned { disposed.wait() }
+                #expect(returned, "\(name)\(emulated ? " emulated" : ""): dispose() waited for the running tick")
+                usleep(5_000)
+                #expect(ticks.events == ["0"], "\(name)\(emulated ? " emulated" : ""): no tick after the one running")
+            }
+        }
+    }
+
+    @Test(.tags(.guarantee6))
     func noTickStartsAfterDisposeOnTheSerialQueueItself() {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.periodic.dispose.on.queue")
         let probe = DispatchProbe()

@@ -27,6 +27,20 @@ final class ObservableTests: XCTestCase {
         XCTAssertEqual(sequencesRecord(Observable<UInt8>.range(start: 0, count: 0)).events(), [.completed])
     }
 
+    func testRangeEndingAtTheTypesMaximumDoesNotTrap() {
+        // The last element is start + count - 1: these end exactly at the maximum.
+        let bytes = sequencesRecord(Observable<UInt8>.range(start: 1, count: 255)).events()
+        XCTAssertEqual(bytes, (1...255).map { .next(UInt8($0)) } + [.completed])
+        XCTAssertEqual(
+            sequencesRecord(Observable<Int>.range(start: .max, count: 1)).events(),
+            [.next(.max), .completed]
+        )
+        XCTAssertEqual(
+            sequencesRecord(Observable<Int8>.range(start: 126, count: 2, scheduler: InlineScheduler())).events(),
+            [.next(126), .next(127), .completed]
+        )
+    }
+
     func testOfOnAnotherSchedulerSendsEachElementThroughIt() {
         let scheduler = ManualSerialScheduler()
         let (events, _) = sequencesRecord(Observable.of(1, 2, scheduler: scheduler))

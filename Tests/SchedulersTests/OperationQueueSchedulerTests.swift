@@ -97,4 +97,45 @@ import Testing
         queue.waitUntilAllOperationsAreFinished()
         #expect(probe.events == ["later work ran"])
     }
+
+    @Test(.tags(.guarantee9))
+    func observeOnStillDeliversAfterCancelAllOperationsDroppedItsDrain() {
+        let queue = makeQueue(maxConcurrent: 2)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let subject = SequencesTestSubject<Int>()
+        let probe = DispatchProbe()
+        let subscription = subject.observable.observe(on: scheduler).subscribe(onNext: { probe.record("\($0)") })
+        queue.isSuspended = true
+        subject.send(1)
+        #expect(dispatchEventually { queue.operationCount == 1 }, "the drain for 1 is queued")
+        queue.cancelAllOperations()
+        queue.isSuspended = false
+        subject.send(2)
+        #expect(dispatchEventually { probe.events.count == 2 }, "got \(probe.events)")
+        subject.send(3)
+        #expect(dispatchEventually { probe.events.count == 3 }, "got \(probe.events)")
+        #expect(probe.events == ["1", "2", "3"], "the element queued for the dropped drain is delivered, in order")
+        subscription.dispose()
+    }
+
+    @Test(.tags(.guarantee6, .guarantee9))
+    func emulatedPeriodicJobSkipsATickCancelledByTheQueueAndGoesOn() {
+        let queue = makeQueue(maxConcurrent: 2)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        queue.isSuspended = true
+        let job = scheduler.schedulePeriodicEmulated(0, startAfter: .nanoseconds(0), period: .milliseconds(2)) { tick in
+            probe.record("\(tick)")
+            return tick + 1
+        }
+        #expect(dispatchEventually { queue.operationCount == 1 }, "the first tick is queued")
+        queue.cancelAllOperations()
+        queue.isSuspended = false
+        #expect(dispatchEventually { probe.events.count >= 2 }, "got \(probe.events)")
+        #expect(!job.isDisposed, "cancelling the queue's operations does not dispose the job")
+        #expect(job.skippedTicks >= 1, "the cancelled tick counts as skipped")
+        job.dispose()
+        #expect(job.isDisposed)
+        #expect(Array(probe.events.prefix(2)) == ["0", "1"], "the cancelled tick kept its state for the next one")
+    }
 }

@@ -257,16 +257,30 @@ final class PeriodicEmulationTests: XCTestCase {
         job.dispose()
     }
 
-    func testProcessingDelayMakesOnlyTheImmediateFirstTickLate() {
-        // With simulateProcessingDelay, work due now runs one tick later; the
-        // grid itself stays anchored at the time of the call.
+    func testProcessingDelayMovesAnImmediateFirstTickAndTheGridStartsThereLikeRxSwift() {
+        // With simulateProcessingDelay, work due now runs one tick later; a
+        // first tick due at once runs then, and the grid starts there, as
+        // RxSwift's periodic emulation (each tick a period after the one
+        // before) does on RxTest's TestScheduler: never two ticks at 51.
         let scheduler = TestScheduler(initialClock: 50)
         var times: [Int] = []
         let job = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(0), period: .seconds(10)) { _ in
             times.append(scheduler.clock)
         }
         scheduler.advanceTo(90)
-        XCTAssertEqual(times, [51, 60, 70, 80, 90])
+        XCTAssertEqual(times, [51, 61, 71, 81])
+        XCTAssertEqual(job.skippedTicks, 0)
+        job.dispose()
+    }
+
+    func testProcessingDelayLeavesAFirstTickDueLaterOnTheGridOfTheCall() {
+        let scheduler = TestScheduler(initialClock: 50)
+        var times: [Int] = []
+        let job = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(5), period: .seconds(10)) { _ in
+            times.append(scheduler.clock)
+        }
+        scheduler.advanceTo(90)
+        XCTAssertEqual(times, [55, 65, 75, 85])
         job.dispose()
     }
 

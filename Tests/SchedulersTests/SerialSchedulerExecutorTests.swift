@@ -188,6 +188,34 @@ final class SerialSchedulerExecutorTests: XCTestCase {
         ])
     }
 
+    func testIsolationThroughATargetQueueDoesNotFlipWhenTheTargetingQueueGetsAnExecutor() {
+        let target = QueueUnderTest("executor.target")
+        let targeting = SerialDispatchQueueScheduler(queue: target.queue, internalSerialQueueName: "executor.targeting")
+        let targetExecutor = target.scheduler.executor
+        func answer(on scheduler: SerialDispatchQueueScheduler, _ question: @escaping @Sendable () -> Bool) -> Bool? {
+            let result = Mutex<Bool?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            _ = scheduler.schedule(()) { _ in
+                result.withLock { $0 = question() }
+                done.signal()
+                return Disposables.create()
+            }
+            done.wait()
+            return result.withLock { $0 }
+        }
+        // Code on a queue that targets the scheduler's queue runs on that queue.
+        XCTAssertEqual(answer(on: targeting) { targetExecutor.isIsolated }, true, "before the targeting queue has an executor")
+        let targetingExecutor = targeting.executor
+        XCTAssertEqual(answer(on: targeting) { targetExecutor.isIsolated }, true, "after the targeting queue got an executor")
+        XCTAssertEqual(answer(on: targeting) { targetingExecutor.isIsolated }, true)
+        XCTAssertEqual(answer(on: target.scheduler) { targetExecutor.isIsolated }, true)
+        XCTAssertEqual(
+            answer(on: target.scheduler) { targetingExecutor.isIsolated }, false,
+            "the target queue's own actions are not on the targeting queue")
+        XCTAssertFalse(targetExecutor.isIsolated)
+        XCTAssertFalse(targetingExecutor.isIsolated)
+    }
+
     func testAssumeIsolatedHoldsInAPlainActionOfTheScheduler() {
         let target = QueueUnderTest("executor.assume-isolated")
         let counter = QueueBoundCounter(target)

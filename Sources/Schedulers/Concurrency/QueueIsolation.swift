@@ -2,38 +2,73 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The ids of the executors isolated on one dispatch queue: the value the
-/// queue keeps under `QueueIsolation.key`, retained by the queue.
+/// The isolation marks one dispatch queue carries for its executors: for
+/// each executor id inserted, a queue-specific value under a key of that id's
+/// own.
 ///
-/// Ids come from a counter that never repeats, so an id in here names one
-/// executor for the life of the process: an executor made after another was
-/// freed never finds the freed one's id.
+/// A key per executor, not one key shared by all: `DispatchQueue.getSpecific`
+/// returns the value of the innermost queue that has one for the key, so
+/// with a shared key a queue targeting another one would hide the target's
+/// marks as soon as it got marks of its own (code on the targeting queue
+/// would stop counting as isolated to the target's executor once an
+/// executor was made for the targeting queue). With a key per executor,
+/// code on a queue counts as isolated to the executor of every queue it
+/// runs on (the queue itself and the queues it targets), whatever executors
+/// are made for the others.
+///
+/// Ids come from a counter that never repeats, and each mark is the id
+/// itself, so a mark names one executor for the life of the process: an
+/// executor made after another was freed never finds the freed one's mark
+/// (`remove` takes the mark off the queue before the key can be freed).
 final class QueueIsolationMarks: @unchecked Sendable {
-    private let lock = Lock()
-    /// Guarded by `lock`.
-    private var ids: Set<UInt64> = []
+    private let queue: DispatchQueue
 
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    /// Whether code running now is on this queue (or a queue targeting it)
+    /// and the queue carries the mark of `id`.
     func contains(_ id: UInt64) -> Bool {
-        lock.withLock { ids.contains(id) }
+        QueueIsolation.isCurrent(id)
     }
 
+    /// Marks the queue with `id`.
     func insert(_ id: UInt64) {
-        lock.withLock { _ = ids.insert(id) }
+        let key = DispatchSpecificKey<UInt64>()
+        QueueIsolation.registry.register(key, for: id)
+        queue.setSpecific(key: key, value: id)
     }
 
+    /// Takes the mark of `id` off the queue.
     func remove(_ id: UInt64) {
-        lock.withLock { _ = ids.remove(id) }
+        guard let key = QueueIsolation.registry.unregister(id) else { return }
+        queue.setSpecific(key: key, value: nil)
     }
 }
 
-/// How dispatch executors know their queue: one process-wide key (never
-/// freed, so its address is never reused), under which each queue keeps the
-/// ids of its executors.
+/// The key of each live executor id. Guarded by its lock.
+final class QueueIsolationKeys: @unchecked Sendable {
+    private let lock = Lock()
+    private var keys: [UInt64: DispatchSpecificKey<UInt64>] = [:]
+
+    func register(_ key: DispatchSpecificKey<UInt64>, for id: UInt64) {
+        lock.withLock { keys[id] = key }
+    }
+
+    func unregister(_ id: UInt64) -> DispatchSpecificKey<UInt64>? {
+        lock.withLock { keys.removeValue(forKey: id) }
+    }
+
+    func key(for id: UInt64) -> DispatchSpecificKey<UInt64>? {
+        lock.withLock { keys[id] }
+    }
+}
+
+/// How dispatch executors know their queue: each executor marks its queue
+/// under a key of its own (see `QueueIsolationMarks`).
 enum QueueIsolation {
-    static let key = DispatchSpecificKey<QueueIsolationMarks>()
-    /// Makes finding or installing a queue's marks one step, so two executors
-    /// made at once for one queue share one marks object.
-    private static let installLock = Mutex<Void>(())
+    static let registry = QueueIsolationKeys()
     private static let lastID = Atomic<UInt64>(0)
 
     /// A new id, never handed out before.
@@ -41,22 +76,16 @@ enum QueueIsolation {
         lastID.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
-    /// The marks `queue` keeps, installed on first use.
+    /// The marks of `queue`, for an executor on it to insert its id into.
     static func marks(of queue: DispatchQueue) -> QueueIsolationMarks {
-        installLock.withLock { _ in
-            if let marks = queue.getSpecific(key: key) {
-                return marks
-            }
-            let marks = QueueIsolationMarks()
-            queue.setSpecific(key: key, value: marks)
-            return marks
-        }
+        QueueIsolationMarks(queue: queue)
     }
 
-    /// Whether the calling code runs on a queue (or a queue targeting it)
-    /// that marks `id`.
+    /// Whether the calling code runs on a queue that carries the mark of
+    /// `id`, or on a queue targeting (directly or not) such a queue.
     static func isCurrent(_ id: UInt64) -> Bool {
-        DispatchQueue.getSpecific(key: key)?.contains(id) ?? false
+        guard let key = registry.key(for: id) else { return false }
+        return DispatchQueue.getSpecific(key: key) == id
     }
 }
 

@@ -31,11 +31,12 @@ import Synchronization
 ///   flood of jobs from another thread, one per job (`BenchRunner`'s
 ///   `observeOn.throughput/actor-executor` counts 5 allocations per element
 ///   against the default actor's 4).
-///   Isolation is the queue: code running on the scheduler's queue (a job, or
-///   any action of the scheduler) is isolated to this executor for the
-///   executor's whole life, code anywhere else never is, whatever executors
-///   were made and freed before (the queue marks the executor with an id that
-///   is never reused).
+///   Isolation is the queue: code running on the scheduler's queue (a job,
+///   any action of the scheduler, or a block of a queue that targets it) is
+///   isolated to this executor for the executor's whole life, code anywhere
+///   else never is, whatever executors were made and freed before or are made
+///   for other queues (the queue marks the executor with an id that is never
+///   reused, under a key of the executor's own).
 /// - `MainScheduler.instance`, `MainScheduler.asyncInstance`: the executor is
 ///   the main actor's. An actor on it is isolated to the main actor, so
 ///   `MainActor.assumeIsolated` holds in its jobs; they run on the main queue
@@ -132,8 +133,9 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     }
 
     /// Whether the calling code runs isolated to this executor: on the
-    /// scheduler's queue for a dispatch scheduler, on the main queue for the
-    /// main scheduler, inside one of this executor's jobs otherwise.
+    /// scheduler's queue (or a queue targeting it) for a dispatch scheduler,
+    /// on the main queue for the main scheduler, inside one of this
+    /// executor's jobs otherwise.
     public var isIsolated: Bool {
         switch kind {
         case .dispatch(let jobs):

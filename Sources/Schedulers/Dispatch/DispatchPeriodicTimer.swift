@@ -43,8 +43,9 @@ struct DispatchPeriodicPlacement {
 ///   that comes due meanwhile is skipped.
 /// - No tick starts after `dispose()` returns (guarantee 6): each tick checks,
 ///   under the lock, that the job is not disposed before it takes the state.
-///   A tick already running when `dispose()` is called completes; its result
-///   is dropped.
+///   A tick already started when `dispose()` is called completes (its action
+///   may reach its first line just after `dispose()` returned; `dispose()`
+///   does not wait for it); its result is dropped.
 /// - The job runs until disposed: dropping the disposable does not stop it
 ///   (the armed timer keeps it alive, as in RxSwift). Disposing releases the
 ///   state and the action (guarantee 8 in Guarantees.md).

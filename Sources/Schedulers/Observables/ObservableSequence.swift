@@ -34,16 +34,24 @@ extension ObservableType {
 extension ObservableType where Element: RxAbstractInteger {
     /// The `count` integers from `start` on, then completion. See `of(_:scheduler:)`.
     ///
-    /// - Precondition: `count` is not negative and `start + count` does not overflow.
+    /// The last element, `start + count - 1`, may be the type's maximum
+    /// (`Observable<UInt8>.range(start: 1, count: 255)` ends at 255), as in
+    /// RxSwift; a `count` of zero completes at once.
+    ///
+    /// - Precondition: `count` is not negative and the last element,
+    ///   `start + count - 1`, does not overflow.
     public static func range(
         start: Element,
         count: Element,
         scheduler: ImmediateSchedulerType = CurrentThreadScheduler.instance
     ) -> Observable<Element> {
         precondition(count >= 0, "range(start:count:) needs a count that is not negative, got \(count)")
-        let (end, overflow) = start.addingReportingOverflow(count)
-        precondition(!overflow, "range(start:count:) overflows: start \(start) + count \(count)")
-        return ObservableSequence(elements: stride(from: start, to: end, by: 1), scheduler: scheduler)
+        guard count > 0 else {
+            return ObservableSequence(elements: EmptyCollection<Element>(), scheduler: scheduler)
+        }
+        let (last, overflow) = start.addingReportingOverflow(count - 1)
+        precondition(!overflow, "range(start:count:) overflows: its last element, start \(start) + count \(count) - 1, is past \(Element.self).max")
+        return ObservableSequence(elements: stride(from: start, through: last, by: 1), scheduler: scheduler)
     }
 }
 

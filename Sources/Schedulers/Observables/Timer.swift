@@ -9,14 +9,21 @@ extension ObservableType where Element: RxAbstractInteger {
     ///
     /// A zero `period` is accepted, as in `interval(_:scheduler:)`.
     ///
-    /// - Precondition: `period`, when given, is zero or positive, and finite;
-    ///   otherwise the program stops with a message naming `period`.
+    /// A `.never` period means the next tick never comes: 0 is sent after
+    /// `dueTime` and nothing follows, not even completion. That is RxSwift's
+    /// behaviour, whose repeating dispatch timer with a `.never` interval
+    /// fires once; `timer(_:scheduler:)` without a period is the one-shot
+    /// timer that completes.
+    ///
+    /// - Precondition: `period`, when given, is zero or positive (finite, or
+    ///   `.never`); a negative period stops the program with a message
+    ///   naming `period`.
     public static func timer(
         _ dueTime: RxTimeInterval,
         period: RxTimeInterval? = nil,
         scheduler: SchedulerType
     ) -> Observable<Element> {
-        if let period {
+        if let period, period.nanosecondsOrNil != nil {
             _ = period.validatedPeriodNanoseconds(argument: "period")
         }
         return TimerObservable(dueTime: dueTime, period: period, scheduler: scheduler)
@@ -39,7 +46,13 @@ final class TimerObservable<Element: RxAbstractInteger>: Producer<Element>, @unc
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
         let sink = TimerSink(observer: observer, cancel: cancel)
         let subscription: Disposable
-        if let period {
+        if let period, period.nanosecondsOrNil == nil {
+            // A `.never` period: the first tick, and no next one.
+            subscription = scheduler.scheduleRelative(sink, dueTime: dueTime) { sink in
+                _ = sink.tick(Element.zero)
+                return Disposables.create()
+            }
+        } else if let period {
             subscription = scheduler.schedulePeriodic(Element.zero, startAfter: dueTime, period: period) { count in
                 sink.tick(count)
             }

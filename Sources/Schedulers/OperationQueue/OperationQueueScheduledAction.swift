@@ -9,7 +9,8 @@ import Foundation
 /// (and the operation is cancelled, so the queue drops it); disposed while
 /// running, it finishes, is not run again, and what it returned is disposed.
 /// Cancelled by the queue (`cancelAllOperations()`) before it started, it
-/// counts as disposed.
+/// counts as disposed; a state that is `DroppedActionHandling` hears of it,
+/// so that work which schedules its own next step can schedule it again.
 final class OperationQueueScheduledAction<StateType>: Operation, ScheduledActionCell, Cancelable,
     @unchecked Sendable
 {
@@ -21,6 +22,9 @@ final class OperationQueueScheduledAction<StateType>: Operation, ScheduledAction
     var result: Disposable?
     /// The one-shot timer of a relative action, cancelled on dispose.
     private let timer: HandOffTimer?
+    /// Set by `dispose()` before it cancels: a cancellation that finds it
+    /// unset came from the queue, which dropped the action.
+    private let disposedByOwner = SyncAtomic<Bool>(false)
 
     init(state: StateType, action: @escaping (StateType) -> Disposable, timer: HandOffTimer?) {
         self.state = state
@@ -44,9 +48,15 @@ final class OperationQueueScheduledAction<StateType>: Operation, ScheduledAction
 
     func didDisposeBeforeRun() {
         timer?.cancel()
+        // The disposer that won over the pending action owns the state until
+        // `disposeAction()` releases it, after this returns.
+        if !disposedByOwner.load(ordering: .acquiring), let handler = state as? DroppedActionHandling {
+            handler.scheduledActionWasDropped()
+        }
     }
 
     func dispose() {
+        disposedByOwner.store(true, ordering: .releasing)
         cancel()
     }
 }

@@ -35,8 +35,10 @@ import Foundation
 /// - Work still queued when the queue's operations are cancelled
 ///   (`cancelAllOperations()`) never runs: its disposable becomes disposed
 ///   (`isDisposed` is `true`) and its state and action are released. Work
-///   scheduled afterwards runs normally. A periodic tick cancelled that way is
-///   skipped (counted in `skippedTicks`); the job goes on.
+///   scheduled afterwards runs normally. A periodic tick cancelled that way,
+///   native or emulated, is skipped (counted in `skippedTicks`); the job goes
+///   on. An `observe(on:)` drain cancelled that way is scheduled again, so
+///   the events queued for it are still delivered, in order.
 ///   The jobs of `taskExecutor` are exempt: a task's job always runs, so the
 ///   task finishes (see `SchedulerTaskExecutor`).
 /// - Work scheduled on a suspended queue waits until the queue is resumed;

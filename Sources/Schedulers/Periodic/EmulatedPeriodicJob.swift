@@ -9,8 +9,11 @@
 /// - `waiting(k)` → `ticking(k)`: the scheduled tick starts (`beginTick`);
 /// - `ticking(k)` → `waiting(k')`: the tick returned; tick `k'` is scheduled,
 ///   or, when it is already due, starts at once through `beginTick` again;
-/// - any → `disposed`: `dispose()`; a running tick completes, none starts.
-final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDisposable,
+/// - `waiting(k)` → `waiting(k')`: the scheduler dropped tick `k`'s action
+///   without running it (`scheduledActionWasDropped`); `k` counts as skipped
+///   and tick `k'` is scheduled, as if `k` had returned at once;
+/// - any → `disposed`: `dispose()`; a running tick completes, none begins.
+final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDisposable, DroppedActionHandling,
     @unchecked Sendable
 {
     private enum Phase {
@@ -154,7 +157,9 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
 
     /// `waiting(k)` → `ticking(k)`, handing out the action and state, or `.disposed`
     /// once disposed. Checked under the lock at the start of every tick, so no
-    /// tick starts after `dispose()` has returned.
+    /// tick starts after `dispose()` has returned; the action is called right
+    /// after, outside the lock, so a tick that started just before `dispose()`
+    /// may reach the action's first line just after it returned.
     private func beginTick() -> TickStart {
         lock.withLock {
             guard case .waiting(let tick, _) = phase, let action, let state else { return .disposed }
@@ -166,28 +171,7 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
     /// After tick `tick` returned `newState`: `ticking(k)` → `waiting(k')`,
     /// saying whether tick `k'` runs at once or must be scheduled.
     private func finishTick(_ tick: Int64, newState: State) -> NextStep {
-        let next: Int64
-        let missed: Int
-        let delay: Int64
-        if periodNanoseconds == 0 {
-            // No grid: the next tick goes through the scheduler, never inline,
-            // so other work (and a virtual clock) can move between ticks.
-            (next, missed, delay) = (tick + 1, 0, 0)
-        } else {
-            let now = Int64(clamping: scheduler.monotonicNanoseconds)
-            var first = tick + 1
-            var dropped = 0
-            let oldestDue = dueNanoseconds(of: first)
-            if oldestDue < now {
-                let firstNotPassed = firstTick(dueAtOrAfter: now)
-                let backlog = firstNotPassed - first
-                if backlog > catchUpTicks, now - oldestDue > catchUpNanoseconds {
-                    dropped = Int(clamping: backlog)
-                    first = firstNotPassed
-                }
-            }
-            (next, missed, delay) = (first, dropped, dueNanoseconds(of: first) - now)
-        }
+        let (next, missed, delay) = tickAfter(tick)
         let stillActive: Bool = lock.withLock {
             guard case .ticking = phase else { return false }
             state = newState
@@ -200,6 +184,54 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
             return .schedule(tick: next, delayNanoseconds: 0)
         }
         return delay <= 0 ? .runNow : .schedule(tick: next, delayNanoseconds: delay)
+    }
+
+    /// The tick to run after `tick`, once `tick` is over now: how many due
+    /// times the missed-tick policy drops on the way, and the delay until the
+    /// next tick is due (zero or less: due now, or missed and caught up).
+    private func tickAfter(_ tick: Int64) -> (next: Int64, missed: Int, delay: Int64) {
+        if periodNanoseconds == 0 {
+            // No grid: the next tick goes through the scheduler, never inline,
+            // so other work (and a virtual clock) can move between ticks.
+            return (tick + 1, 0, 0)
+        }
+        let now = Int64(clamping: scheduler.monotonicNanoseconds)
+        var first = tick + 1
+        var dropped = 0
+        let oldestDue = dueNanoseconds(of: first)
+        if oldestDue < now {
+            let firstNotPassed = firstTick(dueAtOrAfter: now)
+            let backlog = firstNotPassed - first
+            if backlog > catchUpTicks, now - oldestDue > catchUpNanoseconds {
+                dropped = Int(clamping: backlog)
+                first = firstNotPassed
+            }
+        }
+        return (first, dropped, dueNanoseconds(of: first) - now)
+    }
+
+    /// The scheduler dropped the action of the waiting tick without running
+    /// it (an `OperationQueueScheduler` whose queue cancelled its operations):
+    /// that tick is skipped and counted, as the native timer counts a
+    /// cancelled tick, and the job goes on with the same state. The next
+    /// tick is always scheduled, never run here, inside the queue's cancel.
+    func scheduledActionWasDropped() {
+        let waiting: Int64? = lock.withLock {
+            guard case .waiting(let tick, _) = phase else { return nil }
+            return tick
+        }
+        guard let waiting else { return }
+        let (next, missed, delay) = tickAfter(waiting)
+        let goesOn: Bool = lock.withLock {
+            guard case .waiting(let tick, _) = phase, tick == waiting else { return false }
+            // A zero period has no due times to miss, so nothing counts (as natively).
+            skipped += missed + (periodNanoseconds > 0 ? 1 : 0)
+            phase = .waiting(tick: next, pending: nil)
+            return true
+        }
+        if goesOn {
+            scheduleTick(next, delayNanoseconds: max(0, delay))
+        }
     }
 
     /// `start + tick·period`, saturating.

@@ -65,11 +65,24 @@ extension Scheduler {
     /// overlap: the next tick is scheduled only after the current one returns.
     ///
     /// Disposal (guarantee 6 in Guarantees.md): once `dispose()` returns, no tick
-    /// starts; a tick running meanwhile completes. Disposing releases the
-    /// action and the state (guarantee 8). Until then the job keeps the
-    /// scheduler alive, as any pending timer does: dispose it, or it runs on.
+    /// starts; a tick already started (it took its state under the job's lock)
+    /// completes, and its action may reach its first line just after
+    /// `dispose()` returned; `dispose()` does not wait for it (see
+    /// `PeriodicDisposable`). Disposing releases the action and the state
+    /// (guarantee 8). Until then the job keeps the scheduler alive, as any
+    /// pending timer does: dispose it, or it runs on.
+    ///
+    /// A tick whose scheduled action the scheduler drops without running it
+    /// (an `OperationQueueScheduler` whose queue cancelled its operations) is
+    /// skipped and counted in `skippedTicks`; the next tick is scheduled and
+    /// receives the same state.
     ///
     /// A negative `startAfter` counts as zero; `.never` means no tick ever runs.
+    /// On a scheduler that runs work due now a little later (`TestScheduler`'s
+    /// processing delay), a first tick due at once (a zero or negative
+    /// `startAfter`) runs that much later and `start` is that time, so the
+    /// grid follows the first tick, as in RxSwift: on `TestScheduler` a job
+    /// with period 1 made at 200 ticks at 201, 202, 203.
     ///
     /// - Precondition: `period` is zero or positive, and finite; a negative or
     ///   `.never` period stops the program with a message naming `period`.
@@ -89,10 +102,17 @@ extension Scheduler {
         }
         let startDelay = startAfter.dueNanoseconds
         let now = Int64(clamping: monotonicNanoseconds)
+        var firstTickDelay = startDelay ?? 0
+        if firstTickDelay == 0, periodNanoseconds > 0, let lagging = self as? any ZeroDelayProgress {
+            // Work due now runs this much later here (TestScheduler's
+            // processing delay): so does the first tick, and the grid starts
+            // where it runs, as RxSwift's does.
+            firstTickDelay = lagging.zeroDelayLagNanoseconds
+        }
         let job = EmulatedPeriodicJob(
             scheduler: self,
             state: state,
-            startNanoseconds: now.addingSaturating(startDelay ?? 0),
+            startNanoseconds: now.addingSaturating(firstTickDelay),
             periodNanoseconds: periodNanoseconds,
             missedTicks: missedTicks,
             action: action

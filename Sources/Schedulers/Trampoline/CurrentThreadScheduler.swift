@@ -18,8 +18,10 @@
 /// the thread keeps it for the next queued `schedule` of the same state
 /// type, so a chain of schedules allocates nothing. A disposable still held
 /// keeps its entry from being reused, so disposing it can never reach a
-/// later action. Nothing an entry keeps (state, action) outlives its run or
-/// its skip (guarantee 8).
+/// later action. Nothing an entry keeps (state, action) outlives its run, or
+/// its disposal on the entry's own thread; disposed from another thread, it
+/// is released by the entry's thread when its drain, already running, reaches
+/// the entry and skips it (guarantee 8).
 ///
 /// Serial per thread, but not a `SerialScheduler`: two threads can run its
 /// actions at the same time.
@@ -137,6 +139,10 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     var payload: Payload?
     @usableFromInline
     var result: Disposable?
+    /// The trampoline whose queue this item is on: its thread is the only one
+    /// that runs the item and reads `payload` without the phase.
+    @usableFromInline
+    let owner: ObjectIdentifier
 
     /// What a queued `schedule` runs.
     @usableFromInline
@@ -164,14 +170,29 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     }
 
     /// A disposer on another thread leaves the state and the action to the
-    /// trampoline's thread, which releases them when the item comes up.
+    /// trampoline's thread, which releases them when the item comes up (the
+    /// item is queued only while that thread drains its queue, so within the
+    /// drain already running); a disposer on the trampoline's own thread
+    /// releases them at once (`didDisposeBeforeRun`).
     @inlinable
     static var disposerReleasesPendingAction: Bool {
         false
     }
 
+    /// Disposed before it ran: on the trampoline's own thread nothing can
+    /// read the payload meanwhile (that thread is here), so the state and
+    /// the action are released now, not when the drain reaches the item
+    /// (guarantee 8 in Guarantees.md).
+    @usableFromInline
+    func didDisposeBeforeRun() {
+        if let current = Trampoline.existing, ObjectIdentifier(current) == owner {
+            payload = nil
+        }
+    }
+
     @inlinable
-    init() {
+    init(owner trampoline: Trampoline) {
+        owner = ObjectIdentifier(trampoline)
         super.init(
             kind: ObjectIdentifier(StateType.self),
             runner: Runner { work, unreferenced in
@@ -193,7 +214,7 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         on trampoline: Trampoline, state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem {
         // The spare, when there is one of this state type, is of this class.
-        let item = trampoline.takeSpare(ofKind: ObjectIdentifier(StateType.self)) as? TrampolineItem ?? TrampolineItem()
+        let item = trampoline.takeSpare(ofKind: ObjectIdentifier(StateType.self)) as? TrampolineItem ?? TrampolineItem(owner: trampoline)
         item.payload = (state, action)
         return item
     }

@@ -229,17 +229,30 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>:
     }
 }
 
-/// A scheduler that can tell whether work scheduled with a zero delay runs at
-/// a later time than now: zero-period emulation needs it to, or the clock of
-/// a virtual-time scheduler would never move.
+/// A scheduler that can tell how much later than now work scheduled with a
+/// zero delay runs (`TestScheduler`'s processing delay): zero-period
+/// emulation needs it to be later, or the clock of a virtual-time scheduler
+/// would never move, and periodic emulation starts its grid there when the
+/// first tick is due at once.
 protocol ZeroDelayProgress {
-    var zeroDelayMovesClock: Bool { get }
+    /// Nanoseconds from now to when work scheduled now with a zero delay runs.
+    var zeroDelayLagNanoseconds: Int64 { get }
+}
+
+extension ZeroDelayProgress {
+    /// Whether work scheduled with a zero delay runs later than now.
+    var zeroDelayMovesClock: Bool {
+        zeroDelayLagNanoseconds > 0
+    }
 }
 
 extension VirtualTimeScheduler: ZeroDelayProgress {
-    var zeroDelayMovesClock: Bool {
+    var zeroDelayLagNanoseconds: Int64 {
         let now = clock
-        return converter.compareVirtualTime(adjustScheduledTime(now), now).greaterThan
+        let adjusted = adjustScheduledTime(now)
+        guard converter.compareVirtualTime(adjusted, now).greaterThan else { return 0 }
+        let lag = converter.convertFromVirtualTime(adjusted).timeIntervalSince(converter.convertFromVirtualTime(now))
+        return Int64(clamping: UInt64(clampingNanoseconds: lag * 1e9))
     }
 }
 

@@ -8,7 +8,15 @@
 /// a concurrent scheduler. A drain scheduled before disposal still runs,
 /// delivers nothing and releases the sink. Steady state allocates nothing per
 /// element, as on the serial path.
-final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer>, @unchecked Sendable {
+///
+/// A drain the scheduler drops without running it (an operation cancelled by
+/// `cancelAllOperations()` on an `OperationQueueScheduler`'s queue) is
+/// scheduled again at once: the state machine still counts it as scheduled,
+/// so without a new one the events queued for it, and every later one,
+/// would wait for ever.
+final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer>, DroppedActionHandling,
+    @unchecked Sendable
+{
     private let scheduler: ImmediateSchedulerType
     private let drainAction: (ObserveOnGenericSink<Observer>) -> Disposable = { sink in
         sink.drain()
@@ -22,5 +30,11 @@ final class ObserveOnGenericSink<Observer: ObserverType>: ObserveOnSink<Observer
 
     override func scheduleDrain() {
         _ = scheduler.schedule(self, action: drainAction)
+    }
+
+    /// The scheduled drain will never run: the replacement takes its place,
+    /// so there is still exactly one drain on its way.
+    func scheduledActionWasDropped() {
+        scheduleDrain()
     }
 }
