@@ -66,6 +66,8 @@ public enum ScenarioCatalog {
         // elements at dispose runs their deinits, which send into the chain.
         scenarios += on(.observeOn).map { ObserveOnDeinitReentry($0) as any StressScenario }
         scenarios += on(.observeOnGenericPath).map { ObserveOnDeinitReentry($0, path: .generic) as any StressScenario }
+        // Guarantee 3 when an operation queue cancels a pending drain.
+        scenarios.append(CancelAllOperationsVersusObserveOn())
         // Guarantee 4: subscribeOn.
         scenarios += on(.subscribeOn).map { SubscribeOnDisposeVersusSubscribe($0) as any StressScenario }
         // Guarantee 6: periodic ticks, native, and forced emulation.
