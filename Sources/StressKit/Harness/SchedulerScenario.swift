@@ -29,11 +29,11 @@ public class SchedulerScenario: @unchecked Sendable {
 
     init(
         _ registration: StressScheduler, name: String, guarantees: String, summary: String, explorationWorkers: Int,
-        actorCount: Int = 2
+        actorCount: Int = 2, explorationBlocker: String? = nil
     ) {
         self.actorCount = actorCount
         scheduler = ScenarioScheduler(registration)
-        explorationBlocker = scheduler.explorationBlocker
+        self.explorationBlocker = explorationBlocker ?? scheduler.explorationBlocker
         self.name = name
         self.guarantees = guarantees
         self.summary = summary

@@ -27,7 +27,10 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
         public var stopsTheRun: Bool { self == .lost }
         public var grade: Grade {
             switch self {
-            case .othersFirst, .othersBetween, .othersLast: .acceptable
+            case .othersBetween, .othersLast: .acceptable
+            // Allowed, but an exhaustive search within two preemptions may
+            // not reach it: both other threads must enqueue before actor 0.
+            case .othersFirst: .interesting
             case .jobAfterAction, .offExecutor, .lost: .forbidden
             }
         }
@@ -105,7 +108,13 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
             summary: "\(registration.name): one thread enqueues a job on the scheduler's executor, then schedules an "
                 + "action, while two other threads enqueue jobs on the same executor",
             explorationWorkers: 4,  // the three jobs' hand-offs and the action
-            actorCount: 3)
+            actorCount: 3,
+            // The main scheduler's executor is the main actor's: the runtime
+            // sends its jobs to the main queue itself, past the library's
+            // hand-off seam, so a schedule would order only the actions.
+            explorationBlocker: registration.name == SchedulerUnderTest.Kind.main.rawValue
+                ? "the main actor's jobs reach the main queue through the runtime, which the schedule controller does not run"
+                : nil)
     }
 
     public override func setUp() {
