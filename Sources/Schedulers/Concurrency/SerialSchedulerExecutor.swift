@@ -223,6 +223,16 @@ final class DispatchJobQueue: @unchecked Sendable {
             }
         }
         let block = runBlock!
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .executorWrongQueue {
+            // The mutant: the global queue instead of the scheduler's.
+            let global = DispatchQueue.global()
+            if !SyncPoint.controllerTook(block, for: global) {
+                global.async(execute: block)
+            }
+            return
+        }
+        #endif
         if !SyncPoint.controllerTook(block, for: queue) {
             queue.async(execute: block)
         }

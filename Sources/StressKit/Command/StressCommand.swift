@@ -70,7 +70,7 @@ public struct StressCommand: Sendable {
             return runReplay(replay, options)
         }
         let seed = options.seed ?? UInt64.random(in: 0...UInt64.max)
-        let runner = StressRunner(limit: options.limit, seed: seed)
+        let runner = StressRunner(limit: options.limit, seed: seed, stopAtFirstForbidden: options.stopAtFirstForbidden)
         if options.selfCheck {
             return runSelfCheck(runner, options)
         }
@@ -149,6 +149,7 @@ public struct StressCommand: Sendable {
         var settings = ExplorationSettings(strategy: strategy, seed: seed, limit: options.explorationLimit)
         settings.pctDepth = options.pctDepth
         settings.preemptionBound = options.preemptions
+        settings.stopAtFirstFailure = options.stopAtFirstForbidden
         output("Stress --explore \(strategy.rawValue): \(explorable.count) scenario(s), \(describe(options.explorationLimit, unit: "schedules")) "
             + "each, \(settings.strategyDescription), seed \(seed) (replay with --seed \(seed))\n")
         var results: [ScenarioResult] = []

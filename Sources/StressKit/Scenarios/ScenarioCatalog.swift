@@ -62,6 +62,7 @@ public enum ScenarioCatalog {
         // once more on a serial scheduler beside its fast path.
         scenarios += on(.observeOn).map { ObserveOnDisposeVersusDelivery($0) as any StressScenario }
         scenarios += on(.observeOnGenericPath).map { ObserveOnDisposeVersusDelivery($0, path: .generic) as any StressScenario }
+        scenarios += on(.observeOn).map { ObserveOnDeliversEverything($0) as any StressScenario }
         // Guarantee 4: subscribeOn.
         scenarios += on(.subscribeOn).map { SubscribeOnDisposeVersusSubscribe($0) as any StressScenario }
         // Guarantee 6: periodic ticks, native, and forced emulation.
