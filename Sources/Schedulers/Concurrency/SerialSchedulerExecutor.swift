@@ -171,8 +171,10 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
 /// The jobs waiting for a dispatch queue, and the one reusable block that
 /// runs them there.
 ///
-/// Every job is one `async` of that block, which runs the oldest waiting
-/// job: a job takes its place in the queue's FIFO order when it is enqueued,
+/// Every job is one `async` of that block, made under the same lock as the
+/// job's append, and the block runs the oldest waiting job: a job takes its
+/// place in the queue's FIFO order when it is enqueued, from any number of
+/// threads at once,
 /// between the scheduler's actions (or anyone's blocks) enqueued before and
 /// after it. Nothing of this type is allocated per job (libdispatch may
 /// allocate its `async` continuation): the jobs wait in a buffer that keeps its
@@ -214,28 +216,49 @@ final class DispatchJobQueue: @unchecked Sendable {
         QueueIsolation.isCurrent(id)
     }
 
+    /// Appends `job` and enqueues one run of the block, both under `lock`:
+    /// the blocks reach the queue in the order their jobs were appended, so
+    /// the block a thread enqueues never runs before its own job is taken
+    /// (each block runs the oldest job). Enqueued after the lock is released,
+    /// a block could overtake the block of a job appended before it by
+    /// another thread, and this thread's job would then wait behind an action
+    /// it scheduled after the job. `async` runs nothing of the caller's, so
+    /// holding the lock across it cannot re-enter.
     func enqueue(_ job: UnownedJob, on executor: SerialSchedulerExecutor) {
+        let block = runBlock!
         lock.withLock {
             pending.append(job)
             outstanding += 1
             if outstanding == 1 {
                 keepAlive = executor
             }
+            #if SCHEDULERS_MUTANTS
+            if let mutant = Mutant.active, mutant == .executorFIFO || mutant == .executorWrongQueue {
+                return
+            }
+            #endif
+            if !SyncPoint.controllerTook(block, for: queue) {
+                queue.async(execute: block)
+            }
         }
-        let block = runBlock!
         #if SCHEDULERS_MUTANTS
-        if Mutant.active == .executorWrongQueue {
+        switch Mutant.active {
+        case .executorFIFO?:
+            // The mutant: enqueued after the lock is released, so two
+            // enqueuers' blocks may reach the queue in the other order.
+            if !SyncPoint.controllerTook(block, for: queue) {
+                queue.async(execute: block)
+            }
+        case .executorWrongQueue?:
             // The mutant: the global queue instead of the scheduler's.
             let global = DispatchQueue.global()
             if !SyncPoint.controllerTook(block, for: global) {
                 global.async(execute: block)
             }
-            return
+        default:
+            break
         }
         #endif
-        if !SyncPoint.controllerTook(block, for: queue) {
-            queue.async(execute: block)
-        }
     }
 
     private func runOldest() {

@@ -21,6 +21,20 @@ enum Mutant: String, CaseIterable, Sendable {
     /// actions run last in, first out. Breaks guarantee 2 (per-thread FIFO).
     case trampolineLIFO = "trampoline-lifo"
 
+    /// Lost FIFO, serial executor: `DispatchJobQueue.enqueue` appends the
+    /// job under its lock but hands the run block to the queue after
+    /// releasing it, so of two threads enqueueing at once the blocks may
+    /// reach the queue in the other order than the jobs, and a job runs after
+    /// an action scheduled after it. Breaks guarantee 2 on an actor's executor.
+    case executorFIFO = "executor-fifo"
+
+    /// Re-entrant deadlock: `ObserveOnQueue.dispose` destroys the queued
+    /// elements (and a pending terminal event) while it holds its lock, which
+    /// is not re-entrant: an element whose deinit sends an event into the
+    /// same chain waits for that lock forever. Breaks guarantees 3 and 8
+    /// (dispose returns; no user code runs under a library lock).
+    case observeOnDeinitReentry = "observe-on-deinit-reentry"
+
     /// Virtual time out of order: `VirtualSchedulerQueue` breaks a tie
     /// between equal due times by the higher sequence number, so of two
     /// actions due at once the later-scheduled runs first. Breaks guarantee

@@ -211,16 +211,20 @@ public final class AnyRecursiveScheduler<State>: Cancelable, @unchecked Sendable
 
     /// Cancels every pending run; a run already executing finishes.
     public func dispose() {
-        let toDispose: [PendingRun] = lock.withLock {
-            guard !disposed else { return [] }
+        let (toDispose, released): ([PendingRun], Action?) = lock.withLock {
+            guard !disposed else { return ([], nil) }
             disposed = true
+            let released = action
             action = nil
             let all = pending
             pending = []
-            return all
+            return (all, released)
         }
         for run in toDispose {
             run.disposable?.dispose()
         }
+        // The action (and what it captured) dies here, outside the lock: its
+        // deinits are user code, which may call back into this recursion.
+        _ = consume released
     }
 }

@@ -7,6 +7,10 @@ import Foundation
 /// knows how these map to `Date` and to seconds. Conversions should round
 /// consistently so that converting an interval there and back is stable:
 /// virtual-time tests compare exact clock values.
+///
+/// The scheduler calls the comparison and offset methods while it holds its
+/// own lock (ordering its queue and moving its clock): they must be pure
+/// computations on their arguments and never call back into the scheduler.
 public protocol VirtualTimeConverterType {
     /// The type of a point in virtual time.
     associatedtype VirtualTimeUnit

@@ -10,6 +10,9 @@ public struct StressCommand: Sendable {
     public static let failure: Int32 = 1
     /// Exit status: bad command line or unusable output path.
     public static let usageError: Int32 = 2
+    /// Exit status: ThreadSanitizer stopped a scenario's process (with
+    /// `halt_on_error=1 exitcode=66`, as `scripts/stress-tsan.sh` sets it).
+    public static let sanitizerReport: Int32 = 66
 
     /// The scenarios `--list` and a normal run see.
     public let scenarios: [any StressScenario]
@@ -19,6 +22,12 @@ public struct StressCommand: Sendable {
     public let brokenVariants: [BrokenVariant]
     /// Where text goes (one call per block of lines).
     public let output: @Sendable (String) -> Void
+    /// The program to start for each scenario of an isolated run (`--isolate`,
+    /// the default): this program's own file. `nil` runs every scenario in
+    /// this process whatever the options say (a test's command).
+    public var executablePath: String? = nil
+    /// How the program is called in messages (`Stress`, or a user's own).
+    public var programName = "Stress"
 
     /// Creates the command.
     public init(
@@ -53,6 +62,9 @@ public struct StressCommand: Sendable {
 
     /// The scenarios `options.filters` selects (all when there is no filter).
     public func selected(_ options: StressOptions) -> [any StressScenario] {
+        if let child = options.childScenario {
+            return scenarios.filter { $0.name == child }
+        }
         guard !options.filters.isEmpty else { return scenarios }
         return scenarios.filter { scenario in
             options.filters.contains { scenario.name.contains($0) }
@@ -82,20 +94,135 @@ public struct StressCommand: Sendable {
         if let strategy = options.explore {
             return runExploration(chosen, strategy: strategy, seed: seed, options)
         }
-        output("Stress: \(chosen.count) scenario(s), \(describe(options.limit)) each, seed \(seed) (replay with --seed \(seed))\n")
-        var results: [ScenarioResult] = []
+        if isolating(options) {
+            output("\(programName): \(chosen.count) scenario(s), \(describe(options.limit)) each, seed \(seed), each in a "
+                + "process of its own (replay with --seed \(seed); --no-isolate runs them in one process)\n")
+            let (status, results) = runIsolated(chosen, seed: seed, options)
+            if status != Self.usageError {
+                output(ResultTable.summary(results))
+            }
+            return status
+        }
+        if options.childScenario == nil {
+            output("\(programName): \(chosen.count) scenario(s), \(describe(options.limit)) each, seed \(seed) (replay with --seed \(seed))\n")
+        }
+        let results = ResultLog()
+        var watched = runner
+        watched.hangSeconds = options.hangSeconds
+        let csvPath = options.childCSV ?? options.csvPath, isChild = options.childScenario != nil
+        watched.onHang = { hung in
+            reportHang(hung, after: results.all + [hung], csvPath: csvPath, isChild: isChild)
+        }
         for scenario in chosen {
-            let result = runner.run(scenario)
+            let result = watched.run(scenario)
             results.append(result)
             output(ResultTable.render(result) + "\n")
             // After every scenario, not once at the end: a scheduler that
             // traps in a later scenario does not take these results with it.
-            if let path = options.csvPath, !write(ResultCSV.render(results), to: path) {
+            if let path = options.childCSV ?? options.csvPath,
+                !write(ResultCSV.render(results.all), to: path, quietly: options.childCSV != nil) {
                 return Self.usageError
             }
         }
-        output(ResultTable.summary(results))
+        return finish(results.all, options)
+    }
+
+    /// Whether each scenario runs in a child process of its own.
+    private func isolating(_ options: StressOptions) -> Bool {
+        options.isolate && options.childScenario == nil && executablePath != nil
+    }
+
+    /// The summary (not in a child, whose parent prints it) and the exit status.
+    private func finish(_ results: [ScenarioResult], _ options: StressOptions) -> Int32 {
+        if options.childScenario == nil {
+            output(ResultTable.summary(results))
+        }
         return results.contains { $0.verdict == .failed } ? Self.failure : Self.success
+    }
+
+    /// Reports a hung scenario, with every thread's stack, and ends the
+    /// process: the hung threads cannot be taken back. Runs on the watchdog's thread.
+    private func reportHang(_ hung: ScenarioResult, after results: [ScenarioResult], csvPath: String?, isChild: Bool) -> Never {
+        output(ResultTable.render(hung))
+        if let path = csvPath {
+            _ = write(ResultCSV.render(results), to: path, quietly: isChild)
+        }
+        output("    every thread's stack at the hang (the actors' threads run StressRunner's batches; "
+            + "the scheduler's threads run its queue):\n" + ThreadStacks.dump() + "\n")
+        if !isChild {
+            output("The hung threads cannot be taken back, so the run ends here; run with --isolate (the default) "
+                + "to go on with the next scenario.")
+            output(ResultTable.summary(results))
+        }
+        exit(Self.failure)
+    }
+
+    /// Runs each scenario in a child process (this program with
+    /// `--child-scenario`), so that a trap or a sanitizer's stop is one
+    /// scenario's reported outcome and the others still run.
+    ///
+    /// - Returns: The exit status (``sanitizerReport`` when a sanitizer
+    ///   stopped a child, else ``failure`` for any failed scenario), and the
+    ///   results; the caller prints the summary.
+    private func runIsolated(
+        _ chosen: [any StressScenario], seed: UInt64, _ options: StressOptions
+    ) -> (status: Int32, results: [ScenarioResult]) {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("stress-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            output("\(programName): error: cannot make a folder for the scenarios' results in \(folder.path): "
+                + "\(error.localizedDescription); run with --no-isolate")
+            return (Self.usageError, [])
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var results: [ScenarioResult] = []
+        var sanitizerStopped = false
+        for (index, scenario) in chosen.enumerated() {
+            let csv = folder.appendingPathComponent("\(index).csv").path
+            let child = ChildRun.run(
+                executable: executablePath ?? "", arguments: childArguments(scenario.name, seed: seed, csv: csv, options))
+            let result: ScenarioResult
+            switch child.ending(csv: csv) {
+            case .result(let written):
+                result = written
+            case .abnormal(let ending):
+                sanitizerStopped = sanitizerStopped || ending.isSanitizerStop
+                result = ending.result(for: scenario, seed: seed, replay: replayCommand(scenario.name, seed: seed, options))
+                output(ResultTable.render(result) + "\n")
+            }
+            results.append(result)
+            if let path = options.csvPath, !write(ResultCSV.render(results), to: path) {
+                return (Self.usageError, results)
+            }
+        }
+        if sanitizerStopped {
+            return (Self.sanitizerReport, results)
+        }
+        return (results.contains { $0.verdict == .failed } ? Self.failure : Self.success, results)
+    }
+
+    /// The child's command line: the run's options for one scenario.
+    private func childArguments(_ name: String, seed: UInt64, csv: String, _ options: StressOptions) -> [String] {
+        var arguments = ["--child-scenario", name, "--child-csv", csv, "--seed", String(seed)]
+        arguments += ["--hang-seconds", String(options.hangSeconds)]
+        if let iterations = options.iterations { arguments += ["--iterations", String(iterations)] }
+        if let duration = options.duration { arguments += ["--duration", String(duration)] }
+        if options.stopAtFirstForbidden { arguments.append("--stop-at-first-forbidden") }
+        if let strategy = options.explore {
+            arguments += ["--explore", strategy.rawValue, "--pct-depth", String(options.pctDepth)]
+            arguments += ["--preemptions", String(options.preemptions)]
+        }
+        return arguments
+    }
+
+    /// How to run one scenario again in one process, with the same choices.
+    private func replayCommand(_ name: String, seed: UInt64, _ options: StressOptions) -> String {
+        var words = [programName, "--no-isolate", "--filter", name, "--seed", String(seed)]
+        if let iterations = options.iterations { words += ["--iterations", String(iterations)] }
+        if let strategy = options.explore { words += ["--explore", strategy.rawValue] }
+        return words.joined(separator: " ")
     }
 
     private func runSelfCheck(_ runner: StressRunner, _ options: StressOptions) -> Int32 {
@@ -150,24 +277,43 @@ public struct StressCommand: Sendable {
         settings.pctDepth = options.pctDepth
         settings.preemptionBound = options.preemptions
         settings.stopAtFirstFailure = options.stopAtFirstForbidden
-        output("Stress --explore \(strategy.rawValue): \(explorable.count) scenario(s), \(describe(options.explorationLimit, unit: "schedules")) "
-            + "each, \(settings.strategyDescription), seed \(seed) (replay with --seed \(seed))\n")
-        var results: [ScenarioResult] = []
-        for scenario in explorable {
-            let result = Explorer(settings).run(scenario)
-            results.append(result)
-            output(ResultTable.render(result) + "\n")
+        if options.childScenario == nil {
+            output("\(programName) --explore \(strategy.rawValue): \(explorable.count) scenario(s), "
+                + "\(describe(options.explorationLimit, unit: "schedules")) each, \(settings.strategyDescription), seed \(seed) "
+                + "(replay with --seed \(seed))\n")
         }
+        let code: Int32
+        let results: [ScenarioResult]
+        if isolating(options) {
+            (code, results) = runIsolated(explorable, seed: seed, options)
+            if code == Self.usageError { return code }
+        } else {
+            let log = ResultLog()
+            settings.hangSeconds = options.hangSeconds
+            let csvPath = options.childCSV ?? options.csvPath, isChild = options.childScenario != nil
+            settings.onHang = { hung in
+                reportHang(hung, after: log.all + [hung], csvPath: csvPath, isChild: isChild)
+            }
+            for scenario in explorable {
+                let result = Explorer(settings).run(scenario)
+                log.append(result)
+                output(ResultTable.render(result) + "\n")
+            }
+            results = log.all
+            if let path = options.childCSV ?? options.csvPath,
+                !write(ResultCSV.render(results), to: path, quietly: options.childCSV != nil) {
+                return Self.usageError
+            }
+            code = results.contains { $0.verdict == .failed } ? Self.failure : Self.success
+        }
+        guard options.childScenario == nil else { return code }
         if !skipped.isEmpty {
             output("Not explorable (run on real threads instead):\n" + skipped.map {
                 "  \($0.name): \($0.explorationBlocker ?? "")"
             }.joined(separator: "\n") + "\n")
         }
         output(ResultTable.summary(results))
-        if let path = options.csvPath, !write(ResultCSV.render(results), to: path) {
-            return Self.usageError
-        }
-        return results.contains { $0.verdict == .failed } ? Self.failure : Self.success
+        return code
     }
 
     private func runReplay(_ text: String, _ options: StressOptions) -> Int32 {
@@ -242,10 +388,12 @@ public struct StressCommand: Sendable {
         }
     }
 
-    private func write(_ text: String, to path: String) -> Bool {
+    private func write(_ text: String, to path: String, quietly: Bool = false) -> Bool {
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
-            output("Wrote \(path)")
+            if !quietly {
+                output("Wrote \(path)")
+            }
             return true
         } catch {
             output("Stress: error: cannot write CSV to '\(path)': \(error.localizedDescription)")

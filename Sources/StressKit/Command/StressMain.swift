@@ -52,11 +52,20 @@ public enum StressMain {
 
     /// The command over this library's scenarios and `schedulers`' (see
     /// ``ScenarioCatalog/all(registering:)``); throws ``StressRegistrationError``.
+    ///
+    /// The command runs each scenario in a child process of this program
+    /// (`--isolate`, the default), so a scenario that traps is reported and
+    /// the others still run.
     public static func command(registering schedulers: [StressScheduler]) throws -> StressCommand {
-        StressCommand(
+        var command = StressCommand(
             scenarios: try ScenarioCatalog.all(registering: schedulers),
             selfCheck: selfCheck, brokenVariants: brokenVariants,
             output: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) })
+        command.executablePath = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        if let program = CommandLine.arguments.first.map({ URL(fileURLWithPath: $0).lastPathComponent }), !program.isEmpty {
+            command.programName = program
+        }
+        return command
     }
 
     /// Registers `schedulers` after this library's, parses the command line

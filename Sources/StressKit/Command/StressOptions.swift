@@ -26,10 +26,17 @@ public struct StressOptions: ParsableCommand {
             schedule that --replay reproduces. --self-check also prints how often and how fast real \
             threads and each strategy find several broken disposables.
 
-            EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome or a leak \
-            (or a deadlock under --explore; with --self-check, a broken disposable went unnoticed; with \
-            --replay, the schedule reproduced a forbidden outcome); 2 bad command line or a schedule that \
-            does not fit.
+            Every batch of iterations (and every explored schedule) runs under a watchdog: one that does not \
+            finish within --hang-seconds is a forbidden 'hung' outcome, printed with every thread's stack \
+            (through gdb) and the seed. Each scenario runs in a child process of its own (--isolate, the \
+            default): a scenario that traps is a forbidden 'crashed' outcome with its signal, one that hangs \
+            ends its own process, and the next scenario still runs.
+
+            EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome (a hang or a crash \
+            included) or a leak (or a deadlock under --explore; with --self-check, a broken disposable went \
+            unnoticed; with --replay, the schedule reproduced a forbidden outcome); 2 bad command line or a \
+            schedule that does not fit; 66 ThreadSanitizer stopped a scenario's process (the other scenarios \
+            still ran).
             """)
 
     /// `--list`: print the scenarios and exit.
@@ -124,8 +131,40 @@ public struct StressOptions: ParsableCommand {
         transform: StressOptions.positiveSeconds)
     public var detectionSeconds: Double = 2
 
+    /// `--isolate` (the default) / `--no-isolate`: each scenario in a child process.
+    @ArgumentParser.Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Run each scenario in a child process of its own (the default), so that a scenario that traps, or "
+                + "that ThreadSanitizer stops, is reported with its signal and the others still run; "
+                + "--no-isolate runs them all in this process."))
+    public var isolate = true
+
+    /// `--hang-seconds`: the watchdog's bound.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The longest one batch of iterations (or one explored schedule) may take before it is reported as "
+                + "a forbidden 'hung' outcome, with every thread's stack and the seed (default \(Int(defaultHangSeconds))).",
+            valueName: "seconds"),
+        transform: StressOptions.positiveSeconds)
+    public var hangSeconds: Double = defaultHangSeconds
+
+    /// Set by the parent of an isolated run: the one scenario this child runs.
+    @Option(help: .hidden)
+    public var childScenario: String?
+
+    /// Set by the parent of an isolated run: where this child writes its result CSV.
+    @Option(help: .hidden)
+    public var childCSV: String?
+
     /// Schedules per scenario under `--explore` when neither `--iterations` nor `--duration` is given.
     public static let defaultSchedules = 2_000
+
+    /// The watchdog's bound when `--hang-seconds` is not given: three times
+    /// a registration's default settle timeout, so that a scheduler that
+    /// settles late is graded by its scenario, not taken for a hang.
+    public static let defaultHangSeconds: Double = 30
 
     /// Creates the default options.
     public init() {}
@@ -166,6 +205,9 @@ public struct StressOptions: ParsableCommand {
         }
         if explore != nil && selfCheck {
             throw ValidationError("--self-check measures every strategy itself: give it without --explore")
+        }
+        if (childScenario == nil) != (childCSV == nil) {
+            throw ValidationError("--child-scenario and --child-csv go together (a parent run sets both)")
         }
     }
 

@@ -52,6 +52,11 @@ public struct ExplorationSettings: Sendable {
     public var shrink = true
     /// How long to wait, after tear-down, for tracked instances to be freed.
     public var leakGraceSeconds: Double = 5
+    /// The longest one schedule (or the shrinking of a failing one) may take
+    /// before the watchdog reports it hung; `nil` runs without one.
+    public var hangSeconds: Double? = nil
+    /// What happens to a hung schedule's result; see `StressRunner.onHang`.
+    public var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
 
     /// Creates settings.
     public init(strategy: ExplorationStrategyKind, seed: UInt64, limit: RunLimit) {
@@ -118,6 +123,13 @@ public struct Explorer: Sendable {
         case .iterations: nil
         case .duration(let seconds): started + UInt64(max(seconds, 0) * 1e9)
         }
+        let progress = HangProgress(outcomes: declared.count)
+        let watchdog = settings.hangSeconds.map {
+            HangWatchdog.reporting(
+                scenario, declared: declared.map(OutcomeDeclaration.init), seed: settings.seed, seconds: $0,
+                started: started, progress: progress, onHang: settings.onHang)
+        }
+        defer { watchdog?.stop() }
         var schedules = 0
         var statesMatter = false
         var countedLastSearch = false
@@ -137,8 +149,10 @@ public struct Explorer: Sendable {
                 _ = strategy.beginSchedule()
             }
             let stateSeed = settings.strategy == .exhaustive ? fixedStateSeed : generator.next()
+            watchdog?.arm("schedule \(schedules + 1) (state seed \(stateSeed))")
             let (outcome, choices, end, madeChoices, runnable) = Self.runOnce(
                 scenario, stateSeed: stateSeed, on: controller, chooser: &strategy)
+            watchdog?.disarm()
             statesMatter = statesMatter || madeChoices
             strategy.endSchedule(steps: choices.count)
             schedules += 1
@@ -152,6 +166,7 @@ public struct Explorer: Sendable {
                 break
             }
             counts[outcome, default: 0] += 1
+            progress.update(iterations: schedules, counts: declared.map { counts[$0] ?? 0 })
             if outcome.grade == .forbidden && failure == nil {
                 failure = (
                     Schedule(
@@ -168,10 +183,13 @@ public struct Explorer: Sendable {
         var unshrunk: (steps: Int, switches: Int)?
         if let found = failure, abandoned == nil, settings.shrink {
             unshrunk = (found.schedule.choices.count, found.schedule.switches)
+            watchdog?.arm("shrinking the failing schedule")
             reported = shrink(scenario, found.schedule, outcome: found.outcome, on: controller)
         }
+        watchdog?.arm("stopping the controller and tearing the scenario down")
         controller.stop()
         scenario.tearDown()
+        watchdog?.disarm()
         let leaked = abandoned == nil ? StressRunner.waitForZero(scenario.live, seconds: settings.leakGraceSeconds) : 0
 
         var rows = declared.map { ScenarioResult.Row(outcome: OutcomeDeclaration($0), count: counts[$0] ?? 0) }

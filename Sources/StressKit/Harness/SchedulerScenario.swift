@@ -15,8 +15,8 @@ public class SchedulerScenario: @unchecked Sendable {
     /// The hand-off workers an explored schedule needs (see
     /// `StressScenario.explorationWorkers`).
     public let explorationWorkers: Int
-    /// Two actors race in every iteration.
-    public let actorCount = 2
+    /// How many actors race in every iteration (two unless the scenario says otherwise).
+    public let actorCount: Int
     /// Counts the instances the scenario made that are still alive.
     public let live = LiveCounter()
     /// `nil` on the library's schedulers: they hand their work through the
@@ -27,7 +27,11 @@ public class SchedulerScenario: @unchecked Sendable {
     /// The scheduler the actors race on.
     let scheduler: ScenarioScheduler
 
-    init(_ registration: StressScheduler, name: String, guarantees: String, summary: String, explorationWorkers: Int) {
+    init(
+        _ registration: StressScheduler, name: String, guarantees: String, summary: String, explorationWorkers: Int,
+        actorCount: Int = 2
+    ) {
+        self.actorCount = actorCount
         scheduler = ScenarioScheduler(registration)
         explorationBlocker = scheduler.explorationBlocker
         self.name = name

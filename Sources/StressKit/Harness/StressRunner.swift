@@ -1,5 +1,7 @@
 import Dispatch
+import Foundation
 import Synchronization
+import ToolSupport
 
 /// Runs scenarios: the iterations, the barrier, the counting and the leak check.
 public struct StressRunner: Sendable {
@@ -14,6 +16,22 @@ public struct StressRunner: Sendable {
     /// Whether to stop after the first batch with a forbidden outcome (the
     /// self-check's detection runs measure the time to it).
     public let stopAtFirstForbidden: Bool
+    /// The longest one batch (its actors, `settle()` and the arbiter) may
+    /// take before the watchdog reports it hung; `nil` runs without one.
+    public var hangSeconds: Double? = nil
+    /// What happens to a hung batch's result (its counts so far and one
+    /// forbidden ``StressRunner/hungOutcome``): called on the watchdog's
+    /// thread while the batch's threads are still stuck, so it must end the
+    /// process. Without it, a hang is reported on standard error and the
+    /// process exits with status 1.
+    public var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
+
+    /// The outcome a watchdog gives a batch that did not finish in time.
+    public static func hungOutcome(seconds: Double) -> OutcomeDeclaration {
+        OutcomeDeclaration(
+            id: "hung", grade: .forbidden,
+            meaning: "a batch did not finish within \(NumberFormat.twoDecimals(seconds)) s (an actor, settle() or the arbiter never returned)")
+    }
 
     /// Creates a runner.
     ///
@@ -67,6 +85,13 @@ public struct StressRunner: Sendable {
         }
         var iterations = 0
         var stoppedBecause: String?
+        let progress = HangProgress(outcomes: declared.count)
+        let watchdog = hangSeconds.map {
+            HangWatchdog.reporting(
+                scenario, declared: declared.map(OutcomeDeclaration.init), seed: seed, seconds: $0, started: started,
+                progress: progress, onHang: onHang)
+        }
+        defer { watchdog?.stop() }
         while true {
             var size = batchSize
             if case .iterations(let total) = limit {
@@ -75,6 +100,7 @@ public struct StressRunner: Sendable {
             if size <= 0 { break }
             if let deadline, iterations > 0, monotonicNanoseconds() >= deadline { break }
 
+            watchdog?.arm("the batch of iterations \(iterations + 1)-\(iterations + size)")
             batch.reset()
             for _ in 0..<size {
                 var choices = IterationChoices(actorCount: actorCount, generator: &generator)
@@ -93,6 +119,8 @@ public struct StressRunner: Sendable {
             }
             iterations += size
             batch.reset()
+            watchdog?.disarm()
+            progress.update(iterations: iterations, counts: declared.map { counts[$0] ?? 0 })
             if let stopping {
                 stoppedBecause = "stopped after \(iterations) iterations: \(stopping.id) (\(stopping.meaning))"
                 break
@@ -100,8 +128,10 @@ public struct StressRunner: Sendable {
             if sawForbidden && stopAtFirstForbidden { break }
         }
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        watchdog?.arm("stopping the actors and tearing the scenario down")
         gang.stop()
         scenario.tearDown()
+        watchdog?.disarm()
 
         let leaked = Self.waitForZero(scenario.live, seconds: leakGraceSeconds)
         let rows = declared.map { ScenarioResult.Row(outcome: OutcomeDeclaration($0), count: counts[$0] ?? 0) }

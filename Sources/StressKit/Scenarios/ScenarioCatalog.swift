@@ -62,7 +62,12 @@ public enum ScenarioCatalog {
         // once more on a serial scheduler beside its fast path.
         scenarios += on(.observeOn).map { ObserveOnDisposeVersusDelivery($0) as any StressScenario }
         scenarios += on(.observeOnGenericPath).map { ObserveOnDisposeVersusDelivery($0, path: .generic) as any StressScenario }
+        // Guarantee 3 without a dispose: every element arrives (a lost wake-up strands one).
         scenarios += on(.observeOn).map { ObserveOnDeliversEverything($0) as any StressScenario }
+        // Guarantees 3 and 8 without a re-entrant lock: dropping queued
+        // elements at dispose runs their deinits, which send into the chain.
+        scenarios += on(.observeOn).map { ObserveOnDeinitReentry($0) as any StressScenario }
+        scenarios += on(.observeOnGenericPath).map { ObserveOnDeinitReentry($0, path: .generic) as any StressScenario }
         // Guarantee 4: subscribeOn.
         scenarios += on(.subscribeOn).map { SubscribeOnDisposeVersusSubscribe($0) as any StressScenario }
         // Guarantee 6: periodic ticks, native, and forced emulation.
@@ -72,6 +77,9 @@ public enum ScenarioCatalog {
         // and a serial scheduler's executor outlives neither its jobs nor its actor.
         scenarios.append(ValuesCancelVersusDelivery())
         scenarios.append(ActorJobVersusSchedulerTeardown())
+        // A serial scheduler's executor keeps FIFO with its actions while
+        // several threads enqueue jobs.
+        scenarios += schedulers.filter(\.isSerial).map { ExecutorFIFOWithManyEnqueuers($0) as any StressScenario }
         return scenarios
     }
 }

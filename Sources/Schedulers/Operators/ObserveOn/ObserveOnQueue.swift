@@ -105,14 +105,35 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     }
 
     /// The sink was disposed: no more elements are queued, and those queued
-    /// are dropped.
+    /// (and a terminal event not yet delivered) are dropped.
+    ///
+    /// They are taken out under the lock and destroyed after it is released:
+    /// destroying an element or an error runs its deinit, user code that may
+    /// send another event into this same sink (which takes this lock) or
+    /// dispose it again. No user code runs under the lock.
     final func dispose() {
-        lock.withLock {
-            // unsafe: `machine`, `elements` are unchecked; `lock` is held.
-            unsafe machine.dispose()
-            // unsafe: as above; the elements are always `Element`.
-            unsafe elements.removeAll(of: Element.self)
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .observeOnDeinitReentry {
+            // The mutant: the queued elements and the terminal event die under the lock.
+            lock.withLock {
+                // unsafe: as below; `lock` is held.
+                _ = unsafe machine.dispose()
+                // unsafe: as below; the elements are always `Element`.
+                unsafe elements.removeAll(of: Element.self)
+            }
+            return
         }
+        #endif
+        var dropped = ElementBuffer()
+        let droppedTerminal: ObserveOnTerminalEvent? = lock.withLock {
+            // unsafe: `elements` is unchecked; `lock` is held. Its storage moves to `dropped`, released below.
+            unsafe swap(&elements, &dropped)
+            // unsafe: `machine` is unchecked; `lock` is held.
+            return unsafe machine.dispose()
+        }
+        // unsafe: `dropped` owns what `elements` held (all of them `Element`), released once, here.
+        unsafe dropped.release(of: Element.self)
+        _ = consume droppedTerminal
     }
 
     deinit {

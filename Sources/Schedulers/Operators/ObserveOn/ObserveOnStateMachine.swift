@@ -105,10 +105,15 @@ struct ObserveOnStateMachine {
         }
     }
 
-    /// Stops queuing; the caller drops what is queued.
-    mutating func dispose() {
+    /// Stops queuing; the caller drops what is queued, and the terminal
+    /// event returned, after releasing the lock (destroying an error runs
+    /// user code).
+    @discardableResult
+    mutating func dispose() -> ObserveOnTerminalEvent? {
         state = .disposed
+        let dropped = pendingTerminal
         pendingTerminal = nil
+        return dropped
     }
 }
 
