@@ -234,10 +234,33 @@ final class DispatchJobQueue: @unchecked Sendable {
             if outstanding == 1 {
                 keepAlive = executor
             }
+            #if SCHEDULERS_MUTANTS
+            if let mutant = Mutant.active, mutant == .executorFIFO || mutant == .executorWrongQueue {
+                return
+            }
+            #endif
             if !SyncPoint.controllerTook(block, for: queue) {
                 queue.async(execute: block)
             }
         }
+        #if SCHEDULERS_MUTANTS
+        switch Mutant.active {
+        case .executorFIFO?:
+            // The mutant: enqueued after the lock is released, so two
+            // enqueuers' blocks may reach the queue in the other order.
+            if !SyncPoint.controllerTook(block, for: queue) {
+                queue.async(execute: block)
+            }
+        case .executorWrongQueue?:
+            // The mutant: the global queue instead of the scheduler's.
+            let global = DispatchQueue.global()
+            if !SyncPoint.controllerTook(block, for: global) {
+                global.async(execute: block)
+            }
+        default:
+            break
+        }
+        #endif
     }
 
     private func runOldest() {

@@ -163,6 +163,12 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
             case .waiting(let waiting):
                 state = waiting
             case .ticking:
+                #if SCHEDULERS_MUTANTS
+                if Mutant.active == .periodicMissedCancel {
+                    // The mutant: leaves the job to the running tick.
+                    return nil
+                }
+                #endif
                 state = nil
             }
             phase = .disposed

@@ -46,6 +46,12 @@ public final class CompositeDisposable: Cancelable, @unchecked Sendable {
 
         /// Marks disposed; returns every member the first time.
         mutating func dispose() -> [(key: UInt64, disposable: Disposable)] {
+            #if SCHEDULERS_MUTANTS
+            if Mutant.active == .compositeDoubleDispose {
+                disposed = true
+                return members
+            }
+            #endif
             if disposed {
                 return []
             }

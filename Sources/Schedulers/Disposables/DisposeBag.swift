@@ -50,6 +50,16 @@ public final class DisposeBag: @unchecked Sendable {
 
     /// Adds a disposable, disposed when the bag is deallocated.
     public func insert(_ disposable: Disposable) {
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .disposeBagCheckThenAct {
+            if lock.withLock({ state.disposed }) {
+                disposable.dispose()
+            } else {
+                lock.withLock { state.members.append(disposable) }
+            }
+            return
+        }
+        #endif
         let disposeNow = lock.withLock { state.insert(disposable) }
         if disposeNow {
             disposable.dispose()

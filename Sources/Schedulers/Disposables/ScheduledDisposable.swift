@@ -25,7 +25,17 @@ public final class ScheduledDisposable: Cancelable, @unchecked Sendable {
 
     /// Schedules the disposal on `scheduler`.
     public func dispose() {
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .scheduledDisposableSplitExchange {
+            // The mutant: the exchange split into a load and a store.
+            guard !disposed.load(ordering: .acquiring) else { return }
+            disposed.store(true, ordering: .releasing)
+        } else {
+            guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        }
+        #else
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        #endif
         guard let inner = disposable.take() else { return }
         _ = scheduler.schedule(inner) { inner in
             inner.dispose()

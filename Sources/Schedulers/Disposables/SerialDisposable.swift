@@ -22,6 +22,11 @@ public final class SerialDisposable: Cancelable, @unchecked Sendable {
             }
             let old = current
             current = new
+            #if SCHEDULERS_MUTANTS
+            if Mutant.active == .serialLeaksReplaced {
+                return nil
+            }
+            #endif
             return old
         }
 

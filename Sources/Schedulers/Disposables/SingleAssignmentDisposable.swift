@@ -56,6 +56,12 @@ extension SingleAssignmentDisposable.State {
             self = .holding(disposable)
             return false
         case .disposedBeforeAssignment:
+            #if SCHEDULERS_MUTANTS
+            if Mutant.active == .singleAssignmentKeepsLate {
+                self = .holding(disposable)
+                return false
+            }
+            #endif
             self = .disposed
             return true
         case .holding, .disposed:

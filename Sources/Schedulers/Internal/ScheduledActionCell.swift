@@ -38,7 +38,13 @@ struct ScheduledActionPhase: ~Copyable, Sendable {
     /// while it ran, so the runner must dispose the result itself.
     @inlinable
     func finish() -> Bool {
-        move(from: .running, to: .finished)
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .cellPublishByStore {
+            value.store(Previous.finished.rawValue, ordering: .releasing)
+            return true
+        }
+        #endif
+        return move(from: .running, to: .finished)
     }
 
     @inlinable

@@ -110,6 +110,11 @@ final class SubscribeOnSink<Observer: ObserverType>: Sink<Observer>, ObserverTyp
                 state = .subscribed(subscription)
                 return .none
             case .disposed:
+                #if SCHEDULERS_MUTANTS
+                if Mutant.active == .subscribeOnDropsLateSubscription {
+                    return .none
+                }
+                #endif
                 return .disposeOnScheduler(subscription)
             case .waitingToSubscribe, .subscribed:
                 preconditionFailure("subscribe(on:) state corrupted")
@@ -137,6 +142,12 @@ final class SubscribeOnSink<Observer: ObserverType>: Sink<Observer>, ObserverTyp
         }
         super.dispose()
         if case .disposeOnScheduler(let subscription) = action {
+            #if SCHEDULERS_MUTANTS
+            if Mutant.active == .subscribeOnDisposeInline {
+                subscription.dispose()
+                return
+            }
+            #endif
             disposeOnScheduler(subscription)
         }
     }

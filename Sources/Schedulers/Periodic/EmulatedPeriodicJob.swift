@@ -93,6 +93,12 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
     }
 
     func dispose() {
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .emulatedPeriodicUnlockedRead, case .disposed = phase {
+            // The mutant: a fast path that reads `phase` without its lock.
+            return
+        }
+        #endif
         let released: (pending: Disposable?, action: ((State) -> State)?, state: State?) =
             lock.withLock {
                 let pending: Disposable?

@@ -146,6 +146,14 @@ final class Trampoline {
 
     /// Takes the oldest entry out of the queue.
     private func popFirst() -> TrampolineWork? {
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .trampolineLIFO, let work = incoming.take() {
+            // The mutant: pops where `enqueue` pushes, newest first.
+            incoming = work.next.take()
+            queued.store(queued.load(ordering: .relaxed) - 1, ordering: .relaxed)
+            return work
+        }
+        #endif
         if outgoing == nil {
             // Reverse `incoming` (newest first) into `outgoing` (oldest first).
             var reversed: TrampolineWork?

@@ -174,6 +174,17 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     /// disposed); release what it holds.
     @usableFromInline
     func finish() {
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .recursionKeepsState {
+            // The mutant: releases only on a normal finish, not after a dispose().
+            if phase.compareExchange(
+                expected: Phase.live.rawValue, desired: Phase.finished.rawValue, ordering: .acquiringAndReleasing
+            ).exchanged {
+                release()
+            }
+            return
+        }
+        #endif
         _ = phase.compareExchange(
             expected: Phase.live.rawValue, desired: Phase.finished.rawValue, ordering: .acquiringAndReleasing)
         release()

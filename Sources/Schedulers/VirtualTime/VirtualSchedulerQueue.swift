@@ -98,7 +98,13 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
         switch converter.compareVirtualTime(lhsTime, rhsTime) {
         case .lessThan: return true
         case .greaterThan: return false
-        case .equal: return lhsSequence < rhsSequence
+        case .equal:
+            #if SCHEDULERS_MUTANTS
+            if Mutant.active == .virtualTimeTiesReversed {
+                return lhsSequence > rhsSequence
+            }
+            #endif
+            return lhsSequence < rhsSequence
         }
     }
 

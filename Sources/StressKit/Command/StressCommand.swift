@@ -82,7 +82,7 @@ public struct StressCommand: Sendable {
             return runReplay(replay, options)
         }
         let seed = options.seed ?? UInt64.random(in: 0...UInt64.max)
-        let runner = StressRunner(limit: options.limit, seed: seed)
+        let runner = StressRunner(limit: options.limit, seed: seed, stopAtFirstForbidden: options.stopAtFirstForbidden)
         if options.selfCheck {
             return runSelfCheck(runner, options)
         }
@@ -209,6 +209,7 @@ public struct StressCommand: Sendable {
         arguments += ["--hang-seconds", String(options.hangSeconds)]
         if let iterations = options.iterations { arguments += ["--iterations", String(iterations)] }
         if let duration = options.duration { arguments += ["--duration", String(duration)] }
+        if options.stopAtFirstForbidden { arguments.append("--stop-at-first-forbidden") }
         if let strategy = options.explore {
             arguments += ["--explore", strategy.rawValue, "--pct-depth", String(options.pctDepth)]
             arguments += ["--preemptions", String(options.preemptions)]
@@ -275,6 +276,7 @@ public struct StressCommand: Sendable {
         var settings = ExplorationSettings(strategy: strategy, seed: seed, limit: options.explorationLimit)
         settings.pctDepth = options.pctDepth
         settings.preemptionBound = options.preemptions
+        settings.stopAtFirstFailure = options.stopAtFirstForbidden
         if options.childScenario == nil {
             output("\(programName) --explore \(strategy.rawValue): \(explorable.count) scenario(s), "
                 + "\(describe(options.explorationLimit, unit: "schedules")) each, \(settings.strategyDescription), seed \(seed) "

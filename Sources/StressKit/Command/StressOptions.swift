@@ -74,6 +74,11 @@ public struct StressOptions: ParsableCommand {
         transform: StressOptions.seedValue)
     public var seed: UInt64?
 
+    /// `--stop-at-first-forbidden`: end each scenario at its first forbidden outcome.
+    @ArgumentParser.Flag(
+        help: "End each scenario at its first forbidden outcome (on real threads, after the batch that saw it).")
+    public var stopAtFirstForbidden = false
+
     /// `--csv`: where to write the results.
     @Option(name: .customLong("csv"), help: ArgumentHelp("Also write the results as CSV to <path>.", valueName: "path"))
     public var csvPath: String?

@@ -143,6 +143,10 @@ public final class RecursiveChainProbe: @unchecked Sendable {
     private var lastEndSawReturn = false
     var disposeBeganWhenDrained = false
     var heldWhenDrained = 0
+    /// The chain's disposable, kept (as an operator's subscription may keep
+    /// it) until the iteration is classified: a disposed chain releases its
+    /// action and states once it drained, however long its disposable lives.
+    var keptChain: Disposable?
 
     /// Creates the state for one iteration.
     init(_ live: LiveCounter, choices: inout IterationChoices) {
@@ -182,6 +186,7 @@ public final class RecursiveChainProbe: @unchecked Sendable {
     /// Hands the chain's disposable to `holder`, wrapped so that the flags
     /// mark its own `dispose()`, whichever thread runs it.
     func hold(_ chain: Disposable) {
+        keptChain = chain
         holder.setDisposable(Disposables.create { [self] in
             disposeBegan.set()
             chain.dispose()
@@ -271,6 +276,7 @@ public final class RecursiveChainProbe: @unchecked Sendable {
 
     /// Classifies the iteration. Call once both actors returned.
     func classify() -> RecursiveChainOutcome {
+        defer { keptChain = nil }
         if ranElsewhere {
             return .stepOnAnotherThread
         }

@@ -62,6 +62,8 @@ public enum ScenarioCatalog {
         // once more on a serial scheduler beside its fast path.
         scenarios += on(.observeOn).map { ObserveOnDisposeVersusDelivery($0) as any StressScenario }
         scenarios += on(.observeOnGenericPath).map { ObserveOnDisposeVersusDelivery($0, path: .generic) as any StressScenario }
+        // Guarantee 3 without a dispose: every element arrives (a lost wake-up strands one).
+        scenarios += on(.observeOn).map { ObserveOnDeliversEverything($0) as any StressScenario }
         // Guarantees 3 and 8 without a re-entrant lock: dropping queued
         // elements at dispose runs their deinits, which send into the chain.
         scenarios += on(.observeOn).map { ObserveOnDeinitReentry($0) as any StressScenario }

@@ -39,7 +39,7 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
         case .bodyAfterDisposeReturned: "the scheduler committed to the action just before dispose() returned; its body ran after (allowed)"
         case .ranAfterDisposeReturned: "dispose() returned before the action could be dequeued, yet it ran"
         case .ranTwice: "the action ran more than once"
-        case .resultNotDisposed: "the action ran but what it returned was never disposed"
+        case .resultNotDisposed: "the action ran but what it returned was not disposed once dispose() had returned and the scheduler settled"
         case .resultDisposedTwice: "what the action returned was disposed more than once"
         case .hung: "the scheduler neither ran nor dropped the action within its settle timeout (10 s unless registered otherwise)"
         }
@@ -66,6 +66,10 @@ public final class ScheduledActionProbe: @unchecked Sendable {
     let disposerReady = Flag()
     /// The action's own disposable, kept by actor 0 for a last dispose.
     private var kept: Disposable?
+    /// How many times the result had been disposed when that last dispose
+    /// came: every racing `dispose()` had returned and the scheduler had
+    /// settled, so a result of an action that ran is disposed by then.
+    private var resultDisposalsBeforeLastDispose: Int?
     /// Set when the arbiter gave up waiting for the scheduler.
     let hung = Flag()
     /// What the action returns: must be disposed exactly once if it ran.
@@ -120,6 +124,7 @@ public final class ScheduledActionProbe: @unchecked Sendable {
 
     /// Disposes the kept disposable again (after everything settled): must change nothing.
     func disposeKeptAgain() {
+        resultDisposalsBeforeLastDispose = result.disposeCount
         kept?.dispose()
         kept = nil
     }
@@ -179,6 +184,10 @@ public final class ScheduledActionProbe: @unchecked Sendable {
         }
         if ran == 0 {
             return result.disposeCount == 0 ? .disposedBeforeStart : .resultDisposedTwice
+        }
+        if resultDisposalsBeforeLastDispose == 0 && disposeReturned.isSet {
+            // Disposed only by the last, extra dispose(): the racing one lost it.
+            return .resultNotDisposed
         }
         switch result.disposeCount {
         case 0: return .resultNotDisposed

@@ -112,6 +112,18 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     /// send another event into this same sink (which takes this lock) or
     /// dispose it again. No user code runs under the lock.
     final func dispose() {
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .observeOnDeinitReentry {
+            // The mutant: the queued elements and the terminal event die under the lock.
+            lock.withLock {
+                // unsafe: as below; `lock` is held.
+                _ = unsafe machine.dispose()
+                // unsafe: as below; the elements are always `Element`.
+                unsafe elements.removeAll(of: Element.self)
+            }
+            return
+        }
+        #endif
         var dropped = ElementBuffer()
         let droppedTerminal: ObserveOnTerminalEvent? = lock.withLock {
             // unsafe: `elements` is unchecked; `lock` is held. Its storage moves to `dropped`, released below.

@@ -82,6 +82,12 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
             if let terminal, !isDisposed {
                 deliverTerminal(terminal)
             }
+            #if SCHEDULERS_MUTANTS
+            if Mutant.active == .observeOnLostWakeUp {
+                // The mutant: one batch per scheduled drain.
+                return
+            }
+            #endif
         }
     }
 

@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# The stress suite's mutation score (docs/Stress.md, "Mutation score").
+#
+# Builds Stress once, in a build directory of its own, with every seeded bug
+# of Sources/Schedulers/Internal/Mutant.swift compiled in
+# (-DSCHEDULERS_MUTANTS, defined by this script alone, never by the package
+# or a client), the package trait Exploration and ThreadSanitizer: one build
+# serves both the explored runs and the real-thread runs (the sync points
+# are a load of an unset hook on real threads). Then:
+#   1. the correct library (SCHEDULERS_MUTANT unset) through every scenario
+#      the catalog below names, with every strategy and the same budgets:
+#      it must be clean, so that a catch is not a flaky scenario;
+#   2. each mutant (SCHEDULERS_MUTANT=<name>) against the scenarios of its
+#      subsystem, one scenario at a time, explored (random, pct, exhaustive)
+#      and then on real threads under ThreadSanitizer, stopping at the first
+#      catch: a forbidden outcome, a leak, a ThreadSanitizer report, a trap
+#      or a hang of that scenario.
+# Prints the detection table (mutant, kind, caught or not, by which scenario,
+# strategy and outcome, iterations and seconds to the first catch) and the
+# score, and fails when the clean run is not clean, or when a mutant that
+# scripts/mutants-expected.txt lists as caught was not caught.
+#
+# Explored runs ignore ThreadSanitizer's reports (report_bugs=0): the
+# controller installs the library's hook while a previous schedule's
+# dispatch worker may still read it, a race of the harness, not the library;
+# exploration's own verdict decides there.
+#
+# Usage: scripts/mutation-score.sh
+# Environment:
+#   STRESS_MUTANTS_SCRATCH  build directory (default .build-mutants)
+#   MUTANTS_ONLY            comma-separated mutant names to run (default all); the clean run
+#                           then covers their scenarios only
+#   MUTANTS_SCHEDULES       explored schedules per scenario and strategy (default 300)
+#   MUTANTS_SECONDS         real-thread seconds per scenario (default 2)
+#   MUTANTS_SEED            seed of every run (default 1)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+scratch="${STRESS_MUTANTS_SCRATCH:-.build-mutants}"
+only="${MUTANTS_ONLY:-}"
+schedules="${MUTANTS_SCHEDULES:-300}"
+seconds="${MUTANTS_SECONDS:-2}"
+seed="${MUTANTS_SEED:-1}"
+expected_file=scripts/mutants-expected.txt
+# A guard around every run, beyond the harness's own watchdog (--hang-seconds).
+run_timeout=120
+strategies=(random pct exhaustive tsan)
+
+# The catalog: mutant | kind of bug | the scenarios of its subsystem (texts
+# of scenario names, as --filter takes them). Mutant.swift says where each
+# bug is and which guarantee it breaks.
+catalog=$(cat <<'CATALOG'
+executor-fifo|lost FIFO (serial executor)|executor-fifo,actor-job
+trampoline-lifo|lost FIFO (trampoline)|current-thread
+virtual-time-ties-reversed|virtual-time item run out of order|historical
+composite-double-dispose|double dispose of a composite's child|composite,exactly-once
+serial-leaks-replaced|replaced disposable never disposed|serial-disposable,exactly-once
+dispose-bag-check-then-act|check-then-act across two critical sections|dispose-bag
+single-assignment-keeps-late|run after dispose|dispose-vs-action,single-assignment,exactly-once
+cell-publish-by-store|compare-exchange weakened to a store|dispose-vs-action
+observe-on-lost-wakeup|lost wake-up|observeOn-delivers-all,observeOn
+observe-on-deinit-reentry|re-entrant deadlock|observeOn-deinit-reentry,observeOn
+subscribe-on-dispose-inline|dispose off its scheduler|subscribeOn
+subscribe-on-drops-late-subscription|lost disposal on a race|subscribeOn
+periodic-missed-cancel|missed cancel in a periodic job|dispose-vs-periodic
+emulated-periodic-unlocked-read|data race (unlocked read)|dispose-vs-periodic
+recursion-keeps-state|state kept after dispose|recursive-chain
+executor-wrong-queue|executor job on the wrong queue|actor-job,executor-fifo
+scheduled-disposable-split-exchange|check-then-act on one atomic|scheduled-disposable,exactly-once
+CATALOG
+)
+
+echo "== building Stress with --traits Exploration, --sanitize=thread and -DSCHEDULERS_MUTANTS in $scratch"
+started=$(date +%s)
+flags=(-c release --traits Exploration --sanitize=thread -Xswiftc -DSCHEDULERS_MUTANTS --scratch-path "$scratch")
+swift build "${flags[@]}" --product Stress || exit 1
+binary="$(swift build "${flags[@]}" --show-bin-path)/Stress"
+built=$(date +%s)
+
+# atexit_sleep_ms=0: ThreadSanitizer otherwise sleeps a second at every exit,
+# and this script starts hundreds of processes.
+tsan_real="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4 atexit_sleep_ms=0"
+# A suppression is allowed only for an upstream cause, named beside it in the file.
+if [[ -s scripts/tsan-suppressions.txt ]] && grep -qv '^\s*\(#\|$\)' scripts/tsan-suppressions.txt; then
+    tsan_real="$tsan_real suppressions=$PWD/scripts/tsan-suppressions.txt"
+fi
+tsan_explore="report_bugs=0 $tsan_real"
+
+fail() {
+    echo "== FAILED: $*" >&2
+    exit 1
+}
+
+mapfile -t all_scenarios < <(SCHEDULERS_MUTANT= "$binary" --list | grep -v '^ ' | awk '{ print $1 }')
+[[ ${#all_scenarios[@]} -gt 0 ]] || fail "Stress --list printed no scenario"
+
+# The scenarios whose names contain one of the comma-separated texts: those
+# of the first text first, each in run order, each once.
+scenarios_for() {
+    local texts text name
+    local -A seen=()
+    IFS=, read -ra texts <<<"$1"
+    for text in "${texts[@]}"; do
+        for name in "${all_scenarios[@]}"; do
+            if [[ $name == *"$text"* && -z ${seen[$name]:-} ]]; then
+                seen[$name]=1
+                echo "$name"
+            fi
+        done
+    done
+}
+
+work=$(mktemp -d)
+mutant_names=() selected=()
+declare -A kind_of filters_of
+while IFS='|' read -r name kind filters; do
+    [[ -n $name ]] || continue
+    mutant_names+=("$name")
+    [[ -z $only || ",$only," == *",$name,"* ]] && selected+=("$name")
+    kind_of[$name]=$kind
+    filters_of[$name]=$filters
+done <<<"$catalog"
+
+declare -A expected_of reason_of
+while read -r name verdict reason; do
+    [[ -z $name || $name == \#* ]] && continue
+    expected_of[$name]=$verdict
+    reason_of[$name]=$reason
+done <"$expected_file"
+for name in "${mutant_names[@]}"; do
+    [[ -n ${expected_of[$name]:-} ]] || fail "$name is in the catalog but not in $expected_file"
+done
+for name in "${!expected_of[@]}"; do
+    [[ -n ${kind_of[$name]:-} ]] || fail "$name is in $expected_file but not in the catalog"
+done
+
+# Runs Stress once: $1 mutant ('' for the correct library), $2 strategy,
+# $3 comma-separated scenario filter, $4 'stop' to stop at the first
+# forbidden outcome. Sets run_status, run_csv, run_log, run_wall.
+run_stress() {
+    local mutant=$1 strategy=$2 filter=$3 stop=$4 options
+    run_csv="$work/run.csv"
+    run_log="$work/run.log"
+    rm -f "$run_csv"
+    local args=(--filter "$filter" --seed "$seed" --csv "$run_csv" --hang-seconds 20)
+    [[ $stop == stop ]] && args+=(--stop-at-first-forbidden)
+    if [[ $strategy == tsan ]]; then
+        args+=(--duration "$seconds")
+        options=$tsan_real
+    else
+        args+=(--explore "$strategy" --iterations "$schedules")
+        options=$tsan_explore
+    fi
+    local begun
+    begun=$(date +%s.%N)
+    run_status=0
+    SCHEDULERS_MUTANT="$mutant" TSAN_OPTIONS="$options" timeout -k 5 "$run_timeout" "$binary" "${args[@]}" \
+        >"$run_log" 2>&1 || run_status=$?
+    run_wall=$(awk -v a="$begun" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# The result CSV with its one quoted field (the guarantees, "5, 7") made
+# comma-free, so that awk -F, counts the fields right.
+csv_fields() {
+    sed -E 's/"[^"]*"/quoted/g' "$1"
+}
+
+strategy_label() {
+    case $1 in
+        tsan) echo "real threads (TSan)" ;;
+        *) echo "explore $1" ;;
+    esac
+}
+
+echo "== the correct library through every scenario of the catalog: it must be clean"
+[[ ${#selected[@]} -gt 0 ]] || fail "MUTANTS_ONLY=$only names no mutant of the catalog"
+union=$(for name in "${selected[@]}"; do echo "${filters_of[$name]}"; done | tr ',' '\n' | sort -u | paste -sd, -)
+mapfile -t union_scenarios < <(scenarios_for "$union")
+union_filter=$(IFS=,; echo "${union_scenarios[*]}")
+echo "   ${#union_scenarios[@]} scenarios: ${union_scenarios[*]}"
+clean_failed=0
+for strategy in "${strategies[@]}"; do
+    run_stress "" "$strategy" "$union_filter" full
+    failed=$([[ -f $run_csv ]] && csv_fields "$run_csv" | awk -F, 'NR > 1 && $7 == "FAILED" { print $2 }' | sort -u | paste -sd' ' -)
+    if [[ $run_status != 0 ]]; then
+        clean_failed=1
+        echo "   $(strategy_label "$strategy"): FAILED (exit $run_status) in ${run_wall} s: ${failed:-no result}"
+        grep -E 'FORBIDDEN OUTCOME SEEN|FAILED|ThreadSanitizer: ' "$run_log" | head -n 20 | sed 's/^/     /'
+    else
+        echo "   $(strategy_label "$strategy"): clean in ${run_wall} s"
+    fi
+done
+cleaned=$(date +%s)
+[[ $clean_failed == 0 ]] || fail "the correct library is not clean on the catalog's scenarios (above): a catch would not mean anything"
+
+echo "== each mutant against the scenarios of its subsystem, stopping at the first catch"
+declare -A result_of row_of
+for name in "${selected[@]}"; do
+    mapfile -t scenarios < <(scenarios_for "${filters_of[$name]}")
+    [[ ${#scenarios[@]} -gt 0 ]] || fail "$name: no scenario name contains ${filters_of[$name]}"
+    mutant_started=$(date +%s)
+    result_of[$name]=missed
+    row_of[$name]="-|-|-|-|-"
+    for strategy in "${strategies[@]}"; do
+        for scenario in "${scenarios[@]}"; do
+            run_stress "$name" "$strategy" "$scenario" stop
+            [[ $run_status == 2 ]] && fail "$name: Stress refused its command line: $(tail -n 3 "$run_log")"
+            [[ $run_status == 0 ]] && continue
+            # A scenario whose name starts with this one's may have run too: only this one's rows count.
+            outcome="" iterations="" secs=""
+            if [[ -f $run_csv ]]; then
+                read -r outcome iterations secs < <(awk -F, -v s="$scenario" '
+                    NR > 1 && $2 == s {
+                        iterations = $4; seconds = $5; live = $6
+                        if ($9 == "FORBIDDEN" && $10 > 0 && found == "") found = $8
+                        if ($7 == "FAILED") failed = 1
+                    }
+                    END {
+                        if (!failed) exit
+                        if (found == "" && live > 0) found = "leak(" live "-live)"
+                        print (found == "" ? "failed" : found), iterations, seconds
+                    }' < <(csv_fields "$run_csv"))
+            fi
+            if [[ -z $outcome ]]; then
+                if [[ $run_status == 124 || $run_status == 137 ]]; then
+                    outcome="hang(timeout)"
+                elif [[ $run_status == 66 ]]; then
+                    outcome="sanitizer-report"
+                elif [[ $run_status -gt 128 ]]; then
+                    outcome="crashed(signal-$((run_status - 128)))"
+                else
+                    continue
+                fi
+            fi
+            [[ -z $iterations || $iterations == 0 ]] && iterations="-"
+            if [[ -z $secs ]] || awk -v s="$secs" 'BEGIN { exit !(s == 0) }'; then
+                secs=$run_wall
+            fi
+            result_of[$name]=caught
+            row_of[$name]="$scenario|$(strategy_label "$strategy")|$outcome|$iterations|$(printf '%.2f' "$secs")"
+            break 2
+        done
+    done
+    echo "   $name: ${result_of[$name]} ($(( $(date +%s) - mutant_started )) s)"
+done
+finished=$(date +%s)
+
+echo
+echo "== detection table (seed $seed; $schedules schedules per explored scenario, $seconds s per real-thread scenario)"
+format='%-36s %-44s %-7s %-52s %-20s %-38s %10s %8s\n'
+# shellcheck disable=SC2059
+printf "$format" mutant kind result "first caught by scenario" strategy outcome iterations seconds
+caught=0 ran=0 regressions=()
+for name in "${mutant_names[@]}"; do
+    [[ -n ${result_of[$name]:-} ]] || continue
+    ran=$((ran + 1))
+    IFS='|' read -r scenario strategy outcome iterations secs <<<"${row_of[$name]}"
+    # shellcheck disable=SC2059
+    printf "$format" "$name" "${kind_of[$name]}" "${result_of[$name]}" "$scenario" "$strategy" "$outcome" "$iterations" "$secs"
+    if [[ ${result_of[$name]} == caught ]]; then
+        caught=$((caught + 1))
+    elif [[ ${expected_of[$name]} == caught ]]; then
+        regressions+=("$name")
+    fi
+done
+echo
+for name in "${mutant_names[@]}"; do
+    if [[ ${result_of[$name]:-} == missed ]]; then
+        echo "missed: $name: ${reason_of[$name]}"
+    elif [[ ${result_of[$name]:-} == caught && ${expected_of[$name]} == missed ]]; then
+        echo "note: $name is now caught; $expected_file still lists it as missed (${reason_of[$name]})"
+    fi
+done
+score=$(awk -v c="$caught" -v n="$ran" 'BEGIN { printf "%.0f", n ? 100 * c / n : 0 }')
+echo "== score: $caught of $ran mutants caught ($score %)"
+echo "== wall time: build $((built - started)) s, clean run $((cleaned - built)) s, mutants $((finished - cleaned)) s, total $((finished - started)) s"
+rm -rf "$work"
+if [[ ${#regressions[@]} -gt 0 ]]; then
+    fail "caught before (per $expected_file), not caught now: ${regressions[*]}"
+fi
+echo "== OK: the correct library is clean, and every mutant $expected_file lists as caught was caught"
