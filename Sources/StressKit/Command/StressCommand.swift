@@ -81,6 +81,10 @@ public struct StressCommand: Sendable {
         if let replay = options.replay {
             return runReplay(replay, options)
         }
+        if let path = options.childCSV {
+            // The header first: its parent then knows the scenario started.
+            guard write(ResultCSV.render([]), to: path, quietly: true) else { return Self.usageError }
+        }
         let seed = options.seed ?? UInt64.random(in: 0...UInt64.max)
         let runner = StressRunner(limit: options.limit, seed: seed, stopAtFirstForbidden: options.stopAtFirstForbidden)
         if options.selfCheck {
@@ -181,8 +185,17 @@ public struct StressCommand: Sendable {
         var sanitizerStopped = false
         for (index, scenario) in chosen.enumerated() {
             let csv = folder.appendingPathComponent("\(index).csv").path
-            let child = ChildRun.run(
-                executable: executablePath ?? "", arguments: childArguments(scenario.name, seed: seed, csv: csv, options))
+            let arguments = childArguments(scenario.name, seed: seed, csv: csv, options)
+            var child = ChildRun.run(executable: executablePath ?? "", arguments: arguments)
+            // A child killed before it started its scenario (it writes the
+            // CSV's header first) died in process start-up, not in the code
+            // under test: ThreadSanitizer's hook of the spawn can fail in a
+            // busy process. That is tried again, twice at most.
+            for _ in 0..<2 where child.killedBySignal && !FileManager.default.fileExists(atPath: csv) {
+                output("\(programName): the process for \(scenario.name) was killed by signal \(child.status) before "
+                    + "it started the scenario; starting it again")
+                child = ChildRun.run(executable: executablePath ?? "", arguments: arguments)
+            }
             let result: ScenarioResult
             switch child.ending(csv: csv) {
             case .result(let written):
