@@ -70,6 +70,13 @@ public final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecke
         var values: [Int] {
             received.withLock { $0 }
         }
+
+        /// How many elements arrived so far; counted under the lock, while
+        /// the observer may still append (a copy of the array taken out of
+        /// the lock would be read while the observer reuses its storage).
+        var deliveredCount: Int {
+            received.withLock { $0.count }
+        }
     }
 
     public let name = "cancel-all-vs-observeOn.operation-queue"
@@ -108,7 +115,7 @@ public final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecke
             }
         } else {
             spinDelay(nanoseconds: state.cancelDelay)
-            let delivered = state.values.count
+            let delivered = state.deliveredCount
             state.deliveredAtCancel.withLock { $0 = delivered }
             queue.unsafelyUnwrapped.cancelAllOperations()
         }
