@@ -91,8 +91,9 @@ final class VirtualSchedulerAction<StateType>: VirtualSchedulerItem, ScheduledAc
 /// Each item disposed while pending is added once and taken off once, in
 /// either order, so the count is exact whenever no dispose is half done,
 /// and may read below zero for a moment. The scheduler compacts its queue
-/// when more than half of it are tombstones, which keeps the queue within
-/// twice its live items (plus what is disposed between two schedules).
+/// when a schedule or a run finds at least half of it tombstones, so
+/// between those the queue holds at most as many tombstones as live items,
+/// plus what is disposed since the last schedule or run began.
 @usableFromInline
 final class VirtualSchedulerTombstones: Sendable {
     @usableFromInline
