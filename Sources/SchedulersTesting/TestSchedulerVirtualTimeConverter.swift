@@ -26,6 +26,7 @@ public struct TestSchedulerVirtualTimeConverter: VirtualTimeConverterType, Senda
     }
 
     /// The date `virtualTime · resolution` seconds after 1970.
+    @inlinable
     public func convertFromVirtualTime(_ virtualTime: VirtualTimeUnit) -> RxTime {
         Date(timeIntervalSince1970: TimeInterval(virtualTime) * resolution)
     }
@@ -36,6 +37,7 @@ public struct TestSchedulerVirtualTimeConverter: VirtualTimeConverterType, Senda
     }
 
     /// `virtualTimeInterval · resolution` seconds.
+    @inlinable
     public func convertFromVirtualTimeInterval(_ virtualTimeInterval: VirtualTimeIntervalUnit) -> TimeInterval {
         TimeInterval(virtualTimeInterval) * resolution
     }
@@ -46,6 +48,7 @@ public struct TestSchedulerVirtualTimeConverter: VirtualTimeConverterType, Senda
     }
 
     /// `time + offset`, saturating.
+    @inlinable
     public func offsetVirtualTime(_ time: VirtualTimeUnit, offset: VirtualTimeIntervalUnit) -> VirtualTimeUnit {
         let (sum, overflow) = time.addingReportingOverflow(offset)
         guard overflow else { return sum }
@@ -53,6 +56,7 @@ public struct TestSchedulerVirtualTimeConverter: VirtualTimeConverterType, Senda
     }
 
     /// Compares the two tick counts.
+    @inlinable
     public func compareVirtualTime(_ lhs: VirtualTimeUnit, _ rhs: VirtualTimeUnit) -> VirtualTimeComparison {
         if lhs < rhs { return .lessThan }
         if lhs > rhs { return .greaterThan }

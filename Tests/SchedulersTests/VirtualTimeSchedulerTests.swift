@@ -366,4 +366,167 @@ final class VirtualTimeSchedulerTests: XCTestCase {
         XCTAssertEqual(counter.count, 2_000)
         XCTAssertEqual(scheduler.queuedCount, 0)
     }
+
+    // MARK: Tombstones (VirtualSchedulerQueue, VirtualSchedulerTombstones)
+
+    func testDisposedItemsStayQueuedUntilAScheduleFindsHalfDisposed() {
+        let scheduler = makeScheduler()
+        var ran: [Int] = []
+        var disposables: [Disposable] = []
+        var expected: [(time: Int, index: Int)] = []
+        func schedule(_ index: Int, at time: Int) {
+            disposables.append(scheduler.scheduleAbsoluteVirtual(index, time: time) { value in
+                ran.append(value)
+                return Disposables.create()
+            })
+            expected.append((time, index))
+        }
+        for index in 0..<100 {
+            schedule(index, at: 100 - index % 10)
+        }
+        for index in stride(from: 0, to: 98, by: 2) {
+            disposables[index].dispose()
+        }
+        XCTAssertEqual(scheduler.queuedCount, 51)
+        XCTAssertEqual(scheduler.queuedItemCount, 100, "disposing leaves a tombstone")
+        XCTAssertEqual(scheduler.tombstones.value, 49)
+        schedule(100, at: 1)
+        XCTAssertEqual(scheduler.queuedItemCount, 101, "49 of 100 disposed: no compaction yet")
+        disposables[1].dispose()
+        disposables[3].dispose()
+        schedule(101, at: 95)
+        XCTAssertEqual(scheduler.queuedItemCount, 51, "51 of 101 disposed: compacted before the insert")
+        XCTAssertEqual(scheduler.queuedCount, 51)
+        XCTAssertEqual(scheduler.tombstones.value, 0)
+        scheduler.start()
+        let survivors = expected
+            .filter { $0.index >= 98 || ($0.index % 2 == 1 && $0.index != 1 && $0.index != 3) }
+            .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
+            .map(\.index)
+        XCTAssertEqual(ran, survivors, "compaction keeps due-time order and scheduling order among equal times")
+    }
+
+    func testARunCompactsAMostlyDisposedQueueAndKeepsTheOrder() {
+        var generator = SeededGenerator(seed: 7)
+        let scheduler = makeScheduler()
+        var expected: [(time: Int, index: Int)] = []
+        var ran: [Int] = []
+        var disposables: [Disposable] = []
+        for index in 0..<2_000 {
+            let time = Int(generator.next() % 100)
+            disposables.append(scheduler.scheduleAbsoluteVirtual(index, time: time) { value in
+                ran.append(value)
+                return Disposables.create()
+            })
+            expected.append((time, index))
+        }
+        var disposed = Set<Int>()
+        for index in 0..<2_000 where generator.next() % 3 != 0 {
+            disposables[index].dispose()
+            disposed.insert(index)
+        }
+        XCTAssertEqual(scheduler.queuedItemCount, 2_000)
+        scheduler.advanceTo(0)
+        XCTAssertEqual(scheduler.queuedItemCount, scheduler.queuedCount, "the run began by dropping every tombstone")
+        XCTAssertEqual(scheduler.tombstones.value, 0)
+        scheduler.start()
+        let survivors = expected
+            .filter { !disposed.contains($0.index) }
+            .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
+            .map(\.index)
+        XCTAssertEqual(ran, survivors)
+    }
+
+    func testTombstonesNeverRunAndNeverMoveTheClock() {
+        let scheduler = makeScheduler()
+        var ran: [Int] = []
+        let later = scheduler.scheduleAbsoluteVirtual(2, time: 50) { value in
+            ran.append(value)
+            return Disposables.create()
+        }
+        _ = scheduler.scheduleAbsoluteVirtual(1, time: 10) { value in
+            ran.append(value)
+            return Disposables.create()
+        }
+        later.dispose()
+        scheduler.start()
+        XCTAssertEqual(ran, [1])
+        XCTAssertEqual(scheduler.clock, 10, "the disposed action at 50 must not move the clock")
+        XCTAssertEqual(scheduler.queuedItemCount, 0)
+        XCTAssertEqual(scheduler.tombstones.value, 0)
+    }
+
+    func testAdvanceToDropsTombstonesDueUpToItsTimeAndKeepsLaterWork() {
+        let scheduler = makeScheduler()
+        var ran: [Int] = []
+        let early = scheduler.scheduleAbsoluteVirtual(1, time: 5) { value in
+            ran.append(value)
+            return Disposables.create()
+        }
+        _ = scheduler.scheduleAbsoluteVirtual(2, time: 20) { value in
+            ran.append(value)
+            return Disposables.create()
+        }
+        early.dispose()
+        scheduler.advanceTo(10)
+        XCTAssertEqual(ran, [])
+        XCTAssertEqual(scheduler.clock, 10)
+        XCTAssertEqual(scheduler.queuedItemCount, 1)
+        XCTAssertEqual(scheduler.tombstones.value, 0)
+        scheduler.advanceTo(20)
+        XCTAssertEqual(ran, [2])
+    }
+
+    func testAnItemDisposedAfterItLeftTheQueueIsCountedOutWhenItRuns() throws {
+        let scheduler = makeScheduler()
+        weak var weakState: LifetimeToken?
+        var ran = false
+        do {
+            let state = LifetimeToken()
+            weakState = state
+            _ = scheduler.scheduleAbsoluteVirtual(state, time: 1) { _ in
+                ran = true
+                return Disposables.create()
+            }
+        }
+        // What `start()` does, stopped between taking the item out and
+        // running it: a dispose from another thread lands in that gap.
+        let taken: VirtualSchedulerItem? = scheduler.lock.withLock {
+            scheduler.running = true
+            defer { scheduler.running = false }
+            return scheduler.takeNext(notAfter: nil)
+        }
+        let item = try XCTUnwrap(taken)
+        item.dispose()
+        XCTAssertNil(weakState, "state released at dispose")
+        XCTAssertEqual(scheduler.tombstones.value, 1)
+        item.run()
+        XCTAssertFalse(ran)
+        XCTAssertEqual(scheduler.tombstones.value, 0, "added once at dispose, taken off once by the run")
+    }
+
+    func testTombstoneCountIsExactAfterDisposesRacingARun() {
+        let scheduler = makeScheduler()
+        let counter = Counter()
+        var disposables: [Disposable] = []
+        for index in 0..<4_000 {
+            disposables.append(scheduler.scheduleAbsoluteVirtual(index, time: index) { _ in
+                counter.increment()
+                return Disposables.create()
+            })
+        }
+        let all = UncheckedBox(disposables)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            for disposable in all.value.reversed() {
+                disposable.dispose()
+            }
+        }
+        scheduler.start()
+        group.wait()
+        scheduler.start()
+        XCTAssertEqual(scheduler.queuedItemCount, 0)
+        XCTAssertEqual(scheduler.tombstones.value, 0, "every disposed pending item is counted in once and out once")
+        XCTAssertLessThanOrEqual(counter.count, 4_000)
+    }
 }

@@ -131,9 +131,10 @@ extension ScheduledActionCell {
         phase.isDisposed
     }
 
-    /// Runs the action unless it was disposed first.
+    /// Runs the action unless it was disposed first; `false` when it was.
     @inlinable
-    func runAction() {
+    @discardableResult
+    func runAction() -> Bool {
         guard phase.begin() else {
             // Disposed first: the disposer owns state and action, and has
             // released them unless it left that to the runner.
@@ -141,7 +142,7 @@ extension ScheduledActionCell {
                 state = nil
                 action = nil
             }
-            return
+            return false
         }
         // Both set until the phase leaves `pending`, which `begin()` just did.
         let disposable = action!(state!)
@@ -153,6 +154,7 @@ extension ScheduledActionCell {
             result = nil
             disposable.dispose()
         }
+        return true
     }
 
     /// Disposes the action: skips it if pending, else disposes what it

@@ -1,100 +1,139 @@
 /// The time-ordered queue of a `VirtualTimeScheduler`: a 4-ary min-heap.
 ///
-/// Ordered by due time, then by `sequence`, so items due at the same time run
-/// in the order they were scheduled (a stable priority queue). Each item knows
-/// its index, so a disposed item leaves the heap in O(log n) instead of
-/// waiting there until its time comes. Inserting, removing and popping
-/// allocate nothing beyond the heap's storage, which grows by doubling.
+/// Ordered by due time, then by sequence, so items due at the same time run
+/// in the order they were scheduled (a stable priority queue). A disposed
+/// item is not taken out when it is disposed: it stays as a tombstone (its
+/// state and action already released) until it reaches the top, where
+/// `VirtualTimeScheduler.takeNext(notAfter:)` drops it, or until
+/// `removeDisposed()` drops every tombstone at once and rebuilds the heap.
+/// Inserting, popping and compacting allocate nothing beyond the heap's
+/// storage, which grows by doubling.
 ///
 /// The keys (due times and sequences) are kept in arrays of their own, beside
 /// the array of items, so sifting compares keys without touching the items:
 /// with a million items queued, reading each compared item's time missed the
 /// caches at every comparison. The keys hold no reference: a slot that held
 /// its item beside its key was copied whole per comparison, retaining the
-/// item, which read it all the same (41 % of the run phase at 10⁶ under
-/// perf). The sequences are an array of `UInt64`, which is compiled for that
-/// type even where the rest runs unspecialized. Four children per node halve
-/// the levels a sift goes through, and a node's children's keys are next to
-/// each other. A sift still writes the index of every item it moves into
-/// that item.
+/// item. Four children per node halve the levels a sift goes through, and a
+/// node's children's keys are next to each other.
 ///
-/// Items and keys move into a hole (`place(_:time:sequence:at:)`), never with `swapAt`:
-/// this code is generic in `Converter`, and called from another module (a
-/// test suite's `TestScheduler`, a user's `HistoricalScheduler`) it runs
-/// unspecialized, where `MutableCollection.swapAt` goes through the
-/// protocol's accessor coroutines, which allocated twice per swap: popping
-/// the first of N actions made about 2·log₂N allocations
-/// (VirtualTimeAllocationTests holds the count per action constant in N;
-/// Performance.md has the figures).
+/// Inlinable, as the scheduler's paths that use it are: a caller in another
+/// module (a test suite's `TestScheduler`, a user's `HistoricalScheduler`)
+/// compiles it for its own converter. Unspecialized, each array access asks
+/// the runtime for the array's metadata, most of what an action cost.
+///
+/// Items and keys move into a hole (`place(_:time:sequence:at:)`), never with
+/// `swapAt`: where this code still runs unspecialized (a scheduler used only
+/// through the `Scheduler` protocol inside this module),
+/// `MutableCollection.swapAt` goes through the protocol's accessor
+/// coroutines, which allocate twice per swap (VirtualTimeAllocationTests
+/// holds the count per action constant in N; Performance.md has the figures).
+@usableFromInline
 struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
-    typealias Item = VirtualSchedulerItem<Converter>
+    @usableFromInline
+    typealias Item = VirtualSchedulerItem
+    @usableFromInline
     typealias Time = Converter.VirtualTimeUnit
 
     /// Children per node: the children of `i` are `4i + 1 ... 4i + 4`.
-    private static var arity: Int { 4 }
+    @inlinable
+    static var arity: Int { 4 }
 
-    private let converter: Converter
-    /// `times[i]` and `sequences[i]` are the key of `items[i]`: a copy of its
-    /// `time` and `sequence`. The three always have the same count.
-    private var times: [Time] = []
-    private var sequences: [UInt64] = []
-    private var items: [Item] = []
+    @usableFromInline
+    let converter: Converter
+    /// `times[i]` and `sequences[i]` are the key of `items[i]`: its due time
+    /// and scheduling order. The three always have the same count.
+    @usableFromInline
+    var times: [Time] = []
+    @usableFromInline
+    var sequences: [UInt64] = []
+    @usableFromInline
+    var items: [Item] = []
 
+    @inlinable
     init(converter: Converter) {
         self.converter = converter
     }
 
+    /// Items in the heap, tombstones included.
+    @inlinable
     var count: Int { items.count }
 
-    /// The earliest item. Read with Array's own subscript, not `first`:
-    /// unspecialized, `Collection.first` reads through the protocol's accessor
-    /// coroutine, which allocated once per call (one allocation per run action).
-    var first: Item? { items.isEmpty ? nil : items[0] }
+    /// Items in the heap that are not disposed. O(n): for tests.
+    var liveCount: Int {
+        var live = 0
+        for item in items where !item.isDisposed {
+            live += 1
+        }
+        return live
+    }
 
-    mutating func insert(_ item: Item) {
-        times.append(item.time)
-        sequences.append(item.sequence)
+    /// The earliest item and its due time. Read with Array's own subscript,
+    /// not `first`: unspecialized, `Collection.first` reads through the
+    /// protocol's accessor coroutine, which allocated once per call.
+    @inlinable
+    var first: (time: Time, item: Item)? {
+        items.isEmpty ? nil : (times[0], items[0])
+    }
+
+    @inlinable
+    mutating func insert(_ item: Item, time: Time, sequence: UInt64) {
+        times.append(time)
+        sequences.append(sequence)
         items.append(item)
-        item.queueIndex = items.count - 1
         siftUp(from: items.count - 1)
     }
 
-    mutating func popFirst() -> Item? {
-        guard !items.isEmpty else { return nil }
-        return remove(at: 0)
-    }
-
-    /// Removes `item` if it is still queued.
-    mutating func remove(_ item: Item) {
-        guard let index = item.queueIndex, index < items.count, items[index] === item else { return }
-        _ = remove(at: index)
-    }
-
-    private mutating func remove(at index: Int) -> Item {
-        let removed = items[index]
+    /// Removes the earliest item.
+    ///
+    /// - Precondition: the queue is not empty.
+    @inlinable
+    mutating func removeFirst() {
         let last = items.count - 1
-        if index != last {
-            place(items[last], time: times[last], sequence: sequences[last], at: index)
+        if last > 0 {
+            place(items[last], time: times[last], sequence: sequences[last], at: 0)
         }
         items.removeLast()
         times.removeLast()
         sequences.removeLast()
-        removed.queueIndex = nil
-        if index < items.count {
-            // The last item, now at `index`, goes up if it precedes its new
-            // parent, else down (or stays).
-            let parent = (index - 1) / Self.arity
-            if index > 0, precedes(times[index], sequences[index], times[parent], sequences[parent]) {
-                siftUp(from: index)
-            } else {
-                siftDown(from: index)
+        if last > 1 {
+            siftDown(from: 0)
+        }
+    }
+
+    /// Drops every disposed item and rebuilds the heap, in O(n); returns how
+    /// many it dropped.
+    @inlinable
+    mutating func removeDisposed() -> Int {
+        let count = items.count
+        var kept = 0
+        for index in 0..<count {
+            let item = items[index]
+            guard !item.isDisposed else { continue }
+            if kept != index {
+                place(item, time: times[index], sequence: sequences[index], at: kept)
+            }
+            kept += 1
+        }
+        let removed = count - kept
+        guard removed > 0 else { return 0 }
+        items.removeSubrange(kept..<count)
+        times.removeSubrange(kept..<count)
+        sequences.removeSubrange(kept..<count)
+        if kept > 1 {
+            // Every node with a child, last first: the classic bottom-up build.
+            var parent = (kept - 2) / Self.arity
+            while parent >= 0 {
+                siftDown(from: parent)
+                parent -= 1
             }
         }
         return removed
     }
 
     /// Whether the key (`lhsTime`, `lhsSequence`) comes before (`rhsTime`, `rhsSequence`).
-    private func precedes(_ lhsTime: Time, _ lhsSequence: UInt64, _ rhsTime: Time, _ rhsSequence: UInt64) -> Bool {
+    @inlinable
+    func precedes(_ lhsTime: Time, _ lhsSequence: UInt64, _ rhsTime: Time, _ rhsSequence: UInt64) -> Bool {
         switch converter.compareVirtualTime(lhsTime, rhsTime) {
         case .lessThan: return true
         case .greaterThan: return false
@@ -108,19 +147,21 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
         }
     }
 
-    /// Stores `item` with its key at `index` and tells the item so.
-    private mutating func place(_ item: Item, time: Time, sequence: UInt64, at index: Int) {
+    /// Stores `item` with its key at `index`.
+    @inlinable
+    mutating func place(_ item: Item, time: Time, sequence: UInt64, at index: Int) {
         items[index] = item
         times[index] = time
         sequences[index] = sequence
-        item.queueIndex = index
     }
 
-    private mutating func siftUp(from start: Int) {
+    @inlinable
+    mutating func siftUp(from start: Int) {
         var child = start
-        let movingItem = items[child]
         let movingTime = times[child]
         let movingSequence = sequences[child]
+        guard child > 0 else { return }
+        let movingItem = items[child]
         while child > 0 {
             let parent = (child - 1) / Self.arity
             let parentTime = times[parent]
@@ -129,10 +170,13 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
             place(items[parent], time: parentTime, sequence: parentSequence, at: child)
             child = parent
         }
-        place(movingItem, time: movingTime, sequence: movingSequence, at: child)
+        if child != start {
+            place(movingItem, time: movingTime, sequence: movingSequence, at: child)
+        }
     }
 
-    private mutating func siftDown(from start: Int) {
+    @inlinable
+    mutating func siftDown(from start: Int) {
         var parent = start
         let movingItem = items[parent]
         let movingTime = times[parent]
@@ -160,6 +204,8 @@ struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
             place(items[smallest], time: smallestTime, sequence: smallestSequence, at: parent)
             parent = smallest
         }
-        place(movingItem, time: movingTime, sequence: movingSequence, at: parent)
+        if parent != start {
+            place(movingItem, time: movingTime, sequence: movingSequence, at: parent)
+        }
     }
 }
