@@ -21,6 +21,9 @@ final class SubscribeOnTests: XCTestCase {
         XCTAssertEqual(subscribedAt, 1)
         XCTAssertEqual(observer.events, [.next(1, 1)])
         subscription.dispose()
+        // The disposal is scheduled on the scheduler, and the source captures
+        // the scheduler: run it, so the test leaves no cycle behind.
+        scheduler.advanceTo(10)
     }
 
     func testDisposalRunsOnTheScheduler() {
