@@ -18,7 +18,10 @@ public final class ObserveOnDeliversEverything: SchedulerScenario, StressScenari
 
         public var grade: Grade {
             switch self {
-            case .caughtUp, .batched: .acceptable
+            case .caughtUp: .acceptable
+            // Allowed, and seen under exploration; on real threads a drain
+            // nearly always starts before the source's last element.
+            case .batched: .interesting
             case .stranded, .wrongOrder, .hung: .forbidden
             }
         }
