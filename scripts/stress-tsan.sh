@@ -26,7 +26,9 @@ echo "== building $product ($package_path) with --sanitize=thread in $scratch"
 swift build -c release --sanitize=thread --package-path "$package_path" --scratch-path "$scratch" --product "$product"
 binary="$(swift build -c release --sanitize=thread --package-path "$package_path" --scratch-path "$scratch" --show-bin-path)/$product"
 
-tsan_options="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4"
+# atexit_sleep_ms=0: ThreadSanitizer otherwise sleeps a second at every exit,
+# and each scenario runs in a process of its own.
+tsan_options="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4 atexit_sleep_ms=0"
 # A suppression is allowed only for an upstream cause, named beside it in the file.
 if [[ -s scripts/tsan-suppressions.txt ]] && grep -qv '^\s*\(#\|$\)' scripts/tsan-suppressions.txt; then
     tsan_options="$tsan_options suppressions=$PWD/scripts/tsan-suppressions.txt"
