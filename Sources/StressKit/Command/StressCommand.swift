@@ -107,24 +107,21 @@ public struct StressCommand: Sendable {
             }
             return status
         }
-        if options.childScenario == nil {
+        if !options.isChild {
             output("\(programName): \(chosen.count) scenario(s), \(describe(options.limit)) each, seed \(seed) (replay with --seed \(seed))\n")
         }
         let results = ResultLog()
         var watched = runner
         watched.hangSeconds = options.hangSeconds
-        let csvPath = options.childCSV ?? options.csvPath, isChild = options.childScenario != nil
-        watched.onHang = { hung in
-            reportHang(hung, after: results.all + [hung], csvPath: csvPath, isChild: isChild)
-        }
+        watched.onHang = hangHandler(after: results, options)
         for scenario in chosen {
             let result = watched.run(scenario)
             results.append(result)
             output(ResultTable.render(result) + "\n")
             // After every scenario, not once at the end: a scheduler that
             // traps in a later scenario does not take these results with it.
-            if let path = options.childCSV ?? options.csvPath,
-                !write(ResultCSV.render(results.all), to: path, quietly: options.childCSV != nil) {
+            if let path = options.resultCSVPath,
+                !write(ResultCSV.render(results.all), to: path, quietly: options.isChild) {
                 return Self.usageError
             }
         }
@@ -133,15 +130,24 @@ public struct StressCommand: Sendable {
 
     /// Whether each scenario runs in a child process of its own.
     private func isolating(_ options: StressOptions) -> Bool {
-        options.isolate && options.childScenario == nil && executablePath != nil
+        options.isolate && !options.isChild && executablePath != nil
     }
 
     /// The summary (not in a child, whose parent prints it) and the exit status.
     private func finish(_ results: [ScenarioResult], _ options: StressOptions) -> Int32 {
-        if options.childScenario == nil {
+        if !options.isChild {
             output(ResultTable.summary(results))
         }
         return results.contains { $0.verdict == .failed } ? Self.failure : Self.success
+    }
+
+    /// What a watchdog calls with a hung scenario's result: `reportHang`
+    /// after the results already in `log`.
+    private func hangHandler(after log: ResultLog, _ options: StressOptions) -> @Sendable (ScenarioResult) -> Void {
+        let csvPath = options.resultCSVPath, isChild = options.isChild
+        return { hung in
+            reportHang(hung, after: log.all + [hung], csvPath: csvPath, isChild: isChild)
+        }
     }
 
     /// Reports a hung scenario, with every thread's stack, and ends the
@@ -290,7 +296,7 @@ public struct StressCommand: Sendable {
         settings.pctDepth = options.pctDepth
         settings.preemptionBound = options.preemptions
         settings.stopAtFirstFailure = options.stopAtFirstForbidden
-        if options.childScenario == nil {
+        if !options.isChild {
             output("\(programName) --explore \(strategy.rawValue): \(explorable.count) scenario(s), "
                 + "\(describe(options.explorationLimit, unit: "schedules")) each, \(settings.strategyDescription), seed \(seed) "
                 + "(replay with --seed \(seed))\n")
@@ -303,23 +309,20 @@ public struct StressCommand: Sendable {
         } else {
             let log = ResultLog()
             settings.hangSeconds = options.hangSeconds
-            let csvPath = options.childCSV ?? options.csvPath, isChild = options.childScenario != nil
-            settings.onHang = { hung in
-                reportHang(hung, after: log.all + [hung], csvPath: csvPath, isChild: isChild)
-            }
+            settings.onHang = hangHandler(after: log, options)
             for scenario in explorable {
                 let result = Explorer(settings).run(scenario)
                 log.append(result)
                 output(ResultTable.render(result) + "\n")
             }
             results = log.all
-            if let path = options.childCSV ?? options.csvPath,
-                !write(ResultCSV.render(results), to: path, quietly: options.childCSV != nil) {
+            if let path = options.resultCSVPath,
+                !write(ResultCSV.render(results), to: path, quietly: options.isChild) {
                 return Self.usageError
             }
             code = results.contains { $0.verdict == .failed } ? Self.failure : Self.success
         }
-        guard options.childScenario == nil else { return code }
+        guard !options.isChild else { return code }
         if !skipped.isEmpty {
             output("Not explorable (run on real threads instead):\n" + skipped.map {
                 "  \($0.name): \($0.explorationBlocker ?? "")"

@@ -158,6 +158,12 @@ public struct StressOptions: ParsableCommand {
     @Option(help: .hidden)
     public var childCSV: String?
 
+    /// Whether this run is one scenario of an isolated parent's.
+    public var isChild: Bool { childScenario != nil }
+
+    /// Where the results go: the parent's file for a child, else `--csv`.
+    public var resultCSVPath: String? { childCSV ?? csvPath }
+
     /// Schedules per scenario under `--explore` when neither `--iterations` nor `--duration` is given.
     public static let defaultSchedules = 2_000
 

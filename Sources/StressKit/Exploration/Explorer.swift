@@ -53,7 +53,8 @@ public struct ExplorationSettings: Sendable {
     /// How long to wait, after tear-down, for tracked instances to be freed.
     public var leakGraceSeconds: Double = 5
     /// The longest one schedule (or the shrinking of a failing one) may take
-    /// before the watchdog reports it hung; `nil` runs without one.
+    /// before the watchdog reports it hung; the watchdog runs when both this
+    /// and ``onHang`` are set.
     public var hangSeconds: Double? = nil
     /// What happens to a hung schedule's result; see `StressRunner.onHang`.
     public var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
@@ -124,10 +125,11 @@ public struct Explorer: Sendable {
         case .duration(let seconds): started + UInt64(max(seconds, 0) * 1e9)
         }
         let progress = HangProgress(outcomes: declared.count)
-        let watchdog = settings.hangSeconds.map {
-            HangWatchdog.reporting(
-                scenario, declared: declared.map(OutcomeDeclaration.init), seed: settings.seed, seconds: $0,
-                started: started, progress: progress, onHang: settings.onHang)
+        var watchdog: HangWatchdog?
+        if let hangSeconds = settings.hangSeconds, let onHang = settings.onHang {
+            watchdog = HangWatchdog.reporting(
+                scenario, declared: declared.map(OutcomeDeclaration.init), seed: settings.seed, seconds: hangSeconds,
+                started: started, progress: progress, onHang: onHang)
         }
         defer { watchdog?.stop() }
         var schedules = 0

@@ -63,11 +63,10 @@ final class HangWatchdog: @unchecked Sendable {
 extension HangWatchdog {
     /// A watchdog for one scenario's run: when what it armed hangs, it hands
     /// `onHang` the result so far (`progress`'s counts, and one forbidden
-    /// ``StressRunner/hungOutcome(seconds:)``), or, without a handler, prints
-    /// that result on standard error and exits with status 1.
+    /// ``StressRunner/hungOutcome(seconds:)``).
     static func reporting<Scenario: StressScenario>(
         _ scenario: Scenario, declared: [OutcomeDeclaration], seed: UInt64, seconds: Double, started: UInt64,
-        progress: HangProgress, onHang: (@Sendable (ScenarioResult) -> Void)?
+        progress: HangProgress, onHang: @escaping @Sendable (ScenarioResult) -> Void
     ) -> HangWatchdog {
         let name = scenario.name, guarantees = scenario.guarantees, summary = scenario.summary
         // Live instances are not counted: the hung iteration still holds its own.
@@ -80,12 +79,7 @@ extension HangWatchdog {
                 seconds: Double(monotonicNanoseconds() - started) / 1e9, rows: rows, leaked: 0)
             result.stoppedBecause = "hung: \(context) did not finish within \(NumberFormat.twoDecimals(seconds)) s; "
                 + "seed \(seed) makes the same choices again"
-            if let onHang {
-                onHang(result)
-            } else {
-                FileHandle.standardError.write(Data((ResultTable.render(result) + "\n").utf8))
-                exit(1)
-            }
+            onHang(result)
         }
     }
 }

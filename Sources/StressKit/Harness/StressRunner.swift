@@ -17,13 +17,13 @@ public struct StressRunner: Sendable {
     /// self-check's detection runs measure the time to it).
     public let stopAtFirstForbidden: Bool
     /// The longest one batch (its actors, `settle()` and the arbiter) may
-    /// take before the watchdog reports it hung; `nil` runs without one.
+    /// take before the watchdog reports it hung; the watchdog runs when both
+    /// this and ``onHang`` are set.
     public var hangSeconds: Double? = nil
     /// What happens to a hung batch's result (its counts so far and one
     /// forbidden ``StressRunner/hungOutcome``): called on the watchdog's
-    /// thread while the batch's threads are still stuck, so it must end the
-    /// process. Without it, a hang is reported on standard error and the
-    /// process exits with status 1.
+    /// thread while the batch's threads are still stuck, so it should end
+    /// the process.
     public var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
 
     /// The outcome a watchdog gives a batch that did not finish in time.
@@ -86,10 +86,11 @@ public struct StressRunner: Sendable {
         var iterations = 0
         var stoppedBecause: String?
         let progress = HangProgress(outcomes: declared.count)
-        let watchdog = hangSeconds.map {
-            HangWatchdog.reporting(
-                scenario, declared: declared.map(OutcomeDeclaration.init), seed: seed, seconds: $0, started: started,
-                progress: progress, onHang: onHang)
+        var watchdog: HangWatchdog?
+        if let hangSeconds, let onHang {
+            watchdog = HangWatchdog.reporting(
+                scenario, declared: declared.map(OutcomeDeclaration.init), seed: seed, seconds: hangSeconds,
+                started: started, progress: progress, onHang: onHang)
         }
         defer { watchdog?.stop() }
         while true {

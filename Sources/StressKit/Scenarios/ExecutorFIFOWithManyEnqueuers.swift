@@ -147,8 +147,8 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
     public func act(_ actor: Int, on state: State) {
         let log = state.log
         let target = actors[actor]
-        // Runs on this thread up to the hop, so the job is enqueued on the
-        // executor here, before this thread goes on.
+        // `Task.immediate` runs on the calling thread up to its first
+        // suspension: the job is on the executor when the call returns.
         Task.immediate(executorPreference: Exploration.taskExecutor) {
             await target.record(log, slot: actor)
         }
