@@ -52,31 +52,53 @@ final class VirtualTimeSchedulerTests: XCTestCase {
     }
 
     func testRandomScheduleAndDisposeRunsSurvivorsInStableTimeOrder() {
-        var generator = SeededGenerator(seed: 42)
         let scheduler = makeScheduler()
+        let run = scheduleAtRandomAndDispose(on: scheduler, seed: 42) { $0 % 3 == 0 }
+        XCTAssertEqual(scheduler.queuedCount, 2_000 - run.disposed.count)
+        scheduler.start()
+        XCTAssertEqual(run.ran.values, run.survivors)
+    }
+
+    /// What `scheduleAtRandomAndDispose` did: which actions it disposed,
+    /// the others in the order they must run, and what ran.
+    final class RandomRun {
+        final class Ran {
+            var values: [Int] = []
+        }
+        let ran = Ran()
+        var disposed = Set<Int>()
+        var survivors: [Int] = []
+    }
+
+    /// Schedules 2,000 actions at seeded times from 0 to 99, each recording
+    /// its index when it runs, then disposes those whose next seeded number
+    /// `disposes` picks.
+    private func scheduleAtRandomAndDispose(
+        on scheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeConverter>, seed: UInt64,
+        disposes: (UInt64) -> Bool
+    ) -> RandomRun {
+        var generator = SeededGenerator(seed: seed)
+        let run = RandomRun()
+        let ran = run.ran
         var expected: [(time: Int, index: Int)] = []
-        var ran: [Int] = []
         var disposables: [Disposable] = []
         for index in 0..<2_000 {
             let time = Int(generator.next() % 100)
             disposables.append(scheduler.scheduleAbsoluteVirtual(index, time: time) { value in
-                ran.append(value)
+                ran.values.append(value)
                 return Disposables.create()
             })
             expected.append((time, index))
         }
-        var disposed = Set<Int>()
-        for index in 0..<2_000 where generator.next() % 3 == 0 {
+        for index in 0..<2_000 where disposes(generator.next()) {
             disposables[index].dispose()
-            disposed.insert(index)
+            run.disposed.insert(index)
         }
-        XCTAssertEqual(scheduler.queuedCount, 2_000 - disposed.count)
-        scheduler.start()
-        let survivors = expected
-            .filter { !disposed.contains($0.index) }
+        run.survivors = expected
+            .filter { !run.disposed.contains($0.index) }
             .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
             .map(\.index)
-        XCTAssertEqual(ran, survivors)
+        return run
     }
 
     func testAdvanceToRunsActionsDueUpToAndIncludingTargetThenSetsClock() {
@@ -411,34 +433,14 @@ final class VirtualTimeSchedulerTests: XCTestCase {
     }
 
     func testARunCompactsAMostlyDisposedQueueAndKeepsTheOrder() {
-        var generator = SeededGenerator(seed: 7)
         let scheduler = makeScheduler()
-        var expected: [(time: Int, index: Int)] = []
-        var ran: [Int] = []
-        var disposables: [Disposable] = []
-        for index in 0..<2_000 {
-            let time = Int(generator.next() % 100)
-            disposables.append(scheduler.scheduleAbsoluteVirtual(index, time: time) { value in
-                ran.append(value)
-                return Disposables.create()
-            })
-            expected.append((time, index))
-        }
-        var disposed = Set<Int>()
-        for index in 0..<2_000 where generator.next() % 3 != 0 {
-            disposables[index].dispose()
-            disposed.insert(index)
-        }
+        let run = scheduleAtRandomAndDispose(on: scheduler, seed: 7) { $0 % 3 != 0 }
         XCTAssertEqual(scheduler.queuedItemCount, 2_000)
         scheduler.advanceTo(0)
         XCTAssertEqual(scheduler.queuedItemCount, scheduler.queuedCount, "the run began by dropping every tombstone")
         XCTAssertEqual(scheduler.tombstones.value, 0)
         scheduler.start()
-        let survivors = expected
-            .filter { !disposed.contains($0.index) }
-            .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
-            .map(\.index)
-        XCTAssertEqual(ran, survivors)
+        XCTAssertEqual(run.ran.values, run.survivors)
     }
 
     func testTombstonesNeverRunAndNeverMoveTheClock() {
