@@ -41,6 +41,8 @@ public struct StressScheduler: Sendable {
     /// Whether the scenarios may run under `--explore`: only the library's
     /// schedulers hand their work through the seam a controller takes over.
     let explorable: Bool
+    /// Which builtin scheduler this is; `nil` for a user's registration.
+    let kind: SchedulerUnderTest.Kind?
 
     /// The scenario families.
     enum ScenarioFamily: Sendable, CaseIterable {
@@ -75,6 +77,7 @@ public struct StressScheduler: Sendable {
         isPeriodic = S.self is any PeriodicScheduler.Type
         holdsBehindGate = isSerial || gate != nil
         explorable = false
+        kind = nil
         var families: Set<ScenarioFamily> = [.action, .observeOn, .subscribeOn]
         if S.self is any SerialScheduler.Type { families.insert(.observeOnGenericPath) }
         if S.self is any Scheduler.Type { families.insert(.periodic) }
@@ -111,6 +114,7 @@ public struct StressScheduler: Sendable {
         isPeriodic = true
         holdsBehindGate = true
         explorable = true
+        self.kind = kind
         self.scenarios = scenarios
         make = { SchedulerUnderTest(kind) }
     }

@@ -112,7 +112,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
             // The main scheduler's executor is the main actor's: the runtime
             // sends its jobs to the main queue itself, past the library's
             // hand-off seam, so a schedule would order only the actions.
-            explorationBlocker: registration.name == SchedulerUnderTest.Kind.main.rawValue
+            explorationBlocker: registration.kind == .main
                 ? "the main actor's jobs reach the main queue through the runtime, which the schedule controller does not run"
                 : nil)
     }
