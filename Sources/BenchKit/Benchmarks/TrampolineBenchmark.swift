@@ -168,7 +168,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
 
     /// Runs the nested `schedule` chain to `chain.target` levels.
     static func startChain(_ chain: Chain) {
-        _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
+        _ = CurrentThreadScheduler.instance.schedule(chain, action: currentThreadLevel)
     }
 
     static func runRecursiveChain(_ depth: Int, _ context: MeasureContext) -> (Chain, MeasureContext.Region) {
@@ -187,22 +187,6 @@ public struct TrampolineBenchmark: NamedBenchmark {
         }
     }
 
-    /// One level: notes where its frame is, then schedules the next level.
-    static func level(_ chain: Chain) -> Disposable {
-        var marker: UInt8 = 0
-        let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        if address < chain.lowestAddress { chain.lowestAddress = address }
-        if address > chain.highestAddress { chain.highestAddress = address }
-        chain.count += 1
-        #if BENCHKIT_INSTRUCTION_CANARY
-        injectedCost(chain)
-        #endif
-        if chain.count < chain.target {
-            _ = CurrentThreadScheduler.instance.schedule(chain, action: level)
-        }
-        return Disposables.create()
-    }
-
     #if BENCHKIT_INSTRUCTION_CANARY
     /// Test only, never in a shipped build: about 2 % more instructions per
     /// nested level (16 of 740: a call, a multiply-xor-shift and an add;
@@ -217,4 +201,24 @@ public struct TrampolineBenchmark: NamedBenchmark {
         if sum == 0x5EED { chain.highestAddress &+= 1 }
     }
     #endif
+}
+
+/// One level of the `current-thread` chain: notes where its frame is, then
+/// schedules the next level. A top-level function, as the reference's level
+/// is, so that passing it as the action captures no context (a static
+/// method would be curried with its type, a thunk and a reference count
+/// per level that neither chain should measure).
+private func currentThreadLevel(_ chain: TrampolineBenchmark.Chain) -> Disposable {
+    var marker: UInt8 = 0
+    let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+    if address < chain.lowestAddress { chain.lowestAddress = address }
+    if address > chain.highestAddress { chain.highestAddress = address }
+    chain.count += 1
+    #if BENCHKIT_INSTRUCTION_CANARY
+    TrampolineBenchmark.injectedCost(chain)
+    #endif
+    if chain.count < chain.target {
+        _ = CurrentThreadScheduler.instance.schedule(chain, action: currentThreadLevel)
+    }
+    return Disposables.create()
 }

@@ -122,50 +122,123 @@ struct TrampolineTicket: Cancelable, @unchecked Sendable {
     }
 }
 
-/// One queued action. Queuing allocates this object and nothing else, and
-/// not even that when the thread's spare item is reused. Its run-once life
-/// is `ScheduledActionCell`'s, except when nothing but the queue references
-/// it as it comes up (`run(unreferenced:)`), when nobody can dispose it any
-/// more.
+/// One queued action, and the library's one storage type whose field is
+/// exempt from Swift's run-time exclusivity checks.
+///
+/// Queuing allocates this object and nothing else, and not even that when
+/// the thread's spare item is reused. Its run-once life is
+/// `ScheduledActionCell`'s, except when nothing but the queue references it
+/// as it comes up (`run(unreferenced:)`), when nobody can dispose it any more.
+///
+/// `payload` is declared `@exclusivity(unchecked)`: inlined into the
+/// caller's module, each access would otherwise cost a run-time check (two
+/// per `schedule`, some 150 instructions of its 700). The check is not
+/// needed because the storage keeps these rules, each asserted in debug
+/// builds and exercised by `TrampolineItemInvariantTests`:
+///
+/// 1. **One thread.** `payload` is read and written only on the thread of
+///    the trampoline that owns the item (`owner`): `make` fills it there,
+///    the drain there empties it, and a disposer on another thread leaves it
+///    alone (`disposerReleasesPendingAction` is `false`).
+/// 2. **No access stays open across other code.** Every access is one move
+///    of the whole value: `fill` stores into an empty field, `takePayload`
+///    moves the value out and leaves `nil`. Releasing what was taken
+///    (which can run any deinit, and so reach the trampoline again) happens
+///    after the access has ended.
+/// 3. **Kind names the class.** An entry whose `kind` is
+///    `ObjectIdentifier(State.self)` is a `TrampolineItem<State>`: only this
+///    class's initialiser sets a kind, and sets its own `State`'s. So the
+///    spare of that kind is cast down without a check (`reusing`).
+///
+/// Rule 1 is what makes rule 2 sufficient: Swift's exclusivity rule is
+/// about overlapping accesses, and accesses on one thread overlap only when
+/// one is open while other code runs.
 @usableFromInline
 final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unchecked Sendable {
-    // @unchecked: `phase` hands the fields below from one thread to the next
-    // (the queuing thread, the running thread, then at most one disposer).
+    // @unchecked: `phase` hands `result` from the running thread to at most
+    // one disposer; `payload` never leaves the owner's thread (rule 1).
     @usableFromInline
     let phase = ScheduledActionPhase()
-    /// The state and the action, in one field: one run-time exclusivity
-    /// check to store them and one to take them, where two fields cost two each.
+    /// The state and the action, in one field; see the rules above.
+    @unsafe
+    @exclusivity(unchecked)
     @usableFromInline
     var payload: Payload?
     @usableFromInline
     var result: Disposable?
     /// The trampoline whose queue this item is on: its thread is the only one
-    /// that runs the item and reads `payload` without the phase.
+    /// that touches `payload` (rule 1).
     @usableFromInline
     let owner: ObjectIdentifier
+    /// `run(unreferenced:)`, specialised where `StateType` is concrete (see
+    /// `TrampolineWork`).
+    @usableFromInline
+    let runner: (TrampolineItem, Bool) -> Bool
 
     /// What a queued `schedule` runs.
     @usableFromInline
     typealias Payload = (state: StateType, action: (StateType) -> Disposable)
 
-    /// `ScheduledActionCell`'s view of the payload's state. The cell only
-    /// ever clears state and action, together: clearing either clears both.
+    @inlinable
+    init(owner trampoline: Trampoline) {
+        owner = ObjectIdentifier(trampoline)
+        runner = { item, unreferenced in item.runQueued(unreferenced: unreferenced) }
+        super.init(kind: ObjectIdentifier(StateType.self))
+    }
+
+    /// Whether the calling thread is the owner's (rule 1), for assertions.
+    @usableFromInline
+    var isOnOwnerThread: Bool {
+        Trampoline.existing.map(ObjectIdentifier.init) == owner
+    }
+
+    /// Stores the payload into the empty field (rules 1 and 2).
+    @inlinable
+    func fill(_ payload: Payload) {
+        assert(isOnOwnerThread, "a trampoline item is filled on its own thread")
+        // unsafe: rule 1 (this is the owner's thread); one load, no other code runs.
+        guard case .none = unsafe self.payload else { preconditionFailure("a trampoline item is filled twice") }
+        // unsafe: rule 1 (this is the owner's thread) and rule 2 (one store
+        // into a field just seen empty: nothing is released while the access is open).
+        unsafe self.payload = payload
+    }
+
+    /// Moves the payload out, leaving the field empty (rules 1 and 2).
+    @inlinable
+    func takePayload() -> Payload? {
+        assert(isOnOwnerThread, "a trampoline item's payload is taken on its own thread")
+        // unsafe: rule 1 (this is the owner's thread) and rule 2 (one move
+        // out; the caller releases the value after the access has ended).
+        return unsafe payload.take()
+    }
+
+    /// `ScheduledActionCell`'s view of the payload's state, read by
+    /// `runAction` on the owner's thread. The cell only ever clears state and
+    /// action, together: clearing either empties the payload.
     @inlinable
     var state: StateType? {
-        get { payload?.state }
+        get {
+            assert(isOnOwnerThread, "a trampoline item's state is read on its own thread")
+            // unsafe: rule 1; a copy is read and the access ends before it is used.
+            return unsafe payload?.state
+        }
         set {
             guard case .none = newValue else { preconditionFailure("a trampoline item's state is set with its action") }
-            payload = nil
+            _ = takePayload()
         }
     }
 
     /// `ScheduledActionCell`'s view of the payload's action (see `state`).
     @inlinable
     var action: ((StateType) -> Disposable)? {
-        get { payload?.action }
+        get {
+            assert(isOnOwnerThread, "a trampoline item's action is read on its own thread")
+            // unsafe: rule 1; a copy is read and the access ends before it is used.
+            return unsafe payload?.action
+        }
         set {
             guard case .none = newValue else { preconditionFailure("a trampoline item's action is set with its state") }
-            payload = nil
+            _ = takePayload()
         }
     }
 
@@ -185,26 +258,9 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// (guarantee 8 in Guarantees.md).
     @usableFromInline
     func didDisposeBeforeRun() {
-        if let current = Trampoline.existing, ObjectIdentifier(current) == owner {
-            payload = nil
+        if isOnOwnerThread {
+            _ = takePayload()
         }
-    }
-
-    @inlinable
-    init(owner trampoline: Trampoline) {
-        owner = ObjectIdentifier(trampoline)
-        super.init(
-            kind: ObjectIdentifier(StateType.self),
-            runner: Runner { work, unreferenced in
-                // Only a `TrampolineItem<StateType>` is made with this runner.
-                // Cast here, not through `TrampolineWork.handedOver`: through it,
-                // observeOn.subscription counted one more type lookup per
-                // lifecycle (this runner is not specialised there).
-                guard let item = consume work as? TrampolineItem<StateType> else {
-                    preconditionFailure("a trampoline item's runner got another kind of work")
-                }
-                return item.run(unreferenced: unreferenced) ? item : nil
-            })
     }
 
     /// A queue entry for `action` on `trampoline`: the thread's spare item
@@ -213,10 +269,28 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     static func make(
         on trampoline: Trampoline, state: StateType, action: @escaping (StateType) -> Disposable
     ) -> TrampolineItem {
-        // The spare, when there is one of this state type, is of this class.
-        let item = trampoline.takeSpare(ofKind: ObjectIdentifier(StateType.self)) as? TrampolineItem ?? TrampolineItem(owner: trampoline)
-        item.payload = (state, action)
+        let item =
+            if let spare = trampoline.takeSpare(ofKind: ObjectIdentifier(StateType.self)) {
+                reusing(spare)
+            } else {
+                TrampolineItem(owner: trampoline)
+            }
+        item.fill((state, action))
         return item
+    }
+
+    /// `spare`, an entry of this class's kind, as this class (rule 3).
+    @inlinable
+    static func reusing(_ spare: consuming TrampolineWork) -> TrampolineItem {
+        assert(spare is TrampolineItem, "an entry of kind \(StateType.self) is a TrampolineItem<\(StateType.self)>")
+        // unsafe: rule 3: `takeSpare` returned it for `ObjectIdentifier(StateType.self)`,
+        // the kind only `TrampolineItem<StateType>.init` gives.
+        return unsafe unsafeDowncast(consume spare, to: TrampolineItem.self)
+    }
+
+    @usableFromInline
+    override func run(unreferenced: Bool) -> Bool {
+        runner(self, unreferenced)
     }
 
     /// Runs the action unless it was disposed first.
@@ -227,12 +301,12 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     ///   what the action returns, which is dropped.
     /// - Returns: Whether the item is empty and pending again, to be reused.
     @inlinable
-    func run(unreferenced: Bool) -> Bool {
+    func runQueued(unreferenced: Bool) -> Bool {
         guard unreferenced else {
             runAction()
             return false
         }
-        if let (state, action) = payload.take(), !phase.isDisposed {
+        if let (state, action) = takePayload(), !phase.isDisposed {
             _ = action(state)
         }
         phase.reset()

@@ -43,17 +43,21 @@ final class Trampoline {
     @usableFromInline
     let queued = Atomic<Int>(0)
 
-    // The queue, first in first out, as two lists threaded through the
+    // The queue, first in first out. The oldest entry waits in `first` when
+    // it was queued into an empty queue (a chain of nested schedules never
+    // queues more than one); the rest wait in two lists threaded through the
     // entries (`TrampolineWork.next`): `incoming`, newest first, where
     // `enqueue` pushes, and `outgoing`, oldest first, where `popFirst` pops;
     // when `outgoing` runs dry, `incoming` is reversed into it. Every entry
-    // is moved, never copied, so queuing costs no reference counting.
+    // is moved, never copied, so queuing costs no reference counting, and an
+    // entry leaves the queue with `next` empty.
     //
-    // These are internal stored properties touched only by this file's
+    // These are private stored properties touched only by this file's
     // non-inlined methods, with plain loads and stores: the optimiser then
     // proves that no two accesses to them can overlap and drops their
     // run-time exclusivity checks (it cannot for a property that inlined
     // code in other modules touches, nor for an array's in-place update).
+    private var first: TrampolineWork?
     private var incoming: TrampolineWork?
     private var outgoing: TrampolineWork?
     /// An item that has run and that nothing else references, for the next
@@ -139,9 +143,17 @@ final class Trampoline {
     /// Queues `work` behind everything queued before it.
     @usableFromInline
     func enqueue(_ work: consuming TrampolineWork) {
+        let count = queued.load(ordering: .relaxed)
+        queued.store(count + 1, ordering: .relaxed)
+        // Stores below go into fields known to be empty, so that nothing is
+        // released (a release of `nil` is still a call).
+        if count == 0, case .none = first {
+            first = consume work
+            return
+        }
+        guard case .none = work.next else { preconditionFailure("a trampoline entry is queued twice") }
         work.next = incoming.take()
         incoming = consume work
-        queued.store(queued.load(ordering: .relaxed) + 1, ordering: .relaxed)
     }
 
     /// Takes the oldest entry out of the queue.
@@ -154,7 +166,11 @@ final class Trampoline {
             return work
         }
         #endif
-        if outgoing == nil {
+        if let work = first.take() {
+            queued.store(queued.load(ordering: .relaxed) - 1, ordering: .relaxed)
+            return work
+        }
+        if case .none = outgoing {
             // Reverse `incoming` (newest first) into `outgoing` (oldest first).
             var reversed: TrampolineWork?
             while let work = incoming.take() {
@@ -173,18 +189,19 @@ final class Trampoline {
     /// Runs queued work until the queue is empty, including work queued meanwhile.
     @usableFromInline
     func drain() {
-        while true {
-            guard var work = popFirst() else { return }
+        while var work = popFirst() {
+            // Nothing but this loop references an entry whose every ticket
+            // has been dropped: nobody can dispose it or reach it any more.
             let unreferenced = isKnownUniquelyReferenced(&work)
-            let run = work.runner.body
-            // The entry is handed over, not lent: a cast of a value the
-            // caller still holds would copy it, a reference count each way.
-            if var reusable = run(consume work, unreferenced), isKnownUniquelyReferenced(&reusable) {
-                // Nothing else can reach it: the latest such entry becomes
-                // the spare, replacing an older one (a spare of another state
-                // type, kept forever, would make every later schedule on
-                // this thread allocate).
-                spare = consume reusable
+            if work.run(unreferenced: unreferenced), unreferenced {
+                // The latest reusable entry becomes the spare, replacing an
+                // older one (a spare of another state type, kept forever,
+                // would make every later schedule on this thread allocate).
+                if case .none = spare {
+                    spare = consume work
+                } else {
+                    spare = consume work
+                }
             }
         }
     }
@@ -201,59 +218,34 @@ final class Trampoline {
 
 /// Work queued on a trampoline.
 ///
-/// Subclasses are generic; they hand in their run function, made where their
-/// type is concrete, instead of overriding a method: an overridden method of
-/// a generic class runs unspecialised, looking up type metadata (a hash-table
-/// search) each time it touches a value of the generic type.
+/// Each subclass is generic and overrides `run(unreferenced:)` with a call of
+/// a function it stored when it was made, where its type was concrete: the
+/// override itself runs unspecialised (a generic class's overridden method
+/// does), so it touches no value of the generic type, while the stored
+/// function is specialised and needs no cast to find the subclass.
 @usableFromInline
 class TrampolineWork {
-    /// Runs `work`, handed over by the trampoline. `unreferenced` says that
-    /// nothing but the trampoline referenced `work` (so nobody can dispose
-    /// it any more). Returns the entry when it may be reused for a later
-    /// schedule.
-    @usableFromInline
-    typealias RunFunction = (_ work: consuming TrampolineWork, _ unreferenced: Bool) -> TrampolineWork?
-
-    @usableFromInline
-    final let runner: Runner
     /// For a `TrampolineItem<State>`, `State`'s identity; `nil` for other
-    /// work. Two entries of one kind are of one class: the spare fits a
-    /// `schedule` whose state type has this identity.
+    /// work. An entry of kind `ObjectIdentifier(State.self)` is a
+    /// `TrampolineItem<State>`, which is what lets the spare be reused
+    /// without a checked cast (`TrampolineItem.reusing`).
     @usableFromInline
     final let kind: ObjectIdentifier?
     /// The next entry in the trampoline's queue (see `Trampoline.incoming`).
     final var next: TrampolineWork?
 
-    /// The run function, wrapped so that it crosses generic code as a plain
-    /// value: a bare closure would be reabstracted there, which allocates a
-    /// thunk in an unoptimised build.
     @usableFromInline
-    struct Runner {
-        @usableFromInline
-        let body: RunFunction
-
-        @inlinable
-        init(_ body: @escaping RunFunction) {
-            self.body = body
-        }
-    }
-
-    @usableFromInline
-    init(kind: ObjectIdentifier? = nil, runner: Runner) {
+    init(kind: ObjectIdentifier? = nil) {
         self.kind = kind
-        self.runner = runner
     }
 
-    /// `work` as the one class its runner was made for: each subclass makes
-    /// its runner where that class is concrete, so any other class here is
-    /// a bug in the trampoline. (`TrampolineItem` casts on its own: see its
-    /// runner.)
-    @inlinable
-    static func handedOver<Work: TrampolineWork>(_ work: consuming TrampolineWork, as _: Work.Type) -> Work {
-        guard let work = consume work as? Work else {
-            preconditionFailure("a runner made for \(Work.self) got another kind of work")
-        }
-        return work
+    /// Runs the work, on the trampoline's thread, handed over by its drain.
+    /// `unreferenced` says that nothing but the trampoline references the
+    /// entry (so nobody can dispose it any more). Returns whether the entry
+    /// is empty and may be reused for a later schedule.
+    @usableFromInline
+    func run(unreferenced: Bool) -> Bool {
+        preconditionFailure("\(type(of: self)) does not override TrampolineWork.run(unreferenced:)")
     }
 
     /// Whether the queued action a `TrampolineTicket` refers to has been

@@ -60,15 +60,22 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     @usableFromInline
     var queuedState: State?
 
+    /// `runQueuedStep`, specialised where `State` is concrete (see `TrampolineWork`).
+    @usableFromInline
+    let queuedStepRunner: (TrampolineRecursion<State>) -> Void
+
     @inlinable
     init(action: @escaping Action, trampoline: Trampoline) {
         self.action = action
         self.trampoline = trampoline
-        super.init(
-            runner: Runner { work, _ in
-                TrampolineWork.handedOver(consume work, as: TrampolineRecursion<State>.self).runQueuedStep()
-                return nil
-            })
+        queuedStepRunner = { recursion in recursion.runQueuedStep() }
+        super.init()
+    }
+
+    @usableFromInline
+    override func run(unreferenced _: Bool) -> Bool {
+        queuedStepRunner(self)
+        return false
     }
 
     /// Runs the first step at once when no trampoline runs on this thread
@@ -223,15 +230,21 @@ final class TrampolineRecursionStep<State>: TrampolineWork {
     @usableFromInline
     let state: State
 
+    /// Runs the step, specialised where `State` is concrete (see `TrampolineWork`).
+    @usableFromInline
+    let runner: (TrampolineRecursionStep<State>) -> Void
+
     @inlinable
     init(recursion: TrampolineRecursion<State>, state: State) {
         self.recursion = recursion
         self.state = state
-        super.init(
-            runner: Runner { work, _ in
-                let step = TrampolineWork.handedOver(consume work, as: TrampolineRecursionStep<State>.self)
-                step.recursion.runExtraStep(step.state)
-                return nil
-            })
+        runner = { step in step.recursion.runExtraStep(step.state) }
+        super.init()
+    }
+
+    @usableFromInline
+    override func run(unreferenced _: Bool) -> Bool {
+        runner(self)
+        return false
     }
 }
