@@ -51,6 +51,7 @@ strategies=(random pct exhaustive tsan)
 # bug is and which guarantee it breaks.
 catalog=$(cat <<'CATALOG'
 executor-fifo|lost FIFO (serial executor)|executor-fifo,actor-job
+executor-batch-past-action|batch joined past an action (serial executor)|executor-fifo
 trampoline-lifo|lost FIFO (trampoline)|current-thread
 virtual-time-ties-reversed|virtual-time item run out of order|historical
 composite-double-dispose|double dispose of a composite's child|composite,exactly-once

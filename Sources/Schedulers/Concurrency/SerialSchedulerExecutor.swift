@@ -23,14 +23,16 @@ import Synchronization
 /// What each kind of scheduler gives:
 /// - `SerialDispatchQueueScheduler` (and `init(queue:...)`/`init(qos:...)`
 ///   schedulers): jobs run on the scheduler's serial queue in FIFO order,
-///   together with the scheduler's actions: each job is one `async` on the
-///   queue, so a job enqueued after an action runs after it, and before an
-///   action scheduled later. The executor allocates nothing per job (a job
-///   goes into a buffer it reuses, and the block enqueued for it is made
-///   once), but each `async` may allocate libdispatch's continuation: in a
-///   flood of jobs from another thread, one per job (`BenchRunner`'s
-///   `observeOn.throughput/actor-executor` counts 5 allocations per element
-///   against the default actor's 4).
+///   together with the scheduler's actions: a job enqueued after an action
+///   (or an `observe(on:)` delivery) runs after it, and before an action
+///   scheduled later, whatever the number of threads enqueueing. Jobs run in
+///   batches: a job joins the batch whose queue block is already waiting
+///   when the scheduler has enqueued nothing since, otherwise it enqueues
+///   the block once more, so a flood of jobs costs one `async` per batch.
+///   The executor allocates nothing per job (jobs wait in buffers that keep
+///   their capacity, and the block is made once). Blocks enqueued on the
+///   queue directly, not through the scheduler, are not ordered with jobs
+///   of a batch already waiting.
 ///   Isolation is the queue: code running on the scheduler's queue (a job,
 ///   any action of the scheduler, or a block of a queue that targets it) is
 ///   isolated to this executor for the executor's whole life, code anywhere
@@ -54,6 +56,13 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     }
 
     private let kind: Kind
+    // The two hot paths read these instead of switching over `kind`: a
+    // switch copies the enum's payload, a reference count on an object the
+    // enqueuing thread and the queue's thread then both write per job.
+    /// `kind`'s job queue, for a dispatch scheduler.
+    private let dispatchJobs: DispatchJobQueue?
+    /// Whether `kind` is `.main`.
+    private let isMain: Bool
     /// For `.scheduler`: the thread running one of this executor's jobs.
     private let runningJob = RunningJobThread()
 
@@ -65,17 +74,31 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     /// faster and knows the queue's isolation.
     ///
     /// - Parameter scheduler: Kept (strongly) by the executor.
-    public init(_ scheduler: any SerialScheduler) {
+    public convenience init(_ scheduler: any SerialScheduler) {
         if let dispatchScheduler = scheduler as? SerialDispatchQueueScheduler {
-            kind = Self.kind(for: dispatchScheduler)
+            self.init(kind: Self.kind(for: dispatchScheduler))
         } else {
-            kind = .scheduler(scheduler)
+            self.init(kind: .scheduler(scheduler))
+        }
+    }
+
+    private init(kind: Kind) {
+        self.kind = kind
+        if case .dispatch(let jobs) = kind {
+            dispatchJobs = jobs
+        } else {
+            dispatchJobs = nil
+        }
+        if case .main = kind {
+            isMain = true
+        } else {
+            isMain = false
         }
     }
 
     /// An executor on a dispatch scheduler's serial queue.
-    init(dispatchScheduler: SerialDispatchQueueScheduler) {
-        kind = Self.kind(for: dispatchScheduler)
+    convenience init(dispatchScheduler: SerialDispatchQueueScheduler) {
+        self.init(kind: Self.kind(for: dispatchScheduler))
     }
 
     /// The main queue's schedulers are the `MainScheduler`s and
@@ -86,7 +109,7 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
         if scheduler is MainScheduler || scheduler === MainScheduler.asyncInstance {
             return .main
         }
-        return .dispatch(DispatchJobQueue(queue: scheduler.configuration.queue))
+        return .dispatch(DispatchJobQueue(queue: scheduler.configuration.queue, batch: scheduler.executorBatch))
     }
 
     /// Runs `job` on the scheduler after every job enqueued before it.
@@ -96,6 +119,10 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
 
     /// Runs `job` on the scheduler after every job enqueued before it.
     public func enqueue(_ job: UnownedJob) {
+        if let dispatchJobs {
+            dispatchJobs.enqueue(job, on: self)
+            return
+        }
         switch kind {
         case .dispatch(let jobs):
             jobs.enqueue(job, on: self)
@@ -123,7 +150,7 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     /// The unowned reference an actor returns from `unownedExecutor`; for the
     /// main queue, the main actor's executor.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        if case .main = kind {
+        if isMain {
             // unsafe: the main actor's executor lives for the whole process.
             return unsafe MainActor.sharedUnownedExecutor
         }
@@ -170,43 +197,101 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     }
 }
 
-/// The jobs waiting for a dispatch queue, and the one reusable block that
-/// runs them there.
+/// The lock a serial dispatch scheduler enqueues under, and whether jobs
+/// enqueued on its executor may join the batch whose block is already on
+/// the scheduler's queue.
 ///
-/// Every job is one `async` of that block, made under the same lock as the
-/// job's append, and the block runs the oldest waiting job: a job takes its
-/// place in the queue's FIFO order when it is enqueued, from any number of
-/// threads at once,
-/// between the scheduler's actions (or anyone's blocks) enqueued before and
-/// after it. Nothing of this type is allocated per job (libdispatch may
-/// allocate its `async` continuation): the jobs wait in a buffer that keeps its
-/// capacity, and the block is made once.
+/// A batch is open from the moment its block is enqueued until the
+/// scheduler enqueues anything of its own (an action, an `observe(on:)`
+/// drain: `enqueueClosingBatch`) or the block finds its batch done. Blocks,
+/// actions and drains are enqueued under this one lock, so the order in
+/// which they reach the queue is the order in which the lock saw them: a job
+/// that finds the batch open runs before everything enqueued after it,
+/// because the batch's block is on the queue already, and after everything
+/// enqueued before it, because anything enqueued after the block closed it.
+/// `async` runs nothing of the caller's, so holding the lock across it
+/// cannot re-enter.
+final class ExecutorBatchGate: @unchecked Sendable {
+    // @unchecked: `openBatch` is guarded by `lock`.
+    /// Spinning: held for a few instructions at a time, by the enqueuing
+    /// threads and the queue's thread at once during a flood of jobs.
+    let lock = Lock(spinning: true)
+    /// The job queue whose newest batch may still be joined. Guarded by `lock`.
+    var openBatch: ObjectIdentifier?
+
+    /// Runs `enqueue`, which enqueues something of the scheduler's own on its
+    /// queue, under the lock, with no batch open.
+    @inline(__always)
+    func enqueueClosingBatch<Result>(_ enqueue: () -> Result) -> Result {
+        lock.withLock {
+            #if SCHEDULERS_MUTANTS
+            if Mutant.active == .executorBatchPastAction {
+                // The mutant: the action leaves the batch open.
+                return enqueue()
+            }
+            #endif
+            openBatch = nil
+            return enqueue()
+        }
+    }
+}
+
+/// The jobs waiting for a dispatch queue, in batches, and the one reusable
+/// block that runs a batch there.
+///
+/// A job joins the batch whose block is already on the queue when the
+/// scheduler has enqueued nothing since that block (`ExecutorBatchGate`);
+/// otherwise it starts a batch and enqueues the block once more, under the
+/// gate's lock, as the scheduler enqueues its own work. Each block runs the oldest batch, job by
+/// job, including jobs that join while it runs. So a job takes its place in
+/// the queue's FIFO order when it is enqueued, from any number of threads at
+/// once: after every action the scheduler enqueued before it (an action
+/// closes the batch, and the job then gets a block behind the action), and
+/// before every action enqueued after it (its block is on the queue
+/// already). A flood of jobs costs one `async` per batch, not per job.
+/// Nothing of this type is allocated per job: the jobs and the batch sizes
+/// wait in buffers that keep their capacity, and the block is made once.
+///
+/// Blocks that other code enqueues on the queue directly (not through the
+/// scheduler) do not close the batch: a job may run before such a block
+/// enqueued after its batch's block.
 final class DispatchJobQueue: @unchecked Sendable {
     let queue: DispatchQueue
     /// This executor's isolation id, marked on `queue` for as long as this
     /// object lives.
     let id: UInt64
     private let marks: QueueIsolationMarks
+    /// The scheduler's gate: its lock guards everything below, and says
+    /// whether a job may join the newest batch.
+    private let batch: ExecutorBatchGate
 
-    private let lock = Lock()
-    /// Jobs enqueued and not yet taken, oldest at `head`. Guarded by `lock`.
+    /// Jobs enqueued and not yet taken, oldest at `head`. Guarded by the gate's lock.
     private var pending: [UnownedJob] = []
     private var head = 0
-    /// Jobs enqueued whose block has not finished. Guarded by `lock`.
+    /// How many jobs each batch whose block is on the queue still has to
+    /// run, oldest at `batchHead`. Guarded by the gate's lock.
+    private var batches: [Int] = []
+    private var batchHead = 0
+    /// Jobs enqueued that have not finished. Guarded by the gate's lock.
     private var outstanding = 0
     /// The executor, kept while `outstanding` is not zero, so that it (and
-    /// this object) outlive every job enqueued on it. Guarded by `lock`.
+    /// this object) outlive every job enqueued on it. Guarded by the gate's lock.
     private var keepAlive: SerialSchedulerExecutor?
-    /// Runs the oldest job; set once in `init`.
+    /// Runs the oldest batch; set once in `init`.
     private var runBlock: (@Sendable @convention(block) () -> Void)?
 
-    init(queue: DispatchQueue) {
+    init(queue: DispatchQueue, batch: ExecutorBatchGate) {
         self.queue = queue
+        self.batch = batch
         id = QueueIsolation.nextID()
         marks = QueueIsolation.marks(of: queue)
         marks.insert(id)
-        runBlock = { [weak self] in
-            self?.runOldest()
+        // Unowned, not weak: a block is on the queue only while a job of its
+        // batch is outstanding, and `keepAlive` keeps this object alive for
+        // as long as one is (a weak reference would give this object a side
+        // table, which slows every reference count on it).
+        runBlock = { [unowned self] in
+            self.runOldestBatch()
         }
     }
 
@@ -218,22 +303,22 @@ final class DispatchJobQueue: @unchecked Sendable {
         QueueIsolation.isCurrent(id)
     }
 
-    /// Appends `job` and enqueues one run of the block, both under `lock`:
-    /// the blocks reach the queue in the order their jobs were appended, so
-    /// the block a thread enqueues never runs before its own job is taken
-    /// (each block runs the oldest job). Enqueued after the lock is released,
-    /// a block could overtake the block of a job appended before it by
-    /// another thread, and this thread's job would then wait behind an action
-    /// it scheduled after the job. `async` runs nothing of the caller's, so
-    /// holding the lock across it cannot re-enter.
+    /// Appends `job` to the open batch, or starts a batch and enqueues its
+    /// block, under the gate's lock (see `ExecutorBatchGate`).
     func enqueue(_ job: UnownedJob, on executor: SerialSchedulerExecutor) {
         let block = runBlock!
-        lock.withLock {
+        batch.lock.withLock {
             pending.append(job)
             outstanding += 1
             if outstanding == 1 {
                 keepAlive = executor
             }
+            if batch.openBatch == ObjectIdentifier(self) {
+                batches[batches.count - 1] += 1
+                return
+            }
+            batches.append(1)
+            batch.openBatch = ObjectIdentifier(self)
             #if SCHEDULERS_MUTANTS
             if let mutant = Mutant.active, mutant == .executorFIFO || mutant == .executorWrongQueue {
                 return
@@ -263,26 +348,49 @@ final class DispatchJobQueue: @unchecked Sendable {
         #endif
     }
 
-    private func runOldest() {
-        let (job, executor) = lock.withLock {
-            let job = pending[head]
-            head += 1
-            if head == pending.count {
-                pending.removeAll(keepingCapacity: true)
-                head = 0
+    /// Runs the oldest batch's jobs, one at a time, until it has none left
+    /// (jobs that join it meanwhile included); the newest batch is closed
+    /// when its block finds it done, so a job enqueued after that starts a
+    /// batch of its own.
+    private func runOldestBatch() {
+        var ranOne = false
+        while true {
+            let (next, last) = batch.lock.withLock { () -> ((UnownedJob, SerialSchedulerExecutor)?, SerialSchedulerExecutor?) in
+                if ranOne {
+                    outstanding -= 1
+                }
+                var last: SerialSchedulerExecutor?
+                if outstanding == 0 {
+                    last = keepAlive
+                    keepAlive = nil
+                }
+                guard batches[batchHead] == 0 else {
+                    batches[batchHead] -= 1
+                    let job = pending[head]
+                    head += 1
+                    if head == pending.count {
+                        pending.removeAll(keepingCapacity: true)
+                        head = 0
+                    }
+                    // Set while the job just taken is outstanding.
+                    return ((job, keepAlive!), last)
+                }
+                if batchHead == batches.count - 1, batch.openBatch == ObjectIdentifier(self) {
+                    batch.openBatch = nil
+                }
+                batchHead += 1
+                if batchHead == batches.count {
+                    batches.removeAll(keepingCapacity: true)
+                    batchHead = 0
+                }
+                return (nil, last)
             }
-            return (job, keepAlive!)
+            // The last reference to the executor may go here, outside the lock.
+            _ = last
+            guard let (job, executor) = next else { return }
+            // unsafe: `executor` is a strong reference, alive for the call.
+            unsafe job.runSynchronously(on: executor.asUnownedSerialExecutor())
+            ranOne = true
         }
-        // unsafe: `executor` is a strong reference, alive for the call.
-        unsafe job.runSynchronously(on: executor.asUnownedSerialExecutor())
-        let last: SerialSchedulerExecutor? = lock.withLock {
-            outstanding -= 1
-            guard outstanding == 0 else { return nil }
-            let last = keepAlive
-            keepAlive = nil
-            return last
-        }
-        // The last reference may go here, outside the lock.
-        _ = last
     }
 }

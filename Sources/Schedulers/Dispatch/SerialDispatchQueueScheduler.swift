@@ -41,6 +41,9 @@ import Synchronization
 public class SerialDispatchQueueScheduler: DispatchQueueScheduler, SerialScheduler, @unchecked Sendable {
     /// `executor`'s storage, filled on first use (Concurrency/SerialSchedulerExecutor.swift).
     let executorReference = AtomicLazyReference<SerialSchedulerExecutor>()
+    /// The lock this scheduler enqueues under, shared with `executor`'s jobs,
+    /// which it keeps in FIFO order with the scheduler's actions.
+    let executorBatch = ExecutorBatchGate()
 
     /// Wraps a queue known to be serial (the main queue, or one this class created).
     init(serialQueue: DispatchQueue, leeway: DispatchTimeInterval = .nanoseconds(0)) {
@@ -137,6 +140,16 @@ public class SerialDispatchQueueScheduler: DispatchQueueScheduler, SerialSchedul
         configuration.queue
     }
 
+    /// Enqueues `block`, made once and enqueued many times, on the serial
+    /// queue, in the FIFO order of `scheduleInOrder` (and of `executor`'s jobs).
+    func enqueueReusable(_ block: @escaping @Sendable @convention(block) () -> Void, on queue: DispatchQueue) {
+        executorBatch.enqueueClosingBatch {
+            if !SyncPoint.controllerTook(block, for: queue) {
+                queue.async(execute: block)
+            }
+        }
+    }
+
     /// What `schedule` does; `MainScheduler` runs inline when it may.
     func scheduleInternal<StateType>(
         _ state: StateType,
@@ -150,6 +163,8 @@ public class SerialDispatchQueueScheduler: DispatchQueueScheduler, SerialSchedul
         _ state: StateType,
         action: @escaping (StateType) -> Disposable
     ) -> Disposable {
-        configuration.schedule(state, action: action)
+        executorBatch.enqueueClosingBatch {
+            configuration.schedule(state, action: action)
+        }
     }
 }

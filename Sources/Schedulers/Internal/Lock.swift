@@ -36,12 +36,32 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     @inlinable
     init() {
+        self.init(spinning: false)
+    }
+
+    /// A lock; with `spinning`, a thread that finds it taken spins a little
+    /// before it sleeps (glibc's adaptive mutex, where there is one), for a
+    /// lock held for a few dozen instructions by threads on other cores,
+    /// where sleeping and waking would cost far more than the wait.
+    @usableFromInline
+    init(spinning: Bool) {
         // unsafe: stores a fresh allocation of one mutex, initialised below and owned by this value alone.
         unsafe mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         // unsafe: `mutex` was just allocated for exactly one pthread_mutex_t.
         unsafe mutex.initialize(to: pthread_mutex_t())
-        // unsafe: `mutex` points to the initialised mutex allocated above.
-        let status = unsafe pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        // unsafe: `attributes` is a local initialised here and destroyed below.
+        unsafe pthread_mutexattr_init(&attributes)
+        #if canImport(Glibc)
+        if spinning {
+            // unsafe: as above.
+            unsafe pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        }
+        #endif
+        // unsafe: `mutex` points to the initialised mutex allocated above; `attributes` is initialised.
+        let status = unsafe pthread_mutex_init(mutex, &attributes)
+        // unsafe: `attributes` was initialised above and is not used after this.
+        unsafe pthread_mutexattr_destroy(&attributes)
         precondition(status == 0, "pthread_mutex_init failed with status \(status)")
     }
 

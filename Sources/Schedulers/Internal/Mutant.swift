@@ -17,16 +17,22 @@ import Foundation
 @usableFromInline
 enum Mutant: String, CaseIterable, Sendable {
     /// Lost FIFO, trampoline: `Trampoline.popFirst` takes the newest entry
-    /// of `incoming` instead of reversing it into `outgoing`, so nested
-    /// actions run last in, first out. Breaks guarantee 2 (per-thread FIFO).
+    /// of `incoming` before the older ones, so nested actions queued behind
+    /// the first run last in, first out. Breaks guarantee 2 (per-thread FIFO).
     case trampolineLIFO = "trampoline-lifo"
 
-    /// Lost FIFO, serial executor: `DispatchJobQueue.enqueue` appends the
-    /// job under its lock but hands the run block to the queue after
-    /// releasing it, so of two threads enqueueing at once the blocks may
-    /// reach the queue in the other order than the jobs, and a job runs after
-    /// an action scheduled after it. Breaks guarantee 2 on an actor's executor.
+    /// Lost FIFO, serial executor: `DispatchJobQueue.enqueue` starts a batch
+    /// under the lock but hands its block to the queue after releasing it,
+    /// so an action scheduled meanwhile may reach the queue first, and a
+    /// job runs after an action scheduled after it. Breaks guarantee 2 on an actor's executor.
     case executorFIFO = "executor-fifo"
+
+    /// A batch joined past an action: `SerialDispatchQueueScheduler` enqueues
+    /// its actions without closing its executor's open batch of jobs, so a
+    /// job enqueued after an action may join a batch whose block the queue
+    /// holds ahead of that action, and run before it. Breaks guarantee 2 on
+    /// an actor's executor.
+    case executorBatchPastAction = "executor-batch-past-action"
 
     /// Re-entrant deadlock: `ObserveOnQueue.dispose` destroys the queued
     /// elements (and a pending terminal event) while it holds its lock, which

@@ -10,15 +10,18 @@ import Synchronization
 ///
 /// Actor 0 enqueues a job (a task hopping onto an actor whose executor is
 /// the scheduler's) and then schedules an action on the scheduler, both from
-/// its own thread; actors 1 and 2 enqueue jobs of their own on the same
-/// executor at the same time. Actor 0's job must run before actor 0's
-/// action, whatever the other jobs do.
+/// its own thread; actor 1 schedules an action and then enqueues a job;
+/// actor 2 enqueues a job. All on the same executor at the same time. Actor
+/// 0's job must run before actor 0's action, and actor 1's job after actor
+/// 1's action, whatever the other jobs do: a job never joins a batch of
+/// jobs whose block the queue holds ahead of an action enqueued before it.
 public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScenario, @unchecked Sendable {
     public enum Outcome: String, ScenarioOutcome {
         case othersFirst = "other-jobs-before-job"
         case othersBetween = "other-jobs-around-job"
         case othersLast = "other-jobs-after-action"
         case jobAfterAction = "job-ran-after-later-action"
+        case jobBeforeAction = "job-ran-before-earlier-action"
         case offExecutor = "job-ran-off-the-scheduler"
         case lost = "job-or-action-never-ran"
 
@@ -31,7 +34,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
             // Allowed, but an exhaustive search within two preemptions may
             // not reach it: both other threads must enqueue before actor 0.
             case .othersFirst: .interesting
-            case .jobAfterAction, .offExecutor, .lost: .forbidden
+            case .jobAfterAction, .jobBeforeAction, .offExecutor, .lost: .forbidden
             }
         }
         public var meaning: String {
@@ -40,6 +43,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
             case .othersBetween: "the other threads' jobs ran around actor 0's job, which ran before its action"
             case .othersLast: "actor 0's job and action ran before the other threads' jobs"
             case .jobAfterAction: "actor 0's job ran after the action it scheduled after enqueuing the job (FIFO broken)"
+            case .jobBeforeAction: "actor 1's job ran before the action it scheduled before enqueuing the job (FIFO broken)"
             case .offExecutor: "a job ran, but not isolated to the scheduler's executor"
             case .lost: "a job or the action did not run within the settle timeout"
             }
@@ -69,10 +73,13 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
 
     /// When each job and the action ran, as positions in one sequence.
     final class OrderLog: Sendable {
-        /// Slot 0: actor 0's job; 1, 2: the other actors' jobs; 3: actor 0's action.
+        /// Slot 0: actor 0's job; 1, 2: the other actors' jobs; 3: actor 0's
+        /// action; 4: actor 1's action.
         static let actionSlot = 3
+        static let earlierActionSlot = 4
+        static let slots = 5
         /// The next position, and each slot's (0 until it ran).
-        private let positions = Mutex<(next: Int, slots: [Int])>((1, [0, 0, 0, 0]))
+        private let positions = Mutex<(next: Int, slots: [Int])>((1, Array(repeating: 0, count: OrderLog.slots)))
         let offExecutor = Flag()
         let done = DispatchSemaphore(value: 0)
 
@@ -106,8 +113,8 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
         super.init(
             registration, name: "executor-fifo.\(registration.name)", guarantees: "5",
             summary: "\(registration.name): one thread enqueues a job on the scheduler's executor, then schedules an "
-                + "action, while two other threads enqueue jobs on the same executor",
-            explorationWorkers: 4,  // the three jobs' hand-offs and the action
+                + "action; another schedules an action, then enqueues a job; a third enqueues a job",
+            explorationWorkers: 5,  // the three jobs' hand-offs and the two actions
             actorCount: 3,
             // The main scheduler's executor is the main actor's: the runtime
             // sends its jobs to the main queue itself, past the library's
@@ -147,6 +154,12 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
     public func act(_ actor: Int, on state: State) {
         let log = state.log
         let target = actors[actor]
+        if actor == 1 {
+            _ = scheduler.current.unsafelyUnwrapped.scheduler.schedule(()) { _ in
+                log.record(OrderLog.earlierActionSlot)
+                return Disposables.create()
+            }
+        }
         // `Task.immediate` runs on the calling thread up to its first
         // suspension: the job is on the executor when the call returns.
         Task.immediate(executorPreference: Exploration.taskExecutor) {
@@ -167,7 +180,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
     public func arbitrate(_ state: State) -> Outcome {
         let log = state.log
         let deadline = DispatchTime.now() + (scheduler.current?.settleSeconds ?? 10)
-        for _ in 0..<4 where log.done.wait(timeout: deadline) != .success {
+        for _ in 0..<OrderLog.slots where log.done.wait(timeout: deadline) != .success {
             return .lost
         }
         if log.offExecutor.isSet {
@@ -176,6 +189,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
         let job = log.position(0)
         let action = log.position(OrderLog.actionSlot)
         guard job < action else { return .jobAfterAction }
+        guard log.position(1) > log.position(OrderLog.earlierActionSlot) else { return .jobBeforeAction }
         let others = [log.position(1), log.position(2)]
         if others.allSatisfy({ $0 < job }) {
             return .othersFirst

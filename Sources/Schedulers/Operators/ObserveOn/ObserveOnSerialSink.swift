@@ -27,12 +27,16 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
     }
     /// The queue of a dispatch scheduler that takes reusable blocks.
     private let drainQueue: DispatchQueue?
+    /// That dispatch scheduler, which enqueues the block in its FIFO order.
+    private let dispatchScheduler: SerialDispatchQueueScheduler?
     /// The reusable drain, set once in `init` when `drainQueue` is set.
     private var drainBlock: (@Sendable @convention(block) () -> Void)?
 
     init(scheduler: any SerialScheduler, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
-        drainQueue = (scheduler as? SerialDispatchQueueScheduler)?.queueForReusableBlocks
+        let dispatchScheduler = scheduler as? SerialDispatchQueueScheduler
+        self.dispatchScheduler = dispatchScheduler
+        drainQueue = dispatchScheduler?.queueForReusableBlocks
         super.init(observer: observer, cancel: cancel)
         if drainQueue != nil {
             drainBlock = ReusableDrainBlock.make(running: self)
@@ -45,12 +49,10 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
     }
 
     override func scheduleDrain() {
-        if let drainQueue, let drainBlock {
+        if let drainQueue, let drainBlock, let dispatchScheduler {
             // Released by the block once the drain has run.
             ReusableDrainBlock.retainForDrain(self)
-            if !SyncPoint.controllerTook(drainBlock, for: drainQueue) {
-                drainQueue.async(execute: drainBlock)
-            }
+            dispatchScheduler.enqueueReusable(drainBlock, on: drainQueue)
         } else {
             _ = scheduler.scheduleInOrder(self, action: drainAction)
         }
