@@ -16,6 +16,7 @@ extension SchedulerRegistry {
             for hop in [
                 ActorHops.schedulerExecutor, DispatchAsyncHop.variant, OpenCombineHop.variant, AsyncStreamHop.variant,
                 ActorHops.defaultActor, NIOHop.variant, BatchedHandoffHop.variant, SPSCRingHop.variant,
+                TaskHops.schedulerTaskExecutor, TaskHops.globalExecutor,
             ] {
                 try registry.register(hop: hop)
             }

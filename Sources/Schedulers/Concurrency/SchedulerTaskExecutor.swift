@@ -9,8 +9,12 @@ import Foundation
 /// `nonisolated` async functions it calls, child tasks that inherit it).
 /// Jobs may run concurrently, as they do on the global executor.
 ///
-/// - `ConcurrentDispatchQueueScheduler`: each job is one `async` on the
-///   scheduler's queue.
+/// - `ConcurrentDispatchQueueScheduler`: jobs run on the scheduler's queue,
+///   up to one at a time per processor, each thread taking the oldest
+///   waiting job; a flood of jobs costs one `async` per thread started, not
+///   per job, and nothing of this executor is allocated per job. As on the
+///   global concurrent executor, a job must not wait for a job enqueued
+///   after it.
 /// - `OperationQueueScheduler`: each job is one operation added to the
 ///   scheduler's `operationQueue` at its `queuePriority`, so the queue's
 ///   `maxConcurrentOperationCount` bounds how many run at once.
@@ -22,35 +26,39 @@ import Foundation
 /// forever). Cancel the task itself to stop it. A suspended operation queue
 /// holds its jobs until it is resumed.
 ///
-/// Each job costs the allocations of one `async` or one operation.
+/// On an operation queue each job costs the allocations of one operation.
 public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
     private enum Target {
-        case dispatch(DispatchQueue)
+        case dispatch(ConcurrentJobQueue)
         case operations(OperationQueue, Operation.QueuePriority)
     }
 
     private let target: Target
+    /// `target`'s job queue, read without copying `target` (a copy counts a
+    /// reference on an object every thread of the queue then writes).
+    private let dispatchJobs: ConcurrentJobQueue?
 
     fileprivate init(queue: DispatchQueue) {
-        target = .dispatch(queue)
+        let jobs = ConcurrentJobQueue(queue: queue)
+        target = .dispatch(jobs)
+        dispatchJobs = jobs
     }
 
     fileprivate init(operationQueue: OperationQueue, priority: Operation.QueuePriority) {
         target = .operations(operationQueue, priority)
+        dispatchJobs = nil
     }
 
     /// Runs `job` on the scheduler's threads.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
+        if let dispatchJobs {
+            dispatchJobs.enqueue(job, on: self)
+            return
+        }
         switch target {
-        case .dispatch(let queue):
-            let run: @Sendable () -> Void = {
-                // unsafe: the closure keeps `self`, so the executor outlives the call.
-                unsafe job.runSynchronously(on: self.asUnownedTaskExecutor())
-            }
-            if !SyncPoint.controllerTook(run, for: queue) {
-                queue.async(execute: run)
-            }
+        case .dispatch(let jobs):
+            jobs.enqueue(job, on: self)
         case .operations(let queue, let priority):
             Self.checkConcurrency(of: queue)
             let operation = TaskJobOperation(job: job, executor: self)
@@ -65,6 +73,93 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
             queue.maxConcurrentOperationCount != 0,
             "maxConcurrentOperationCount of the OperationQueue is 0: a task on its OperationQueueScheduler's taskExecutor would never run; use a positive count or OperationQueue.defaultMaxConcurrentOperationCount"
         )
+    }
+}
+
+/// The jobs waiting for a concurrent dispatch queue, oldest first, and the
+/// one reusable block that runs them there.
+///
+/// Up to `width` runs of the block (one per processor) are on the queue at
+/// once; each takes the oldest job, runs it, and goes on with the next until
+/// none is left. So a flood of jobs costs one `async` per run of the block,
+/// not per job, and jobs run at once on up to `width` threads, as on the
+/// global concurrent executor, whose rule they keep: a job never waits for
+/// a job enqueued after it. Nothing of this type is allocated per job (the
+/// jobs wait in a buffer that keeps its capacity).
+///
+/// The block holds this object unowned; `keepAlive` keeps the executor
+/// (which keeps this object) alive from the first job enqueued until the
+/// last run of the block has ended.
+final class ConcurrentJobQueue: @unchecked Sendable {
+    // @unchecked: every `var` is guarded by `lock`.
+    let queue: DispatchQueue
+    /// How many runs of the block may be on the queue at once.
+    let width = max(ProcessInfo.processInfo.activeProcessorCount, 1)
+    /// Held for a few instructions at a time by the enqueuing threads and the
+    /// queue's threads at once.
+    private let lock = Lock(spinning: true)
+    /// Jobs enqueued and not yet taken, oldest at `head`.
+    private var pending: [UnownedJob] = []
+    private var head = 0
+    /// Runs of the block on the queue or running.
+    private var runners = 0
+    /// Set while `runners` is not zero, or a job waits.
+    private var keepAlive: SchedulerTaskExecutor?
+    /// Runs jobs until none is left; set once in `init`.
+    private var runBlock: (@Sendable @convention(block) () -> Void)?
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+        runBlock = { [unowned self] in
+            self.runJobs()
+        }
+    }
+
+    func enqueue(_ job: UnownedJob, on executor: SchedulerTaskExecutor) {
+        let block = runBlock!
+        let startsARun = lock.withLock {
+            pending.append(job)
+            if keepAlive == nil {
+                keepAlive = executor
+            }
+            // A run already waiting takes this job; start one more only
+            // while more jobs wait than runs could take.
+            guard runners < width, runners < pending.count - head else { return false }
+            runners += 1
+            return true
+        }
+        guard startsARun else { return }
+        if !SyncPoint.controllerTook(block, for: queue) {
+            queue.async(execute: block)
+        }
+    }
+
+    /// Runs the oldest job, then the next, until none waits.
+    private func runJobs() {
+        while true {
+            let (next, last) = lock.withLock { () -> ((UnownedJob, SchedulerTaskExecutor)?, SchedulerTaskExecutor?) in
+                guard head < pending.count else {
+                    runners -= 1
+                    // The last run ends: no job waits or runs.
+                    guard runners == 0 else { return (nil, nil) }
+                    let last = keepAlive
+                    keepAlive = nil
+                    return (nil, last)
+                }
+                let job = pending[head]
+                head += 1
+                if head == pending.count {
+                    pending.removeAll(keepingCapacity: true)
+                    head = 0
+                }
+                return ((job, keepAlive!), nil)
+            }
+            // The last reference may go here, outside the lock.
+            _ = last
+            guard let (job, executor) = next else { return }
+            // unsafe: `executor` is a strong reference, alive for the call.
+            unsafe job.runSynchronously(on: executor.asUnownedTaskExecutor())
+        }
     }
 }
 

@@ -307,7 +307,7 @@ final class DispatchJobQueue: @unchecked Sendable {
     /// block, under the gate's lock (see `ExecutorBatchGate`).
     func enqueue(_ job: UnownedJob, on executor: SerialSchedulerExecutor) {
         let block = runBlock!
-        batch.lock.withLock {
+        let started = batch.lock.withLock {
             pending.append(job)
             outstanding += 1
             if outstanding == 1 {
@@ -315,21 +315,22 @@ final class DispatchJobQueue: @unchecked Sendable {
             }
             if batch.openBatch == ObjectIdentifier(self) {
                 batches[batches.count - 1] += 1
-                return
+                return false
             }
             batches.append(1)
             batch.openBatch = ObjectIdentifier(self)
             #if SCHEDULERS_MUTANTS
             if let mutant = Mutant.active, mutant == .executorFIFO || mutant == .executorWrongQueue {
-                return
+                return true
             }
             #endif
             if !SyncPoint.controllerTook(block, for: queue) {
                 queue.async(execute: block)
             }
+            return true
         }
         #if SCHEDULERS_MUTANTS
-        switch Mutant.active {
+        switch started ? Mutant.active : nil {
         case .executorFIFO?:
             // The mutant: enqueued after the lock is released, so two
             // enqueuers' blocks may reach the queue in the other order.

@@ -1,3 +1,4 @@
+import Synchronization
 import Schedulers
 
 /// The actor hops of `observeOn.throughput` and `observeOn.latency`: what a
@@ -68,4 +69,39 @@ final class ActorHop: HopSession {
     /// Nothing to release: the tasks end once they have run, and the
     /// producer returns only after the last one did.
     func close() {}
+}
+
+/// The task hops of `observeOn.throughput` and `observeOn.latency`: each
+/// element is a task of its own, `Task(executorPreference:) { consume(value) }`,
+/// run on a concurrent executor, so tasks may run at once and out of order:
+/// - `task-executor`: the executor is a `ConcurrentDispatchQueueScheduler`'s
+///   `taskExecutor`, made per session (this library's `SchedulerTaskExecutor`);
+/// - `peer.task`: a task on the Swift runtime's global concurrent executor.
+///
+/// The hop's consumer counts one element at a time, so both variants call it
+/// under the same lock (`OneAtATime`): the lock costs each of them alike.
+enum TaskHops {
+    static let schedulerTaskExecutor = HopVariant(id: .library("task-executor")) {
+        let executor = ConcurrentDispatchQueueScheduler(qos: .userInitiated).taskExecutor
+        let serial = OneAtATime()
+        return ActorHop { value, consume in
+            Task(executorPreference: executor) { serial.run { consume(value) } }
+        }
+    }
+
+    static let globalExecutor = HopVariant(id: .peer("task")) {
+        let serial = OneAtATime()
+        return ActorHop { value, consume in
+            Task { serial.run { consume(value) } }
+        }
+    }
+}
+
+/// Runs one closure at a time, whichever threads call it.
+final class OneAtATime: Sendable {
+    private let lock = Mutex(())
+
+    func run(_ body: () -> Void) {
+        lock.withLock { _ in body() }
+    }
 }
