@@ -2,6 +2,11 @@
 import XCTest
 
 final class CSVSchemaTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testBenchmarkNamesAreTheStableInterface() {
         XCTAssertEqual(
             CSVSchema.benchmarks.map(\.name),

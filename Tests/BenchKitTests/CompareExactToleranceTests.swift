@@ -4,6 +4,11 @@ import XCTest
 /// `--exact-tolerance`: amortised allocation noise is not a regression, one
 /// more allocation per element still is.
 final class CompareExactToleranceTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private var fixture: CompareFixture!
 
     override func setUpWithError() throws {

@@ -3,6 +3,11 @@ import Foundation
 import XCTest
 
 final class InstructionPassTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private func series(_ variant: String, _ value: Double, metric: String = "instructions_per_schedule")
         -> FixtureSeries
     {

@@ -2,6 +2,11 @@
 import XCTest
 
 final class SummaryTableTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testSummaryShowsTheMedianOfTheRepetitions() {
         let rows = [1.0, 9.0, 5.0].enumerated().map { index, value in
             CSVRow(

@@ -6,6 +6,11 @@ import XCTest
 /// levels the machine sets, and a run's share of slow repetitions is not
 /// the code's.
 final class UsualLevelTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private let throughputTime = MetricComparisonRule(
         metric: "ns_per_element", benchmark: "observeOn.throughput", variant: "fast-path")
 
