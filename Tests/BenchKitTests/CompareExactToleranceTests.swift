@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 import BenchKit
 import XCTest
 

@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import ToolSupport
@@ -259,7 +260,8 @@ final class CompareJudgementTests: XCTestCase {
                 // The line a CI log shows first names the suspected regression.
                 let last = try XCTUnwrap(summary.split(separator: "\n").last.map(String.init))
                 XCTAssertTrue(last.hasPrefix("Suspected regression: "), last)
-                XCTAssertTrue(last.contains("v90 ns_per_element [system] +20.0% (worse?), not confirmed"), last)
+                XCTAssertTrue(last.hasPrefix("Suspected regression: elementPath/v90 ns_per_element [system] +"), last)
+                XCTAssertTrue(last.contains("% (worse?), not confirmed; "), last)
                 XCTAssertTrue(last.hasSuffix("1 gated series could not be judged: exit status 3, not a pass."), last)
             }
         }

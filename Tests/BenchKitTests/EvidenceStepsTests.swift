@@ -12,14 +12,18 @@ final class EvidenceStepsTests: XCTestCase {
         StandardCatalog.install()
     }
 
-    private let timing = MetricComparisonRule(metric: "ns_per_element", benchmark: "observeOn.throughput", variant: "generic")
-    private let rate = MetricComparisonRule(metric: "elements_per_s", benchmark: "observeOn.throughput", variant: "generic")
-    private let wakeUp = MetricComparisonRule(metric: "latency_p50_ns", benchmark: "observeOn.latency", variant: "generic")
-    private let count = MetricComparisonRule(
-        metric: "allocs_per_element", benchmark: "observeOn.throughput", variant: "generic")
-    private let depth = MetricComparisonRule(metric: "depth", benchmark: "trampoline.recursion", variant: "current-thread")
-    private let machineFact = MetricComparisonRule(
-        metric: "plain_recursion_limit", benchmark: "trampoline.recursion", variant: "current-thread")
+    // Computed, not stored: XCTest makes the test case objects before
+    // `setUp()` installs the catalogue the rules are read from.
+    private var timing: MetricComparisonRule { rule("ns_per_element", "observeOn.throughput", "generic") }
+    private var rate: MetricComparisonRule { rule("elements_per_s", "observeOn.throughput", "generic") }
+    private var wakeUp: MetricComparisonRule { rule("latency_p50_ns", "observeOn.latency", "generic") }
+    private var count: MetricComparisonRule { rule("allocs_per_element", "observeOn.throughput", "generic") }
+    private var depth: MetricComparisonRule { rule("depth", "trampoline.recursion", "current-thread") }
+    private var machineFact: MetricComparisonRule { rule("plain_recursion_limit", "trampoline.recursion", "current-thread") }
+
+    private func rule(_ metric: String, _ benchmark: String, _ variant: String) -> MetricComparisonRule {
+        MetricComparisonRule(metric: metric, benchmark: benchmark, variant: variant)
+    }
 
     func testASeriesInOneFileOnlyIsAddedOrRemovedUnlessItIsShownOnly() {
         XCTAssertEqual(VerdictTable.verdict(for: SeriesEvidence(presence: .baseOnly, reading: .time)), .removed)

@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 import BenchKit
 
 /// Makes the standard registry's benchmarks the catalogue `CSVSchema` lists,

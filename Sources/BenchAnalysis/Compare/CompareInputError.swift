@@ -12,12 +12,14 @@ public struct CompareInputError: Error, Sendable, Equatable, CustomStringConvert
     /// What is wrong and, where it helps, what to do.
     public let message: String
 
+    /// The problem `message` in `file`, at `line` when one applies.
     public init(file: String, line: Int?, message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
+    /// `file:line: message`, or `file: message` without a line.
     public var description: String {
         if let line {
             return "\(file):\(line): \(message)"

@@ -35,16 +35,21 @@ public struct CompareOptions: Sendable, Equatable {
     /// rate across the run; the confidence interval is at `1 - 2·alpha`, so
     /// that each of its bounds is a one-sided bound at `1 - alpha`.
     public var alpha: Double
+    /// Which verdicts decide the exit status.
     public var gate: Gate
+    /// How the report is written.
     public var format: Format
     /// How far exact counts may move before they count as a change; none by default.
     public var exactTolerances: [ExactTolerance]
     /// Each timing series' resolution on this machine (`BenchRunner
     /// calibrate`): a calibrated series is worse or better only when its
     /// median also moved beyond the larger of its threshold and its
-    /// resolution (``SeriesVerdicts/tested``). None by default.
+    /// resolution (``SeriesEvidence/confirmedWorse``). None by default.
     public var resolution: ResolutionTable?
 
+    /// Options with the command line's defaults: 5 %, 40 % for wake-up-bound
+    /// times, alpha 0.05, every metric gated, a text table, no exact
+    /// tolerance and no resolution table.
     public init(
         threshold: Double = 0.05, wakeUpThreshold: Double = 0.40, alpha: Double = 0.05, gate: Gate = .all,
         format: Format = .table, exactTolerances: [ExactTolerance] = [], resolution: ResolutionTable? = nil

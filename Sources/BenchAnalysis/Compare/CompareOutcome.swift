@@ -2,6 +2,7 @@
 /// output, the text for standard error and the exit status. Returned rather
 /// than printed so tests can check all three without ending the process.
 public struct CompareOutcome: Sendable {
+    /// The exit status (docs/Compare.md, "Exit status").
     public let status: CompareExitStatus
     /// The report (empty when the input was unusable).
     public let output: String

@@ -9,8 +9,11 @@
 /// ``VerdictTable`` turns that evidence into each series' verdict and the
 /// exit status.
 public struct ComparisonReport: Sendable {
+    /// The base file as given.
     public let basePath: String
+    /// The new file as given.
     public let newPath: String
+    /// The options the series were judged under.
     public let options: CompareOptions
     /// Series of the base file in its order, then series only in the new file in theirs.
     public let comparisons: [SeriesComparison]

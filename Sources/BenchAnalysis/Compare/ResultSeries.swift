@@ -1,5 +1,6 @@
 /// All repetitions of one metric of one benchmark variant in one result file.
 public struct ResultSeries: Sendable, Equatable {
+    /// What the series is of.
     public let key: ResultSeriesKey
     /// The `unit` column (empty when the file has none).
     public let unit: String

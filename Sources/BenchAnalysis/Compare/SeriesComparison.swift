@@ -29,14 +29,19 @@ import ToolSupport
 /// ``evidence`` states what was found; ``VerdictTable`` alone maps it to
 /// ``verdict``. ``ComparisonReport`` adjusts the p-values across the run.
 public struct SeriesComparison: Sendable {
+    /// The series compared.
     public let key: ResultSeriesKey
+    /// The `unit` column (the base file's when both have the series).
     public let unit: String
     package let rule: MetricComparisonRule
     /// Values in the base file; nil when the series is not there.
     public let baseValues: [Double]?
     /// Values in the new file; nil when the series is not there.
     public let newValues: [Double]?
+    /// The median of the base values the series is judged on (for a series
+    /// read at its usual level, those at that level); nil when there are none.
     public let baseMedian: Double?
+    /// The median of the new values, likewise.
     public let newMedian: Double?
     /// `(new median - base median) / |base median|`; nil when the base median
     /// is zero and the new one is not, or when a side has no values.

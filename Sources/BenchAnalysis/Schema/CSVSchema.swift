@@ -121,9 +121,11 @@ public enum CSVSchema {
 
 /// One benchmark's stable name, its variants and the metrics each repetition writes.
 public struct BenchmarkSchema: Sendable, Equatable {
+    /// The `benchmark` column's value.
     public let name: String
     /// Every variant a run may write, in the order it runs them.
     public let variants: [VariantID]
+    /// Every metric a repetition writes, in the order it writes them.
     public let metrics: [Metric]
     /// Variants whose every timing is wake-up-bound (see
     /// `Metric.isWakeUpBound`): delivery on the main queue waits for the
@@ -198,6 +200,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// into the next size class is still `worse`.
     public static let wholeAllocationByteTolerance = 8.0
 
+    /// A schema; every property not given is off (empty, false).
     public init(
         name: String, variants: [VariantID], metrics: [Metric], wakeUpBoundVariants: [VariantID] = [],
         varyingCountVariants: [VariantID] = [], countsInWholeAllocations: Bool = false,

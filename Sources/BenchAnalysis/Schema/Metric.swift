@@ -1,6 +1,8 @@
 /// Which way a metric improves.
 public enum MetricDirection: String, Sendable {
+    /// A rise is an improvement (rates, the trampoline depth).
     case higherIsBetter = "higher"
+    /// A fall is an improvement (times, allocations, lateness).
     case lowerIsBetter = "lower"
     /// Describes the machine or the run rather than the code (no verdict).
     case informational = "none"
@@ -88,6 +90,7 @@ public struct Metric: Sendable, Hashable {
     /// runs and still be `same` (``tolerating(_:)``). 0 allows no move at all.
     public private(set) var exactTolerance: Double = 0
 
+    /// A metric written as `name` in `unit`, of `kind`, improving in `direction`.
     public init(_ name: String, unit: String, kind: MetricKind, direction: MetricDirection) {
         self.name = name
         self.unit = unit

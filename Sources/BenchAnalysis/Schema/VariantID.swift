@@ -25,6 +25,7 @@ public enum VariantRole: String, Sendable, CaseIterable {
 public struct VariantID: Sendable, Hashable, CustomStringConvertible {
     /// The `variant` column's value.
     public let name: String
+    /// What the variant measures, which decides how `compare` reads it.
     public let role: VariantRole
 
     private init(name: String, role: VariantRole) {
@@ -67,5 +68,6 @@ public struct VariantID: Sendable, Hashable, CustomStringConvertible {
         VariantID(name: "\(name).\(suffix)", role: role)
     }
 
+    /// The ``name``.
     public var description: String { name }
 }
