@@ -5,8 +5,8 @@ import Foundation
 /// `BenchRunner compare BASE.csv NEW.csv`: tells a real change from noise
 /// between two result files. Parsing only; the comparison is ``CompareTool``
 /// in BenchAnalysis, and docs/Compare.md explains it in full.
-public struct Compare: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+struct Compare: ParsableCommand {
+    static let configuration = CommandConfiguration(
         commandName: "compare",
         abstract: "Compare two BenchRunner result CSVs and say which changes are real.",
         usage: "BenchRunner compare [<options>] <base> <new>",
@@ -73,9 +73,9 @@ public struct Compare: ParsableCommand {
     /// Where calibrate writes and compare looks for the resolution table by default.
     static let defaultResolutionPath = ResolutionTable.defaultPath
 
-    public init() {}
+    init() {}
 
-    public func run() throws {
+    func run() throws {
         var table: ResolutionTable?
         let path = resolution ?? Self.defaultResolutionPath
         if path != "none" && (resolution != nil || FileManager.default.fileExists(atPath: path)) {
