@@ -126,6 +126,8 @@ let package = Package(
             name: "SchedulersTests",
             dependencies: ["Schedulers", "SchedulersTesting", "CAllocationCounter"]
         ),
+        // The verdict table alone: BenchAnalysis without BenchKit, the library or a peer.
+        .testTarget(name: "BenchAnalysisTests", dependencies: ["BenchAnalysis"]),
         .testTarget(name: "BenchKitTests", dependencies: ["BenchAnalysis", "BenchKit", "ToolSupport", "Schedulers"]),
         .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport", "Schedulers"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
