@@ -16,6 +16,9 @@ let package = Package(
         // stress-tests its own schedulers (Examples/MyEventLoop):
         // `BenchRunnerMain.run(registering:)`, `StressMain.run(registering:)`.
         .library(name: "BenchKit", targets: ["BenchKit", "BenchRunnerCLI"]),
+        // Reading result files: the CSV schema, compare and report, without
+        // the library or any peer.
+        .library(name: "BenchAnalysis", targets: ["BenchAnalysis"]),
         .library(name: "StressKit", targets: ["StressKit"]),
     ],
     traits: [
@@ -67,10 +70,16 @@ let package = Package(
 
         // Reads jemalloc's counters through dlsym, so the build never needs jemalloc.
         .target(name: "CJemallocShim", linkerSettings: [.linkedLibrary("dl")]),
-        // BenchRunner's testable core: result CSV, comparison, benchmarks.
+        // What a result file means and what two of them show: the CSV schema
+        // and its reader, compare (its verdicts and statistics) and report.
+        // Foundation and ToolSupport only: never the library or a peer.
+        .target(name: "BenchAnalysis", dependencies: ["ToolSupport"]),
+        // BenchRunner's measuring core: the registry, the benchmarks, the
+        // runner and the CSV it writes (whose types BenchAnalysis declares).
         .target(
             name: "BenchKit",
             dependencies: [
+                "BenchAnalysis",
                 "Schedulers",
                 "ToolSupport",
                 "CJemallocShim",
@@ -86,6 +95,7 @@ let package = Package(
         .target(
             name: "BenchRunnerCLI",
             dependencies: [
+                "BenchAnalysis",
                 "BenchKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -116,7 +126,9 @@ let package = Package(
             name: "SchedulersTests",
             dependencies: ["Schedulers", "SchedulersTesting", "CAllocationCounter"]
         ),
-        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ToolSupport", "Schedulers"]),
+        // The verdict table alone: BenchAnalysis without BenchKit, the library or a peer.
+        .testTarget(name: "BenchAnalysisTests", dependencies: ["BenchAnalysis"]),
+        .testTarget(name: "BenchKitTests", dependencies: ["BenchAnalysis", "BenchKit", "ToolSupport", "Schedulers"]),
         .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport", "Schedulers"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
         // TestSchedulerClock against swift-clocks' TestClock: how often a

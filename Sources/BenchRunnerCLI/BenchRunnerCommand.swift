@@ -8,7 +8,9 @@ struct BenchRunnerCommand: ParsableCommand {
         discussion: """
             `swift run -c release BenchRunner` runs the default suite (a few minutes on two cores), \
             shows progress, prints a summary with the ratios that matter and writes \
-            results/<UTC time>-<git revision>.csv. Exit status: 0 success, 2 bad input.
+            results/<UTC time>-<git revision>.csv. Exit status: 0 success; 1 a measurement failed (the \
+            other rows are written) or compare found a regression; 2 bad input; 3 compare could not \
+            judge a gated series (compare --help).
             """,
         subcommands: [
             Run.self,

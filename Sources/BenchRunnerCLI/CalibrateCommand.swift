@@ -1,5 +1,5 @@
 import ArgumentParser
-import BenchKit
+import BenchAnalysis
 import Foundation
 import ToolSupport
 

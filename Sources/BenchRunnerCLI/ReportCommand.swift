@@ -1,10 +1,10 @@
 import ArgumentParser
-import BenchKit
+import BenchAnalysis
 import Foundation
 
 /// `BenchRunner report [RUN.csv] [--check]`: the documentation's figures,
 /// generated from a committed run. Parsing only; the work is ``ReportTool``
-/// in BenchKit.
+/// in BenchAnalysis.
 struct ReportFigures: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",

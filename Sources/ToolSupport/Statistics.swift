@@ -42,4 +42,13 @@ public enum Statistics {
         guard !values.isEmpty else { return nil }
         return values.reduce(0, +) / Double(values.count)
     }
+
+    /// The slope of the least-squares line through `points`, or `nil` when
+    /// the points have fewer than two distinct x.
+    public static func slope(_ points: [(x: Double, y: Double)]) -> Double? {
+        guard let meanX = mean(points.map(\.x)), let meanY = mean(points.map(\.y)) else { return nil }
+        let covariance = points.reduce(0) { $0 + ($1.x - meanX) * ($1.y - meanY) }
+        let variance = points.reduce(0) { $0 + ($1.x - meanX) * ($1.x - meanX) }
+        return variance > 0 ? covariance / variance : nil
+    }
 }

@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import XCTest

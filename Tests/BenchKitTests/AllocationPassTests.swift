@@ -1,9 +1,15 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import XCTest
 
 /// Where allocation rows come from: the counting pass, never the timed repetitions.
 final class AllocationPassTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private let configuration = SuiteConfiguration.tiny(recursionProbe: nil)
     private let filter = BenchmarkFilter(["observeOn.throughput/peer.dispatch-async", "trampoline.recursion"])
 
@@ -58,6 +64,11 @@ final class AllocationPassTests: XCTestCase {
 
 /// The gate that makes a counted batch cross a hop the same way on every run.
 final class BatchGateTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     /// What the consumer saw, written only on its serial queue.
     final class Seen: @unchecked Sendable {
         var sentWhenFirstArrived: [Int] = []

@@ -8,6 +8,11 @@ import XCTest
 /// are refused; a scheduler that never runs fails its plans by name without
 /// losing the others' rows.
 final class BringYourOwnSchedulerTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private func registry(_ schedulers: [BenchScheduler]) throws -> SchedulerRegistry {
         var registry = SchedulerRegistry.standard
         for scheduler in schedulers {

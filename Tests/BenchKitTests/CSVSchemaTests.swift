@@ -1,7 +1,13 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import XCTest
 
 final class CSVSchemaTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testBenchmarkNamesAreTheStableInterface() {
         XCTAssertEqual(
             CSVSchema.benchmarks.map(\.name),

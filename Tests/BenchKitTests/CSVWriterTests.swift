@@ -1,9 +1,15 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import ToolSupport
 import XCTest
 
 final class CSVWriterTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     let environment = RunEnvironment(
         runID: "20260101T000000Z-abc", timestamp: "2026-01-01T00:00:00Z", gitRevision: "abc", host: "box",
         cpu: "Some CPU, 2 GHz", cores: 2, swiftVersion: "6.3.1", allocator: "jemalloc")

@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 import BenchKit
 import Foundation
 import XCTest
@@ -9,6 +10,11 @@ import XCTest
 /// one of them (`scripts/derived-slowdown.sh` does the same from the command
 /// line) is a regression (`worse`, exit 1), whichever run is the base.
 final class CommittedRunsVerdictTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

@@ -1,9 +1,15 @@
+@testable import BenchAnalysis
 import BenchKit
 import XCTest
 
 /// `--exact-tolerance`: amortised allocation noise is not a regression, one
 /// more allocation per element still is.
 final class CompareExactToleranceTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private var fixture: CompareFixture!
 
     override func setUpWithError() throws {

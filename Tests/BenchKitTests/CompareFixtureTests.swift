@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 import BenchKit
 import Foundation
 import XCTest
@@ -122,6 +123,11 @@ final class CompareFixture {
 
 /// Checks of the fixture itself, so a broken generator cannot make other tests pass.
 final class CompareFixtureTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testSeededGeneratorRepeatsItsSequence() {
         var first = SeededGenerator(seed: 42)
         var second = SeededGenerator(seed: 42)

@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 import BenchKit
 import Foundation
 import XCTest
@@ -6,6 +7,11 @@ import XCTest
 /// beyond its threshold in the harmful direction is `worse`, or it is left
 /// unjudged (exit 3) with what would judge it.
 final class CompareHarmfulMoveTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private var fixture: CompareFixture!
 
     override func setUpWithError() throws {
@@ -117,7 +123,7 @@ final class CompareHarmfulMoveTests: XCTestCase {
         goodNew.values = Self.noisyFastPath.map { $0 * 1.4 }
         let outcome = try fixture.compare(base: [small, good], new: [smallNew, goodNew])
         let report = try XCTUnwrap(outcome.report)
-        XCTAssertEqual(report.comparisons.map(\.verdict), [.cannotTell, .cannotTell])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.notShownEqual, .notShownEqual])
         XCTAssertEqual(outcome.status, .noRegression, outcome.output)
         XCTAssertTrue(outcome.output.contains("not shown equal"), outcome.output)
         XCTAssertTrue(outcome.output.contains("No gated series moved beyond its threshold"), outcome.output)

@@ -1,8 +1,14 @@
+@testable import BenchAnalysis
 import BenchKit
 import XCTest
 
 /// Unusable input gives exit status 2 and a message naming the file and line.
 final class CompareInputTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private var fixture: CompareFixture!
     private var goodPath = ""
 

@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import ToolSupport
@@ -8,6 +9,11 @@ import XCTest
 /// verdict, exit status 3 for series it could not judge, and calibration
 /// against the spread of the committed runs.
 final class CompareJudgementTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private var fixture: CompareFixture!
 
     override func setUpWithError() throws {
@@ -63,7 +69,7 @@ final class CompareJudgementTests: XCTestCase {
         let outcome = try fixture.compare(base: [Self.cost([100, 101, 102])], new: [Self.cost([104, 105, 106])])
         let comparison = try XCTUnwrap(outcome.report?.comparisons.first)
         XCTAssertGreaterThan(try XCTUnwrap(comparison.worseTest).pValue, 0.05)
-        XCTAssertEqual(comparison.verdict, .cannotTell)
+        XCTAssertEqual(comparison.verdict, .notShownEqual)
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
@@ -119,7 +125,7 @@ final class CompareJudgementTests: XCTestCase {
             FixtureSeries(benchmark: "periodic.drift", variant: "serial-dispatch.native", params: "tick=3", metric: "lateness_at_tick_us", unit: "us", values: [60]),
         ]
         let outcome = try fixture.compare(base: base, new: base)
-        XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.informational, .informational, .informational])
+        XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.shownOnly, .shownOnly, .shownOnly])
         XCTAssertEqual(outcome.report?.unjudged.count, 0)
         XCTAssertEqual(outcome.status, .noRegression)
     }
@@ -173,7 +179,7 @@ final class CompareJudgementTests: XCTestCase {
         let looseComparison = try XCTUnwrap(loose.report?.comparisons.first)
         let looseInterval = try XCTUnwrap(looseComparison.interval)
         XCTAssertTrue(looseInterval.lowerBound < -0.05 || looseInterval.upperBound > 0.05)
-        XCTAssertEqual(looseComparison.verdict, .cannotTell)
+        XCTAssertEqual(looseComparison.verdict, .notShownEqual)
         XCTAssertEqual(loose.status, .noRegression, "cannot tell is judged: no evidence of a regression")
     }
 
@@ -219,14 +225,14 @@ final class CompareJudgementTests: XCTestCase {
     }
 
     func testALoneClearImprovementAmongNinetySeriesIsLikelyBetterWithFiveRepetitionsAndNeverFailsTheRun() throws {
-        for (repetitions, expected) in [(7, CompareVerdict.better), (5, .unconfirmedBetter)] {
+        for (repetitions, expected) in [(7, CompareVerdict.better), (5, .possiblyBetter)] {
             // Series v90 takes 30 % less time in every repetition.
             let report = try Self.reportWithALoneChange(shift: 0.7, repetitions: repetitions)
             let changed = try XCTUnwrap(report.comparisons.first { $0.key.variant == "v90" })
             XCTAssertEqual(changed.verdict, expected, "\(repetitions) repetitions")
             XCTAssertEqual(report.exitStatus, .noRegression, "\(repetitions) repetitions")
             XCTAssertEqual(
-                report.comparisons.filter { $0.verdict == .better || $0.verdict == .unconfirmedBetter }.map(\.key.variant),
+                report.comparisons.filter { $0.verdict == .better || $0.verdict == .possiblyBetter }.map(\.key.variant),
                 ["v90"])
             if repetitions == 5 {
                 let summary = CompareReportFormatter(report: report).summary()
@@ -243,7 +249,7 @@ final class CompareJudgementTests: XCTestCase {
             XCTAssertEqual(report.testedCount, 91)
             XCTAssertEqual(report.exitStatus, expected, "\(repetitions) repetitions")
             let changed = try XCTUnwrap(report.comparisons.first { $0.key.variant == "v90" })
-            XCTAssertEqual(changed.verdict, repetitions == 7 ? .worse : .unconfirmedWorse, "\(repetitions) repetitions")
+            XCTAssertEqual(changed.verdict, repetitions == 7 ? .worse : .possiblyWorse, "\(repetitions) repetitions")
             XCTAssertEqual(
                 report.comparisons.filter { $0.verdict == .worse || $0.verdict.isUnjudged }.map(\.key.variant), ["v90"])
             XCTAssertEqual(report.repetitionsForALoneChange, 7)
@@ -251,6 +257,12 @@ final class CompareJudgementTests: XCTestCase {
                 let summary = CompareReportFormatter(report: report).summary()
                 XCTAssertTrue(summary.contains("Repetitions needed: 7 a side"), summary)
                 XCTAssertTrue(summary.contains("v90 ns_per_element [system]: worse?"), summary)
+                // The line a CI log shows first names the suspected regression.
+                let last = try XCTUnwrap(summary.split(separator: "\n").last.map(String.init))
+                XCTAssertTrue(last.hasPrefix("Suspected regression: "), last)
+                XCTAssertTrue(last.hasPrefix("Suspected regression: elementPath/v90 ns_per_element [system] +"), last)
+                XCTAssertTrue(last.contains("% (worse?), not confirmed; "), last)
+                XCTAssertTrue(last.hasSuffix("1 gated series could not be judged: exit status 3, not a pass."), last)
             }
         }
     }
@@ -439,7 +451,7 @@ final class CompareJudgementTests: XCTestCase {
             } else {
                 // 3 a side: p = 0.05 at best, which no correction across ~80 series lets
                 // through; the change is flagged "worse?" and the run is not a pass.
-                XCTAssertEqual(changed.verdict, .unconfirmedWorse)
+                XCTAssertEqual(changed.verdict, .possiblyWorse)
                 XCTAssertEqual(report.exitStatus, .notJudged)
                 XCTAssertEqual(report.regressions.count, 0)
             }
@@ -472,6 +484,11 @@ private func XCTAssertEqual(
 /// processes (docs/Compare.md), which no rank test over one process's repetitions
 /// may call a regression.
 final class ProcessBoundVerdictTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     /// One run: `benchmark`'s fast path, seven repetitions of `ns` per element.
     private func run(_ benchmark: String, _ ns: [Double], path: String) throws -> ResultFile {
         var lines = ["benchmark,variant,params,metric,unit,repetition,value"]
@@ -497,7 +514,7 @@ final class ProcessBoundVerdictTests: XCTestCase {
         XCTAssertEqual(report.exitStatus, .notJudged)
         XCTAssertTrue(CompareReportFormatter(report: report).summary().contains("moved worse? (process-bound), 1 series"))
         // Improved as clearly, it is not called better either; within the threshold it is the same.
-        XCTAssertEqual(try compare("observeOn.busyQueue", second, first).comparisons.first?.verdict, .cannotTell)
+        XCTAssertEqual(try compare("observeOn.busyQueue", second, first).comparisons.first?.verdict, .notShownEqual)
         XCTAssertEqual(try compare("observeOn.busyQueue", first, first).comparisons.first?.verdict, .same)
     }
 

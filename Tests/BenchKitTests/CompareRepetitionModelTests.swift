@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 import BenchKit
 import Foundation
 import ToolSupport
@@ -18,6 +19,11 @@ import XCTest
 /// `results/resolution.csv` is what `calibrate` makes of those runs, and
 /// that README.md and docs/Compare.md print the line this simulation prints.
 final class CompareRepetitionModelTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

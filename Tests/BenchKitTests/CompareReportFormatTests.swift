@@ -1,9 +1,15 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import ToolSupport
 import XCTest
 
 /// The three output formats of `BenchRunner compare` and the summary.
 final class CompareReportFormatTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private var fixture: CompareFixture!
 
     override func setUpWithError() throws {

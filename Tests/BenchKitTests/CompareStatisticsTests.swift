@@ -1,9 +1,15 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import ToolSupport
 import XCTest
 
 /// The statistics behind `BenchRunner compare`, against values from R / SciPy.
 final class CompareStatisticsTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testExactUTestMatchesReferenceForInterleavedSamples() {
         // R: wilcox.test(c(1,3,5,7), c(2,4,6,8)) gives W = 6, p = 0.6857.
         let test = MannWhitneyUTest([1, 3, 5, 7], [2, 4, 6, 8])

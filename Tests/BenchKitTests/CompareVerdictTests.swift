@@ -1,8 +1,14 @@
+@testable import BenchAnalysis
 import BenchKit
 import XCTest
 
 /// Verdicts and exit statuses of `BenchRunner compare` on generated result files.
 final class CompareVerdictTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private var fixture: CompareFixture!
 
     override func setUpWithError() throws {
@@ -77,12 +83,12 @@ final class CompareVerdictTests: XCTestCase {
             if (comparison.change ?? 0) < -comparison.threshold {
                 XCTAssertEqual(comparison.verdict, .movedWorse, "\(comparison.key)")
             } else {
-                XCTAssertTrue([.same, .cannotTell].contains(comparison.verdict), "\(comparison.key): \(comparison.verdict)")
+                XCTAssertTrue([.same, .notShownEqual].contains(comparison.verdict), "\(comparison.key): \(comparison.verdict)")
             }
         }
         let moved = report.count(of: .movedWorse)
         XCTAssertGreaterThan(moved, 0, "30 % noise moves some medians beyond 5 %")
-        XCTAssertEqual(report.count(of: .same) + report.count(of: .cannotTell) + moved, 60)
+        XCTAssertEqual(report.count(of: .same) + report.count(of: .notShownEqual) + moved, 60)
         XCTAssertEqual(outcome.status, .notJudged)
         // With a threshold the noise does not reach, the same runs pass.
         let wide = try fixture.compare(base: base, new: new, options: CompareOptions(threshold: 0.3))
@@ -100,7 +106,7 @@ final class CompareVerdictTests: XCTestCase {
         let base = FixtureSeries(values: CompareFixture.noisy(around: 1e6, spread: 0.3, count: 10, using: &generator))
         let new = FixtureSeries(values: CompareFixture.noisy(around: 1e6, spread: 0.3, count: 10, using: &generator))
         let outcome = try fixture.compare(base: [base], new: [new])
-        XCTAssertEqual(only(outcome)?.verdict, .cannotTell)
+        XCTAssertEqual(only(outcome)?.verdict, .notShownEqual)
         XCTAssertEqual(outcome.status, .noRegression)
         XCTAssertTrue(outcome.output.contains("~"))
     }
@@ -126,10 +132,10 @@ final class CompareVerdictTests: XCTestCase {
         let low = CompareFixture.noisy(around: 100, spread: 0.1, count: 6, using: &generator)
         let high = CompareFixture.noisy(around: 150, spread: 0.1, count: 6, using: &generator)
         for (metric, expected) in [
-            ("elements_per_s", CompareVerdict.better), ("depth", .better), ("plain_recursion_limit", .informational),
-            ("ns_per_element", .worse), ("lateness_p50_us", .worse), ("lateness_p99_us", .informational),
+            ("elements_per_s", CompareVerdict.better), ("depth", .better), ("plain_recursion_limit", .shownOnly),
+            ("ns_per_element", .worse), ("lateness_p50_us", .worse), ("lateness_p99_us", .shownOnly),
             ("final_drift_us", .worse),
-            ("stack_growth_bytes", .worse), ("some_future_rate_per_s", .informational),
+            ("stack_growth_bytes", .worse), ("some_future_rate_per_s", .shownOnly),
         ] {
             let outcome = try fixture.compare(
                 base: [FixtureSeries(metric: metric, values: low)], new: [FixtureSeries(metric: metric, values: high)])
@@ -150,7 +156,7 @@ final class CompareVerdictTests: XCTestCase {
             base: [FixtureSeries(metric: "plain_recursion_limit", values: [90_000, 91_000, 90_500, 90_800])],
             new: [FixtureSeries(metric: "plain_recursion_limit", values: [10_000, 11_000, 10_500, 10_800])])
         let comparison = try XCTUnwrap(only(outcome))
-        XCTAssertEqual(comparison.verdict, .informational)
+        XCTAssertEqual(comparison.verdict, .shownOnly)
         XCTAssertNotNil(comparison.change)
         XCTAssertEqual(outcome.status, .noRegression)
         XCTAssertTrue(outcome.output.contains("1 series are shown, not judged, by design"), outcome.output)
@@ -222,7 +228,7 @@ final class CompareVerdictTests: XCTestCase {
         let good = try fixture.compare(
             base: [FixtureSeries(values: [90, 55, 150, 80, 100, 65, 135])],
             new: [FixtureSeries(values: [100, 60, 140, 90, 110, 70, 130])])
-        XCTAssertEqual(only(good)?.verdict, .cannotTell)
+        XCTAssertEqual(only(good)?.verdict, .notShownEqual)
         XCTAssertEqual(good.status, .noRegression)
     }
 
@@ -302,7 +308,7 @@ final class CompareVerdictTests: XCTestCase {
         let outcome = try fixture.compare(base: [kept, gone], new: [kept, fresh])
         let report = try XCTUnwrap(outcome.report)
         XCTAssertEqual(report.comparisons.map(\.key.variant), ["kept", "gone", "fresh"])
-        XCTAssertEqual(report.comparisons.map(\.verdict), [.cannotTell, .removed, .added])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.notShownEqual, .removed, .added])
         XCTAssertEqual(outcome.status, .noRegression)
         XCTAssertTrue(outcome.output.contains("removed"))
         XCTAssertTrue(outcome.output.contains("added"))
@@ -319,7 +325,7 @@ final class CompareVerdictTests: XCTestCase {
             metric: "lateness_at_tick_us", unit: "us", values: [70])
         let outcome = try fixture.compare(base: [sampledInBase], new: [sampledInNew])
         let report = try XCTUnwrap(outcome.report)
-        XCTAssertEqual(report.comparisons.map(\.verdict), [.informational, .informational])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.shownOnly, .shownOnly])
         XCTAssertTrue(outcome.output.contains("added 0, removed 0"), outcome.output)
         XCTAssertEqual(outcome.status, .noRegression)
     }
@@ -341,7 +347,7 @@ final class CompareVerdictTests: XCTestCase {
         ]
         let outcome = try fixture.compare(base: base, new: new)
         let report = try XCTUnwrap(outcome.report)
-        XCTAssertEqual(report.comparisons.map(\.verdict), [.same, .informational, .informational])
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.same, .shownOnly, .shownOnly])
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
@@ -417,7 +423,7 @@ final class CompareVerdictTests: XCTestCase {
         let corrected = comparison.newValues!.map { $0 / comparison.machineDrift! }
         XCTAssertGreaterThan(corrected.min()!, comparison.baseValues!.max()! * 1.05)
         XCTAssertNotEqual(comparison.verdict, .worse)
-        XCTAssertNotEqual(comparison.verdict, .unconfirmedWorse)
+        XCTAssertNotEqual(comparison.verdict, .possiblyWorse)
         XCTAssertEqual(outcome.status, .noRegression)
     }
 
@@ -490,7 +496,7 @@ final class CompareVerdictTests: XCTestCase {
         var worse = tail
         worse.values = [3000, 3100, 3200, 3300, 3400]
         let outcome = try fixture.compare(base: [tail], new: [worse])
-        XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.informational])
+        XCTAssertEqual(outcome.report?.comparisons.map(\.verdict), [.shownOnly])
         XCTAssertEqual(outcome.status, .noRegression)
     }
 

@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import Schedulers
@@ -8,6 +9,11 @@ import XCTest
 /// deliver every element, once, in order, where they say they do, and
 /// survive the gated counting pass.
 final class ConcurrencyHopTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private func passInOrder(_ variant: HopVariant, count: Int = 20_000, onSchedulerQueue: Bool = false) throws {
         let session = try variant.makeSession()
         defer { session.close() }

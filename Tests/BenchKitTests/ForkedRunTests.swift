@@ -1,9 +1,15 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import XCTest
 
 /// Sampling across processes: how `--forks` splits the repetitions, what
 /// each fork is told, and how their rows become one run.
 final class ForkedRunTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testRepetitionsAreSplitAsEvenlyAsPossibleAndNeverIntoEmptyForks() {
         XCTAssertEqual(ForkedRun.repetitions(total: 7, forks: 3), [3, 2, 2])
         XCTAssertEqual(ForkedRun.repetitions(total: 6, forks: 3), [2, 2, 2])

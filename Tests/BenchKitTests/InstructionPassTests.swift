@@ -1,8 +1,14 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import XCTest
 
 final class InstructionPassTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private func series(_ variant: String, _ value: Double, metric: String = "instructions_per_schedule")
         -> FixtureSeries
     {
@@ -60,7 +66,7 @@ final class InstructionPassTests: XCTestCase {
         XCTAssertEqual(rule.kind, .instructions)
         XCTAssertTrue(rule.isExact)
         XCTAssertEqual(
-            SeriesVerdicts.exactTolerance(
+            EvidenceSteps.exactTolerance(
                 metric: "instructions_per_schedule", kind: .instructions, baseMedian: 10_000, newMedian: 10_100,
                 options: CompareOptions()),
             50, accuracy: 1e-9)

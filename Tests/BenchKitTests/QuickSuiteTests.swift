@@ -1,9 +1,15 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import ToolSupport
 import XCTest
 
 final class QuickSuiteTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     /// A `--quick`-like run at tiny sizes, in process: the CSV it produces has
     /// every benchmark, every available variant, every metric, every repetition.
     func testQuickRunProducesACSVWithEveryBenchmarkPresent() throws {

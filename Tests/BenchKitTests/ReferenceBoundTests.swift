@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 import BenchKit
 import XCTest
 
@@ -5,6 +6,11 @@ import XCTest
 /// tighter than the library's series it bounds; compare and the run's
 /// summary report each reference's spread.
 final class ReferenceBoundTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     private func series(_ variant: String, _ values: [Double], metric: String = "elements_per_s") -> ResultSeries {
         ResultSeries(
             key: ResultSeriesKey(

@@ -1,3 +1,4 @@
+@testable import BenchAnalysis
 import BenchKit
 import Foundation
 import Testing
@@ -5,6 +6,10 @@ import Testing
 /// `BenchRunner report`: the documentation's figures are generated from
 /// committed runs, and a region that no longer matches its run is found.
 @Suite struct ReportRegionTests {
+    init() {
+        StandardCatalog.install()
+    }
+
     /// The repository's root, found from this file's path.
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

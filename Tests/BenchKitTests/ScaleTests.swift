@@ -1,9 +1,15 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import Foundation
 import XCTest
 
 /// The scale family's input checks, its exponent fit and compare's reading of a sweep.
 final class ScaleInputTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testAnNListIsReadPlainWithUnderscoresOrAsPowersOfTen() throws {
         XCTAssertEqual(try ScaleInput.parsePoints("1000, 10_000,1e5,100"), [100, 1_000, 10_000, 100_000])
         XCTAssertEqual(try ScaleInput.parsePoints("5,5"), [5])
@@ -92,6 +98,11 @@ final class ScaleInputTests: XCTestCase {
 }
 
 final class GrowthExponentTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testTheSlopeOfAPowerLawIsItsExponent() throws {
         let ns: [Double] = [10, 100, 1_000, 10_000]
         XCTAssertEqual(try XCTUnwrap(GrowthExponent.fit(ns.map { ($0, 7) })), 0, accuracy: 1e-12)
@@ -143,6 +154,11 @@ final class GrowthExponentTests: XCTestCase {
 }
 
 final class GrowthComparisonTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     /// A result file with one sweep of `scale.virtualTime` `ns_per_op`
     /// (phase run), three repetitions at each N of `values(n, repetition)`.
     private func file(_ name: String, _ values: (Int, Int) -> Double) throws -> ResultFile {
@@ -238,6 +254,11 @@ final class GrowthComparisonTests: XCTestCase {
 /// `--scale-n` and `--scale` on the BenchRunner executable: refused with the
 /// reason and exit status 2 before anything runs.
 final class ScaleCommandLineTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     override func setUpWithError() throws {
         try XCTSkipIf(BenchRunnerBinary.path == nil, "BenchRunner is not built beside the tests")
     }
@@ -259,6 +280,11 @@ final class ScaleCommandLineTests: XCTestCase {
 }
 
 final class TimerFleetTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     /// Ticks due before the last period are expected; a timer that ran them
     /// all skipped none, and a tick of one timer does not hide another's miss.
     func testSkippedTicksAreExpectedTicksThatDidNotRunPerTimer() {

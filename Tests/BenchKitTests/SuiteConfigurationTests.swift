@@ -4,6 +4,11 @@ import XCTest
 /// Each benchmark declares its sizes and may declare its repetitions; the
 /// suite only picks the size, and `--repetitions` overrides every count.
 final class SuiteConfigurationTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     /// A benchmark that counts its own repetitions and records each one's number.
     private struct Counting: NamedBenchmark {
         static let name = "test.counting"

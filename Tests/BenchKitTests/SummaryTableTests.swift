@@ -1,7 +1,13 @@
+@testable import BenchAnalysis
 @testable import BenchKit
 import XCTest
 
 final class SummaryTableTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     func testSummaryShowsTheMedianOfTheRepetitions() {
         let rows = [1.0, 9.0, 5.0].enumerated().map { index, value in
             CSVRow(

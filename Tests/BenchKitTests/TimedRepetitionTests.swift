@@ -4,6 +4,11 @@ import XCTest
 /// Time-based repetitions: a short measurement runs again until the
 /// repetition's minimum time is spent, and the repetition reports medians.
 final class TimedRepetitionTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        StandardCatalog.install()
+    }
+
     /// A clock that moves `step` nanoseconds at every measurement.
     private final class FakeClock {
         var now: UInt64 = 0

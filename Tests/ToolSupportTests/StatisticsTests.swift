@@ -39,4 +39,12 @@ final class StatisticsTests: XCTestCase {
     func testMeanOfKnownInput() {
         XCTAssertEqual(Statistics.mean([1, 2, 3, 4]), 2.5)
     }
+
+    func testSlopeIsTheLeastSquaresLineThroughThePoints() throws {
+        XCTAssertEqual(try XCTUnwrap(Statistics.slope([(x: 0, y: 1), (x: 1, y: 3), (x: 2, y: 5)])), 2, accuracy: 1e-12)
+        // Scattered points: the slope that minimises the squared residuals.
+        XCTAssertEqual(try XCTUnwrap(Statistics.slope([(x: 0, y: 0), (x: 1, y: 2), (x: 2, y: 1)])), 0.5, accuracy: 1e-12)
+        XCTAssertNil(Statistics.slope([(x: 1, y: 1), (x: 1, y: 2)]))
+        XCTAssertNil(Statistics.slope([]))
+    }
 }

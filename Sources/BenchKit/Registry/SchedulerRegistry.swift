@@ -121,11 +121,13 @@ public struct SchedulerRegistry: Sendable {
         activeRegistry.withLock { $0 } ?? standard
     }
 
-    /// Makes `registry` the one this process measures (and `compare` reads
-    /// names from). Call it before anything runs: `BenchRunnerMain` does.
+    /// Makes `registry` the one this process measures, and its benchmarks'
+    /// schemas the catalogue ``CSVSchema`` lists (what `compare` and
+    /// `report` judge a result file's rows by). Call it before anything
+    /// runs or reads results: `BenchRunnerMain` does.
     public static func activate(_ registry: SchedulerRegistry) {
         activeRegistry.withLock { $0 = registry }
-        CSVSchema.invalidate()
+        CSVSchema.useCatalog { BenchmarkCatalog.all.map(\.schema) }
     }
 }
 

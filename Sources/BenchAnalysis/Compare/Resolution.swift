@@ -1,0 +1,261 @@
+import Foundation
+import ToolSupport
+
+/// The smallest change of each timing series that two runs on this machine
+/// can tell apart, measured from several runs of one binary
+/// (`BenchRunner calibrate`), so that compare claims no more than the
+/// machine allows.
+///
+/// Why: a series' level moves between processes as well as within one, and
+/// by very different amounts per series. Between idle-machine quick runs of
+/// one binary the serial hop's median moved by a few per cent while a 1 ms
+/// timer's lateness moved by up to 85 %. A single threshold either raises
+/// false alarms on the noisy series or hides real changes of the quiet ones.
+///
+/// The model, per series: the log medians of the `runs` calibration runs
+/// spread with standard deviation `s` (`runs - 1` degrees of freedom),
+/// taken at its upper 90 % confidence bound `s⁺` (so few runs do not make
+/// the resolution look finer than it is). The log ratio of two future runs'
+/// medians then has standard deviation `√2·s⁺`; the resolution is
+/// `exp(z·√2·s⁺) - 1` (for a rate, the fall `1 - exp(-z·√2·s⁺)`), with `z`
+/// the standard normal quantile at
+/// `1 - alpha / m` for the `m` calibrated series: between two runs of one
+/// binary the chance that any of the `m` medians moves beyond its
+/// resolution is at most about `alpha` (Bonferroni). compare calls a
+/// calibrated series worse or better only when its median moved beyond the
+/// larger of its threshold and its resolution, and its repetitions' test
+/// (against the threshold) confirms the change.
+///
+/// The resolution holds for runs made as the calibration runs were: the same
+/// suite (quick or default: the repetition count changes the medians'
+/// spread), the same `--forks`, a machine as quiet. A table records the
+/// suite's repetition count and its calibration runs, and compare says when
+/// the runs it compares differ.
+public struct ResolutionTable: Sendable, Equatable {
+    /// The calibration of one series.
+    package struct Entry: Sendable, Equatable {
+        /// How many runs the spread comes from.
+        package let runs: Int
+        /// The standard deviation of the runs' log medians.
+        package let logDeviation: Double
+        /// The smallest change two runs can tell apart, as a fraction (0.12 = 12 %).
+        package let resolution: Double
+        /// How widely the repetitions spread within a calibration run: the
+        /// median over the runs of ``RepetitionSpread/relativeInterquartileRange(_:)``.
+        /// A run whose repetitions spread much more was made on a busier
+        /// machine than the calibration's.
+        package let spread: Double
+
+        package init(runs: Int, logDeviation: Double, resolution: Double, spread: Double) {
+            self.runs = runs
+            self.logDeviation = logDeviation
+            self.resolution = resolution
+            self.spread = spread
+        }
+    }
+
+    /// The fewest runs a calibration accepts: with three, the upper bound of
+    /// a spread is over three times its estimate.
+    package static let minimumRuns = 4
+
+    /// Where `BenchRunner calibrate` writes the table and compare looks for
+    /// it when not told (a path from the directory they run in).
+    public static let defaultPath = "results/resolution.csv"
+
+    /// How many times the calibration's spread a compared run's repetitions
+    /// may spread (median over the calibrated series) before compare says
+    /// the run was made on a busier machine than the calibration's.
+    package static let busierSpreadRatio = 2.0
+
+    /// The file the table was read from or written to, for messages.
+    public let path: String
+    /// The git revision of the calibration runs.
+    package let revision: String
+    /// The repetitions per series of the calibration runs (their median).
+    package let repetitions: Int
+    /// Each calibrated series' entry.
+    package let entries: [ResultSeriesKey: Entry]
+
+    package init(path: String, revision: String, repetitions: Int, entries: [ResultSeriesKey: Entry]) {
+        self.path = path
+        self.revision = revision
+        self.repetitions = repetitions
+        self.entries = entries
+    }
+
+    /// The resolution of `key`, or nil when it was not calibrated.
+    package func resolution(of key: ResultSeriesKey) -> Double? {
+        entries[key]?.resolution
+    }
+
+    /// The resolution of a series whose runs' log medians spread with
+    /// standard deviation `logDeviation` over `runs` runs, among `seriesCount`
+    /// calibrated series (see the type's comment).
+    ///
+    /// A rise by the factor `f = exp(z·√2·s⁺)` is `f - 1` of the base; the
+    /// same move of a rate (higher is better) is a fall by `1 - 1/f`, which
+    /// `higherIsBetter` gives, so that the harmful direction gets the
+    /// resolution of the log-scale move in either case.
+    package static func resolution(
+        logDeviation: Double, runs: Int, seriesCount: Int, alpha: Double, higherIsBetter: Bool = false
+    ) -> Double {
+        let degrees = Double(max(runs - 1, 1))
+        let upper = logDeviation * (degrees / chiSquareQuantile(0.10, degrees: degrees)).squareRoot()
+        let z = HodgesLehmannInterval.standardNormalQuantile(1 - alpha / Double(max(seriesCount, 1)))
+        let factor = exp(z * 2.0.squareRoot() * upper)
+        return higherIsBetter ? 1 - 1 / factor : factor - 1
+    }
+
+    /// The `probability` quantile of the chi-square distribution with
+    /// `degrees` degrees of freedom (Wilson-Hilferty: within a few per cent
+    /// from 3 degrees on, which is what an upper bound on a spread needs).
+    static func chiSquareQuantile(_ probability: Double, degrees: Double) -> Double {
+        let z = HodgesLehmannInterval.standardNormalQuantile(probability)
+        let spread = 2 / (9 * degrees)
+        // Kept positive: the approximation fails below about one degree of freedom.
+        let root = max(1 - spread + z * spread.squareRoot(), 0.01)
+        return degrees * root * root * root
+    }
+
+    /// Calibrates every judged timing series found in all of `runs` (runs of
+    /// one binary: the same git revision). Exact counts and series compare
+    /// only shows have no resolution. Throws when fewer than
+    /// ``minimumRuns`` runs are given, when their revisions differ, or when
+    /// no series is in all of them.
+    package static func calibrate(runs: [ResultFile], alpha: Double = 0.05, path: String) throws(CompareInputError)
+        -> ResolutionTable
+    {
+        guard runs.count >= minimumRuns else {
+            throw CompareInputError(
+                file: path, line: nil,
+                message: "calibration needs at least \(minimumRuns) runs of one binary, got \(runs.count): "
+                    + "run BenchRunner (e.g. --quick) \(minimumRuns) times or more without changing the code, "
+                    + "then give every CSV")
+        }
+        let revisions = Set(runs.flatMap(\.revisions))
+        guard revisions.count <= 1 else {
+            throw CompareInputError(
+                file: path, line: nil,
+                message: "calibration runs must come from one binary, but they name the git revisions "
+                    + revisions.sorted().joined(separator: ", ")
+                    + ": the spread between them would include the code's changes")
+        }
+        var logMedians: [ResultSeriesKey: [Double]] = [:]
+        var spreads: [ResultSeriesKey: [Double]] = [:]
+        var counts: [Int] = []
+        for run in runs {
+            let missed = run.benchmarksMissingTheirUsualLevel
+            for series in run.series {
+                let rule = MetricComparisonRule(
+                    metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
+                // A run that missed a series' usual level did not measure it
+                // (``ResultFile/benchmarksMissingTheirUsualLevel``): its median
+                // would be the slow level's, and the spread the machine's episodes.
+                guard !rule.isExact, rule.preference != .informational,
+                    !MachineDrift.isAnchor(variant: series.key.variant),
+                    !(rule.readsUsualLevel && missed.contains(series.key.benchmark)),
+                    let median = Statistics.median(rule.judgedValues(series.values)), median > 0
+                else { continue }
+                logMedians[series.key, default: []].append(Foundation.log(median))
+                spreads[series.key, default: []].append(RepetitionSpread.relativeInterquartileRange(series.values) ?? 0)
+                counts.append(series.values.count)
+            }
+        }
+        // Every run's series, or for a series read at its usual level the
+        // runs that measured it, as long as at least ``minimumRuns`` did.
+        let complete = logMedians.filter { key, logs in
+            let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
+            return logs.count == runs.count || (rule.readsUsualLevel && logs.count >= minimumRuns)
+        }
+        guard !complete.isEmpty else {
+            throw CompareInputError(
+                file: path, line: nil,
+                message: "no judged timing series with a positive median is in all \(runs.count) runs: "
+                    + "give runs of the same suite and filter")
+        }
+        var entries: [ResultSeriesKey: Entry] = [:]
+        for (key, logs) in complete {
+            let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
+            let mean = logs.reduce(0, +) / Double(logs.count)
+            let variance = logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(logs.count - 1)
+            let deviation = variance.squareRoot()
+            entries[key] = Entry(
+                runs: logs.count, logDeviation: deviation,
+                resolution: resolution(
+                    logDeviation: deviation, runs: logs.count, seriesCount: complete.count, alpha: alpha,
+                    higherIsBetter: rule.preference == .higherIsBetter),
+                spread: Statistics.median(spreads[key] ?? []) ?? 0)
+        }
+        return ResolutionTable(
+            path: path, revision: revisions.first ?? "", repetitions: Int(Statistics.median(counts.map(Double.init)) ?? 0),
+            entries: entries)
+    }
+}
+
+extension ResolutionTable {
+    /// The CSV columns of a resolution table, in order.
+    package static let columns = [
+        "benchmark", "variant", "params", "allocator", "metric", "runs", "log_deviation", "resolution", "spread",
+        "revision", "repetitions",
+    ]
+
+    /// The table as CSV: a header, then one row per series, sorted.
+    package func csv() -> String {
+        var lines = [Self.columns.joined(separator: ",")]
+        let keys = entries.keys.sorted { $0.description < $1.description }
+        for key in keys {
+            guard let entry = entries[key] else { continue }
+            let fields = [
+                key.benchmark, key.variant, key.params, key.allocator, key.metric, String(entry.runs),
+                String(entry.logDeviation), String(entry.resolution), String(entry.spread), revision,
+                String(repetitions),
+            ]
+            lines.append(fields.map(CSV.escape).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Reads a table `BenchRunner calibrate` wrote; errors name the file and line.
+    public static func load(path: String) throws(CompareInputError) -> ResolutionTable {
+        try parse(
+            text: CSVInput.text(
+                atPath: path, missing: "no such file (write one with BenchRunner calibrate, or give --resolution none)"),
+            path: path)
+    }
+
+    /// Parses a resolution table's CSV `text`; `path` names it in errors.
+    package static func parse(text: String, path: String) throws(CompareInputError) -> ResolutionTable {
+        let table = try CSVInput.table(
+            text: text, path: path, empty: "is empty: expected the header " + columns.joined(separator: ","))
+        let missing = table.missingColumns(columns)
+        guard missing.isEmpty else {
+            throw CompareInputError(
+                file: path, line: table.header.line,
+                message: "header lacks " + missing.joined(separator: ", ")
+                    + " (is this a table BenchRunner calibrate wrote?)")
+        }
+        var entries: [ResultSeriesKey: Entry] = [:]
+        var revision = ""
+        var repetitions = 0
+        for row in try CSVInput.rows(of: table, path: path) {
+            guard let runs = Int(row["runs"]), runs >= minimumRuns,
+                let deviation = Double(row["log_deviation"]), deviation.isFinite, deviation >= 0,
+                let resolution = Double(row["resolution"]), resolution.isFinite, resolution >= 0,
+                let spread = Double(row["spread"]), spread.isFinite, spread >= 0,
+                let rowRepetitions = Int(row["repetitions"]), rowRepetitions > 0
+            else {
+                throw CompareInputError(
+                    file: path, line: row.line,
+                    message: "runs (at least \(minimumRuns)), log_deviation, resolution, spread (0 or more) and "
+                        + "repetitions (1 or more) must be numbers: write the table anew with BenchRunner calibrate")
+            }
+            revision = row["revision"]
+            repetitions = rowRepetitions
+            let key = ResultSeriesKey(
+                benchmark: row["benchmark"], variant: row["variant"], params: row["params"], metric: row["metric"],
+                allocator: row["allocator"])
+            entries[key] = Entry(runs: runs, logDeviation: deviation, resolution: resolution, spread: spread)
+        }
+        return ResolutionTable(path: path, revision: revision, repetitions: repetitions, entries: entries)
+    }
+}

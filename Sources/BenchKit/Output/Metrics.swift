@@ -1,0 +1,133 @@
+// The metrics BenchRunner writes: their names, units, kinds and polarity are
+// part of the CSV interface (``CSVSchema``): add metrics, never rename one.
+
+extension Metric {
+    /// Written by the instruction pass's callgrind child, not by the suite's
+    /// timing or counting passes: the instruction count and the type-lookup
+    /// metrics beside it (``CallgrindProfile``).
+    public var isWrittenByInstructionPass: Bool {
+        isInstructionCount || InstructionPass.lookupMetrics.contains { $0.name == name }
+    }
+
+    /// A time a CPU-bound loop takes per operation: lower is better.
+    static func time(_ name: String) -> Metric {
+        Metric(name, unit: "ns", kind: .measured, direction: .lowerIsBetter)
+    }
+
+    /// An allocation count of the counting pass: exact, lower is better.
+    static func allocationCount(_ name: String) -> Metric {
+        Metric(name, unit: "allocations", kind: .allocations, direction: .lowerIsBetter)
+    }
+
+    /// Bytes allocated per operation in the counting pass: exact, lower is better.
+    static func byteCount(_ name: String) -> Metric {
+        Metric(name, unit: "bytes", kind: .allocatedBytes, direction: .lowerIsBetter)
+    }
+
+    /// Instructions per operation of the instruction pass: exact within
+    /// ``MetricKind/instructionTolerance``, lower is better.
+    static func instructionCount(_ name: String) -> Metric {
+        Metric(name, unit: "instructions", kind: .instructions, direction: .lowerIsBetter)
+    }
+}
+
+// MARK: - Every instruction workload
+
+extension Metric {
+    /// Calls into the Swift runtime's type lookups (metadata accessors, the
+    /// metadata, tuple and witness-table caches) per operation of an
+    /// instruction workload: set by the code alone, so exact. The
+    /// instruction metric beside it counts everything else (see
+    /// ``CallgrindProfile``).
+    public static let typeLookupsPerOperation = Metric(
+        "type_lookups_per_operation", unit: "lookups", kind: .exactCount, direction: .lowerIsBetter)
+    /// What those lookups cost per operation in this binary: their probe
+    /// lengths depend on where the linker put the type descriptors, so a
+    /// change anywhere in the binary moves them. Shown, never judged.
+    public static let lookupInstructionsPerOperation = Metric(
+        "lookup_instructions_per_operation", unit: "instructions", kind: .informational, direction: .informational)
+}
+
+// MARK: - observeOn.throughput
+
+extension Metric {
+    /// Elements a timed flood delivers per second.
+    public static let elementsPerSecond = Metric("elements_per_s", unit: "elements/s", kind: .measured, direction: .higherIsBetter)
+    /// A timed flood's time per element.
+    public static let nanosecondsPerElement = time("ns_per_element")
+    /// Allocations per element of one gated batch (see `CSVSchema`).
+    public static let allocationsPerElement = allocationCount("allocs_per_element")
+    /// Bytes allocated per element of one gated batch.
+    public static let bytesPerElement = byteCount("bytes_per_element")
+    /// Instructions per element through an operator chain on a scheduler
+    /// that does not hop (`elementPath`), counted by callgrind.
+    public static let instructionsPerElement = instructionCount("instructions_per_element")
+}
+
+// MARK: - observeOn.latency
+
+extension Metric {
+    /// Median time from `onNext` to the observer: mostly a thread's wake-up in the wake-up regime.
+    public static let latencyP50 = Metric("latency_p50_ns", unit: "ns", kind: .wakeUpBound, direction: .lowerIsBetter)
+    /// The 99th percentile of one run's latencies: a single-run tail.
+    public static let latencyP99 = Metric("latency_p99_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
+    /// The 99.9th percentile of one run's latencies: a single-run tail.
+    public static let latencyP999 = Metric("latency_p999_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
+    /// The worst latency of one run: a single-run tail.
+    public static let latencyMax = Metric("latency_max_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
+}
+
+// MARK: - observeOn.subscription
+
+extension Metric {
+    /// Time per subscription lifecycle (subscribe, one element, dispose, release).
+    public static let nanosecondsPerLifecycle = time("ns_per_lifecycle")
+    /// Allocations per subscription lifecycle, counted over a batch.
+    public static let allocationsPerLifecycle = allocationCount("allocs_per_lifecycle")
+    /// Bytes allocated per subscription lifecycle.
+    public static let bytesPerLifecycle = byteCount("bytes_per_lifecycle")
+    /// Instructions per subscription lifecycle on the current thread, counted by callgrind.
+    public static let instructionsPerLifecycle = instructionCount("instructions_per_lifecycle")
+}
+
+// MARK: - trampoline.recursion
+
+extension Metric {
+    /// Time per level of a trampolined chain.
+    public static let nanosecondsPerSchedule = time("ns_per_schedule")
+    /// Allocations per level of a counted chain.
+    public static let allocationsPerSchedule = allocationCount("allocs_per_schedule")
+    /// Bytes allocated per level of a counted chain.
+    public static let bytesPerSchedule = byteCount("bytes_per_schedule")
+    /// Instructions per level of a chain (or per scheduled action in
+    /// virtual time), counted by callgrind.
+    public static let instructionsPerSchedule = instructionCount("instructions_per_schedule")
+    /// Levels the chain reached: exactly the depth asked for, on every run.
+    public static let depth = Metric("depth", unit: "schedules", kind: .exactCount, direction: .higherIsBetter)
+    /// How far the stack grew over the chain: bounded for a trampoline.
+    public static let stackGrowthBytes = Metric("stack_growth_bytes", unit: "bytes", kind: .measured, direction: .lowerIsBetter)
+    /// How deep plain recursion gets on this machine's stack: a fact of the machine.
+    public static let plainRecursionLimit = Metric(
+        "plain_recursion_limit", unit: "frames", kind: .informational, direction: .informational)
+}
+
+// MARK: - periodic.drift
+
+extension Metric {
+    /// Median lateness of a periodic job's ticks against `start + k·period`.
+    public static let latenessP50 = Metric("lateness_p50_us", unit: "us", kind: .wakeUpBound, direction: .lowerIsBetter)
+    /// The 5th-worst of 500 ticks: a tail of one run like latency p99. Two
+    /// default runs of one revision moved it +89 % at 10,000 ticks with all
+    /// five repetitions agreeing.
+    public static let latenessP99 = Metric("lateness_p99_us", unit: "us", kind: .singleRunTail, direction: .lowerIsBetter)
+    /// The latest tick of one run: a single-run tail.
+    public static let latenessMax = Metric("lateness_max_us", unit: "us", kind: .singleRunTail, direction: .lowerIsBetter)
+    /// The last tick's lateness: bounded at a fixed rate, growing at a fixed delay.
+    public static let finalDrift = Metric("final_drift_us", unit: "us", kind: .wakeUpBound, direction: .lowerIsBetter)
+    /// Ticks the job skipped or merged; empty when it cannot tell.
+    public static let skippedTicks = Metric("skipped_ticks", unit: "ticks", kind: .measured, direction: .lowerIsBetter)
+    /// A sample of the per-tick lateness (the tick is in `params`), for the
+    /// drift-over-ticks plot; a comparison skips it and the summary leaves it out.
+    public static let latenessAtTick = Metric(
+        "lateness_at_tick_us", unit: "us", kind: .informational, direction: .informational)
+}
