@@ -71,6 +71,7 @@ final class CSVSchemaTests: XCTestCase {
             schema.metrics.map(\.name),
             throughput.metrics.map(\.name) + [
                 "quiet_cpu_ns_per_element", "busy_queue_cpu_ns_per_element", "busy_queue_cpu_ratio", "worst_busy_queue_cpu_ratio",
+                "worst_quiet_cpu_ratio",
             ])
         XCTAssertEqual(schema.metric(named: "worst_busy_queue_cpu_ratio")?.kind, .singleRunTail, "the worst of one run's floods")
         XCTAssertEqual(CSVSchema.benchmarks.last?.name, "observeOn.busyQueue", "the state it leaves would slow whatever ran after it")

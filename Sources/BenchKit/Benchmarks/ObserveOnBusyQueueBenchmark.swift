@@ -22,6 +22,7 @@ public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
             metrics: [
                 .elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement,
                 .quietCPUPerElement, .busyQueueCPUPerElement, .busyQueueCPURatio, .worstBusyQueueCPURatio,
+                .worstQuietCPURatio,
             ],
             // Which mode a flood after a busy queue finds depends on the
             // process's heap (Performance.md, "After a busy queue"): one

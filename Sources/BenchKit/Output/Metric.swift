@@ -193,6 +193,12 @@ extension Metric {
     /// never judged (issue 39 bounds it at 1.5).
     public static let worstBusyQueueCPURatio = Metric(
         "worst_busy_queue_cpu_ratio", unit: "ratio", kind: .singleRunTail, direction: .lowerIsBetter)
+    /// The worst quiet flood over the quiet floods' median, same process: how
+    /// far a flood's CPU time strays with no busy queue at all (how its
+    /// batches fell, the machine's other load), the floor under
+    /// ``worstBusyQueueCPURatio``. A single-run tail.
+    public static let worstQuietCPURatio = Metric(
+        "worst_quiet_cpu_ratio", unit: "ratio", kind: .singleRunTail, direction: .lowerIsBetter)
 }
 
 // MARK: - observeOn.latency
