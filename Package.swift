@@ -113,10 +113,6 @@ let package = Package(
             swiftSettings: [.define("SCHEDULERS_EXPLORATION", .when(traits: ["Exploration"]))]
         ),
         .executableTarget(name: "Stress", dependencies: ["StressKit"]),
-        // Issue 29's reproduction: observe(on:) before and after a busy serial
-        // queue, in one process (Performance.md, "After a busy queue").
-        .executableTarget(name: "BusyQueueProbe", dependencies: ["Schedulers"]),
-
         // Counts malloc calls in the test process (wraps glibc's allocator), so
         // tests can assert exact allocation counts without jemalloc; and reads
         // the stack pointer of a caller's frame from C, which AddressSanitizer's

@@ -73,8 +73,23 @@ final class CSVSchemaTests: XCTestCase {
                 "fast-path", "generic", "concurrent", "operation-queue", "peer.dispatch-async", "peer.opencombine",
                 "peer.nio", "reference.batched-handoff", "reference.spsc-ring",
             ])
-        XCTAssertEqual(schema.metrics, throughput.metrics)
+        XCTAssertEqual(
+            schema.metrics.map(\.name),
+            throughput.metrics.map(\.name) + [
+                "quiet_cpu_ns_per_element", "busy_queue_cpu_ns_per_element", "busy_queue_cpu_ratio", "worst_busy_queue_cpu_ratio",
+                "worst_quiet_cpu_ratio",
+            ])
+        XCTAssertEqual(schema.metric(named: "worst_busy_queue_cpu_ratio")?.kind, .singleRunTail, "the worst of one run's floods")
         XCTAssertEqual(CSVSchema.benchmarks.last?.name, "observeOn.busyQueue", "the state it leaves would slow whatever ran after it")
+    }
+
+    func testBusyQueueFloodSeriesHasThirtyFloodsAPathInTheFirstRepetitionOfEachVariant() throws {
+        let quick = ObserveOnBusyQueueBenchmark().plans(for: .quick(recursionProbe: nil)).filter { $0.params.contains("floods=") }
+        XCTAssertEqual(quick.map(\.variant), try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.busyQueue")).variants.map(\.name))
+        for plan in quick {
+            XCTAssertTrue(plan.params.contains("floods=30"), plan.params)
+            XCTAssertEqual(plan.timedRepetitions(of: 7), 1, "one repetition holds all the floods")
+        }
     }
 
     func testAllocationMetricsAreExactCountsAndLowerIsBetter() {

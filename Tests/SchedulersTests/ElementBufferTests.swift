@@ -98,6 +98,7 @@ final class ElementBufferTests: XCTestCase {
 
     func testStorageComesWithTheFirstElementAndIsKeptWhenEmptied() throws {
         try skipUnlessCountingAllocations()
+        ElementSegmentPool.shared.releaseAll()
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
         var before = allocation_counter_read_thread()
@@ -156,6 +157,7 @@ final class ElementBufferTests: XCTestCase {
 
     func testSegmentsAreAllocatedOnceAndRecycledAcrossEmpties() throws {
         try skipUnlessCountingAllocations()
+        ElementSegmentPool.shared.releaseAll()
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
         allocation_counter_reset_thread_largest_request()
@@ -190,6 +192,81 @@ final class ElementBufferTests: XCTestCase {
         })
         XCTAssertEqual(delivered, 1_100)
         XCTAssertTrue(inOrder)
+    }
+
+    func testAReleasedChainServesTheNextBufferWithoutAnAllocatorCall() throws {
+        // A new subscription's buffer takes the segments an ended one gave
+        // back: its flood neither allocates nor frees (issue 39).
+        try skipUnlessCountingAllocations()
+        ElementSegmentPool.shared.releaseAll()
+        var grown = ElementBuffer()
+        for value in 0..<1_000 {
+            grown.append(value)
+        }
+        grown.release(of: Int.self)
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.first, 1)
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.later, 16)
+        let allocationsBefore = allocation_counter_read_thread()
+        let freesBefore = allocation_counter_frees()
+        var next = ElementBuffer()
+        for value in 0..<1_000 {
+            next.append(value)
+        }
+        var delivered = 0
+        var inOrder = true
+        next.deliverAll(stoppingWhen: { false }, to: { (value: Int) in
+            inOrder = inOrder && value == delivered
+            delivered += 1
+        })
+        XCTAssertEqual(allocation_counter_read_thread() - allocationsBefore, 0, "every segment comes from the pool")
+        XCTAssertEqual(delivered, 1_000)
+        XCTAssertTrue(inOrder)
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.first, 0)
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.later, 0)
+        next.release(of: Int.self)
+        XCTAssertEqual(allocation_counter_frees() - freesBefore, 0, "the chain goes back to the pool, not to the allocator")
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.first, 1)
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.later, 16)
+    }
+
+    func testPooledSegmentsServeElementsOfAnotherType() {
+        // A segment holds no element once given back, so a buffer of another
+        // type may bind its slots anew.
+        ElementSegmentPool.shared.releaseAll()
+        assertRoundTrip(Array(0..<1_000))
+        assertRoundTrip((0..<1_000).map { LabelledValue(label: "element \($0)", value: $0) })
+        assertRoundTrip((0..<1_000).map { TrivialTriple(a: UInt8(truncatingIfNeeded: $0), b: $0, c: Double($0)) })
+        assertRoundTrip(Array(0..<1_000))
+    }
+
+    func testThePoolKeepsABoundedNumberOfSegments() throws {
+        ElementSegmentPool.shared.releaseAll()
+        let limit = ElementSegmentPool.maximumSegments(first: false)
+        var buffers = (0..<2).map { _ in ElementBuffer() }
+        // Each chain holds `limit` later segments: the second does not fit beside the first.
+        for index in buffers.indices {
+            for value in 0..<(14 + 64 * limit) {
+                buffers[index].append(value)
+            }
+        }
+        for index in buffers.indices {
+            buffers[index].release(of: Int.self)
+        }
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.first, 2)
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.later, limit)
+        ElementSegmentPool.shared.releaseAll()
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.first, 0)
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.later, 0)
+    }
+
+    func testElementsTooLargeForThePoolBypassIt() {
+        XCTAssertTrue(ElementSegmentPool.pools(Int.self))
+        XCTAssertTrue(ElementSegmentPool.pools(TrivialTriple.self))
+        XCTAssertFalse(ElementSegmentPool.pools(Large.self), "an element larger than a first segment's 112 bytes")
+        ElementSegmentPool.shared.releaseAll()
+        assertRoundTrip((0..<100).map { Large(first: $0, last: -$0) })
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.first, 0)
+        XCTAssertEqual(ElementSegmentPool.shared.freeCounts.later, 0)
     }
 
     func testOrderHoldsAcrossSegmentBoundariesForEveryElementSize() {

@@ -6,6 +6,11 @@
 /// `observeOn.throughput` of the same run is what the busy queue costs it
 /// (issue 29; Performance.md, "After a busy queue").
 ///
+/// Beside those rows, each variant's flood series (`BusyQueueFloods`,
+/// issue 39): 30 quiet floods then 30 floods each after a busy queue, in
+/// one process, timed by the process's CPU time, with the worst flood's
+/// ratio to the quiet median.
+///
 /// Last in the catalogue: the state a busy queue leaves behind lasts for
 /// seconds, so any benchmark measured after this one would inherit it.
 public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
@@ -14,7 +19,11 @@ public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: HopCatalog.busyQueue(.active).map(\.id),
-            metrics: [.elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement],
+            metrics: [
+                .elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement,
+                .quietCPUPerElement, .busyQueueCPUPerElement, .busyQueueCPURatio, .worstBusyQueueCPURatio,
+                .worstQuietCPURatio,
+            ],
             // Which mode a flood after a busy queue finds depends on the
             // process's heap (Performance.md, "After a busy queue"): one
             // binary's `fast-path` read 13.3 and 33.3 ns per element in two
@@ -22,15 +31,20 @@ public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
             timesBoundToProcess: true)
     }
     let hops: [HopVariant]
+    /// The same hops, their sessions made without a busy queue: the flood
+    /// series runs the busy queue itself, between its floods.
+    let floodHops: [HopVariant]
 
     /// The benchmark of `registry`'s hops that a busy queue touches.
     public init(registry: SchedulerRegistry = .active) {
         hops = HopCatalog.busyQueue(registry)
+        floodHops = HopCatalog.busyQueueFloods(registry)
     }
 
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         ObserveOnThroughputBenchmark.throughputPlans(
             benchmark: Self.name, hops: hops, configuration: configuration,
             sessionSetupSeconds: BusyQueueDisturbance.estimatedSeconds)
+            + BusyQueueFloods.plans(benchmark: Self.name, hops: floodHops, configuration: configuration)
     }
 }

@@ -64,6 +64,30 @@ extension Metric {
     public static let instructionsPerElement = instructionCount("instructions_per_element")
 }
 
+// MARK: - observeOn.busyQueue
+
+extension Metric {
+    /// The median, over one repetition's quiet floods, of the process's CPU
+    /// time per element (every thread's, from `CLOCK_PROCESS_CPUTIME_ID`).
+    public static let quietCPUPerElement = time("quiet_cpu_ns_per_element")
+    /// The same over the repetition's floods made right after a busy queue.
+    public static let busyQueueCPUPerElement = time("busy_queue_cpu_ns_per_element")
+    /// ``busyQueueCPUPerElement`` over ``quietCPUPerElement``, one process.
+    public static let busyQueueCPURatio = Metric(
+        "busy_queue_cpu_ratio", unit: "ratio", kind: .measured, direction: .lowerIsBetter)
+    /// The worst flood after a busy queue, its CPU time per element over the
+    /// quiet floods' median in the same process: the tail of one run, shown,
+    /// never judged (issue 39 bounds it at 1.5).
+    public static let worstBusyQueueCPURatio = Metric(
+        "worst_busy_queue_cpu_ratio", unit: "ratio", kind: .singleRunTail, direction: .lowerIsBetter)
+    /// The worst quiet flood over the quiet floods' median, same process: how
+    /// far a flood's CPU time strays with no busy queue at all (how its
+    /// batches fell, the machine's other load), the floor under
+    /// ``worstBusyQueueCPURatio``. A single-run tail.
+    public static let worstQuietCPURatio = Metric(
+        "worst_quiet_cpu_ratio", unit: "ratio", kind: .singleRunTail, direction: .lowerIsBetter)
+}
+
 // MARK: - observeOn.latency
 
 extension Metric {

@@ -29,6 +29,13 @@ enum HopCatalog {
     /// each session preceded by a busy serial queue, under its own name: the
     /// variants of `observeOn.busyQueue`.
     static func busyQueue(_ registry: SchedulerRegistry) -> [HopVariant] {
-        all(registry).filter(BusyQueueDisturbance.applies).map(BusyQueueDisturbance.afterBusyQueue)
+        busyQueueFloods(registry).map(BusyQueueDisturbance.afterBusyQueue)
+    }
+
+    /// The variants of `all` that `BusyQueueDisturbance.applies(to:)` picks,
+    /// as they are: the hops of `observeOn.busyQueue`'s flood series, which
+    /// runs the busy queue between floods itself (`BusyQueueFloods`).
+    static func busyQueueFloods(_ registry: SchedulerRegistry) -> [HopVariant] {
+        all(registry).filter(BusyQueueDisturbance.applies)
     }
 }

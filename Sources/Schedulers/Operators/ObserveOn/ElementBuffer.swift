@@ -20,6 +20,20 @@
 /// released, so a later, deeper backlog reuses the chain and only lengthens
 /// it.
 ///
+/// Why the segments outlive the buffer: a new subscription's buffer starts
+/// empty, and the flood it receives would grow its chain again with one
+/// allocation per segment, on the producer's thread, and free the chain when
+/// it ends. After a busy queue any of those calls can be the one that makes
+/// glibc merge the hundreds of thousands of small blocks the queue freed
+/// (`malloc_consolidate`, tens of ms), or the free of a chain large enough to
+/// make it merge and trim the heap (Performance.md, "After a busy queue").
+/// So a released buffer gives its chain to `ElementSegmentPool`, and a buffer
+/// takes its segments from there first: once the process's buffers have
+/// grown to its usual backlog, elements flow without any allocator call,
+/// whichever subscription carries them. Segments of an element type that
+/// fits neither pooled size (`ElementSegmentPool.pools(_:)`) are allocated
+/// and freed by the buffer itself.
+///
 /// A value holding pointers into its storage, so that it lives inline in
 /// its owner (no object of its own) and two of them trade contents by
 /// swapping. It owns its storage: its owner calls `release(of:)` exactly
@@ -59,7 +73,7 @@ struct ElementBuffer {
     /// a request of 528 bytes, well below glibc's 1 KB.
     static let segmentBytes = 512
     /// The header's size: the next segment's address and the slot count.
-    private static let headerBytes = 16
+    static let headerBytes = 16
 
     /// The first segment of the chain; `nil` until the first append.
     private var first: UnsafeMutableRawPointer?
@@ -176,13 +190,24 @@ struct ElementBuffer {
         unsafe end = nil
     }
 
-    /// Destroys the elements and frees every segment; the buffer is empty
-    /// and without storage afterwards. Its owner calls this once, in
-    /// `deinit`.
+    /// Destroys the elements and gives every segment back (to
+    /// `ElementSegmentPool`, or to the allocator when `Element` is not
+    /// pooled); the buffer is empty and without storage afterwards. Its
+    /// owner calls this once, when it is done with the buffer.
     @unsafe
     mutating func release<Element>(of _: Element.Type) {
         // unsafe: this buffer's own elements, of the caller's `Element`, as in every call.
         unsafe removeAll(of: Element.self)
+        if ElementSegmentPool.pools(Element.self) {
+            // unsafe: a copy of the address of the first segment.
+            if let chain = unsafe first {
+                // unsafe: the chain's segments are the pool's sizes (`newSegment`), empty now, and nothing reaches them through this buffer again (below).
+                unsafe ElementSegmentPool.shared.takeBack(chain: chain)
+            }
+            // unsafe: the chain now belongs to the pool, so nothing reaches it again through this buffer.
+            unsafe first = nil
+            return
+        }
         // unsafe: a copy of the address of the first segment.
         var segment = unsafe first
         // unsafe: walks the chain, each segment allocated by `advance`, empty now, read before it is freed and freed once.
@@ -230,7 +255,7 @@ struct ElementBuffer {
                 unsafe segment = kept  // unsafe: a copy of a segment's address.
             } else {
                 // unsafe: a new segment for this buffer's one element type.
-                unsafe segment = Self.allocateSegment(Element.self, bytes: Self.segmentBytes)
+                unsafe segment = Self.newSegment(Element.self, first: false)
                 // unsafe: `full`'s header is two words of raw bytes, written as a trivial type.
                 unsafe full.storeBytes(of: segment, as: UnsafeMutableRawPointer?.self)
             }
@@ -239,7 +264,7 @@ struct ElementBuffer {
             unsafe segment = kept  // unsafe: a copy of a segment's address.
         } else {
             // unsafe: a new segment for this buffer's one element type.
-            unsafe segment = Self.allocateSegment(Element.self, bytes: Self.firstSegmentBytes)
+            unsafe segment = Self.newSegment(Element.self, first: true)
             // unsafe: the chain starts here.
             unsafe first = segment
         }
@@ -251,6 +276,27 @@ struct ElementBuffer {
         unsafe free = UnsafeMutableRawPointer(slots)
         // unsafe: one past the last slot.
         unsafe end = UnsafeMutableRawPointer(slots + Self.slotCount(of: segment))
+    }
+
+    /// A segment for the chain's first place (`first`) or a later one, its
+    /// slots bound to `Element`, linked to nothing: from the pool when
+    /// `Element` is pooled, else allocated here.
+    @unsafe
+    private static func newSegment<Element>(_: Element.Type, first: Bool) -> UnsafeMutableRawPointer {
+        guard ElementSegmentPool.pools(Element.self) else {
+            // unsafe: a new segment for the caller's element type.
+            return unsafe allocateSegment(Element.self, bytes: first ? firstSegmentBytes : segmentBytes)
+        }
+        // unsafe: a free segment of the pool, `poolSegmentBytes(first:)` long at its alignment; this buffer owns it now.
+        let segment = unsafe ElementSegmentPool.shared.take(first: first)
+        let slotCount = (ElementSegmentPool.segmentBytes(first: first) - headerBytes) / MemoryLayout<Element>.stride
+        // unsafe: the header's first word, raw bytes of a trivial type inside the segment.
+        unsafe segment.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+        // unsafe: the header's second word, likewise.
+        unsafe segment.storeBytes(of: slotCount, toByteOffset: MemoryLayout<Int>.stride, as: Int.self)
+        // unsafe: the slots lie inside the segment at 16 bytes, `Element`'s alignment or a multiple of it (`pools`); holding no initialised value, they may be bound to a new type.
+        unsafe (segment + headerBytes).bindMemory(to: Element.self, capacity: slotCount)
+        return unsafe segment  // unsafe: hands the segment to its one owner.
     }
 
     /// A new segment with room for `bytes` of `Element`s (at least one), its
@@ -298,8 +344,190 @@ struct ElementBuffer {
     /// The segment after `segment` in the chain, if any.
     @inline(__always)
     @unsafe
-    private static func nextSegment(of segment: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+    static func nextSegment(of segment: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
         // unsafe: the header's first word, written by `allocateSegment` and `advance`.
         unsafe segment.load(as: UnsafeMutableRawPointer?.self)
+    }
+}
+
+/// The free segments of every `ElementBuffer` of the process, kept for the
+/// next buffer that grows (see `ElementBuffer`, "Why the segments outlive the
+/// buffer").
+///
+/// Two sizes, the buffer's two: `segmentBytes(first: true)` for a chain's
+/// first segment and `segmentBytes(first: false)` for the others, both
+/// allocated at 16-byte alignment. A size keeps at most
+/// `maximumSegments(first:)` free segments, so the memory kept for buffers
+/// that have ended is bounded: 128 KB of first segments and 4.1 MB of later
+/// ones, room for a backlog of about 520,000 `Int`s. A chain given back
+/// beyond that bound is freed.
+///
+/// Rules the buffer keeps, on which the pool's memory safety rests (so its
+/// methods are `@unsafe`): a segment given back holds no initialised element,
+/// is of the pool's size for its place in the chain, and is never used again
+/// by the buffer that gave it back; a segment taken belongs to the taker
+/// alone until it gives it back. Free segments are linked through their
+/// header's first word, as in a chain; the pool writes nothing else.
+///
+/// Thread-safe: the free lists are guarded by `lock`, taken for a push, a
+/// pop or a splice, never while allocating or freeing. The pool is the
+/// innermost lock of the library: nothing else is taken while it is held.
+@safe
+final class ElementSegmentPool: @unchecked Sendable {
+    /// The process's pool.
+    static let shared = ElementSegmentPool()
+
+    /// Whether buffers of `Element` take their segments from the pool: its
+    /// alignment is at most 16 (the segments') and at least one element fits
+    /// a first segment.
+    @inline(__always)
+    static func pools<Element>(_: Element.Type) -> Bool {
+        MemoryLayout<Element>.alignment <= 16
+            && MemoryLayout<Element>.stride <= segmentBytes(first: true) - ElementBuffer.headerBytes
+    }
+
+    /// Bytes of a pooled segment, header included: 128 for a chain's first
+    /// place, 528 for the others (the sizes of `ElementBuffer`'s segments of
+    /// `Int`s, below glibc's 1 KB).
+    @inline(__always)
+    static func segmentBytes(first: Bool) -> Int {
+        ElementBuffer.headerBytes + (first ? ElementBuffer.firstSegmentBytes : ElementBuffer.segmentBytes)
+    }
+
+    /// The most free segments kept of each size.
+    static func maximumSegments(first: Bool) -> Int {
+        first ? 1_024 : 8_192
+    }
+
+    private let lock = Lock()
+    /// The free first segments, linked through their headers; guarded by `lock`.
+    private var freeFirst: UnsafeMutableRawPointer?
+    private var freeFirstCount = 0
+    /// The free later segments, likewise.
+    private var freeLater: UnsafeMutableRawPointer?
+    private var freeLaterCount = 0
+
+    private init() {}
+
+    /// How many free segments of each size the pool holds.
+    var freeCounts: (first: Int, later: Int) {
+        lock.withLock { (freeFirstCount, freeLaterCount) }
+    }
+
+    /// A free segment of the size for a chain's first place (`first`) or a
+    /// later one, or a new one when there is none. Its contents are
+    /// unspecified: the taker writes the header and binds the slots.
+    @unsafe
+    func take(first: Bool) -> UnsafeMutableRawPointer {
+        // unsafe: a segment popped under `lock`, or nothing (see inside).
+        let taken: UnsafeMutableRawPointer? = unsafe lock.withLock {
+            // unsafe: the head of a free list, guarded by `lock`.
+            guard let head = unsafe first ? freeFirst : freeLater else {
+                return nil
+            }
+            // unsafe: `head` is a free segment whose first header word links the list.
+            let next = unsafe ElementBuffer.nextSegment(of: head)
+            if first {
+                // unsafe: pops `head`, guarded by `lock`.
+                unsafe freeFirst = next
+                freeFirstCount -= 1
+            } else {
+                // unsafe: as above.
+                unsafe freeLater = next
+                freeLaterCount -= 1
+            }
+            return unsafe head  // unsafe: the popped segment now belongs to the taker alone.
+        }
+        // unsafe: a popped segment, or nothing.
+        if let taken = unsafe taken {
+            return unsafe taken  // unsafe: as above.
+        }
+        return UnsafeMutableRawPointer.allocate(byteCount: Self.segmentBytes(first: first), alignment: 16)
+    }
+
+    /// Takes back a buffer's chain: `chain` is its first segment, of the
+    /// first size, linked through the headers to the others, of the later
+    /// size. What exceeds `maximumSegments(first:)` is freed: the first
+    /// segment alone, and the later ones all together when they do not all
+    /// fit.
+    @unsafe
+    func takeBack(chain: UnsafeMutableRawPointer) {
+        // unsafe: the chain's links, written by `ElementBuffer.advance`.
+        let rest = unsafe ElementBuffer.nextSegment(of: chain)
+        // unsafe: `rest` and the segments after it, walked before any is handed on.
+        var last = unsafe rest
+        var restCount = 0
+        // unsafe: as above.
+        while let segment = unsafe last {
+            restCount += 1
+            // unsafe: as above.
+            guard let next = unsafe ElementBuffer.nextSegment(of: segment) else {
+                break
+            }
+            unsafe last = next  // unsafe: a copy of a segment's address.
+        }
+        let (keptFirst, keptRest): (Bool, Bool) = lock.withLock {
+            let keepFirst = freeFirstCount < Self.maximumSegments(first: true)
+            if keepFirst {
+                // unsafe: links `chain` in front of the free first segments, guarded by `lock`.
+                unsafe chain.storeBytes(of: freeFirst, as: UnsafeMutableRawPointer?.self)
+                // unsafe: as above.
+                unsafe freeFirst = chain
+                freeFirstCount += 1
+            }
+            let keepRest = restCount > 0 && freeLaterCount + restCount <= Self.maximumSegments(first: false)
+            // unsafe: the walked chain's first and last later segments.
+            if keepRest, let rest = unsafe rest, let last = unsafe last {
+                // unsafe: splices the later segments in front of the free ones, guarded by `lock`.
+                unsafe last.storeBytes(of: freeLater, as: UnsafeMutableRawPointer?.self)
+                // unsafe: as above.
+                unsafe freeLater = rest
+                freeLaterCount += restCount
+            }
+            return (keepFirst, keepRest)
+        }
+        if !keptRest {
+            // unsafe: the later segments the pool did not keep, still linked as in the chain; nothing else reaches them.
+            unsafe Self.free(list: rest)
+        }
+        if !keptFirst {
+            // unsafe: the first segment the pool did not keep; nothing else reaches it.
+            unsafe chain.deallocate()
+        }
+    }
+
+    /// Frees every free segment (for tests that count the allocations of a
+    /// buffer from an empty pool).
+    func releaseAll() {
+        // unsafe: both lists, detached under `lock` (see inside).
+        let (firstList, laterList): (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = unsafe lock.withLock {
+            // unsafe: detaches both lists, guarded by `lock`; they belong to this call afterwards.
+            let lists = unsafe (freeFirst, freeLater)
+            // unsafe: as above.
+            unsafe freeFirst = nil
+            // unsafe: as above.
+            unsafe freeLater = nil
+            freeFirstCount = 0
+            freeLaterCount = 0
+            return unsafe lists  // unsafe: as above.
+        }
+        // unsafe: the detached first segments, which belong to this call alone.
+        unsafe Self.free(list: firstList)
+        // unsafe: the detached later segments, likewise.
+        unsafe Self.free(list: laterList)
+    }
+
+    /// Frees the segments linked from `list`, each read before it is freed.
+    @unsafe
+    private static func free(list: UnsafeMutableRawPointer?) {
+        // unsafe: a copy of the list's head.
+        var segment = unsafe list
+        // unsafe: each segment of the list is read before it is freed, and freed once.
+        while let freed = unsafe segment {
+            // unsafe: as above.
+            unsafe segment = ElementBuffer.nextSegment(of: freed)
+            // unsafe: as above.
+            unsafe freed.deallocate()
+        }
     }
 }

@@ -1,9 +1,9 @@
 #if SCHEDULERS_DRAIN_STATISTICS
 import Synchronization
 
-/// Counts of `observe(on:)` drains and batches, for the busy-queue probe
-/// (Performance.md, "After a busy queue"). Compiled only with
-/// `-Xswiftc -DSCHEDULERS_DRAIN_STATISTICS`, never in a shipped build.
+/// Counts of `observe(on:)` drains and batches, for a program that studies
+/// how floods batch (Performance.md, "After a busy queue"). Compiled only
+/// with `-Xswiftc -DSCHEDULERS_DRAIN_STATISTICS`, never in a shipped build.
 @_spi(DrainStatistics)
 public enum ObserveOnDrainStatistics {
     static let drains = Atomic<Int>(0)

@@ -1,0 +1,114 @@
+import Foundation
+import ToolSupport
+
+/// The flood series of `observeOn.busyQueue` (issue 39): in one repetition,
+/// `floods` quiet floods of a hop, then `floods` floods each right after a
+/// busy queue (`BusyQueueDisturbance`), every flood through a session made
+/// for it (a new scheduler and subscription), all in one process. Each
+/// flood is timed by the process's CPU time (`CLOCK_PROCESS_CPUTIME_ID`):
+/// every thread's work, none of the time other processes take the cores
+/// for, so a flood that pays for the heap a busy queue left behind shows
+/// at its full cost on a shared machine too.
+///
+/// The repetition reports the quiet floods' median CPU time per element,
+/// the median after a busy queue, the worst flood after a busy queue
+/// against the quiet median (the figure the issue bounds at 1.5) and, for
+/// scale, the worst quiet flood against the same median.
+///
+/// The quiet floods come first: a flood right after a busy queue's floods
+/// is not quiet (what a busy queue leaves lasts for seconds). A plan that
+/// runs after another's disturbances may find a debt left in the heap in
+/// one of its quiet floods; the median of 30 does not move for one.
+enum BusyQueueFloods {
+    /// Floods of each kind per repetition, in a suite of `size`.
+    static func floods(in size: SuiteSize) -> Int {
+        size == .tiny ? 1 : 30
+    }
+
+    /// Estimated seconds of a repetition of `floods` floods of `elements`
+    /// each way.
+    static func estimatedSeconds(floods: Int, elements: Int) -> Double {
+        Double(floods) * (BusyQueueDisturbance.estimatedSeconds + 2 * (Double(elements) * 1.5e-6 + 0.01))
+    }
+
+    /// The flood-series plans of `hops` (sessions made without a busy
+    /// queue: this series runs the disturbance itself, between floods).
+    ///
+    /// Timed in the first repetition of the process only, outside the tiny
+    /// suite: one repetition holds all its floods, and its medians and worst
+    /// flood are the figures.
+    static func plans(benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration) -> [MeasurementPlan] {
+        let elements = ObserveOnThroughputBenchmark.Configuration(configuration.size).elements
+        let floods = floods(in: configuration.size)
+        let params = formatParams(["elements": String(elements), "floods": String(floods)])
+        return hops.map { hop -> MeasurementPlan in
+            if let reason = hop.unavailableReason {
+                return .unavailable(benchmark: benchmark, variant: hop.id, params: params, reason: reason)
+            }
+            var plan = MeasurementPlan(
+                benchmark: benchmark, variant: hop.id, params: params,
+                estimatedSeconds: estimatedSeconds(floods: floods, elements: elements),
+                warmUpEstimatedSeconds: Double(elements) * 1.5e-6 + 0.01, needsMainQueue: hop.needsMainQueue,
+                warmUp: { context in
+                    _ = try cpuNanoseconds(hop: hop, elements: elements, context: context)
+                },
+                measure: { context in
+                    try measure(hop: hop, elements: elements, floods: floods, context: context)
+                })
+            if configuration.size != .tiny {
+                plan.repetitionStride = Int.max
+            }
+            return plan
+        }
+    }
+
+    /// One repetition: the quiet floods, then the floods after a busy queue.
+    static func measure(hop: HopVariant, elements: Int, floods: Int, context: MeasureContext) throws -> [MetricValue] {
+        var quiet: [Double] = []
+        for _ in 0..<floods {
+            quiet.append(Double(try cpuNanoseconds(hop: hop, elements: elements, context: context)) / Double(elements))
+        }
+        var afterBusyQueue: [Double] = []
+        for _ in 0..<floods {
+            BusyQueueDisturbance.run()
+            afterBusyQueue.append(Double(try cpuNanoseconds(hop: hop, elements: elements, context: context)) / Double(elements))
+        }
+        let quietMedian = Statistics.median(quiet)
+        let busyMedian = Statistics.median(afterBusyQueue)
+        let ratio = { (value: Double?) -> Double? in
+            guard let value, let quietMedian, quietMedian > 0 else { return nil }
+            return value / quietMedian
+        }
+        return [
+            MetricValue(.quietCPUPerElement, quietMedian),
+            MetricValue(.busyQueueCPUPerElement, busyMedian),
+            MetricValue(.busyQueueCPURatio, ratio(busyMedian)),
+            MetricValue(.worstBusyQueueCPURatio, ratio(afterBusyQueue.max())),
+            MetricValue(.worstQuietCPURatio, ratio(quiet.max())),
+        ]
+    }
+
+    /// The process's CPU time over one flood of `elements` through a new
+    /// session of `hop` (made and closed outside the timed span).
+    static func cpuNanoseconds(hop: HopVariant, elements: Int, context: MeasureContext) throws -> UInt64 {
+        let session = try hop.makeSession()
+        defer { session.close() }
+        let start = processCPUNanoseconds()
+        try hop.deliver(
+            session: session, count: elements,
+            produce: { send in
+                for index in 0..<elements {
+                    send(UInt64(truncatingIfNeeded: index))
+                }
+            },
+            consume: { _ in })
+        return processCPUNanoseconds() &- start
+    }
+
+    /// CPU time of every thread of the process so far, ns.
+    static func processCPUNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
