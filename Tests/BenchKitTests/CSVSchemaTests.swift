@@ -55,6 +55,7 @@ final class CSVSchemaTests: XCTestCase {
                 "fast-path", "generic", "concurrent", "operation-queue", "main", "actor-executor",
                 "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.actor", "peer.nio",
                 "reference.batched-handoff", "reference.spsc-ring", "fast-path.disturbed", "generic.disturbed",
+                "task-executor", "peer.task",
             ])
         XCTAssertEqual(
             schema.metrics.map(\.name), ["elements_per_s", "ns_per_element", "allocs_per_element", "bytes_per_element"])
@@ -64,7 +65,8 @@ final class CSVSchemaTests: XCTestCase {
         let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.busyQueue"))
         let throughput = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.throughput"))
         let measured = throughput.variants.filter {
-            !["main", "actor-executor", "peer.actor", "peer.asyncstream"].contains($0.name) && !$0.name.hasSuffix(".disturbed")
+            !["main", "actor-executor", "peer.actor", "peer.asyncstream", "task-executor", "peer.task"].contains($0.name)
+                && !$0.name.hasSuffix(".disturbed")
         }
         XCTAssertEqual(schema.variants, measured)
         XCTAssertEqual(

@@ -48,7 +48,7 @@ final class ConcurrencyHopTests: XCTestCase {
     func testTheNewVariantsAreRegisteredWhereListAndCompareFindThem() {
         let throughput = CSVSchema.benchmark(named: "observeOn.throughput")?.variants.map(\.name) ?? []
         let latency = CSVSchema.benchmark(named: "observeOn.latency")?.variants.map(\.name) ?? []
-        for name in ["actor-executor", "peer.actor"] {
+        for name in ["actor-executor", "peer.actor", "task-executor", "peer.task"] {
             XCTAssertTrue(throughput.contains(name), name)
             XCTAssertTrue(latency.contains(name), name)
             XCTAssertTrue(HopCatalog.all(.standard).contains { $0.name == name }, name)
@@ -59,7 +59,10 @@ final class ConcurrencyHopTests: XCTestCase {
 
     func testTimedAndGatedCountingPassesCompleteForEveryNewVariant() throws {
         let context = MeasureContext(counter: .disabled, configuration: .tiny(recursionProbe: nil))
-        for hop in [ActorHops.schedulerExecutor, ActorHops.defaultActor, ObservableValuesHop.variant] {
+        for hop in [
+            ActorHops.schedulerExecutor, ActorHops.defaultActor, ObservableValuesHop.variant,
+            TaskHops.schedulerTaskExecutor, TaskHops.globalExecutor,
+        ] {
             let region = try ObserveOnThroughputBenchmark.measureOnce(hop: hop, elements: 5_000, context: context)
             XCTAssertGreaterThan(region.operationsPerSecond(5_000), 0, hop.name)
             // The consumer blocks inside `consume` for each batch: no deadlock.

@@ -73,8 +73,9 @@ enum BusyQueueDisturbance {
     /// The variants measured after a busy queue: every hop of `HopCatalog.all`
     /// but `main` (whose drains wait for the main run loop, not for a
     /// worker) and the hops that take microseconds per element
-    /// (`actor-executor`, `peer.actor`, `peer.asyncstream`: 2–6 µs in the
-    /// runs of Performance.md, "After a busy queue"). Their floods take
+    /// (`actor-executor`, `peer.actor`, `peer.asyncstream`, `task-executor`,
+    /// `peer.task`: a task or a continuation per element, 2–6 µs in the runs
+    /// of Performance.md, "After a busy queue"). Their floods take
     /// seconds, against which what a busy queue leaves behind (a one-time
     /// cost of tens of milliseconds) cannot show, and they would double the
     /// benchmark's time.
@@ -82,7 +83,9 @@ enum BusyQueueDisturbance {
         !excluded.contains(variant.id)
     }
 
-    static let excluded: Set<VariantID> = [.main, .library("actor-executor"), .peer("actor"), .peer("asyncstream")]
+    static let excluded: Set<VariantID> = [
+        .main, .library("actor-executor"), .peer("actor"), .peer("asyncstream"), .library("task-executor"), .peer("task"),
+    ]
 
     /// `variant`, same name, its sessions made after a busy queue.
     static func afterBusyQueue(_ variant: HopVariant) -> HopVariant {
