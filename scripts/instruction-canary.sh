@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Shows that the instruction gate catches a small slowdown: builds BenchRunner
-# a second time with -DBENCHKIT_INSTRUCTION_CANARY (about 2 % more
+# a second time with -DBENCHKIT_INSTRUCTION_CANARY (a few more
 # instructions per level of the nested trampoline chain, in the benchmark's
 # level function; never in a normal build) in its own scratch folder, counts
 # the trampoline under callgrind with both builds, and compares: the canary
