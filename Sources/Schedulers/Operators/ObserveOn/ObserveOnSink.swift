@@ -30,8 +30,8 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     /// `ObserveOnQueue`).
     private let queue = ObserveOnQueue<Element>()
 
-    final func makeNextHandler() -> NextHandler<Element> {
-        NextHandler { self.onNextElement($0) }
+    final func makeNextHandler() -> ElementHandler<Element> {
+        ElementHandler { self.onNextElement($0) }
     }
 
     /// Receives an upstream element.
