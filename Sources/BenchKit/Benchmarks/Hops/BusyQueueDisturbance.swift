@@ -1,10 +1,10 @@
 import Dispatch
 
-/// What `observeOn.busyQueue` does before each session,
-/// outside the measured region: one plain serial `DispatchQueue` is kept
-/// busy with `blocks` blocks of about `blockNanoseconds` of work each,
-/// enqueued far faster than they run, so a long backlog builds and one
-/// worker drains it for about 175 ms; then it is waited for.
+/// What `observeOn.busyQueue` does before each session, outside the
+/// measured region: one plain serial `DispatchQueue` is kept busy with
+/// `blocks` blocks of about `blockNanoseconds` of work each, enqueued far
+/// faster than they run, so a long backlog builds and one worker drains it
+/// for about 175 ms; then it is waited for.
 ///
 /// Each block carries what an application's queued work carries: three
 /// small objects made on the producing thread (a cancel flag, a payload and
@@ -15,7 +15,7 @@ import Dispatch
 /// in an application (Performance.md, "After a busy queue").
 ///
 /// Unlike `DispatchDisturbance` (many short blocks on many queues), this is
-/// what brought on a slow mode of the hops that lasts for seconds after the
+/// what brings on a slow mode of the hops that lasts for seconds after the
 /// queue has gone quiet. It is applied to the library's hops, the peers and
 /// the references alike, so a run shows whom the state it leaves behind
 /// touches.
