@@ -226,11 +226,11 @@ struct Run: ParsableCommand {
         }
         rows = spreadRows + rows
         // Nothing is timed from here on, so the callgrind children count
-        // while the allocation child counts (13 s where the two took 26 s
-        // one after the other): callgrind's counts are the fewest of three
-        // children (InstructionPass.count), and a quick run's allocation
-        // counts, made beside them, were the same as those of the committed
-        // quick runs made without.
+        // while the allocation child counts, in about half the time the two
+        // take one after the other: callgrind's counts are the fewest of
+        // three children (InstructionPass.count), and allocation counts,
+        // taken in a process of their own, do not depend on what runs beside
+        // it.
         var instructionRows: ThreadWork<[CSVRow]>?
         if instructions == .count && rowsFile == nil && !countsOnly {
             let plans = try runner.selectedPlans()

@@ -25,11 +25,11 @@ public struct CompareOptions: Sendable, Equatable {
     public var threshold: Double
     /// The threshold for wake-up-bound times (hop latency, timer lateness and
     /// drift, delivery on the main queue; see `Metric.isWakeUpBound`):
-    /// 0.40 by default. On the 2-core VM, two runs of the same revision moved
-    /// such medians by up to 28 % with every repetition agreeing (so the test
-    /// calls it significant), against 6 % for CPU-bound times: a run-to-run
-    /// swing of the kernel's scheduling, not of the code. An extra thread hop
-    /// (+50-100 %) or drift that accumulates (x100) still clears it.
+    /// 0.40 by default. On a shared machine two runs of the same revision
+    /// move such medians by several times what they move CPU-bound times,
+    /// with every repetition agreeing (so the test calls it significant): a
+    /// run-to-run swing of the kernel's scheduling, not of the code. An extra
+    /// thread hop (+50-100 %) or drift that accumulates (x100) still clears it.
     public var wakeUpThreshold: Double
     /// Level of the one-sided Mann-Whitney U tests and of the false discovery
     /// rate across the run; the confidence interval is at `1 - 2·alpha`, so

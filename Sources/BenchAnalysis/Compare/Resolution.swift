@@ -7,9 +7,9 @@ import ToolSupport
 /// machine allows.
 ///
 /// Why: a series' level moves between processes as well as within one, and
-/// by very different amounts per series. Between idle-machine quick runs of
-/// one binary the serial hop's median moved by a few per cent while a 1 ms
-/// timer's lateness moved by up to 85 %. A single threshold either raises
+/// by very different amounts per series: between idle-machine quick runs of
+/// one binary, a hop's median moves by a few per cent while a 1 ms timer's
+/// lateness can move by most of its value. A single threshold either raises
 /// false alarms on the noisy series or hides real changes of the quiet ones.
 ///
 /// The model, per series: the log medians of the `runs` calibration runs

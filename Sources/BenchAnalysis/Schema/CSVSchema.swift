@@ -160,7 +160,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// ``usualLevelBand`` of the run's fastest repetition. For a benchmark
     /// whose repetitions each land in one of two levels the machine sets: a
     /// flood across two threads runs at its usual time or at about twice
-    /// it, in episodes of seconds (one took most of a run's repetitions)
+    /// it, in episodes of seconds (one can take most of a run's repetitions)
     /// that take every hop of a round together, while both threads keep a
     /// core each. The hypervisor chooses the level, not the code, and a
     /// run's share of slow repetitions moves its median between runs by

@@ -47,10 +47,10 @@ public enum MetricKind: String, Sendable, Hashable, CaseIterable {
     /// How far an instruction count per operation may move, as a fraction of
     /// the base count, and still be `same`: 0.5 %. What still varies between
     /// runs of one binary (the dynamic loader, libc's and the runtime's
-    /// one-off work, hash seeds of dictionaries the workload touches) moved
-    /// no counted series by more than 0.01 % in A/A pairs (docs/InstructionCounts.md),
-    /// while a change worth gating (one more exclusivity check per level of
-    /// a trampoline chain, about +2 %) moves it by much more.
+    /// one-off work, hash seeds of dictionaries the workload touches) moves
+    /// a counted series by far less (docs/InstructionCounts.md has the A/A
+    /// figures), while a change worth gating (one more exclusivity check per
+    /// level of a trampoline chain, about +2 %) moves it by much more.
     public static let instructionTolerance = 0.005
 
     /// Compared exactly, without a test: the same code gives the same value

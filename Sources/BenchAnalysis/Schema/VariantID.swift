@@ -49,9 +49,9 @@ public struct VariantID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The variant a result file names `name`, read back by the prefix the
-    /// factories above write; any other name is the library's. Files of
-    /// earlier runs, whose variants the catalogues may no longer have, read
-    /// the same way.
+    /// factories above write; any other name is the library's. A name the
+    /// catalogues do not have (in a file of an older run, say) reads the
+    /// same way: the prefix decides, not the catalogue.
     public init(reading name: String) {
         if name.hasPrefix("peer.") {
             self.init(name: name, role: .peer)

@@ -4,10 +4,10 @@
 /// under a microsecond per element and the references, under the same
 /// variant names: a variant's row here against its row in
 /// `observeOn.throughput` of the same run is what the busy queue costs it
-/// (issue 29; Performance.md, "After a busy queue").
+/// (Performance.md, "After a busy queue").
 ///
-/// Beside those rows, each variant's flood series (`BusyQueueFloods`,
-/// issue 39): 30 quiet floods then 30 floods each after a busy queue, in
+/// Beside those rows, each variant's flood series (`BusyQueueFloods`):
+/// 30 quiet floods then 30 floods each after a busy queue, in
 /// one process, timed by the process's CPU time, with the worst flood's
 /// ratio to the quiet median.
 ///
@@ -25,9 +25,9 @@ public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
                 .worstQuietCPURatio,
             ],
             // Which mode a flood after a busy queue finds depends on the
-            // process's heap (Performance.md, "After a busy queue"): one
-            // binary's `fast-path` read 13.3 and 33.3 ns per element in two
-            // processes (docs/Compare.md, "Four quick runs of one binary").
+            // process's heap, so one binary's level differs from process to
+            // process (Performance.md, "After a busy queue"; docs/Compare.md,
+            // "Four quick runs of one binary").
             timesBoundToProcess: true)
     }
     let hops: [HopVariant]

@@ -5,10 +5,9 @@ import Synchronization
 /// element's arrival at the observer, in two regimes. Percentiles come from
 /// an HdrHistogram with three significant digits.
 ///
-/// - Wake-up regime (params `rate_per_s=…;samples=…`, no `regime` key, as
-///   in runs before the busy regime existed): one element every
-///   `1/rate` seconds, paced by spinning (not a flood, which would measure
-///   queueing instead of the hop). The consumer's drain has ended and its
+/// - Wake-up regime (params `rate_per_s=…;samples=…`, no `regime` key):
+///   one element every `1/rate` seconds, paced by spinning (not a flood,
+///   which would measure queueing instead of the hop). The consumer's drain has ended and its
 ///   thread has gone idle before each element, so the figure is a hop into a
 ///   sleeping thread: mostly the kernel's wake-up.
 /// - Busy regime (params `regime=busy;…`): the producer keeps the drain
@@ -20,8 +19,8 @@ import Synchronization
 public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     public static let name = "observeOn.latency"
     /// Two regimes, told apart by `params`: rows without a `regime` key are
-    /// the wake-up regime (as before the busy regime existed), `regime=busy;…`
-    /// rows the busy one.
+    /// the wake-up regime (whatever run wrote them), `regime=busy;…` rows the
+    /// busy one.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: HopCatalog.all(.active).map(\.id),

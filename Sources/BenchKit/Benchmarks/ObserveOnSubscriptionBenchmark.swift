@@ -23,14 +23,14 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
             // usually idle: the time is mostly that thread's wake-up.
             // (every variant but the trampoline's, which runs inline).
             wakeUpBoundVariants: SubscriptionVariants.wakeUpBound(.active),
-            // The main run loop allocates a varying fraction per lifecycle
-            // around the library's own (28.69 against 28.80 in two runs of one
-            // revision); the same sinks are counted exactly on the other variants.
+            // The main run loop adds to the library's own allocations a
+            // fraction per lifecycle that varies between runs of one revision;
+            // the same sinks are counted exactly on the other variants.
             varyingCountVariants: mainThreadVariants(.active),
             // Exact in whole allocations per lifecycle only: libdispatch serves
             // a few of a counted batch's continuations from its per-thread
-            // cache, so one binary counted `operation-queue` at 25.993, 25.996
-            // and 26 in three runs, `concurrent` at 15 and 14.997 in one run.
+            // cache, so a count per lifecycle can fall a few thousandths short
+            // of the whole number, differently in each run of one binary.
             countsInWholeAllocations: true)
     }
     /// Lifecycles before the counted ones, on the same scheduler, so that

@@ -19,10 +19,9 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
             wakeUpBoundVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active),
             // How many drains the counted batch takes on the main queue
             // depends on when the main run loop wakes, and each drain
-            // allocates its scheduled item: 14 or 15 allocations per batch of
-            // 1,000 (0.880 to 0.944 bytes per element) in runs of one
-            // revision. Shown, not gated; the other variants' drains are
-            // counted exactly.
+            // allocates its scheduled item, so the count per batch differs
+            // between runs of one revision. Shown, not gated; the other
+            // variants' drains are counted exactly.
             varyingCountVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active),
             // Two levels per flood, set by the machine (Performance.md,
             // "Hops across processes"): judged at each run's usual level.

@@ -74,11 +74,12 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
             case .quick:
                 periods = [
                     Period(periodMilliseconds: 1, ticks: 150),
-                    // Every job at 10 ms took 21 of the quick run's 120 s;
-                    // the library's native timer and its emulation, on its
-                    // own queue and on a user's scheduler, are the code a
-                    // coarser period could treat differently (the other
-                    // queues run the same two, measured at 1 ms).
+                    // Only these at 10 ms: every job at 10 ms would take a
+                    // large share of the quick run; the library's native
+                    // timer and its emulation, on its own queue and on a
+                    // user's scheduler, are the code a coarser period could
+                    // treat differently (the other queues run the same two,
+                    // measured at 1 ms).
                     Period(periodMilliseconds: 10, ticks: 25, variants: Self.ownTimers),
                 ]
                 traceSamples = 10

@@ -136,8 +136,8 @@ public struct TrampolineBenchmark: NamedBenchmark {
     ///
     /// Its fields are exempt from Swift's dynamic exclusivity checks: a class's
     /// stored `var` mutated from an escaping closure pays `swift_beginAccess`
-    /// on every access, some 230 instructions per level here (callgrind),
-    /// which is the benchmark's own bookkeeping, not the trampoline's cost.
+    /// on every access, a cost per level that is the benchmark's own
+    /// bookkeeping, not the trampoline's.
     /// Only the thread running the chain touches them.
     final class Chain {
         let target: Int
@@ -195,9 +195,8 @@ public struct TrampolineBenchmark: NamedBenchmark {
     /// instruction count that moves beyond 0.5 %, catches it.
     @inline(never)
     static func injectedCost(_ chain: Chain) {
-        // Multiply and xor-shift: no closed form the optimiser could fold
-        // (three such steps measured +25 instructions, seven foldable
-        // multiply-adds +11).
+        // Multiply and xor-shift: no closed form the optimiser could fold,
+        // so every step stays in the count (multiply-adds alone would fold).
         let sum = ((chain.count &* 31) ^ (chain.count >> 7)) &+ chain.target
         if sum == 0x5EED { chain.highestAddress &+= 1 }
     }

@@ -8,10 +8,10 @@
 /// descriptors. How long each search probes depends on where the linker
 /// put those descriptors, so a change anywhere in the binary (a new
 /// benchmark, a renamed function) moves their instructions: two builds
-/// that differ only in code the counted region never runs counted
-/// `virtualTime.scheduling` 13,965 and 14,707 instructions per action, the
-/// whole difference inside the runtime's metadata and tuple caches
-/// (docs/InstructionCounts.md). The number of lookups, on the other hand,
+/// that differ only in code the counted region never runs count a
+/// workload's instructions differently, the whole difference inside the
+/// runtime's metadata and tuple caches (docs/InstructionCounts.md has the
+/// figures). The number of lookups, on the other hand,
 /// is decided by the code alone. So the gate counts the instructions
 /// outside the lookups, and the lookups by number; what they cost in this
 /// binary is shown, not judged.

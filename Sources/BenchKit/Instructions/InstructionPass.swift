@@ -85,9 +85,8 @@ public enum InstructionPass {
     /// binary only ever adds work to the counted region (another thread
     /// of the process running inside it, an allocator path taken by
     /// alignment), so the minimum is the code's own count: single children
-    /// of one binary spread by up to 4.4 % (`virtualTime.scheduling`) and
-    /// 0.9 % (`elementPath`, 918.9 / 922.9 / 926.9 per element), above the
-    /// 0.5 % tolerance (docs/InstructionCounts.md).
+    /// of one binary spread by more than the 0.5 % tolerance
+    /// (docs/InstructionCounts.md has the figures).
     static let children = 3
 
     /// Runs ``children`` callgrind children for `arguments`, side by side,
@@ -291,12 +290,12 @@ public enum InstructionPass {
 
     /// The child's whole environment, the same whatever the parent's: the
     /// system allocator (no jemalloc preload, whatever `--allocator`), the
-    /// runtime's deterministic hashing (without it, virtual time moved by 4
-    /// instructions per action between runs), and nothing else, because the
-    /// environment's size moves the stack's alignment and with it some
-    /// counts (ten more characters in the child's arguments moved the
-    /// subscription lifecycle by 217 instructions, 1.3 %): a baseline made
-    /// in one shell must hold in CI's.
+    /// runtime's deterministic hashing (without it, hashing workloads such
+    /// as virtual time count differently from run to run), and nothing else,
+    /// because the environment's size moves the stack's alignment and with it
+    /// some counts (a few more characters in the child's arguments move some
+    /// series beyond the tolerance): a baseline made in one shell must hold
+    /// in CI's.
     static let childEnvironment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "SWIFT_DETERMINISTIC_HASHING": "1"]
 
     /// The child's side: runs the workload of every plan in `plans` that

@@ -77,7 +77,7 @@ extension Metric {
         "busy_queue_cpu_ratio", unit: "ratio", kind: .measured, direction: .lowerIsBetter)
     /// The worst flood after a busy queue, its CPU time per element over the
     /// quiet floods' median in the same process: the tail of one run, shown,
-    /// never judged (issue 39 bounds it at 1.5).
+    /// never judged.
     public static let worstBusyQueueCPURatio = Metric(
         "worst_busy_queue_cpu_ratio", unit: "ratio", kind: .singleRunTail, direction: .lowerIsBetter)
     /// The worst quiet flood over the quiet floods' median, same process: how
@@ -140,9 +140,9 @@ extension Metric {
 extension Metric {
     /// Median lateness of a periodic job's ticks against `start + k·period`.
     public static let latenessP50 = Metric("lateness_p50_us", unit: "us", kind: .wakeUpBound, direction: .lowerIsBetter)
-    /// The 5th-worst of 500 ticks: a tail of one run like latency p99. Two
-    /// default runs of one revision moved it +89 % at 10,000 ticks with all
-    /// five repetitions agreeing.
+    /// The 5th-worst of 500 ticks: a tail of one run like latency p99, so
+    /// shown, not judged: it moves between runs of one revision by far more
+    /// than any threshold, with every repetition agreeing.
     public static let latenessP99 = Metric("lateness_p99_us", unit: "us", kind: .singleRunTail, direction: .lowerIsBetter)
     /// The latest tick of one run: a single-run tail.
     public static let latenessMax = Metric("lateness_max_us", unit: "us", kind: .singleRunTail, direction: .lowerIsBetter)

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Sampling across processes, as JMH's forks do: a hop's level moves between
-/// processes as well as within one (ten processes running the same serial
-/// flood gave medians from 15 to 37 ns per element, each with a ±15-25 %
-/// spread inside), so repetitions taken in one process understate the
+/// processes as well as within one (processes running the same serial
+/// flood settle at medians further apart than the spread inside each),
+/// so repetitions taken in one process understate the
 /// spread a second run will show and two runs of one revision disagree
 /// beyond what their repetitions admit.
 ///

@@ -62,10 +62,10 @@ public enum MainQueueDriver {
     /// `true` on the process's main thread.
     ///
     /// Cheap enough to check per element. Foundation's `Thread.isMainThread`
-    /// makes two system calls on Linux (`gettid` and `getpid`, seen with
-    /// strace): 0.6 to 3.5 µs a call on this machine, more than a whole
-    /// `observe(on:)` hop. Asked once per element, it held the `main` variant
-    /// of `observeOn.throughput` to 2.4 M elements/s. So Foundation is asked
+    /// makes two system calls on Linux (`gettid` and `getpid`), each call
+    /// costing more than a whole `observe(on:)` hop; asked once per element,
+    /// it would bound the `main` variant of `observeOn.throughput` by its own
+    /// cost rather than the hop's. So Foundation is asked
     /// only until the main thread has been seen once; from then on this
     /// compares `pthread_self()` with the main thread's handle.
     public static var isMainThread: Bool {

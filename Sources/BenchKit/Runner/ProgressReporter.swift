@@ -189,9 +189,9 @@ public final class ProgressReporter: @unchecked Sendable {
     /// yet done, scaled by what its own finished measurements cost against
     /// their estimate. A family none of whose measurements has finished is
     /// scaled by the ratio so far of the families of its phase (warm-ups by
-    /// warm-ups, repetitions by repetitions: a warm-up's set-up once made a
-    /// run of seven and a half minutes say "~31m56s left"), or taken as
-    /// estimated when none has one: a guess, which `isGuess` says. Without
+    /// warm-ups, repetitions by repetitions: a warm-up also pays a session's
+    /// set-up, so its ratio would overstate a repetition's many times), or
+    /// taken as estimated when none has one: a guess, which `isGuess` says. Without
     /// per-family plans, the run-wide `remaining(of:now:inner:)`.
     static func remainingByFamily(of state: State, now: UInt64, inner: (done: Int, total: Int, unit: String)?)
         -> (seconds: Double, isGuess: Bool)

@@ -49,10 +49,11 @@ public struct SuiteConfiguration: Sendable {
     /// The shortest a timing repetition may be, in seconds: a measurement
     /// shorter than this runs again within the repetition until the time
     /// is spent (at most ``maximumRunsPerRepetition`` times), and the
-    /// repetition reports the median of its runs per metric. A few
-    /// milliseconds of a 100,000-element flood spread from 19.8 M to 48.2 M
-    /// elements/s between repetitions; the median of runs filling 50 ms
-    /// does not depend on one preemption. 0 turns it off (`--min-repetition-ms 0`).
+    /// repetition reports the median of its runs per metric. A flood of a
+    /// few milliseconds is at the mercy of one preemption, and its rate
+    /// spreads by more than twice between repetitions; the median of runs
+    /// filling 50 ms does not depend on one preemption. 0 turns it off
+    /// (`--min-repetition-ms 0`).
     public var minimumRepetitionSeconds: Double = SuiteConfiguration.defaultMinimumRepetitionSeconds
     /// The most runs one repetition takes to fill ``minimumRepetitionSeconds``.
     public var maximumRunsPerRepetition = 25

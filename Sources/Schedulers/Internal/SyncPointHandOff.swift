@@ -97,8 +97,8 @@ extension SchedulersExploration {
 }
 #endif
 
-// Timers through the seam: `HandOffTimer` stands where the library made a
-// `DispatchSourceTimer` with the same calls (`schedule`, `setEventHandler`,
+// Timers through the seam: `HandOffTimer` stands in for a
+// `DispatchSourceTimer`, with the same calls (`schedule`, `setEventHandler`,
 // `activate`, `cancel`, `data`). In a normal build it is that timer source
 // and nothing else, each call forwarded inline. Built with the `Exploration`
 // trait, a timer activated on a controlled thread is virtual: no source is

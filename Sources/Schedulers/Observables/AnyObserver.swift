@@ -54,8 +54,8 @@ extension AnyObserver: ElementObserver {
         nextHandler(element)
     }
 
-    func makeNextHandler() -> NextHandler<Element> {
-        NextHandler(call: nextHandler)
+    func makeNextHandler() -> ElementHandler<Element> {
+        ElementHandler(call: nextHandler)
     }
 
     /// The handler this observer was made with: its own element path.

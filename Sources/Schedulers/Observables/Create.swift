@@ -48,8 +48,8 @@ final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, Ele
     /// element path to check, rather than this and the disposed flag.
     private let stopped = SyncAtomic<Bool>(false)
 
-    func makeNextHandler() -> NextHandler<Element> {
-        NextHandler { self.onNextElement($0) }
+    func makeNextHandler() -> ElementHandler<Element> {
+        ElementHandler { self.onNextElement($0) }
     }
 
     func onNextElement(_ element: Element) {

@@ -18,10 +18,10 @@ protocol ElementObserver: ObserverType {
     /// A closure that calls `onNextElement(_:)` on this observer.
     ///
     /// Written in each conforming class as
-    /// `NextHandler { self.onNextElement($0) }`, so that the closure calls the
+    /// `ElementHandler { self.onNextElement($0) }`, so that the closure calls the
     /// method directly; a partial application made in generic code would go
     /// through the protocol witness on every element.
-    func makeNextHandler() -> NextHandler<Element>
+    func makeNextHandler() -> ElementHandler<Element>
 }
 
 /// A closure taking elements, wrapped in a struct so that it keeps one
@@ -37,9 +37,6 @@ protocol ElementObserver: ObserverType {
 public struct ElementHandler<Element> {
     let call: (Element) -> Void
 }
-
-/// The library's name for `ElementHandler`.
-typealias NextHandler<Element> = ElementHandler<Element>
 
 extension ElementObserver {
     /// This observer's `makeNextHandler()`: the witness of every library

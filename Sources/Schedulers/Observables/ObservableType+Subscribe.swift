@@ -80,8 +80,8 @@ final class ClosureObserver<Element>: ElementObserver, @unchecked Sendable {
         self.onTerminated = onTerminated
     }
 
-    func makeNextHandler() -> NextHandler<Element> {
-        NextHandler { self.onNextElement($0) }
+    func makeNextHandler() -> ElementHandler<Element> {
+        ElementHandler { self.onNextElement($0) }
     }
 
     func onNextElement(_ element: Element) {

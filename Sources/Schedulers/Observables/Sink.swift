@@ -48,10 +48,10 @@ class Sink<Observer: ObserverType>: Disposable, @unchecked Sendable {
 
     /// Forwards `error`, then disposes: the failure path of an operator's
     /// element handler (a `map` transform or a `filter` predicate that
-    /// throws). Out of line on purpose: inlined, it made the optimiser fetch
-    /// `Event<Element>`'s metadata from the runtime on every element, the
-    /// error path's cost paid by every `onNext` (about 300 instructions of
-    /// an element's 920 on the element path, per operator).
+    /// throws). Out of line on purpose: inlined, it makes the optimiser fetch
+    /// `Event<Element>`'s metadata from the runtime on every element, so every
+    /// `onNext` would pay for the error path (about a third of an element's
+    /// instructions on the element path, per operator).
     @inline(never)
     final func forwardErrorAndDispose(_ error: any Error) {
         forwardOn(.error(error))

@@ -37,8 +37,8 @@ final class FilterSink<Observer: ObserverType>: Sink<Observer>, ElementObserver,
         super.init(observer: observer, cancel: cancel)
     }
 
-    func makeNextHandler() -> NextHandler<Element> {
-        NextHandler { self.onNextElement($0) }
+    func makeNextHandler() -> ElementHandler<Element> {
+        ElementHandler { self.onNextElement($0) }
     }
 
     func onNextElement(_ element: Element) {

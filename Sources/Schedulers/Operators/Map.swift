@@ -36,8 +36,8 @@ final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observer>, Elem
         super.init(observer: observer, cancel: cancel)
     }
 
-    func makeNextHandler() -> NextHandler<SourceElement> {
-        NextHandler { self.onNextElement($0) }
+    func makeNextHandler() -> ElementHandler<SourceElement> {
+        ElementHandler { self.onNextElement($0) }
     }
 
     func onNextElement(_ element: SourceElement) {

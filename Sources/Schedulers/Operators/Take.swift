@@ -42,8 +42,8 @@ final class TakeCountSink<Observer: ObserverType>: Sink<Observer>, ElementObserv
         super.init(observer: observer, cancel: cancel)
     }
 
-    func makeNextHandler() -> NextHandler<Element> {
-        NextHandler { self.onNextElement($0) }
+    func makeNextHandler() -> ElementHandler<Element> {
+        ElementHandler { self.onNextElement($0) }
     }
 
     func onNextElement(_ element: Element) {

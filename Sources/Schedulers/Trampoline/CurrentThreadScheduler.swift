@@ -132,7 +132,7 @@ struct TrampolineTicket: Cancelable, @unchecked Sendable {
 ///
 /// `payload` is declared `@exclusivity(unchecked)`: inlined into the
 /// caller's module, each access would otherwise cost a run-time check (two
-/// per `schedule`, some 150 instructions of its 700). The check is not
+/// per `schedule`, a large share of its instructions). The check is not
 /// needed because the storage keeps these rules, each asserted in debug
 /// builds and exercised by `TrampolineItemInvariantTests`:
 ///

@@ -11,16 +11,16 @@
 ///
 /// The keys (due times and sequences) are kept in arrays of their own, beside
 /// the array of items, so sifting compares keys without touching the items:
-/// with a million items queued, reading each compared item's time missed the
-/// caches at every comparison. The keys hold no reference: a slot that held
-/// its item beside its key was copied whole per comparison, retaining the
-/// item. Four children per node halve the levels a sift goes through, and a
+/// with a million items queued, reading each compared item's time would miss
+/// the caches at every comparison. The keys hold no reference: a slot
+/// holding its item beside its key would be copied whole per comparison,
+/// retaining the item. Four children per node halve the levels a sift goes through, and a
 /// node's children's keys are next to each other.
 ///
 /// Inlinable, as the scheduler's paths that use it are: a caller in another
 /// module (a test suite's `TestScheduler`, a user's `HistoricalScheduler`)
 /// compiles it for its own converter. Unspecialized, each array access asks
-/// the runtime for the array's metadata, most of what an action cost.
+/// the runtime for the array's metadata, most of what an action costs.
 ///
 /// Items and keys move into a hole (`place(_:time:sequence:at:)`), never with
 /// `swapAt`: where this code still runs unspecialized (a scheduler used only

@@ -1,10 +1,10 @@
 import Dispatch
 
-/// What `observeOn.busyQueue` does before each session (issue 29, issue 39),
-/// outside the measured region: one plain serial `DispatchQueue` is kept
-/// busy with `blocks` blocks of about `blockNanoseconds` of work each,
-/// enqueued far faster than they run, so a long backlog builds and one
-/// worker drains it for about 175 ms; then it is waited for.
+/// What `observeOn.busyQueue` does before each session, outside the
+/// measured region: one plain serial `DispatchQueue` is kept busy with
+/// `blocks` blocks of about `blockNanoseconds` of work each, enqueued far
+/// faster than they run, so a long backlog builds and one worker drains it
+/// for about 175 ms; then it is waited for.
 ///
 /// Each block carries what an application's queued work carries: three
 /// small objects made on the producing thread (a cancel flag, a payload and
@@ -15,7 +15,7 @@ import Dispatch
 /// in an application (Performance.md, "After a busy queue").
 ///
 /// Unlike `DispatchDisturbance` (many short blocks on many queues), this is
-/// what brought on a slow mode of the hops that lasts for seconds after the
+/// what brings on a slow mode of the hops that lasts for seconds after the
 /// queue has gone quiet. It is applied to the library's hops, the peers and
 /// the references alike, so a run shows whom the state it leaves behind
 /// touches.
@@ -74,8 +74,8 @@ enum BusyQueueDisturbance {
     /// but `main` (whose drains wait for the main run loop, not for a
     /// worker) and the hops that take microseconds per element
     /// (`actor-executor`, `peer.actor`, `peer.asyncstream`, `task-executor`,
-    /// `peer.task`: a task or a continuation per element, 2–6 µs in the runs
-    /// of Performance.md, "After a busy queue"). Their floods take
+    /// `peer.task`: a task or a continuation per element, microseconds each;
+    /// Performance.md, "After a busy queue", has the figures). Their floods take
     /// seconds, against which what a busy queue leaves behind (a one-time
     /// cost of tens of milliseconds) cannot show, and they would double the
     /// benchmark's time.

@@ -1,7 +1,7 @@
 import Foundation
 import ToolSupport
 
-/// The flood series of `observeOn.busyQueue` (issue 39): in one repetition,
+/// The flood series of `observeOn.busyQueue`: in one repetition,
 /// `floods` quiet floods of a hop, then `floods` floods each right after a
 /// busy queue (`BusyQueueDisturbance`), every flood through a session made
 /// for it (a new scheduler and subscription), all in one process. Each
@@ -12,7 +12,7 @@ import ToolSupport
 ///
 /// The repetition reports the quiet floods' median CPU time per element,
 /// the median after a busy queue, the worst flood after a busy queue
-/// against the quiet median (the figure the issue bounds at 1.5) and, for
+/// against the quiet median (the tail a busy queue must keep small) and, for
 /// scale, the worst quiet flood against the same median.
 ///
 /// The quiet floods come first: a flood right after a busy queue's floods

@@ -14,9 +14,8 @@ extension Metric {
     /// How far a count's growth exponent may move and still be `same`. A
     /// sweep's fixed cost (a scheduler, a warm-up's caches) spread over N
     /// gives a constant per-operation count a slightly negative exponent, and
-    /// any change in the per-operation size moves it by thousandths: 32 bytes
-    /// more per live subscription moved `bytes_per_live_subscription`'s from
-    /// −0.0019 to −0.0017 with every point still constant in N. A count that
+    /// any change in the per-operation size moves it by thousandths while
+    /// every point stays constant in N. A count that
     /// starts to grow with N moves it by tenths (allocations per action going
     /// from 16 at 10³ to 36 at 10⁶ is b = 0.12), far beyond this.
     public static let countGrowthExponentTolerance = 0.01

@@ -12,8 +12,8 @@
 /// much). glibc's allocator merges every small block freed since its last
 /// merge before it serves such a request; after a busy `DispatchQueue` that
 /// is hundreds of thousands of blocks, tens of ms charged to whichever
-/// request comes first. A doubling array made that request from inside the
-/// flood, on the producer's thread (Performance.md, "After a busy queue").
+/// request comes first. A doubling array would make that request from inside
+/// the flood, on the producer's thread (Performance.md, "After a busy queue").
 /// A segment holds `firstSegmentBytes` of elements for the first segment
 /// (most subscriptions never need more) and `segmentBytes` for the others,
 /// and at least one element; a segment is never freed before the buffer is
@@ -54,9 +54,10 @@
 /// owner's keeping the contract above (one element type, no copies,
 /// `release(of:)` once), which the compiler cannot check. Its one owner is
 /// `ObserveOnQueue`. Holding one is safe (`@safe`): its storage is private.
-/// Two `ContiguousArray<Element>` in its place, safe but called through
-/// unspecialised generic code, cost 68% more instructions on
-/// `observeOn.throughput/fast-path` (Performance.md, "observeOn").
+/// Two `ContiguousArray<Element>` in its place would be safe, but called
+/// through unspecialised generic code they cost far more instructions per
+/// element on `observeOn.throughput/fast-path` (Performance.md, "observeOn",
+/// has the figures).
 ///
 /// A segment is one raw allocation: a header of two words (the next
 /// segment's address or zero, then the number of slots), then the slots,
@@ -66,8 +67,8 @@
 @safe
 struct ElementBuffer {
     /// Bytes of elements in the first segment: 14 `Int`s; with the header,
-    /// a request of 128 bytes, what the first (and, for most subscriptions,
-    /// only) storage cost before the buffer had segments.
+    /// a request of 128 bytes, kept small because for most subscriptions it
+    /// is the only storage.
     static let firstSegmentBytes = 112
     /// Bytes of elements in every later segment: 64 `Int`s; with the header,
     /// a request of 528 bytes, well below glibc's 1 KB.

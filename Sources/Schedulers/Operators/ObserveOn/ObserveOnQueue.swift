@@ -21,8 +21,8 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     let lock = ObserveOnQueueLock()
     /// Guarded by `lock`. Exclusive access is the lock's job, so the run-time
     /// check of every access (`swift_beginAccess`) would be paid per element
-    /// for nothing: 118 instructions per element unchecked, 334 checked
-    /// (Performance.md, "Exclusivity checks").
+    /// for nothing, more than doubling an element's instructions
+    /// (Performance.md, "Exclusivity checks", has the counts).
     @exclusivity(unchecked)
     private var machine = ObserveOnStateMachine()
     /// The elements queued by upstream. Guarded by `lock`; unchecked for the

@@ -18,7 +18,7 @@ import Darwin
 /// queued), so a waiter spins on a read, then yields its thread to let a
 /// preempted holder run, rather than sleeping in the kernel; only a hold
 /// that outlasts many yields sends waiters to sleep, 50 µs at a time.
-/// (Performance.md, "observeOn", says what parking in a mutex cost here.)
+/// (Performance.md, "observeOn", says what parking in a mutex costs here.)
 ///
 /// ThreadSanitizer sees the ordering: the atomics are compiled into this
 /// module and so instrumented, unlike `Synchronization.Mutex`'s lock word.

@@ -30,8 +30,8 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     /// `ObserveOnQueue`).
     private let queue = ObserveOnQueue<Element>()
 
-    final func makeNextHandler() -> NextHandler<Element> {
-        NextHandler { self.onNextElement($0) }
+    final func makeNextHandler() -> ElementHandler<Element> {
+        ElementHandler { self.onNextElement($0) }
     }
 
     /// Receives an upstream element.
@@ -92,9 +92,9 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
     }
 
     /// Delivers the terminal event and disposes. Out of line on purpose:
-    /// inlined into `drain()`, building the `Event` made every drain fetch
-    /// `Event<Element>`'s metadata from the runtime (about 325
-    /// instructions), whether or not the batch ended the sequence.
+    /// inlined into `drain()`, building the `Event` makes every drain fetch
+    /// `Event<Element>`'s metadata from the runtime (a few hundred
+    /// instructions), whether or not the batch ends the sequence.
     @inline(never)
     private func deliverTerminal(_ terminal: ObserveOnTerminalEvent) {
         switch terminal {
