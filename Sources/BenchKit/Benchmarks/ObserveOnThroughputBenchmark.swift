@@ -132,14 +132,7 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
         let session = try hop.makeSession()
         defer { session.close() }
         let (_, region) = try context.region {
-            try hop.deliver(
-                session: session, count: elements,
-                produce: { send in
-                    for index in 0..<elements {
-                        send(UInt64(truncatingIfNeeded: index))
-                    }
-                },
-                consume: { _ in })
+            try hop.flood(session: session, elements: elements)
         }
         return region
     }

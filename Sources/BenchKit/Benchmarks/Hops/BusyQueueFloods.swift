@@ -94,14 +94,7 @@ enum BusyQueueFloods {
         let session = try hop.makeSession()
         defer { session.close() }
         let start = processCPUNanoseconds()
-        try hop.deliver(
-            session: session, count: elements,
-            produce: { send in
-                for index in 0..<elements {
-                    send(UInt64(truncatingIfNeeded: index))
-                }
-            },
-            consume: { _ in })
+        try hop.flood(session: session, elements: elements)
         return processCPUNanoseconds() &- start
     }
 

@@ -83,6 +83,19 @@ final class CompletionLatch: @unchecked Sendable {
 }
 
 extension HopVariant {
+    /// Sends the values 0 to `elements` - 1 through `session` from the
+    /// calling thread and returns after the last was consumed: one flood.
+    func flood(session: any HopSession, elements: Int) throws {
+        try deliver(
+            session: session, count: elements,
+            produce: { send in
+                for index in 0..<elements {
+                    send(UInt64(truncatingIfNeeded: index))
+                }
+            },
+            consume: { _ in })
+    }
+
     /// Sends `count` values produced by `produce` and returns after the last was consumed.
     func deliver(
         session: any HopSession, count: Int, produce: @escaping (_ send: (UInt64) -> Void) -> Void,
