@@ -1,3 +1,4 @@
+import Synchronization
 import XCTest
 @testable import StressKit
 
@@ -121,8 +122,14 @@ final class HarnessTests: XCTestCase {
     }
 
     func testSelfCheckExitsZeroOnlyWhenTheHarnessCatchesTheBrokenSubject() {
-        let caught = StressCommand(scenarios: [], selfCheck: FakeScenario { _ in .broken }, output: { _ in })
+        let printed = Mutex("")
+        let caught = StressCommand(
+            scenarios: [], selfCheck: FakeScenario { _ in .broken }, output: { line in printed.withLock { $0 += line + "\n" } })
         XCTAssertEqual(caught.main(["--self-check", "--iterations", "10"]), 0)
+        // Its success reads as one: the broken subject was caught, nothing failed.
+        let text = printed.withLock { $0 }
+        XCTAssertTrue(text.contains("[CAUGHT, as it must be: deliberately broken] fake.scenario"), text)
+        XCTAssertFalse(text.contains("FAILED"), text)
         let missed = StressCommand(
             scenarios: [], selfCheck: FakeScenario { $0.isMultiple(of: 2) ? .first : .second }, output: { _ in }
         )

@@ -3,9 +3,17 @@ import ToolSupport
 /// Formats scenario results as text tables, in the manner of jcstress.
 public enum ResultTable {
     /// The table of one scenario: header, one row per outcome, and the verdict's reasons.
-    public static func render(_ result: ScenarioResult) -> String {
+    ///
+    /// - Parameter brokenOnPurpose: The scenario runs deliberately broken
+    ///   code (the self-check), so a failure is what it must show: the
+    ///   header and the reasons say "CAUGHT", not "FAILED".
+    public static func render(_ result: ScenarioResult, brokenOnPurpose: Bool = false) -> String {
         var lines: [String] = []
-        lines.append("[\(result.verdict.rawValue)] \(result.name)  (guarantees \(result.guarantees))")
+        let failed = brokenOnPurpose ? "CAUGHT" : "FAILED"
+        let verdict =
+            brokenOnPurpose && result.verdict == .failed
+            ? "CAUGHT, as it must be: deliberately broken" : result.verdict.rawValue
+        lines.append("[\(verdict)] \(result.name)  (guarantees \(result.guarantees))")
         lines.append("    \(result.summary)")
         let rate = result.seconds > 0 ? Double(result.iterations) / result.seconds : 0
         if let exploration = result.exploration {
@@ -35,10 +43,10 @@ public enum ResultTable {
             lines.append("    STOPPED: \(stoppedBecause)")
         }
         if result.leaked != 0 {
-            lines.append("    FAILED: \(result.leaked) tracked instance(s) still alive after tear-down (leak)")
+            lines.append("    \(failed): \(result.leaked) tracked instance(s) still alive after tear-down (leak)")
         }
         if result.forbiddenCount > 0 {
-            lines.append("    FAILED: \(result.forbiddenCount) iteration(s) ended in a forbidden outcome")
+            lines.append("    \(failed): \(result.forbiddenCount) iteration(s) ended in a forbidden outcome")
         }
         if !result.unseenAcceptable.isEmpty {
             lines.append(

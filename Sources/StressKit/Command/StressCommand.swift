@@ -252,7 +252,7 @@ public struct StressCommand: Sendable {
         output("Stress --self-check: running \(selfCheck.name) against a deliberately broken disposable; "
             + "the harness must report it (\(describe(runner.limit)), seed \(runner.seed))\n")
         let result = runner.run(selfCheck)
-        output(ResultTable.render(result) + "\n")
+        output(ResultTable.render(result, brokenOnPurpose: true) + "\n")
         if let path = options.csvPath, !write(ResultCSV.render([result]), to: path) {
             return Self.usageError
         }
