@@ -320,9 +320,9 @@ final class ObserveOnTests: XCTestCase {
 /// drain; each queued drain keeps the sink alive, and nothing else does.
 final class ObserveOnReusableDrainTests: XCTestCase {
     func testDispatchSerialSchedulersTakeReusableBlocksButTheMainSchedulerDoesNot() {
-        XCTAssertNotNil(SerialDispatchQueueScheduler(internalSerialQueueName: "reusable").queueForReusableBlocks)
-        XCTAssertNotNil(MainScheduler.asyncInstance.queueForReusableBlocks)
-        XCTAssertNil(MainScheduler.instance.queueForReusableBlocks)
+        XCTAssertTrue(SerialDispatchQueueScheduler(internalSerialQueueName: "reusable").takesReusableBlocks)
+        XCTAssertTrue(MainScheduler.asyncInstance.takesReusableBlocks)
+        XCTAssertFalse(MainScheduler.instance.takesReusableBlocks)
     }
 
     func testDisposingWhileADrainIsQueuedDeliversNothingAndFreesTheSink() {

@@ -28,25 +28,21 @@ import Foundation
 ///
 /// On an operation queue each job costs the allocations of one operation.
 public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
-    private enum Target {
-        case dispatch(ConcurrentJobQueue)
-        case operations(OperationQueue, Operation.QueuePriority)
-    }
-
-    private let target: Target
-    /// `target`'s job queue, read without copying `target` (a copy counts a
-    /// reference on an object every thread of the queue then writes).
+    // Where jobs go: a concurrent dispatch queue's job queue, or an
+    // operation queue (exactly one is set). Stored optionals, not an enum
+    // with payloads: the hot path tests one field, where a switch copies the
+    // payload (a reference count on an object every thread of the queue writes).
     private let dispatchJobs: ConcurrentJobQueue?
+    private let operations: (queue: OperationQueue, priority: Operation.QueuePriority)?
 
     fileprivate init(queue: DispatchQueue) {
-        let jobs = ConcurrentJobQueue(queue: queue)
-        target = .dispatch(jobs)
-        dispatchJobs = jobs
+        dispatchJobs = ConcurrentJobQueue(queue: queue)
+        operations = nil
     }
 
     fileprivate init(operationQueue: OperationQueue, priority: Operation.QueuePriority) {
-        target = .operations(operationQueue, priority)
         dispatchJobs = nil
+        operations = (operationQueue, priority)
     }
 
     /// Runs `job` on the scheduler's threads.
@@ -54,16 +50,13 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         if let dispatchJobs {
             dispatchJobs.enqueue(job, on: self)
-            return
-        }
-        switch target {
-        case .dispatch(let jobs):
-            jobs.enqueue(job, on: self)
-        case .operations(let queue, let priority):
+        } else if let (queue, priority) = operations {
             Self.checkConcurrency(of: queue)
             let operation = TaskJobOperation(job: job, executor: self)
             operation.queuePriority = priority
             SyncPoint.handOff(to: queue, operation)
+        } else {
+            preconditionFailure("a SchedulerTaskExecutor is made with a dispatch queue or an operation queue")
         }
     }
 

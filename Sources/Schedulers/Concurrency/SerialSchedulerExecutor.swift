@@ -49,21 +49,17 @@ import Synchronization
 ///   earlier one and never concurrently. Only this executor's own jobs count
 ///   as isolated to it: the executor cannot see the scheduler's other actions.
 public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable {
-    private enum Kind {
-        case dispatch(DispatchJobQueue)
-        case main
-        case scheduler(any SerialScheduler)
-    }
-
-    private let kind: Kind
-    // The two hot paths read these instead of switching over `kind`: a
-    // switch copies the enum's payload, a reference count on an object the
-    // enqueuing thread and the queue's thread then both write per job.
-    /// `kind`'s job queue, for a dispatch scheduler.
+    // Which scheduler this executor runs on: a dispatch scheduler's job
+    // queue, or any other serial scheduler, or neither (the main queue's
+    // schedulers, whose executor is the main actor's). Two stored optionals,
+    // not an enum with payloads: the hot paths test one field, where a
+    // switch copies the payload (a reference count, per job, on an object
+    // the enqueuing thread and the queue's thread both write).
+    /// A `SerialDispatchQueueScheduler`'s jobs (not the main queue's).
     private let dispatchJobs: DispatchJobQueue?
-    /// Whether `kind` is `.main`.
-    private let isMain: Bool
-    /// For `.scheduler`: the thread running one of this executor's jobs.
+    /// Any other serial scheduler, kept strongly.
+    private let scheduler: (any SerialScheduler)?
+    /// For `scheduler`: the thread running one of this executor's jobs.
     private let runningJob = RunningJobThread()
 
     /// An executor for a serial scheduler that is not a dispatch scheduler:
@@ -76,40 +72,29 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     /// - Parameter scheduler: Kept (strongly) by the executor.
     public convenience init(_ scheduler: any SerialScheduler) {
         if let dispatchScheduler = scheduler as? SerialDispatchQueueScheduler {
-            self.init(kind: Self.kind(for: dispatchScheduler))
+            self.init(dispatchScheduler: dispatchScheduler)
         } else {
-            self.init(kind: .scheduler(scheduler))
+            self.init(dispatchJobs: nil, scheduler: scheduler)
         }
     }
 
-    private init(kind: Kind) {
-        self.kind = kind
-        if case .dispatch(let jobs) = kind {
-            dispatchJobs = jobs
-        } else {
-            dispatchJobs = nil
-        }
-        if case .main = kind {
-            isMain = true
-        } else {
-            isMain = false
-        }
+    private init(dispatchJobs: DispatchJobQueue?, scheduler: (any SerialScheduler)?) {
+        self.dispatchJobs = dispatchJobs
+        self.scheduler = scheduler
     }
 
-    /// An executor on a dispatch scheduler's serial queue.
-    convenience init(dispatchScheduler: SerialDispatchQueueScheduler) {
-        self.init(kind: Self.kind(for: dispatchScheduler))
-    }
-
-    /// The main queue's schedulers are the `MainScheduler`s and
-    /// `asyncInstance` (the initialiser that takes a queue as serial is
-    /// internal). Not `queue === DispatchQueue.main`: on Linux every read of
+    /// An executor on a dispatch scheduler's serial queue. The main queue's
+    /// schedulers are the `MainScheduler`s and `asyncInstance` (the
+    /// initialiser that takes a queue as serial is internal). Not
+    /// `queue === DispatchQueue.main`: on Linux every read of
     /// `DispatchQueue.main` makes a new wrapper object.
-    private static func kind(for scheduler: SerialDispatchQueueScheduler) -> Kind {
-        if scheduler is MainScheduler || scheduler === MainScheduler.asyncInstance {
-            return .main
-        }
-        return .dispatch(DispatchJobQueue(queue: scheduler.configuration.queue, batch: scheduler.executorBatch))
+    convenience init(dispatchScheduler: SerialDispatchQueueScheduler) {
+        let isMain = dispatchScheduler is MainScheduler || dispatchScheduler === MainScheduler.asyncInstance
+        self.init(
+            dispatchJobs: isMain
+                ? nil
+                : DispatchJobQueue(queue: dispatchScheduler.configuration.queue, batch: dispatchScheduler.executorBatch),
+            scheduler: nil)
     }
 
     /// Runs `job` on the scheduler after every job enqueued before it.
@@ -121,22 +106,7 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     public func enqueue(_ job: UnownedJob) {
         if let dispatchJobs {
             dispatchJobs.enqueue(job, on: self)
-            return
-        }
-        switch kind {
-        case .dispatch(let jobs):
-            jobs.enqueue(job, on: self)
-        case .main:
-            // The runtime sends an actor on this executor straight to the main
-            // actor's executor; this path is only for a direct caller.
-            let run: @Sendable () -> Void = {
-                // unsafe: the main actor's executor lives for the whole process.
-                unsafe job.runSynchronously(on: MainActor.sharedUnownedExecutor)
-            }
-            if !SyncPoint.controllerTook(run, for: DispatchQueue.main) {
-                DispatchQueue.main.async(execute: run)
-            }
-        case .scheduler(let scheduler):
+        } else if let scheduler {
             _ = scheduler.scheduleInOrder(self) { executor in
                 executor.runningJob.running {
                     // unsafe: the action's state keeps `executor` alive for the call.
@@ -144,13 +114,23 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
                 }
                 return Disposables.create()
             }
+        } else {
+            // The runtime sends an actor on the main queue's executor straight
+            // to the main actor's executor; this path is only for a direct caller.
+            let run: @Sendable () -> Void = {
+                // unsafe: the main actor's executor lives for the whole process.
+                unsafe job.runSynchronously(on: MainActor.sharedUnownedExecutor)
+            }
+            if !SyncPoint.controllerTook(run, for: DispatchQueue.main) {
+                DispatchQueue.main.async(execute: run)
+            }
         }
     }
 
     /// The unowned reference an actor returns from `unownedExecutor`; for the
     /// main queue, the main actor's executor.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        if isMain {
+        if case .none = dispatchJobs, case .none = scheduler {
             // unsafe: the main actor's executor lives for the whole process.
             return unsafe MainActor.sharedUnownedExecutor
         }
@@ -164,14 +144,13 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     /// on the main queue for the main scheduler, inside one of this
     /// executor's jobs otherwise.
     public var isIsolated: Bool {
-        switch kind {
-        case .dispatch(let jobs):
-            return jobs.isCurrent
-        case .main:
-            return MainQueueMarker.isOnMainQueue
-        case .scheduler:
+        if let dispatchJobs {
+            return dispatchJobs.isCurrent
+        }
+        if case .some = scheduler {
             return runningJob.isCurrentThread
         }
+        return MainQueueMarker.isOnMainQueue
     }
 
     /// Stops the program with a message unless the caller is isolated to this
@@ -189,11 +168,13 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     }
 
     private var description: String {
-        switch kind {
-        case .dispatch(let jobs): "dispatch queue '\(jobs.queue.label)'"
-        case .main: "the main queue"
-        case .scheduler(let scheduler): "\(type(of: scheduler))"
+        if let dispatchJobs {
+            return "dispatch queue '\(dispatchJobs.queue.label)'"
         }
+        if let scheduler {
+            return "\(type(of: scheduler))"
+        }
+        return "the main queue"
     }
 }
 

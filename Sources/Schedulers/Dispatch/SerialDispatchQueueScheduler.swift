@@ -130,19 +130,20 @@ public class SerialDispatchQueueScheduler: DispatchQueueScheduler, SerialSchedul
         enqueue(state, action: action)
     }
 
-    /// The serial queue, for callers that enqueue one reusable block many
-    /// times with `async(execute:)` instead of calling `scheduleInOrder` (a
-    /// new item, closure and block each time): what `observe(on:)` does for
-    /// its drains. Such a block runs in the same FIFO order as
-    /// `scheduleInOrder`'s actions. `nil` when this scheduler must see every
-    /// action itself (`MainScheduler` counts what it has pending).
-    var queueForReusableBlocks: DispatchQueue? {
-        configuration.queue
+    /// Whether callers may enqueue one reusable block many times with
+    /// `enqueueReusable` instead of calling `scheduleInOrder` (a new item,
+    /// closure and block each time): what `observe(on:)` does for its
+    /// drains. `false` when this scheduler must see every action itself
+    /// (`MainScheduler` counts what it has pending).
+    var takesReusableBlocks: Bool {
+        true
     }
 
     /// Enqueues `block`, made once and enqueued many times, on the serial
-    /// queue, in the FIFO order of `scheduleInOrder` (and of `executor`'s jobs).
-    func enqueueReusable(_ block: @escaping @Sendable @convention(block) () -> Void, on queue: DispatchQueue) {
+    /// queue, in the FIFO order of `scheduleInOrder` (and of `executor`'s
+    /// jobs). Only where `takesReusableBlocks`.
+    func enqueueReusable(_ block: @escaping @Sendable @convention(block) () -> Void) {
+        let queue = configuration.queue
         executorBatch.enqueueClosingBatch {
             if !SyncPoint.controllerTook(block, for: queue) {
                 queue.async(execute: block)

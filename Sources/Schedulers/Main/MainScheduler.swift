@@ -81,10 +81,10 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
     }
 
     /// Always enqueues, counting the action as pending until it has run.
-    /// `nil`: every action must go through `enqueue`, which counts it, so
+    /// `false`: every action must go through `enqueue`, which counts it, so
     /// that `schedule` never runs inline ahead of queued work.
-    override var queueForReusableBlocks: DispatchQueue? {
-        nil
+    override var takesReusableBlocks: Bool {
+        false
     }
 
     override func enqueue<StateType>(

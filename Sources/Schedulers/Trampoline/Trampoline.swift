@@ -197,6 +197,9 @@ final class Trampoline {
                 // The latest reusable entry becomes the spare, replacing an
                 // older one (a spare of another state type, kept forever,
                 // would make every later schedule on this thread allocate).
+                // Two branches of one store: in the first the optimiser
+                // knows the old spare is `nil` (the usual case: `schedule`
+                // took it) and releases nothing.
                 if case .none = spare {
                     spare = consume work
                 } else {

@@ -25,20 +25,16 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
         sink.drain()
         return Disposables.create()
     }
-    /// The queue of a dispatch scheduler that takes reusable blocks.
-    private let drainQueue: DispatchQueue?
-    /// That dispatch scheduler, which enqueues the block in its FIFO order.
-    private let dispatchScheduler: SerialDispatchQueueScheduler?
-    /// The reusable drain, set once in `init` when `drainQueue` is set.
+    /// The scheduler, when it is a dispatch scheduler that takes reusable blocks.
+    private let reusableBlockScheduler: SerialDispatchQueueScheduler?
+    /// The reusable drain, set once in `init` when `reusableBlockScheduler` is set.
     private var drainBlock: (@Sendable @convention(block) () -> Void)?
 
     init(scheduler: any SerialScheduler, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
-        let dispatchScheduler = scheduler as? SerialDispatchQueueScheduler
-        self.dispatchScheduler = dispatchScheduler
-        drainQueue = dispatchScheduler?.queueForReusableBlocks
+        reusableBlockScheduler = (scheduler as? SerialDispatchQueueScheduler).flatMap { $0.takesReusableBlocks ? $0 : nil }
         super.init(observer: observer, cancel: cancel)
-        if drainQueue != nil {
+        if reusableBlockScheduler != nil {
             drainBlock = ReusableDrainBlock.make(running: self)
         }
     }
@@ -49,10 +45,10 @@ final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>
     }
 
     override func scheduleDrain() {
-        if let drainQueue, let drainBlock, let dispatchScheduler {
+        if let reusableBlockScheduler, let drainBlock {
             // Released by the block once the drain has run.
             ReusableDrainBlock.retainForDrain(self)
-            dispatchScheduler.enqueueReusable(drainBlock, on: drainQueue)
+            reusableBlockScheduler.enqueueReusable(drainBlock)
         } else {
             _ = scheduler.scheduleInOrder(self, action: drainAction)
         }
