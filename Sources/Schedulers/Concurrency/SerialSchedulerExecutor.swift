@@ -258,6 +258,10 @@ final class DispatchJobQueue: @unchecked Sendable {
     /// The executor, kept while `outstanding` is not zero, so that it (and
     /// this object) outlive every job enqueued on it. Guarded by the gate's lock.
     private var keepAlive: SerialSchedulerExecutor?
+    /// The jobs of the oldest batch taken to run, oldest first. Touched only
+    /// by `runOldestBatch`, which runs on the serial queue, one block at a
+    /// time, and under the gate's lock while it fills it.
+    private var running: [UnownedJob] = []
     /// Runs the oldest batch; set once in `init`.
     private var runBlock: (@Sendable @convention(block) () -> Void)?
 
@@ -333,29 +337,30 @@ final class DispatchJobQueue: @unchecked Sendable {
     /// Runs the oldest batch's jobs, one at a time, until it has none left
     /// (jobs that join it meanwhile included); the newest batch is closed
     /// when its block finds it done, so a job enqueued after that starts a
-    /// batch of its own.
+    /// batch of its own. The jobs waiting in the batch are taken together,
+    /// under one lock, and run outside it: a flood takes the lock about once
+    /// per job on the enqueuing side and once per chunk here.
     private func runOldestBatch() {
-        var ranOne = false
+        var ran = 0
         while true {
-            let (next, last) = batch.lock.withLock { () -> ((UnownedJob, SerialSchedulerExecutor)?, SerialSchedulerExecutor?) in
-                if ranOne {
-                    outstanding -= 1
-                }
+            let (executor, last) = batch.lock.withLock { () -> (SerialSchedulerExecutor?, SerialSchedulerExecutor?) in
+                outstanding -= ran
                 var last: SerialSchedulerExecutor?
                 if outstanding == 0 {
                     last = keepAlive
                     keepAlive = nil
                 }
-                guard batches[batchHead] == 0 else {
-                    batches[batchHead] -= 1
-                    let job = pending[head]
-                    head += 1
+                let waiting = batches[batchHead]
+                guard waiting == 0 else {
+                    batches[batchHead] = 0
+                    running.append(contentsOf: pending[head..<(head + waiting)])
+                    head += waiting
                     if head == pending.count {
                         pending.removeAll(keepingCapacity: true)
                         head = 0
                     }
-                    // Set while the job just taken is outstanding.
-                    return ((job, keepAlive!), last)
+                    // Set while the jobs just taken are outstanding.
+                    return (keepAlive!, last)
                 }
                 if batchHead == batches.count - 1, batch.openBatch == ObjectIdentifier(self) {
                     batch.openBatch = nil
@@ -369,10 +374,14 @@ final class DispatchJobQueue: @unchecked Sendable {
             }
             // The last reference to the executor may go here, outside the lock.
             _ = last
-            guard let (job, executor) = next else { return }
-            // unsafe: `executor` is a strong reference, alive for the call.
-            unsafe job.runSynchronously(on: executor.asUnownedSerialExecutor())
-            ranOne = true
+            guard let executor else { return }
+            ran = running.count
+            for index in 0..<ran {
+                let job = running[index]
+                // unsafe: `executor` is a strong reference, alive for the call.
+                unsafe job.runSynchronously(on: executor.asUnownedSerialExecutor())
+            }
+            running.removeAll(keepingCapacity: true)
         }
     }
 }
