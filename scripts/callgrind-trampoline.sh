@@ -7,7 +7,8 @@
 #
 # Instruction counts repeat to a fraction of a percent on a shared machine,
 # where times do not: a whole-chain profile beside the gated per-level
-# counts of Performance.md's "Instruction counts". Needs valgrind (`apt-get install -y valgrind`); takes a few minutes.
+# counts of Performance.md's "Instruction counts". Needs valgrind
+# (`apt-get install -y valgrind`); takes a few minutes.
 #
 # Usage: scripts/callgrind-trampoline.sh
 set -euo pipefail
