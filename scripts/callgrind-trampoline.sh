@@ -6,8 +6,9 @@
 # (warm-up chain, timed chain and counting chains of the quick suite).
 #
 # Instruction counts repeat to a fraction of a percent on a shared machine,
-# where times do not: this is how Performance.md's trampoline figures are
-# made. Needs valgrind (`apt-get install -y valgrind`); takes a few minutes.
+# where times do not: a whole-chain profile beside the gated per-level
+# counts of Performance.md's "Instruction counts". Needs valgrind
+# (`apt-get install -y valgrind`); takes a few minutes.
 #
 # Usage: scripts/callgrind-trampoline.sh
 set -euo pipefail

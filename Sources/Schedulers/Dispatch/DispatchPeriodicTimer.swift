@@ -105,7 +105,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         // poll, futex), but libdispatch on Linux arms its timers with timerfd,
         // whose expiry ignores slack: lowering the slack of every dispatch
         // thread leaves a timer's lateness unchanged (Performance.md,
-        // "Measurements behind the code"). So the slack is left alone;
+        // "Periodic timers and timer slack"). So the slack is left alone;
         // `leeway` (zero by default) is the knob that counts.
         let deadline: DispatchTime = startAfter.map { called + .nanoseconds(Int($0)) } ?? .distantFuture
         timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(max(1, periodNanoseconds))), leeway: placement.leeway)

@@ -27,7 +27,8 @@
 /// through the `Scheduler` protocol inside this module),
 /// `MutableCollection.swapAt` goes through the protocol's accessor
 /// coroutines, which allocate twice per swap (VirtualTimeAllocationTests
-/// holds the count per action constant in N; Performance.md has the figures).
+/// holds the count per action constant in N; Performance.md, "Scale", says why
+/// the heap is built this way).
 @usableFromInline
 struct VirtualSchedulerQueue<Converter: VirtualTimeConverterType> {
     @usableFromInline

@@ -56,8 +56,7 @@
 /// `ObserveOnQueue`. Holding one is safe (`@safe`): its storage is private.
 /// Two `ContiguousArray<Element>` in its place would be safe, but called
 /// through unspecialised generic code they cost far more instructions per
-/// element on `observeOn.throughput/fast-path` (Performance.md, "observeOn",
-/// has the figures).
+/// element on `observeOn.throughput/fast-path` (Performance.md, "observeOn").
 ///
 /// A segment is one raw allocation: a header of two words (the next
 /// segment's address or zero, then the number of slots), then the slots,

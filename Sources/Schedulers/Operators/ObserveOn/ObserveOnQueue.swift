@@ -22,7 +22,7 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     /// Guarded by `lock`. Exclusive access is the lock's job, so the run-time
     /// check of every access (`swift_beginAccess`) would be paid per element
     /// for nothing, more than doubling an element's instructions
-    /// (Performance.md, "Exclusivity checks", has the counts).
+    /// (Performance.md, "Exclusivity checks").
     @exclusivity(unchecked)
     private var machine = ObserveOnStateMachine()
     /// The elements queued by upstream. Guarded by `lock`; unchecked for the

@@ -21,7 +21,7 @@
 /// lock spins, then yields, and sleeps only once a hold has outlasted many
 /// yields: a lock that parks a contending thread in the kernel would cost
 /// the producer and the drain a sleep and a wake-up each time they met
-/// there. (Performance.md, "observeOn", has the instruction counts.)
+/// there. (Performance.md, "observeOn", says where the time per element goes.)
 class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
