@@ -1,19 +1,5 @@
 import Foundation
 
-extension SerialDispatchQueueScheduler {
-    /// The `SerialExecutor` that runs jobs on this scheduler's queue: the same
-    /// executor on every call, made on first use, living as long as the
-    /// scheduler. See `SerialSchedulerExecutor`.
-    ///
-    /// For `MainScheduler` it is the main actor's executor.
-    public var executor: SerialSchedulerExecutor {
-        if let existing = executorReference.load() {
-            return existing
-        }
-        return executorReference.storeIfNil(SerialSchedulerExecutor(dispatchScheduler: self))
-    }
-}
-
 extension SerialScheduler where Self: AnyObject {
     /// The `SerialExecutor` that runs jobs on this scheduler: the same
     /// executor on every call for as long as the scheduler lives. See

@@ -83,18 +83,16 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
         self.scheduler = scheduler
     }
 
-    /// An executor on a dispatch scheduler's serial queue. The main queue's
-    /// schedulers are the `MainScheduler`s and `asyncInstance` (the
-    /// initialiser that takes a queue as serial is internal). Not
-    /// `queue === DispatchQueue.main`: on Linux every read of
-    /// `DispatchQueue.main` makes a new wrapper object.
+    /// An executor on a dispatch scheduler's serial queue, `batch` its gate;
+    /// on the main queue, the main actor's.
+    convenience init(queue: DispatchQueue, batch: ExecutorBatchGate, isMainQueue: Bool) {
+        self.init(dispatchJobs: isMainQueue ? nil : DispatchJobQueue(queue: queue, batch: batch), scheduler: nil)
+    }
+
+    /// An executor on `dispatchScheduler`'s queue, beside the scheduler's own.
     convenience init(dispatchScheduler: SerialDispatchQueueScheduler) {
         let isMain = dispatchScheduler is MainScheduler || dispatchScheduler === MainScheduler.asyncInstance
-        self.init(
-            dispatchJobs: isMain
-                ? nil
-                : DispatchJobQueue(queue: dispatchScheduler.configuration.queue, batch: dispatchScheduler.executorBatch),
-            scheduler: nil)
+        self.init(queue: dispatchScheduler.configuration.queue, batch: dispatchScheduler.executorBatch, isMainQueue: isMain)
     }
 
     /// Runs `job` on the scheduler after every job enqueued before it.
@@ -246,21 +244,13 @@ final class DispatchJobQueue: @unchecked Sendable {
     /// whether a job may join the newest batch.
     private let batch: ExecutorBatchGate
 
-    /// Jobs enqueued and not yet taken, oldest at `head`. Guarded by the gate's lock.
-    private var pending: [UnownedJob] = []
-    private var head = 0
-    /// How many jobs each batch whose block is on the queue still has to
-    /// run, oldest at `batchHead`. Guarded by the gate's lock.
-    private var batches: [Int] = []
-    private var batchHead = 0
-    /// Jobs enqueued that have not finished. Guarded by the gate's lock.
-    private var outstanding = 0
-    /// The executor, kept while `outstanding` is not zero, so that it (and
-    /// this object) outlive every job enqueued on it. Guarded by the gate's lock.
-    private var keepAlive: SerialSchedulerExecutor?
-    /// The jobs of the oldest batch taken to run, oldest first. Touched only
-    /// by `runOldestBatch`, which runs on the serial queue, one block at a
-    /// time, and under the gate's lock while it fills it.
+    /// The jobs, their batches and the executor they keep alive, in one
+    /// value: each hold of the gate's lock makes one exclusivity check on
+    /// it, not one per field. Guarded by the gate's lock.
+    private var jobs = BatchedJobs()
+    /// The buffer of the jobs a block takes to run, kept for its capacity;
+    /// empty between blocks. Touched only by `runOldestBatch`, which runs on
+    /// the serial queue, one block at a time.
     private var running: [UnownedJob] = []
     /// Runs the oldest batch; set once in `init`.
     private var runBlock: (@Sendable @convention(block) () -> Void)?
@@ -291,30 +281,25 @@ final class DispatchJobQueue: @unchecked Sendable {
     /// Appends `job` to the open batch, or starts a batch and enqueues its
     /// block, under the gate's lock (see `ExecutorBatchGate`).
     func enqueue(_ job: UnownedJob, on executor: SerialSchedulerExecutor) {
-        let block = runBlock!
         let started = batch.lock.withLock {
-            pending.append(job)
-            outstanding += 1
-            if outstanding == 1 {
-                keepAlive = executor
-            }
-            if batch.openBatch == ObjectIdentifier(self) {
-                batches[batches.count - 1] += 1
-                return false
-            }
-            batches.append(1)
+            let joins = batch.openBatch == ObjectIdentifier(self)
+            guard jobs.add(job, keeping: executor, joiningOpenBatch: joins) else { return false }
             batch.openBatch = ObjectIdentifier(self)
             #if SCHEDULERS_MUTANTS
             if let mutant = Mutant.active, mutant == .executorFIFO || mutant == .executorWrongQueue {
                 return true
             }
             #endif
+            // Read only here: a block's copy and release cost a call each,
+            // paid per batch, not per job.
+            let block = runBlock!
             if !SyncPoint.controllerTook(block, for: queue) {
                 queue.async(execute: block)
             }
             return true
         }
         #if SCHEDULERS_MUTANTS
+        let block = runBlock!
         switch started ? Mutant.active : nil {
         case .executorFIFO?:
             // The mutant: enqueued after the lock is released, so two
@@ -341,47 +326,111 @@ final class DispatchJobQueue: @unchecked Sendable {
     /// under one lock, and run outside it: a flood takes the lock about once
     /// per job on the enqueuing side and once per chunk here.
     private func runOldestBatch() {
+        // The buffer is lent to this run (blocks run one at a time on the
+        // serial queue) and given back empty: reading it through a local
+        // makes no exclusivity check per job.
+        var chunk: [UnownedJob] = []
+        swap(&chunk, &running)
         var ran = 0
         while true {
             let (executor, last) = batch.lock.withLock { () -> (SerialSchedulerExecutor?, SerialSchedulerExecutor?) in
-                outstanding -= ran
-                var last: SerialSchedulerExecutor?
-                if outstanding == 0 {
-                    last = keepAlive
-                    keepAlive = nil
-                }
-                let waiting = batches[batchHead]
-                guard waiting == 0 else {
-                    batches[batchHead] = 0
-                    running.append(contentsOf: pending[head..<(head + waiting)])
-                    head += waiting
-                    if head == pending.count {
-                        pending.removeAll(keepingCapacity: true)
-                        head = 0
-                    }
-                    // Set while the jobs just taken are outstanding.
-                    return (keepAlive!, last)
-                }
-                if batchHead == batches.count - 1, batch.openBatch == ObjectIdentifier(self) {
+                let taken = jobs.takeOldestBatch(afterRunning: ran, into: &chunk)
+                if taken.closedNewestBatch, batch.openBatch == ObjectIdentifier(self) {
                     batch.openBatch = nil
                 }
-                batchHead += 1
-                if batchHead == batches.count {
-                    batches.removeAll(keepingCapacity: true)
-                    batchHead = 0
-                }
-                return (nil, last)
+                return (taken.executor, taken.released)
             }
-            // The last reference to the executor may go here, outside the lock.
-            _ = last
-            guard let executor else { return }
-            ran = running.count
-            for index in 0..<ran {
-                let job = running[index]
+            guard let executor else {
+                // The buffer goes back before the last reference to the
+                // executor goes (outside the lock): that may free this object.
+                withExtendedLifetime(last) {
+                    swap(&chunk, &running)
+                }
+                return
+            }
+            // By index: an iterator would hold a second reference to the
+            // buffer, and emptying a shared buffer allocates a new one.
+            for index in chunk.indices {
+                let job = chunk[index]
                 // unsafe: `executor` is a strong reference, alive for the call.
                 unsafe job.runSynchronously(on: executor.asUnownedSerialExecutor())
             }
-            running.removeAll(keepingCapacity: true)
+            ran = chunk.count
+            chunk.removeAll(keepingCapacity: true)
         }
+    }
+}
+
+/// A dispatch job queue's state under the gate's lock: jobs not yet taken,
+/// how many of them each batch whose block is on the queue has, and the
+/// executor they keep alive.
+private struct BatchedJobs {
+    /// Jobs enqueued and not yet taken, oldest at `head`.
+    private var pending: [UnownedJob] = []
+    private var head = 0
+    /// How many jobs each batch whose block is on the queue still has to
+    /// run, oldest at `batchHead`.
+    private var batches: [Int] = []
+    private var batchHead = 0
+    /// Jobs enqueued that have not finished.
+    private var outstanding = 0
+    /// The executor, kept while `outstanding` is not zero, so that it (and
+    /// its job queue) outlive every job enqueued on it.
+    private var keepAlive: SerialSchedulerExecutor?
+
+    /// Adds `job` to the newest batch when `joiningOpenBatch`, else to a new
+    /// batch, and keeps `executor` while jobs are outstanding.
+    ///
+    /// - Returns: Whether a new batch started (its block must be enqueued).
+    mutating func add(_ job: UnownedJob, keeping executor: SerialSchedulerExecutor, joiningOpenBatch: Bool) -> Bool {
+        pending.append(job)
+        outstanding += 1
+        if outstanding == 1 {
+            keepAlive = executor
+        }
+        if joiningOpenBatch {
+            batches[batches.count - 1] += 1
+            return false
+        }
+        batches.append(1)
+        return true
+    }
+
+    /// Counts `ran` jobs as finished, then moves the oldest batch's waiting
+    /// jobs into `running`; when it has none left, the batch ends.
+    ///
+    /// - Returns: `executor`, the executor to run the jobs taken on (`nil`
+    ///   when none was taken: the batch ended); `released`, the executor no
+    ///   longer kept because no job is outstanding, to be dropped outside the
+    ///   lock; `closedNewestBatch`, whether the batch that ended was the
+    ///   newest one.
+    mutating func takeOldestBatch(afterRunning ran: Int, into running: inout [UnownedJob])
+        -> (executor: SerialSchedulerExecutor?, released: SerialSchedulerExecutor?, closedNewestBatch: Bool)
+    {
+        outstanding -= ran
+        var released: SerialSchedulerExecutor?
+        if outstanding == 0 {
+            released = keepAlive
+            keepAlive = nil
+        }
+        let waiting = batches[batchHead]
+        guard waiting == 0 else {
+            batches[batchHead] = 0
+            running.append(contentsOf: pending[head..<(head + waiting)])
+            head += waiting
+            if head == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            // Set while the jobs just taken are outstanding.
+            return (keepAlive!, released, false)
+        }
+        let wasNewest = batchHead == batches.count - 1
+        batchHead += 1
+        if batchHead == batches.count {
+            batches.removeAll(keepingCapacity: true)
+            batchHead = 0
+        }
+        return (nil, released, wasNewest)
     }
 }

@@ -39,14 +39,32 @@ import Synchronization
 /// time as libdispatch can); a larger leeway lets the system coalesce
 /// wakeups at the cost of lateness.
 public class SerialDispatchQueueScheduler: DispatchQueueScheduler, SerialScheduler, @unchecked Sendable {
-    /// `executor`'s storage, filled on first use (Concurrency/SerialSchedulerExecutor.swift).
-    let executorReference = AtomicLazyReference<SerialSchedulerExecutor>()
     /// The lock this scheduler enqueues under, shared with `executor`'s jobs,
     /// which it keeps in FIFO order with the scheduler's actions.
-    let executorBatch = ExecutorBatchGate()
+    let executorBatch: ExecutorBatchGate
+
+    /// The `SerialExecutor` that runs jobs on this scheduler's queue, the
+    /// same for the scheduler's whole life. See `SerialSchedulerExecutor`.
+    ///
+    /// For `MainScheduler` and `MainScheduler.asyncInstance` it is the main
+    /// actor's executor.
+    ///
+    /// Made with the scheduler and stored, so reading it costs a load: an
+    /// actor's `unownedExecutor` reads it every time the runtime enqueues a
+    /// job on the actor or checks its executor, so a lazily made executor
+    /// would put a synchronised check on every hop.
+    public let executor: SerialSchedulerExecutor
 
     /// Wraps a queue known to be serial (the main queue, or one this class created).
-    init(serialQueue: DispatchQueue, leeway: DispatchTimeInterval = .nanoseconds(0)) {
+    ///
+    /// - Parameter isMainQueue: `queue` is the main queue: the executor is the
+    ///   main actor's. Given, not tested: the main queue's wrapper on Linux
+    ///   is a new object at every read, and testing for the main
+    ///   schedulers' instances here would read them while they are made.
+    init(serialQueue: DispatchQueue, leeway: DispatchTimeInterval = .nanoseconds(0), isMainQueue: Bool = false) {
+        let batch = ExecutorBatchGate()
+        executorBatch = batch
+        executor = SerialSchedulerExecutor(queue: serialQueue, batch: batch, isMainQueue: isMainQueue)
         super.init(configuration: DispatchQueueConfiguration(queue: serialQueue, leeway: leeway))
     }
 

@@ -52,7 +52,7 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
     public static let instance = MainScheduler()
 
     /// A scheduler on the main queue that always enqueues (never runs inline).
-    public static let asyncInstance = SerialDispatchQueueScheduler(serialQueue: DispatchQueue.main)
+    public static let asyncInstance = SerialDispatchQueueScheduler(serialQueue: DispatchQueue.main, isMainQueue: true)
 
     /// Actions any `MainScheduler` enqueued on the main queue that have not
     /// finished running. Shared by all instances, as the main queue is; being
@@ -63,7 +63,7 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
     /// Creates a scheduler on the main queue. Prefer `instance`.
     public init() {
         _ = MainQueueMarker.key
-        super.init(serialQueue: DispatchQueue.main)
+        super.init(serialQueue: DispatchQueue.main, isMainQueue: true)
     }
 
     /// Runs inline when on the main queue and nothing of this scheduler is pending there, else enqueues.
