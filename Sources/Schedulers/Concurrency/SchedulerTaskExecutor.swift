@@ -91,13 +91,10 @@ final class ConcurrentJobQueue: @unchecked Sendable {
     /// Held for a few instructions at a time by the enqueuing threads and the
     /// queue's threads at once.
     private let lock = Lock(spinning: true)
-    /// Jobs enqueued and not yet taken, oldest at `head`.
-    private var pending: [UnownedJob] = []
-    private var head = 0
-    /// Runs of the block on the queue or running.
-    private var runners = 0
-    /// Set while `runners` is not zero, or a job waits.
-    private var keepAlive: SchedulerTaskExecutor?
+    /// The jobs, the runs and the executor they keep alive, in one value:
+    /// each hold of the lock makes one exclusivity check on it, not one per
+    /// field. Guarded by `lock`.
+    private var jobs = ConcurrentJobs()
     /// Runs jobs until none is left; set once in `init`.
     private var runBlock: (@Sendable @convention(block) () -> Void)?
 
@@ -109,19 +106,13 @@ final class ConcurrentJobQueue: @unchecked Sendable {
     }
 
     func enqueue(_ job: UnownedJob, on executor: SchedulerTaskExecutor) {
-        let block = runBlock!
         let startsARun = lock.withLock {
-            pending.append(job)
-            if keepAlive == nil {
-                keepAlive = executor
-            }
-            // A run already waiting takes this job; start one more only
-            // while more jobs wait than runs could take.
-            guard runners < width, runners < pending.count - head else { return false }
-            runners += 1
-            return true
+            jobs.add(job, keeping: executor, width: width)
         }
         guard startsARun else { return }
+        // Read only here: a block's copy and release cost a call each, paid
+        // per run started, not per job.
+        let block = runBlock!
         if !SyncPoint.controllerTook(block, for: queue) {
             queue.async(execute: block)
         }
@@ -130,22 +121,8 @@ final class ConcurrentJobQueue: @unchecked Sendable {
     /// Runs the oldest job, then the next, until none waits.
     private func runJobs() {
         while true {
-            let (next, last) = lock.withLock { () -> ((UnownedJob, SchedulerTaskExecutor)?, SchedulerTaskExecutor?) in
-                guard head < pending.count else {
-                    runners -= 1
-                    // The last run ends: no job waits or runs.
-                    guard runners == 0 else { return (nil, nil) }
-                    let last = keepAlive
-                    keepAlive = nil
-                    return (nil, last)
-                }
-                let job = pending[head]
-                head += 1
-                if head == pending.count {
-                    pending.removeAll(keepingCapacity: true)
-                    head = 0
-                }
-                return ((job, keepAlive!), nil)
+            let (next, last) = lock.withLock {
+                jobs.takeOldest()
             }
             // The last reference may go here, outside the lock.
             _ = last
@@ -153,6 +130,53 @@ final class ConcurrentJobQueue: @unchecked Sendable {
             // unsafe: `executor` is a strong reference, alive for the call.
             unsafe job.runSynchronously(on: executor.asUnownedTaskExecutor())
         }
+    }
+}
+
+/// A concurrent job queue's state under its lock.
+private struct ConcurrentJobs {
+    /// Jobs enqueued and not yet taken, oldest at `head`.
+    private var pending: [UnownedJob] = []
+    private var head = 0
+    /// Runs of the block on the queue or running.
+    private var runners = 0
+    /// Set while `runners` is not zero, or a job waits.
+    private var keepAlive: SchedulerTaskExecutor?
+
+    /// Adds `job`, keeping `executor` alive.
+    ///
+    /// - Returns: Whether a run of the block must start: a run already
+    ///   waiting takes this job, so one more starts only while more jobs wait
+    ///   than runs could take, and at most `width` run at once.
+    mutating func add(_ job: UnownedJob, keeping executor: SchedulerTaskExecutor, width: Int) -> Bool {
+        pending.append(job)
+        if keepAlive == nil {
+            keepAlive = executor
+        }
+        guard runners < width, runners < pending.count - head else { return false }
+        runners += 1
+        return true
+    }
+
+    /// The oldest job and the executor to run it on; or, when none waits,
+    /// the run ends (`nil`), and the last run to end gives up the executor
+    /// (`released`, to be dropped outside the lock).
+    mutating func takeOldest() -> (next: (UnownedJob, SchedulerTaskExecutor)?, released: SchedulerTaskExecutor?) {
+        guard head < pending.count else {
+            runners -= 1
+            // The last run ends: no job waits or runs.
+            guard runners == 0 else { return (nil, nil) }
+            let released = keepAlive
+            keepAlive = nil
+            return (nil, released)
+        }
+        let job = pending[head]
+        head += 1
+        if head == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return ((job, keepAlive!), nil)
     }
 }
 
