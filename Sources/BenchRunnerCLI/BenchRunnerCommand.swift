@@ -18,6 +18,7 @@ struct BenchRunnerCommand: ParsableCommand {
             Compare.self,
             Calibrate.self,
             ReportFigures.self,
+            Export.self,
             ProbeRecursion.self,
         ],
         defaultSubcommand: Run.self

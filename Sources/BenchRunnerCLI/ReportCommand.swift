@@ -29,12 +29,6 @@ struct ReportFigures: ParsableCommand {
 
     func run() throws {
         let outcome = ReportTool.run(root: root, newSource: resultFile, check: check)
-        print(outcome.output, terminator: "")
-        if !outcome.diagnostics.isEmpty {
-            FileHandle.standardError.write(Data(outcome.diagnostics.utf8))
-        }
-        if outcome.status != 0 {
-            throw ExitCode(outcome.status)
-        }
+        try ToolOutcome.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status)
     }
 }
