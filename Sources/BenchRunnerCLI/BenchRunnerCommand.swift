@@ -9,7 +9,8 @@ struct BenchRunnerCommand: ParsableCommand {
             `swift run -c release BenchRunner` runs the default suite (a few minutes on two cores), \
             shows progress, prints a summary with the ratios that matter and writes \
             results/<UTC time>-<git revision>.csv. Exit status: 0 success; 1 a measurement failed (the \
-            other rows are written) or compare found a regression; 2 bad input; 3 compare could not \
+            other rows are written), compare found a regression or a --check (report, results index) found \
+            something stale; 2 bad input; 3 compare could not \
             judge a gated series (compare --help).
             """,
         subcommands: [
@@ -19,6 +20,7 @@ struct BenchRunnerCommand: ParsableCommand {
             Calibrate.self,
             ReportFigures.self,
             Export.self,
+            Results.self,
             ProbeRecursion.self,
         ],
         defaultSubcommand: Run.self

@@ -22,12 +22,16 @@ public struct ResultFile: Sendable {
     /// The distinct values of the `git_rev` column, in order of first
     /// appearance (none when the file has no such column): which binary wrote it.
     public let revisions: [String]
+    /// The distinct values of the `timestamp` column (when the run started,
+    /// UTC), in order of first appearance; none when the file has no such column.
+    public let timestamps: [String]
 
     /// A result file made of `series` (keys must be unique); `path` names it in messages.
-    package init(path: String, series: [ResultSeries], revisions: [String] = []) {
+    package init(path: String, series: [ResultSeries], revisions: [String] = [], timestamps: [String] = []) {
         self.path = path
         self.series = series
         self.revisions = revisions
+        self.timestamps = timestamps
     }
 
     /// Reads and parses the file at `path`.
@@ -52,7 +56,9 @@ public struct ResultFile: Sendable {
         var series: [ResultSeries] = []
         var positionOfKey: [ResultSeriesKey: Int] = [:]
         var revisions: [String] = []
+        var timestamps: [String] = []
         let hasRevision = table.hasColumn("git_rev")
+        let hasTimestamp = table.hasColumn("timestamp")
         for row in try CSVInput.rows(of: table, path: path) {
             let key = ResultSeriesKey(
                 benchmark: row["benchmark"], variant: row["variant"], params: row["params"],
@@ -60,6 +66,10 @@ public struct ResultFile: Sendable {
             if hasRevision {
                 let revision = row["git_rev"]
                 if !revision.isEmpty && !revisions.contains(revision) { revisions.append(revision) }
+            }
+            if hasTimestamp {
+                let timestamp = row["timestamp"]
+                if !timestamp.isEmpty && !timestamps.contains(timestamp) { timestamps.append(timestamp) }
             }
             let unit = row["unit"]
             let rawValue = row["value"].trimmingCharacters(in: .whitespaces)
@@ -88,7 +98,7 @@ public struct ResultFile: Sendable {
                     ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: row.line))
             }
         }
-        return ResultFile(path: path, series: series, revisions: revisions)
+        return ResultFile(path: path, series: series, revisions: revisions, timestamps: timestamps)
     }
 }
 
