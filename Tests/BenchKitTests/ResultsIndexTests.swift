@@ -62,7 +62,7 @@ final class ResultsIndexTests: XCTestCase {
         try write("results/20260101T000000Z-aaaaaaaaaaaa-throughput.png", "")
         try write("results/20260101T000300Z-dddddddddddd-x.png", "")
         try write("results/probe.txt", "a probe's output\n")
-        try write("docs/A.md", "The run `results/20260101T000000Z-aaaaaaaaaaaa.csv` shows it.\n")
+        try write("docs/A.md", "The run `results/20260101T000000Z-aaaaaaaaaaaa.csv` shows it; its resolution is fine.\n")
         try write("Tests/RunTests.swift", "let run = \"20260101T000100Z-bbbbbbbbbbbb\"\n")
     }
 
@@ -85,6 +85,8 @@ final class ResultsIndexTests: XCTestCase {
         XCTAssertEqual(entries["baseline-other.csv"]?.kind, "baseline, quick + instructions")
         XCTAssertEqual(entries["resolution.csv"]?.kind, "calibration")
         XCTAssertEqual(entries["resolution.csv"]?.revision, "ffffffffffff")
+        // A file not named by a run's start time is cited only by its whole name.
+        XCTAssertEqual(entries["resolution.csv"]?.citedBy, [])
         XCTAssertEqual(entries["20260101T000000Z-aaaaaaaaaaaa-throughput.png"]?.madeFrom, "20260101T000000Z-aaaaaaaaaaaa.csv")
         XCTAssertEqual(entries["probe.txt"]?.kind, "text output")
         XCTAssertNil(entries["README.md"])

@@ -19,8 +19,9 @@ import ToolSupport
 /// run they were drawn from; other files are `text output`.
 ///
 /// A file is cited by a file of the repository (Markdown documents, Swift
-/// sources and tests, scripts, CI) that contains its name or, for a run,
-/// its run's name without `.csv` (tests name runs so; a cited plot cites its run).
+/// sources and tests, scripts, CI) that contains its name or, for a run
+/// named by its start time (``isRunName(_:)``), its name without `.csv`
+/// (tests name runs so; a cited plot cites its run).
 package struct ResultsIndex: Sendable {
     /// The index's file name inside the results folder.
     package static let fileName = "README.md"
@@ -52,7 +53,7 @@ package struct ResultsIndex: Sendable {
             var benchmarks = 0
             var repetitions = ""
             if name.hasSuffix(".csv") {
-                needle = String(name.dropLast(4))
+                if Self.isRunName(name) { needle = String(name.dropLast(4)) }
                 let described = Self.describe(path: path, suites: suites)
                 kind = (name.hasPrefix("baseline-") ? "baseline, " : "") + described.kind
                 revision = described.revision
@@ -72,6 +73,12 @@ package struct ResultsIndex: Sendable {
                 repetitions: repetitions, citedBy: citedBy,
                 isProtected: name.hasPrefix("baseline-") || kind == "calibration", madeFrom: madeFrom)
         }
+    }
+
+    /// Whether `name` begins as BenchRunner names a run's file
+    /// (`<yyyyMMdd>T<HHmmss>Z-`): unique enough to be cited without `.csv`.
+    static func isRunName(_ name: String) -> Bool {
+        name.range(of: #"^[0-9]{8}T[0-9]{6}Z-"#, options: .regularExpression) != nil
     }
 
     /// The files `results prune` removes: nothing cites them, they are
