@@ -56,13 +56,13 @@ final class ResultsIndexTests: XCTestCase {
             "results/baseline-other.csv",
             run("eeeeeeeeeeee", [("system", "a", "n=1"), ("system", "b", "n=1"), ("callgrind", "a", "n=1")]))
         try write(
-            "results/resolution.csv",
+            "results/calibration-table.csv",
             "benchmark,variant,params,allocator,metric,runs,log_deviation,resolution,spread,revision,repetitions\n"
                 + "a,v,n=1,system,m,7,0.1,0.2,0.1,ffffffffffff,7\n")
         try write("results/20260101T000000Z-aaaaaaaaaaaa-throughput.png", "")
         try write("results/20260101T000300Z-dddddddddddd-x.png", "")
         try write("results/probe.txt", "a probe's output\n")
-        try write("docs/A.md", "The run `results/20260101T000000Z-aaaaaaaaaaaa.csv` shows it; its resolution is fine.\n")
+        try write("docs/A.md", "The run `results/20260101T000000Z-aaaaaaaaaaaa.csv` shows it; so does the calibration-table.\n")
         try write("Tests/RunTests.swift", "let run = \"20260101T000100Z-bbbbbbbbbbbb\"\n")
     }
 
@@ -83,10 +83,10 @@ final class ResultsIndexTests: XCTestCase {
         XCTAssertEqual(entries["20260101T000200Z-cccccccccccc.csv"]?.kind, "instructions-only")
         XCTAssertEqual(entries["20260101T000300Z-dddddddddddd.csv"]?.kind, "scale sweep")
         XCTAssertEqual(entries["baseline-other.csv"]?.kind, "baseline, quick + instructions")
-        XCTAssertEqual(entries["resolution.csv"]?.kind, "calibration")
-        XCTAssertEqual(entries["resolution.csv"]?.revision, "ffffffffffff")
+        XCTAssertEqual(entries["calibration-table.csv"]?.kind, "calibration")
+        XCTAssertEqual(entries["calibration-table.csv"]?.revision, "ffffffffffff")
         // A file not named by a run's start time is cited only by its whole name.
-        XCTAssertEqual(entries["resolution.csv"]?.citedBy, [])
+        XCTAssertEqual(entries["calibration-table.csv"]?.citedBy, [])
         XCTAssertEqual(entries["20260101T000000Z-aaaaaaaaaaaa-throughput.png"]?.madeFrom, "20260101T000000Z-aaaaaaaaaaaa.csv")
         XCTAssertEqual(entries["probe.txt"]?.kind, "text output")
         XCTAssertNil(entries["README.md"])
@@ -115,7 +115,7 @@ final class ResultsIndexTests: XCTestCase {
             left,
             [
                 "20260101T000000Z-aaaaaaaaaaaa-throughput.png", "20260101T000000Z-aaaaaaaaaaaa.csv",
-                "20260101T000100Z-bbbbbbbbbbbb.csv", "README.md", "baseline-other.csv", "resolution.csv",
+                "20260101T000100Z-bbbbbbbbbbbb.csv", "README.md", "baseline-other.csv", "calibration-table.csv",
             ])
         let check = ResultsIndexTool.run(root: root.path, results: "results", suites: Self.suites, action: .check)
         XCTAssertEqual(check.status, 0, check.output)
