@@ -17,6 +17,7 @@ struct BenchRunnerCommand: ParsableCommand {
             List.self,
             Compare.self,
             Calibrate.self,
+            History.self,
             ReportFigures.self,
             ProbeRecursion.self,
         ],

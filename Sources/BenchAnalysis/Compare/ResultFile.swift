@@ -22,12 +22,17 @@ public struct ResultFile: Sendable {
     /// The distinct values of the `git_rev` column, in order of first
     /// appearance (none when the file has no such column): which binary wrote it.
     public let revisions: [String]
+    /// The `timestamp`, `host`, `cpu` and `cores` columns of the first data
+    /// row (empty where the file has no such column): when and where the
+    /// run was made, which `history` orders and groups runs by.
+    public let facts: RunFacts
 
     /// A result file made of `series` (keys must be unique); `path` names it in messages.
-    package init(path: String, series: [ResultSeries], revisions: [String] = []) {
+    package init(path: String, series: [ResultSeries], revisions: [String] = [], facts: RunFacts = RunFacts()) {
         self.path = path
         self.series = series
         self.revisions = revisions
+        self.facts = facts
     }
 
     /// Reads and parses the file at `path`.
@@ -53,7 +58,11 @@ public struct ResultFile: Sendable {
         var positionOfKey: [ResultSeriesKey: Int] = [:]
         var revisions: [String] = []
         let hasRevision = table.hasColumn("git_rev")
+        var facts: RunFacts?
         for row in try CSVInput.rows(of: table, path: path) {
+            if facts == nil {
+                facts = RunFacts(timestamp: row["timestamp"], host: row["host"], cpu: row["cpu"], cores: row["cores"])
+            }
             let key = ResultSeriesKey(
                 benchmark: row["benchmark"], variant: row["variant"], params: row["params"],
                 metric: row["metric"], allocator: row["allocator"])
@@ -88,7 +97,32 @@ public struct ResultFile: Sendable {
                     ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: row.line))
             }
         }
-        return ResultFile(path: path, series: series, revisions: revisions)
+        return ResultFile(path: path, series: series, revisions: revisions, facts: facts ?? RunFacts())
+    }
+}
+
+/// When and on which machine a run was made, as its rows say.
+public struct RunFacts: Sendable, Equatable {
+    /// The `timestamp` column (ISO 8601, UTC).
+    public let timestamp: String
+    /// The `host` column.
+    public let host: String
+    /// The `cpu` column.
+    public let cpu: String
+    /// The `cores` column.
+    public let cores: String
+
+    /// Facts with these column values (empty for a column the file lacks).
+    public init(timestamp: String = "", host: String = "", cpu: String = "", cores: String = "") {
+        self.timestamp = timestamp
+        self.host = host
+        self.cpu = cpu
+        self.cores = cores
+    }
+
+    /// `host, cpu, N cores`: the machine a series is kept apart by.
+    public var machine: String {
+        "\(host.isEmpty ? "?" : host), \(cpu.isEmpty ? "?" : cpu), \(cores.isEmpty ? "?" : cores) cores"
     }
 }
 
