@@ -59,23 +59,17 @@ struct History: ParsableCommand {
     var repository = "."
 
     func run() throws {
-        let judgement = CompareOptions(
+        var options = HistoryOptions()
+        options.judgement = CompareOptions(
             threshold: (threshold ?? 5) / 100, wakeUpThreshold: (wakeUpThreshold ?? 40) / 100, alpha: alpha,
             exactTolerances: exactTolerances)
-        let filters = (filter ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        options.format = format
+        options.filters = (filter ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
-        let options = HistoryOptions(
-            judgement: judgement, format: format, filters: filters, machine: machine, repository: repository)
+        options.machine = machine
+        options.repository = repository
         let outcome = HistoryTool.run(paths: paths.isEmpty ? ["results"] : paths, options: options)
-        if !outcome.output.isEmpty {
-            print(outcome.output, terminator: "")
-        }
-        if !outcome.diagnostics.isEmpty {
-            FileHandle.standardError.write(Data(outcome.diagnostics.utf8))
-        }
-        if outcome.status != .noRegression {
-            throw ExitCode(outcome.status.rawValue)
-        }
+        try ToolOutput.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status.rawValue)
     }
 }
 

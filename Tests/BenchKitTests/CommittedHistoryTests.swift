@@ -8,17 +8,13 @@ import XCTest
 /// gain at their revisions; and nothing among the ten runs of one binary
 /// (787b90b) when each is taken for a revision of its own.
 final class CommittedHistoryTests: XCTestCase {
-    override class func setUp() {
-        super.setUp()
-        StandardCatalog.install()
-    }
+    /// The repository: three folders up from this file.
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
-    private static var root: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-    }
-
+    /// The committed runs in commit order, read with the standard catalogue installed.
     private static func committedRuns() throws -> HistoryRuns {
+        StandardCatalog.install()
         let results = root.appendingPathComponent("results").path
         let files = try HistoryRuns.files(in: [results]).map { try ResultFile.load(path: $0) }
         guard case .success(let order) = CommitOrder.read(repository: root.path) else {

@@ -1,18 +1,5 @@
 /// A change of one series between two revisions.
 package struct ChangePoint: Sendable, Equatable {
-    /// How sure the change is.
-    package enum Evidence: String, Sendable, Equatable {
-        /// An exact count moved beyond its tolerance: no test is needed.
-        case exact
-        /// A timing moved beyond its threshold and its noise, and the rank
-        /// test of the runs on either side is significant.
-        case confirmed
-        /// A timing moved beyond its threshold and its noise, but a side has
-        /// too few runs for the rank test ever to reach the level (one run
-        /// after a change): more runs of either revision would judge it.
-        case unconfirmed
-    }
-
     /// Index in the series' points of the first point after the change.
     package let position: Int
     /// The last revision before the change.
@@ -49,5 +36,18 @@ package struct ChangePoint: Sendable, Equatable {
     /// nil when the level before is 0.
     package var relativeChange: Double? {
         before == 0 ? nil : after / before - 1
+    }
+
+    /// How sure the change is.
+    package enum Evidence: String, Sendable, Equatable {
+        /// An exact count moved beyond its tolerance: no test is needed.
+        case exact
+        /// A timing moved beyond its threshold and its noise, and the rank
+        /// test of the runs on either side is significant.
+        case confirmed
+        /// A timing moved beyond its threshold and its noise, but a side has
+        /// too few runs for the rank test ever to reach the level (one run
+        /// after a change): more runs of either revision would judge it.
+        case unconfirmed
     }
 }

@@ -48,14 +48,13 @@ package struct CommitOrder: Sendable {
     /// (git missing, not a repository), for the one note `history` prints
     /// before it falls back to the runs' timestamps.
     package static func read(repository directory: String) -> Result<CommitOrder, CommitOrderUnavailable> {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", directory, "rev-list", "--topo-order", "--reverse", "HEAD"]
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        let process = Process()
         process.standardInput = FileHandle.nullDevice
+        (process.standardOutput, process.standardError) = (output, errors)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", directory, "rev-list", "--topo-order", "--reverse", "HEAD"]
         do {
             try process.run()
         } catch {

@@ -7,11 +7,6 @@ package struct HistoryFormatter: Sendable {
     /// The level the intervals go with (they are at `1 - 2·alpha`).
     package let alpha: Double
 
-    package init(report: HistoryReport, alpha: Double) {
-        self.report = report
-        self.alpha = alpha
-    }
-
     /// A revision as printed: its first 7 hex digits, `-dirty` kept.
     package static func shortRevision(_ revision: String) -> String {
         let dirty = revision.hasSuffix("-dirty")
@@ -143,78 +138,44 @@ package struct HistoryFormatter: Sendable {
     }
 
     /// Every series with its points (revision, run files, run summaries)
-    /// and change points, as JSON.
+    /// and change points, as JSON: an object with `runs`, `newestRun`,
+    /// `machines`, `notes`, `exitStatus` and `series`, each series with its
+    /// key's columns, `machine`, `unit`, `kind` (`timing` or `exact`),
+    /// `points` (`revision`, `values`, `runs`) and `changePoints`.
     package func json() -> String {
-        let document = HistoryDocument(report: report)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(document) else { return "{}\n" }
-        return String(decoding: data, as: UTF8.self) + "\n"
-    }
-}
-
-/// The JSON `history --format json` writes.
-package struct HistoryDocument: Codable, Sendable {
-    package struct Point: Codable, Sendable {
-        let revision: String
-        let values: [Double]
-        let runs: [String]
-    }
-    package struct Change: Codable, Sendable {
-        let position: Int
-        let revisionBefore: String
-        let revisionAfter: String
-        let before: Double
-        let after: Double
-        let intervalLower: Double?
-        let intervalUpper: Double?
-        let p: Double?
-        let q: Double?
-        let evidence: String
-        let harmful: Bool
-        let atNewestRun: Bool
-    }
-    package struct Series: Codable, Sendable {
-        let benchmark: String
-        let variant: String
-        let params: String
-        let metric: String
-        let allocator: String
-        let machine: String
-        let unit: String
-        let kind: String
-        let points: [Point]
-        let changePoints: [Change]
-    }
-
-    let runs: Int
-    let newestRun: String?
-    let machines: [String]
-    let notes: [String]
-    let exitStatus: Int32
-    let series: [Series]
-
-    init(report: HistoryReport) {
-        runs = report.runCount
-        newestRun = report.newestRun
-        machines = report.machines
-        notes = report.notes
-        exitStatus = report.exitStatus.rawValue
-        series = report.entries.map { entry in
+        let series: [[String: Any]] = report.entries.map { entry in
             let key = entry.series.key
-            let kind: String = if case .timing = entry.series.kind.measure { "timing" } else { "exact" }
-            return Series(
-                benchmark: key.benchmark, variant: key.variant, params: key.params, metric: key.metric,
-                allocator: key.allocator, machine: entry.series.machine, unit: entry.series.unit, kind: kind,
-                points: entry.series.points.map { Point(revision: $0.revision, values: $0.runValues, runs: $0.runPaths) },
-                changePoints: entry.changePoints.map { change in
-                    Change(
-                        position: change.position, revisionBefore: change.revisionBefore,
-                        revisionAfter: change.revisionAfter, before: change.before, after: change.after,
-                        intervalLower: change.interval?.lowerBound, intervalUpper: change.interval?.upperBound,
-                        p: change.pValue, q: change.qValue, evidence: change.evidence.rawValue, harmful: change.isHarmful,
-                        atNewestRun: report.isAtNewestRun(change, of: entry))
-                })
+            let isTiming: Bool = if case .timing = entry.series.kind.measure { true } else { false }
+            return [
+                "benchmark": key.benchmark, "variant": key.variant, "params": key.params, "metric": key.metric,
+                "allocator": key.allocator, "machine": entry.series.machine, "unit": entry.series.unit,
+                "kind": isTiming ? "timing" : "exact",
+                "points": entry.series.points.map { point -> [String: Any] in
+                    ["revision": point.revision, "values": point.runValues, "runs": point.runPaths]
+                },
+                "changePoints": entry.changePoints.map { change -> [String: Any] in
+                    var fields: [String: Any] = [
+                        "position": change.position, "revisionBefore": change.revisionBefore,
+                        "revisionAfter": change.revisionAfter, "before": change.before, "after": change.after,
+                        "evidence": change.evidence.rawValue, "harmful": change.isHarmful,
+                        "atNewestRun": report.isAtNewestRun(change, of: entry),
+                    ]
+                    fields["intervalLower"] = change.interval?.lowerBound
+                    fields["intervalUpper"] = change.interval?.upperBound
+                    fields["p"] = change.pValue
+                    fields["q"] = change.qValue
+                    return fields
+                },
+            ]
         }
+        var document: [String: Any] = [
+            "runs": report.runCount, "machines": report.machines, "notes": report.notes,
+            "exitStatus": Int(report.exitStatus.rawValue), "series": series,
+        ]
+        document["newestRun"] = report.newestRun
+        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) else {
+            return "{}\n"
+        }
+        return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

@@ -12,27 +12,20 @@ public struct HistoryOptions: Sendable, Equatable {
 
     /// The thresholds, the level and the exact tolerances, with `compare`'s
     /// meaning and defaults (its gate, format and resolution are not used).
-    public var judgement: CompareOptions
+    public var judgement = CompareOptions()
     /// How the report is written.
-    public var format: Format
+    public var format = Format.table
     /// Keep only series whose `benchmark/variant params metric [allocator]`
     /// contains one of these (all when empty).
-    public var filters: [String]
+    public var filters: [String] = []
     /// Keep only runs whose machine (``RunFacts/machine``) contains this (all when nil).
     public var machine: String?
     /// The git repository whose commit order orders the runs.
-    public var repository: String
+    public var repository = "."
 
-    public init(
-        judgement: CompareOptions = CompareOptions(), format: Format = .table, filters: [String] = [],
-        machine: String? = nil, repository: String = "."
-    ) {
-        self.judgement = judgement
-        self.format = format
-        self.filters = filters
-        self.machine = machine
-        self.repository = repository
-    }
+    /// The command line's defaults: compare's thresholds, level and no
+    /// exact tolerance; a table; every series and machine; this folder's repository.
+    public init() {}
 
     /// The smallest change of a timing series that counts (`--threshold`).
     package var threshold: Double { judgement.threshold }
