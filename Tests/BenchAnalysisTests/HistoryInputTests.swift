@@ -200,3 +200,22 @@ final class HistoryInputTests: XCTestCase {
         XCTAssertEqual(filtered.runCount, 1)
     }
 }
+
+/// The documentation region that shows what `history` prints.
+final class HistoryRegionDirectiveTests: XCTestCase {
+    func testAHistoryRegionNamesItsFiltersAndTheNewestRun() throws {
+        let parsed = try ReportDirective.parse("history filter=trampoline,elementPath until=20261128T092112Z").get()
+        XCTAssertEqual(parsed.directive, .history(filters: ["trampoline", "elementPath"], until: "20261128T092112Z"))
+        XCTAssertNil(parsed.source)
+    }
+
+    func testAHistoryRegionWithoutItsNewestRunOrWithASourceIsRefused() {
+        guard case .failure(let missing) = ReportDirective.parse("history filter=trampoline") else {
+            return XCTFail("a region without until= was read")
+        }
+        XCTAssertTrue(missing.message.contains("until=STAMP"), missing.message)
+        guard case .failure(let source) = ReportDirective.parse("history until=20261128T092112Z source=results/a.csv")
+        else { return XCTFail("a region with source= was read") }
+        XCTAssertTrue(source.message.contains("takes no source="), source.message)
+    }
+}
