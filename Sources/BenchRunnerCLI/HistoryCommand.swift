@@ -58,6 +58,14 @@ struct History: ParsableCommand {
     @Option(help: ArgumentHelp("The git repository whose commit order orders the runs.", valueName: "directory"))
     var repository = "."
 
+    @Option(help: ArgumentHelp("Also write a static page (index.html, its data, plotly.js) there.", valueName: "directory"))
+    var html: String?
+
+    @Option(
+        name: .customLong("plotly-js"),
+        help: ArgumentHelp("plotly.min.js for the page (default: plotly's Python package's).", valueName: "path"))
+    var plotlyJS: String?
+
     func run() throws {
         var options = HistoryOptions()
         options.judgement = CompareOptions(
@@ -68,6 +76,8 @@ struct History: ParsableCommand {
             .filter { !$0.isEmpty }
         options.machine = machine
         options.repository = repository
+        options.htmlDirectory = html
+        options.plotlyJS = plotlyJS
         let outcome = HistoryTool.run(paths: paths.isEmpty ? ["results"] : paths, options: options)
         try ToolOutput.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status.rawValue)
     }

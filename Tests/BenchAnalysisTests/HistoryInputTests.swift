@@ -219,3 +219,62 @@ final class HistoryRegionDirectiveTests: XCTestCase {
         XCTAssertTrue(source.message.contains("takes no source="), source.message)
     }
 }
+
+/// The static page: self-contained, and refused with a message when plotly.js is missing.
+final class HistoryPageTests: XCTestCase {
+    func testThePageLoadsOnlyFilesBesideIt() {
+        let sources = HistoryPage.html.components(separatedBy: "src=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        XCTAssertEqual(sources, [Substring(HistoryPage.plotlyFileName), Substring(HistoryPage.dataFileName)])
+        XCTAssertFalse(HistoryPage.html.contains("http://"))
+        XCTAssertFalse(HistoryPage.html.contains("https://"))
+        XCTAssertFalse(HistoryPage.html.contains("fetch("))
+    }
+
+    func testAMissingPlotlyIsUnusableInputNamingWhatToDo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("history-page-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let run = folder.appendingPathComponent("20261124T010000Z-aaaaaaa11111.csv")
+        try "run_id,git_rev,benchmark,variant,params,metric,unit,repetition,value\nr,aaaaaaa11111,b,v,,m,ns,1,1\n"
+            .write(to: run, atomically: true, encoding: .utf8)
+        var options = HistoryOptions()
+        options.htmlDirectory = folder.appendingPathComponent("page").path
+        options.plotlyJS = folder.appendingPathComponent("missing.js").path
+        let report = HistoryReport(
+            runs: HistoryRuns(files: [try ResultFile.load(path: run.path)], order: nil), options: options)
+        XCTAssertThrowsError(
+            try HistoryPageWriter.write(
+                report: report, runs: HistoryRuns(files: [], order: nil), options: options,
+                directory: options.htmlDirectory ?? "")
+        ) { error in
+            XCTAssertTrue("\(error)".contains("missing.js: no such file (give plotly.min.js with --plotly-js PATH)"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: options.htmlDirectory ?? ""))
+    }
+
+    func testThePageAndItsDataAreWrittenBesidePlotly() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("history-page-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let plotly = folder.appendingPathComponent("plotly-stand-in.js")
+        try "/* plotly */".write(to: plotly, atomically: true, encoding: .utf8)
+        var options = HistoryOptions()
+        options.plotlyJS = plotly.path
+        let report = HistoryReport(runs: HistoryRuns(files: [], order: nil), options: options)
+        let line = try HistoryPageWriter.write(
+            report: report, runs: HistoryRuns(files: [], order: nil), options: options,
+            directory: folder.appendingPathComponent("page").path)
+        XCTAssertTrue(line.hasPrefix("wrote "), line)
+        let page = folder.appendingPathComponent("page")
+        XCTAssertEqual(
+            try String(contentsOf: page.appendingPathComponent("plotly.min.js"), encoding: .utf8), "/* plotly */")
+        let data = try String(contentsOf: page.appendingPathComponent("history-data.js"), encoding: .utf8)
+        let lines = data.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2)
+        XCTAssertTrue(lines[0].hasPrefix("window.HISTORY = {") && lines[0].hasSuffix("};"))
+        let json = lines[0].dropFirst("window.HISTORY = ".count).dropLast()
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        XCTAssertEqual(parsed["runs"] as? Int, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: page.appendingPathComponent("index.html").path))
+    }
+}

@@ -22,6 +22,10 @@ public struct HistoryOptions: Sendable, Equatable {
     public var machine: String?
     /// The git repository whose commit order orders the runs.
     public var repository = "."
+    /// Where to write the static page (``HistoryPage``), if anywhere.
+    public var htmlDirectory: String?
+    /// plotly.js for the page; by default the one plotly's Python package ships.
+    public var plotlyJS: String?
 
     /// The command line's defaults: compare's thresholds, level and no
     /// exact tolerance; a table; every series and machine; this folder's repository.

@@ -40,7 +40,19 @@ public enum HistoryTool {
                 : "no judged series matches --filter/--machine"
             return Outcome(status: .unusableInput, output: "", diagnostics: "error: \(reason)\n")
         }
+        var written = ""
+        if let directory = options.htmlDirectory {
+            do {
+                written = try HistoryPageWriter.write(
+                    report: report, runs: runs, options: options, directory: directory)
+            } catch {
+                return Outcome(status: .unusableInput, output: "", diagnostics: "error: \(error)\n")
+            }
+        }
         let formatter = HistoryFormatter(report: report, alpha: options.alpha)
+        if !written.isEmpty {
+            return Outcome(status: report.exitStatus, output: written, diagnostics: formatter.summary())
+        }
         switch options.format {
         case .table:
             return Outcome(status: report.exitStatus, output: formatter.table(), diagnostics: "")
