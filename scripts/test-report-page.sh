@@ -9,6 +9,7 @@
 # (pip install plotly), as .ci/run provides them.
 #
 #   scripts/test-report-page.sh [OUTPUT_DIR]     # default .ci-report-page
+#   STRESS_CSV=FILE: a Stress --csv file; the page must then show its outcome tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-.ci-report-page}"
@@ -20,7 +21,9 @@ command -v chromium >/dev/null || fail "chromium is not installed (apt-get insta
 
 rm -rf "$out"
 status=0
-"$benchrunner" history --html "$out" results >/dev/null || status=$?
+stress=()
+[[ -n "${STRESS_CSV:-}" ]] && stress=(--stress "$STRESS_CSV")
+"$benchrunner" history --html "$out" "${stress[@]}" results >/dev/null || status=$?
 # 0, 1 and 3 say what the newest run shows; 2 means no page was written.
 [[ $status != 2 && -f "$out/index.html" && -f "$out/plotly.min.js" ]] \
     || fail "BenchRunner history --html wrote no page (exit status $status)"
@@ -38,6 +41,10 @@ trends=$(grep -o 'data-rendered="trend"' "$out/dom.html" | wc -l)
 drawn_sweeps=$(grep -o 'data-rendered="sweep"' "$out/dom.html" | wc -l)
 (( series > 0 && trends == series )) || fail "$trends of $series trend charts rendered"
 (( sweeps > 0 && drawn_sweeps == sweeps )) || fail "$drawn_sweeps of $sweeps sweep charts rendered"
+if [[ -n "${STRESS_CSV:-}" ]]; then
+    stress_tables=$(grep -o 'class="stress-table"' "$out/dom.html" | wc -l)
+    (( stress_tables > 0 )) || fail "no stress outcome table from $STRESS_CSV"
+fi
 if grep -o '<div id="page-errors">[^<]' "$out/dom.html"; then
     fail "the page reported an error (see #page-errors in $out/dom.html)"
 fi

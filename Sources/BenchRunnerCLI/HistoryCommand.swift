@@ -66,6 +66,9 @@ struct History: ParsableCommand {
         help: ArgumentHelp("plotly.min.js for the page (default: plotly's Python package's).", valueName: "path"))
     var plotlyJS: String?
 
+    @Option(help: ArgumentHelp("A Stress --csv file whose outcome tables the page shows.", valueName: "file"))
+    var stress: String?
+
     func run() throws {
         var options = HistoryOptions()
         options.judgement = CompareOptions(
@@ -78,6 +81,7 @@ struct History: ParsableCommand {
         options.repository = repository
         options.htmlDirectory = html
         options.plotlyJS = plotlyJS
+        options.stressCSV = stress
         let outcome = HistoryTool.run(paths: paths.isEmpty ? ["results"] : paths, options: options)
         try ToolOutput.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status.rawValue)
     }

@@ -278,3 +278,40 @@ final class HistoryPageTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: page.appendingPathComponent("index.html").path))
     }
 }
+
+/// The Stress results CSV the page's outcome tables come from.
+final class StressOutcomesTests: XCTestCase {
+    private func file(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stress-\(UUID().uuidString).csv").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    func testEachScenarioKeepsItsOutcomesInOrder() throws {
+        let path = try file(
+            """
+            seed,scenario,guarantees,iterations,seconds,live_at_end,verdict,outcome,grade,count
+            7,dispose-vs-action.serial,G1,1000,0.5,0,OK,ran,ACCEPTABLE,600
+            7,dispose-vs-action.serial,G1,1000,0.5,0,OK,skipped,ACCEPTABLE,400
+            7,serial-disposable,G2,1000,0.2,0,OK,disposed-once,ACCEPTABLE,1000
+
+            """)
+        let outcomes = try StressOutcomes.load(path: path)
+        XCTAssertEqual(outcomes.scenarios.map(\.name), ["dispose-vs-action.serial", "serial-disposable"])
+        XCTAssertEqual(outcomes.scenarios[0].outcomes.map(\.count), [600, 400])
+        XCTAssertEqual(outcomes.scenarios[0].iterations, "1000")
+        XCTAssertEqual(outcomes.scenarios[1].outcomes.first?.outcome, "disposed-once")
+    }
+
+    func testAFileThatIsNotStresssIsRefusedNamingTheProblem() throws {
+        let result = try file("benchmark,variant\nb,v\n")
+        XCTAssertThrowsError(try StressOutcomes.load(path: result)) { error in
+            XCTAssertTrue("\(error)".contains("header lacks scenario, verdict, outcome, grade, count"), "\(error)")
+        }
+        let badCount = try file("scenario,verdict,outcome,grade,count\ns,OK,ran,ACCEPTABLE,many\n")
+        XCTAssertThrowsError(try StressOutcomes.load(path: badCount)) { error in
+            XCTAssertTrue("\(error)".contains(":2: count \"many\" is not a whole number"), "\(error)")
+        }
+    }
+}

@@ -26,6 +26,8 @@ public struct HistoryOptions: Sendable, Equatable {
     public var htmlDirectory: String?
     /// plotly.js for the page; by default the one plotly's Python package ships.
     public var plotlyJS: String?
+    /// A Stress results CSV (`Stress --csv`) whose outcome tables the page shows.
+    public var stressCSV: String?
 
     /// The command line's defaults: compare's thresholds, level and no
     /// exact tolerance; a table; every series and machine; this folder's repository.

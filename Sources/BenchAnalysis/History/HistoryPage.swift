@@ -2,7 +2,7 @@ import Foundation
 import ToolSupport
 
 /// The static page `history --html DIR` writes: `index.html`, its data
-/// (`history-data.js`, the history as JSON assigned to a global, so the page
+/// (`history-data.js`, the history as JSON assigned to globals, so the page
 /// opens from `file://` without fetching) and plotly.js beside them
 /// (`plotly.min.js`, copied from plotly's Python package or `--plotly-js`).
 /// Nothing is loaded from the network.
@@ -12,9 +12,11 @@ import ToolSupport
 /// per series (each run a dot, each revision's median a line, each change
 /// point a dashed line with its revision range, the revision and file on
 /// hover), grouped by benchmark and drawn when a group is opened (`#open=all`
-/// opens every group, `#open=A,B` the benchmarks named), and the log-log
-/// charts of the newest run's scale sweeps. Once drawn, the body carries
-/// `data-page="ready"`, `data-series-count` and `data-sweep-count`, and each
+/// opens every group, `#open=A,B` the benchmarks named), the log-log charts
+/// of each scale sweep from the newest run that measured it, and the outcome tables of a
+/// Stress results CSV when one is given. Once drawn, the body carries
+/// `data-page="ready"`, `data-series-count`, `data-sweep-count` and
+/// `data-stress-count`, and each
 /// drawn chart `data-rendered`, for the browser test
 /// (`scripts/test-report-page.sh`).
 package struct HistoryPage: Sendable {
@@ -24,13 +26,15 @@ package struct HistoryPage: Sendable {
     package let previous: ResultFile?
     /// The level of the history's tests.
     package let alpha: Double
+    /// The latest stress outcomes, when given.
+    package var stress: StressOutcomes?
 
     /// The file names the page loads, beside `index.html`.
     package static let plotlyFileName = "plotly.min.js"
     package static let dataFileName = "history-data.js"
 
     /// `history-data.js`: the history, the newest run's medians, the scale
-    /// sweeps of the newest run that has them, and compare's report.
+    /// sweeps, compare's report and the stress outcomes.
     package func dataScript(runs: HistoryRuns) -> String {
         let history = HistoryFormatter(report: report, alpha: alpha).json()
         var extra: [String: Any] = [:]
@@ -42,6 +46,9 @@ package struct HistoryPage: Sendable {
             }
         }
         extra["sweeps"] = Self.sweeps(in: runs)
+        if let stress {
+            extra["stress"] = stress.pageData
+        }
         if let newest, let previous {
             extra["comparePair"] = [previous.path, newest.path]
             do {
@@ -58,12 +65,23 @@ package struct HistoryPage: Sendable {
             + "window.PAGE = \(extraJSON);\n"
     }
 
-    /// The scale sweeps (`scale.*` benchmarks, a parameter `n=`) of the
-    /// newest run that has any: per benchmark, variant, metric and the other
-    /// parameters, the median at each `n`.
+    /// The scale sweeps (`scale.*` benchmarks, a parameter `n=`), each
+    /// benchmark's from the newest run that measured it: per benchmark,
+    /// variant, metric and the other parameters, the median at each `n`.
     static func sweeps(in runs: HistoryRuns) -> [[String: Any]] {
-        guard let run = runs.runs.last(where: { run in run.file.series.contains { $0.key.benchmark.hasPrefix("scale.") } })
-        else { return [] }
+        var newestRunOf: [String: HistoryRuns.Run] = [:]
+        for run in runs.runs {
+            for benchmark in Set(run.file.series.map(\.key.benchmark)) where benchmark.hasPrefix("scale.") {
+                newestRunOf[benchmark] = run
+            }
+        }
+        return newestRunOf.keys.sorted().flatMap { benchmark in
+            newestRunOf[benchmark].map { sweeps(of: benchmark, in: $0) } ?? []
+        }
+    }
+
+    /// The sweeps of `benchmark` in `run`.
+    private static func sweeps(of benchmark: String, in run: HistoryRuns.Run) -> [[String: Any]] {
         struct Sweep {
             let chart: String
             let variant: String
@@ -73,7 +91,7 @@ package struct HistoryPage: Sendable {
         }
         var sweeps: [String: Sweep] = [:]
         var order: [String] = []
-        for series in run.file.series where series.key.benchmark.hasPrefix("scale.") {
+        for series in run.file.series where series.key.benchmark == benchmark {
             let pairs = series.key.params.split(separator: CSVSchema.paramsSeparator).map(String.init)
             guard let nText = pairs.first(where: { $0.hasPrefix("n=") })?.dropFirst(2), let n = Double(nText), n > 0,
                 let median = Statistics.median(series.values), median > 0
@@ -112,6 +130,8 @@ package struct HistoryPage: Sendable {
         details { margin: 0.4em 0; } summary { cursor: pointer; font-weight: bold; }
         .chart { width: 100%; max-width: 1100px; height: 300px; }
         .sweep { display: inline-block; width: 540px; height: 320px; }
+        table.stress-table { display: inline-table; margin: 0 1em 1em 0; vertical-align: top; }
+        caption { text-align: left; font-weight: bold; }
         .worse { color: #b00; } .better { color: #070; }
         #page-errors { color: #b00; font-weight: bold; }
         </style>
@@ -128,10 +148,12 @@ package struct HistoryPage: Sendable {
         <h2>Change points of the timings</h2>
         <details><summary id="changes-title">Every confirmed and unconfirmed change point</summary>
         <div id="changes"></div></details>
-        <h2>Scale sweeps of the newest run that has them (log–log)</h2>
+        <h2>Scale sweeps (log–log), each from the newest run that measured it</h2>
         <div id="sweeps"></div>
         <h2>The newest pair of runs, compared</h2>
-        <pre id="compare"></pre>
+        <details><summary id="compare-title"></summary><pre id="compare"></pre></details>
+        <h2>The latest stress outcomes</h2>
+        <div id="stress"></div>
         <h2>The newest run's summary</h2>
         <details id="summary-details"><summary id="summary-title"></summary><div id="summary"></div></details>
         <script>
@@ -262,23 +284,26 @@ package struct HistoryPage: Sendable {
 
           var sweepCharts = {}, sweepOrder = [];
           (page.sweeps || []).forEach(function (sweep) {
-            if (!sweepCharts[sweep.chart]) { sweepCharts[sweep.chart] = { traces: [], unit: sweep.unit }; sweepOrder.push(sweep.chart); }
+            if (!sweepCharts[sweep.chart]) {
+              sweepCharts[sweep.chart] = { traces: [], unit: sweep.unit, run: sweep.run };
+              sweepOrder.push(sweep.chart);
+            }
             sweepCharts[sweep.chart].traces.push({ x: sweep.n, y: sweep.median, mode: "lines+markers", type: "scatter",
                                                    name: sweep.variant });
           });
-          if (page.sweeps && page.sweeps.length) {
-            document.getElementById("sweeps").appendChild(element("p", "From " + page.sweeps[0].run + "."));
-          }
           sweepOrder.forEach(function (chart) {
             var target = element("div", undefined, "sweep");
             document.getElementById("sweeps").appendChild(target);
             Plotly.newPlot(target, sweepCharts[chart].traces, {
-              title: { text: chart, font: { size: 11 } }, margin: { t: 40, b: 40, l: 60, r: 10 },
+              title: { text: chart + "<br>" + sweepCharts[chart].run, font: { size: 10 } },
+              margin: { t: 50, b: 40, l: 60, r: 10 },
               xaxis: { type: "log", title: { text: "n" } }, yaxis: { type: "log", title: { text: sweepCharts[chart].unit } },
               legend: { font: { size: 9 } }
             }, { displayModeBar: false }).then(function () { target.setAttribute("data-rendered", "sweep"); });
           });
 
+          document.getElementById("compare-title").textContent = page.compare ?
+            page.comparePair.join(" against ") + ": " + page.compare.trim().split("\\n").pop() : "fewer than two runs";
           document.getElementById("compare").textContent = page.compare ?
             "$ BenchRunner compare " + page.comparePair.join(" ") + "\\n" + page.compare : "fewer than two runs";
           var summary = element("table");
@@ -291,6 +316,31 @@ package struct HistoryPage: Sendable {
           document.getElementById("summary-title").textContent = "Median of every series of " + page.newestRun +
             " (" + (page.newestSummary || []).length + " series)";
           document.getElementById("summary").appendChild(summary);
+          var stress = document.getElementById("stress");
+          if (!page.stress) {
+            stress.appendChild(element("p", "No stress results given (history --html DIR --stress FILE, from Stress --csv FILE)."));
+          } else {
+            stress.appendChild(element("p", "From " + page.stress.file + "."));
+            page.stress.scenarios.forEach(function (scenario) {
+              var table = element("table", undefined, "stress-table");
+              var caption = element("caption", scenario.scenario + ": " + scenario.verdict +
+                (scenario.iterations ? ", " + scenario.iterations + " iterations" : "") +
+                (scenario.seconds ? " in " + scenario.seconds + " s" : ""));
+              table.appendChild(caption);
+              var top = element("tr");
+              ["outcome", "grade", "count"].forEach(function (title) { top.appendChild(element("th", title)); });
+              table.appendChild(top);
+              scenario.outcomes.forEach(function (outcome) {
+                var row = element("tr", undefined, outcome.grade === "FORBIDDEN" && outcome.count > 0 ? "worse" : undefined);
+                row.appendChild(element("td", outcome.outcome));
+                row.appendChild(element("td", outcome.grade));
+                row.appendChild(element("td", String(outcome.count), "number"));
+                table.appendChild(row);
+              });
+              stress.appendChild(table);
+            });
+          }
+          document.body.setAttribute("data-stress-count", String(page.stress ? page.stress.scenarios.length : 0));
           document.body.setAttribute("data-series-count", String(history.series.length));
           document.body.setAttribute("data-sweep-count", String(sweepOrder.length));
           document.body.setAttribute("data-page", "ready");

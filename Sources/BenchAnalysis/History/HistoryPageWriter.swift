@@ -32,7 +32,14 @@ package enum HistoryPageWriter {
                     && run.file.series.filter { keys.contains($0.key) }.count * 2 >= keys.count
             }?.file
         }
-        let page = HistoryPage(report: report, newest: newest, previous: previous, alpha: options.alpha)
+        var page = HistoryPage(report: report, newest: newest, previous: previous, alpha: options.alpha)
+        if let stress = options.stressCSV {
+            do throws(CompareInputError) {
+                page.stress = try StressOutcomes.load(path: stress)
+            } catch {
+                throw Failure(description: error.description)
+            }
+        }
         let folder = URL(fileURLWithPath: directory)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
