@@ -61,13 +61,13 @@ struct History: ParsableCommand {
     @Option(help: ArgumentHelp("Also write a static page (index.html, its data, plotly.js) there.", valueName: "directory"))
     var html: String?
 
+    @Option(help: ArgumentHelp("A Stress --csv file whose outcome tables the page shows.", valueName: "file"))
+    var stress: String?
+
     @Option(
         name: .customLong("plotly-js"),
         help: ArgumentHelp("plotly.min.js for the page (default: plotly's Python package's).", valueName: "path"))
     var plotlyJS: String?
-
-    @Option(help: ArgumentHelp("A Stress --csv file whose outcome tables the page shows.", valueName: "file"))
-    var stress: String?
 
     func run() throws {
         var options = HistoryOptions()

@@ -4,22 +4,12 @@ import ToolSupport
 /// outcome) read for the history page's outcome tables. Read by its column
 /// names, without StressKit: `scenario`, `verdict`, `outcome`, `grade` and
 /// `count` are required, `iterations` and `seconds` shown when present.
-package struct StressOutcomes: Sendable, Equatable {
-    /// One scenario's outcomes.
-    package struct Scenario: Sendable, Equatable {
-        package let name: String
-        package let verdict: String
-        package let iterations: String
-        package let seconds: String
-        /// Each outcome with its grade and how often it was seen.
+package struct StressOutcomes: Sendable {
+    /// One scenario's outcomes: its name, verdict, iterations and seconds
+    /// as the file writes them, and each outcome with its grade and count.
+    package struct Scenario: Sendable {
+        package let name, verdict, iterations, seconds: String
         package var outcomes: [(outcome: String, grade: String, count: Int)]
-
-        package static func == (lhs: Scenario, rhs: Scenario) -> Bool {
-            lhs.name == rhs.name && lhs.verdict == rhs.verdict && lhs.iterations == rhs.iterations
-                && lhs.seconds == rhs.seconds
-                && lhs.outcomes.map { "\($0.outcome)|\($0.grade)|\($0.count)" }
-                    == rhs.outcomes.map { "\($0.outcome)|\($0.grade)|\($0.count)" }
-        }
     }
 
     /// The file as named.
