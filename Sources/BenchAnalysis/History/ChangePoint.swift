@@ -12,9 +12,9 @@ package struct ChangePoint: Sendable, Equatable {
     package let before: Double
     /// The level after: likewise up to the next change point (or the newest run).
     package let after: Double
-    /// The Hodges-Lehmann interval of the shift between the test's two
-    /// samples, as fractions of the first sample's median (at `1 - 2·alpha`);
-    /// nil for exact counts and where the runs are too few.
+    /// The Hodges-Lehmann interval of the shift from the runs at the level
+    /// before to those at the level after, as fractions of `before` (at
+    /// `1 - 2·alpha`); nil for exact counts and where the runs are too few.
     package let interval: ClosedRange<Double>?
     /// The two-sided Mann-Whitney p of the test that accepted the change:
     /// the runs on either side within the segment it split; nil for exact counts.

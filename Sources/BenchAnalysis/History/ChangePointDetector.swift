@@ -38,9 +38,9 @@ import ToolSupport
 /// A series with a value of 0 or less is segmented on its values, its
 /// threshold then a fraction of the level before each split.
 ///
-/// A change point's levels are the medians of the runs between it and its
-/// neighbouring change points; its interval and `p` are those of the test
-/// that accepted it (the runs on either side within the segment it split).
+/// A change point's levels and the interval of its shift come from the runs
+/// between it and its neighbouring change points; its `p` is that of the
+/// test that accepted it (the runs on either side within the segment it split).
 ///
 /// **Exact counts** change wherever a revision's value differs from the
 /// level before by more than its tolerance (compare's exact tolerance;
@@ -219,22 +219,23 @@ package struct ChangePointDetector: Sendable {
         return Segmentation(series: series, splits: accepted.sorted { $0.split < $1.split }, pValues: pValues)
     }
 
-    /// Each accepted split: its levels between the neighbouring change
-    /// points, its interval and `p` from the test that accepted it (the runs
-    /// on either side within the segment it split).
+    /// Each accepted split: its levels and the interval of its shift from
+    /// the runs between it and its neighbouring change points; `p` and the
+    /// runs on either side from the test that accepted it (within the
+    /// segment it split).
     private func describe(_ series: HistorySeries, splits: [(AcceptedSplit, Double?)]) -> [ChangePoint] {
         let boundaries = [0] + splits.map(\.0.split) + [series.points.count]
         return splits.enumerated().map { index, kept in
             let (accepted, q) = kept
             let left = series.points[accepted.segment.lowerBound..<accepted.split].flatMap(\.runValues)
             let right = series.points[accepted.split..<accepted.segment.upperBound].flatMap(\.runValues)
-            let before = Statistics.median(series.points[boundaries[index]..<accepted.split].flatMap(\.runValues)) ?? 0
-            let after = Statistics.median(series.points[accepted.split..<boundaries[index + 2]].flatMap(\.runValues)) ?? 0
+            let levelBefore = series.points[boundaries[index]..<accepted.split].flatMap(\.runValues)
+            let levelAfter = series.points[accepted.split..<boundaries[index + 2]].flatMap(\.runValues)
+            let before = Statistics.median(levelBefore) ?? 0
+            let after = Statistics.median(levelAfter) ?? 0
             var interval: ClosedRange<Double>?
-            if let base = Statistics.median(left), base != 0,
-                let shift = HodgesLehmannInterval(left, right, confidence: 1 - 2 * alpha)
-            {
-                interval = (shift.lower / abs(base))...(shift.upper / abs(base))
+            if before != 0, let shift = HodgesLehmannInterval(levelBefore, levelAfter, confidence: 1 - 2 * alpha) {
+                interval = (shift.lower / abs(before))...(shift.upper / abs(before))
             }
             return ChangePoint(
                 position: accepted.split, revisionBefore: series.points[accepted.split - 1].revision,
