@@ -18,6 +18,7 @@ struct BenchRunnerCommand: ParsableCommand {
             List.self,
             Compare.self,
             Calibrate.self,
+            History.self,
             ReportFigures.self,
             Export.self,
             Results.self,

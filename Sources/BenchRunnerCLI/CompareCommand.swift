@@ -91,15 +91,7 @@ struct Compare: ParsableCommand {
             gate: gate, format: format,
             exactTolerances: exactTolerances, resolution: table)
         let outcome = CompareTool.run(basePath: base, newPath: new, options: options)
-        if !outcome.output.isEmpty {
-            print(outcome.output, terminator: "")
-        }
-        if !outcome.diagnostics.isEmpty {
-            FileHandle.standardError.write(Data(outcome.diagnostics.utf8))
-        }
-        if outcome.status != .noRegression {
-            throw ExitCode(outcome.status.rawValue)
-        }
+        try ToolOutput.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status.rawValue)
     }
 
     /// Reads the `--exact-tolerance` list.

@@ -30,7 +30,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let outcome = ExportTool.run(path: resultFile, format: format, outputPath: output)
-        try ToolOutcome.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status)
+        try ToolOutput.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status)
     }
 }
 

@@ -29,6 +29,6 @@ struct ReportFigures: ParsableCommand {
 
     func run() throws {
         let outcome = ReportTool.run(root: root, newSource: resultFile, check: check)
-        try ToolOutcome.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status)
+        try ToolOutput.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status)
     }
 }

@@ -30,7 +30,7 @@ struct ResultsLocation: ParsableArguments {
 
     func perform(_ action: ResultsIndexTool.Action) throws {
         let outcome = ResultsIndexTool.run(root: root, results: results, suites: try SuiteSignature.standardSuites(), action: action)
-        try ToolOutcome.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status)
+        try ToolOutput.finish(output: outcome.output, diagnostics: outcome.diagnostics, status: outcome.status)
     }
 }
 

@@ -270,7 +270,7 @@ import Testing
                 .contains("docs/Doc.md:2: the region opened here is never closed: add <!-- /report -->"))
         #expect(
             try Self.error(for: source + "<!-- report:chart hop -->\n<!-- /report -->\n")
-                .contains("docs/Doc.md:2: unknown kind report:chart (kinds: table, value, sweep, compare)"))
+                .contains("docs/Doc.md:2: unknown kind report:chart (kinds: table, value, sweep, compare, history)"))
         #expect(
             try Self.error(for: "<!-- report:table hop metrics=rate -->\n<!-- /report -->\n")
                 .contains("docs/Doc.md:1: this region needs the run it comes from: add <!-- report-source: results/<run>.csv -->"))

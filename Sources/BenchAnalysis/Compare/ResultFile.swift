@@ -22,16 +22,17 @@ public struct ResultFile: Sendable {
     /// The distinct values of the `git_rev` column, in order of first
     /// appearance (none when the file has no such column): which binary wrote it.
     public let revisions: [String]
-    /// The distinct values of the `timestamp` column (when the run started,
-    /// UTC), in order of first appearance; none when the file has no such column.
-    public let timestamps: [String]
+    /// The `timestamp`, `host`, `cpu` and `cores` columns of the first data
+    /// row (empty where the file has no such column): when and where the
+    /// run was made, which `history` orders and groups runs by.
+    public let facts: RunFacts
 
     /// A result file made of `series` (keys must be unique); `path` names it in messages.
-    package init(path: String, series: [ResultSeries], revisions: [String] = [], timestamps: [String] = []) {
+    package init(path: String, series: [ResultSeries], revisions: [String] = [], facts: RunFacts = RunFacts()) {
         self.path = path
         self.series = series
         self.revisions = revisions
-        self.timestamps = timestamps
+        self.facts = facts
     }
 
     /// Reads and parses the file at `path`.
@@ -56,20 +57,18 @@ public struct ResultFile: Sendable {
         var series: [ResultSeries] = []
         var positionOfKey: [ResultSeriesKey: Int] = [:]
         var revisions: [String] = []
-        var timestamps: [String] = []
         let hasRevision = table.hasColumn("git_rev")
-        let hasTimestamp = table.hasColumn("timestamp")
+        var facts: RunFacts?
         for row in try CSVInput.rows(of: table, path: path) {
+            if facts == nil {
+                facts = RunFacts(timestamp: row["timestamp"], host: row["host"], cpu: row["cpu"], cores: row["cores"])
+            }
             let key = ResultSeriesKey(
                 benchmark: row["benchmark"], variant: row["variant"], params: row["params"],
                 metric: row["metric"], allocator: row["allocator"])
             if hasRevision {
                 let revision = row["git_rev"]
                 if !revision.isEmpty && !revisions.contains(revision) { revisions.append(revision) }
-            }
-            if hasTimestamp {
-                let timestamp = row["timestamp"]
-                if !timestamp.isEmpty && !timestamps.contains(timestamp) { timestamps.append(timestamp) }
             }
             let unit = row["unit"]
             let rawValue = row["value"].trimmingCharacters(in: .whitespaces)
@@ -98,7 +97,32 @@ public struct ResultFile: Sendable {
                     ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: row.line))
             }
         }
-        return ResultFile(path: path, series: series, revisions: revisions, timestamps: timestamps)
+        return ResultFile(path: path, series: series, revisions: revisions, facts: facts ?? RunFacts())
+    }
+}
+
+/// When and on which machine a run was made, as its rows say.
+public struct RunFacts: Sendable, Equatable {
+    /// The `timestamp` column (ISO 8601, UTC).
+    public let timestamp: String
+    /// The `host` column.
+    public let host: String
+    /// The `cpu` column.
+    public let cpu: String
+    /// The `cores` column.
+    public let cores: String
+
+    /// Facts with these column values (empty for a column the file lacks).
+    public init(timestamp: String = "", host: String = "", cpu: String = "", cores: String = "") {
+        self.timestamp = timestamp
+        self.host = host
+        self.cpu = cpu
+        self.cores = cores
+    }
+
+    /// `host, cpu, N cores`: the machine a series is kept apart by.
+    public var machine: String {
+        "\(host.isEmpty ? "?" : host), \(cpu.isEmpty ? "?" : cpu), \(cores.isEmpty ? "?" : cores) cores"
     }
 }
 

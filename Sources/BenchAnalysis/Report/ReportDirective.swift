@@ -17,6 +17,10 @@
 ///   example `params=phase=run`); several are an error naming them.
 /// - `report:compare BASE.csv NEW.csv`: what `BenchRunner compare` prints
 ///   first and last for two committed runs.
+/// - `report:history filter=a,b until=STAMP`: what `BenchRunner history
+///   --filter a,b` prints for the committed runs up to the one made at
+///   `STAMP` (a result file's UTC time, e.g. `20261128T092112Z`), so that a
+///   run committed later does not change the region.
 ///
 /// `params` keeps the series whose parameters include every pair given;
 /// series with per-tick samples (`tick=`) are left out unless asked for.
@@ -34,6 +38,8 @@ package enum ReportDirective: Equatable, Sendable {
     /// `resolution`: a resolution table's path, `none`, or nil for
     /// ``ResolutionTable/defaultPath`` where it exists (as compare run from the root).
     case compare(base: String, new: String, resolution: String?)
+    /// `filters`: `history --filter`'s texts; `until`: the newest run's UTC time.
+    case history(filters: [String], until: String)
 
     /// Reads the text between `report:` and `-->`, with the run it names
     /// itself (`source=`), if any; `problem` says what is wrong, for an error message.
@@ -47,8 +53,13 @@ package enum ReportDirective: Equatable, Sendable {
                 }
             }
             guard let source = options["source"] else { return .success((directive, nil)) }
-            if case .compare = directive {
+            switch directive {
+            case .compare:
                 return .failure(ReportDirectiveProblem("report:compare names its two runs itself; it takes no source="))
+            case .history:
+                return .failure(ReportDirectiveProblem("report:history reads the committed runs; it takes no source="))
+            case .table, .value, .sweep:
+                break
             }
             guard !source.isEmpty else {
                 return .failure(ReportDirectiveProblem("source= names no file: write source=results/<run>.csv"))
@@ -60,17 +71,19 @@ package enum ReportDirective: Equatable, Sendable {
     private static func parseDirective(_ text: String) -> Result<(ReportDirective, [String: String]), ReportDirectiveProblem> {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let kind = words.first else {
-            return .failure(ReportDirectiveProblem("an empty directive: write report:table, report:value, report:sweep or report:compare"))
+            return .failure(ReportDirectiveProblem("an empty directive: write report:table, report:value, report:sweep, report:compare or report:history"))
         }
         var positional: [String] = []
         var options: [String: String] = [:]
         for word in words.dropFirst() {
             if let equals = word.firstIndex(of: "="), !word.hasPrefix("results/") {
                 let name = String(word[..<equals])
-                guard ["variants", "metrics", "ratio-to", "params", "allocator", "source", "resolution"].contains(name) else {
+                guard ["variants", "metrics", "ratio-to", "params", "allocator", "source", "resolution", "filter", "until"]
+                    .contains(name)
+                else {
                     return .failure(
                         ReportDirectiveProblem(
-                            "unknown option \(name)= (options: variants=, metrics=, ratio-to=, params=, allocator=, source=, resolution=)"))
+                            "unknown option \(name)= (options: variants=, metrics=, ratio-to=, params=, allocator=, source=, resolution=, filter=, until=)"))
                 }
                 options[name] = String(word[word.index(after: equals)...])
             } else {
@@ -120,8 +133,15 @@ package enum ReportDirective: Equatable, Sendable {
                 return .failure(ReportDirectiveProblem("report:compare takes two result files and optionally resolution=FILE|none, e.g. report:compare results/A.csv results/B.csv"))
             }
             return .success((.compare(base: positional[0], new: positional[1], resolution: options["resolution"]), options))
+        case "history":
+            guard positional.isEmpty, let until = options["until"], !until.isEmpty,
+                options.keys.allSatisfy({ $0 == "filter" || $0 == "until" || $0 == "source" })
+            else {
+                return .failure(ReportDirectiveProblem("report:history takes filter=TEXTS and until=STAMP, e.g. report:history filter=trampoline.recursion/current-thread until=20261128T092112Z"))
+            }
+            return .success((.history(filters: options["filter"].map(list) ?? [], until: until), options))
         default:
-            return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, sweep, compare)"))
+            return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, sweep, compare, history)"))
         }
     }
 

@@ -8,13 +8,20 @@ package struct ReportRenderer {
     let load: (String) throws(ReportError) -> ResultFile
     /// Loads a resolution table by its path from the root; nil when there is no such file.
     let loadResolution: (String) throws(ReportError) -> ResolutionTable?
+    /// The committed runs up to the one made at the given UTC time, in
+    /// commit order (``HistoryRuns``).
+    let loadHistory: (String) throws(ReportError) -> HistoryRuns
 
     package init(
         load: @escaping (String) throws(ReportError) -> ResultFile,
-        loadResolution: @escaping (String) throws(ReportError) -> ResolutionTable? = { _ in nil }
+        loadResolution: @escaping (String) throws(ReportError) -> ResolutionTable? = { _ in nil },
+        loadHistory: @escaping (String) throws(ReportError) -> HistoryRuns = { _ throws(ReportError) in
+            throw ReportError("results", nil, "no committed runs to read")
+        }
     ) {
         self.load = load
         self.loadResolution = loadResolution
+        self.loadHistory = loadHistory
     }
 
     /// The text of `region` in `document`, whose run is `source` (a region
@@ -82,6 +89,13 @@ package struct ReportRenderer {
             let last = lines.last.map(String.init) ?? ""
             let option = resolution.map { " --resolution \($0)" } ?? ""
             return "```\n$ BenchRunner compare\(option) \(basePath) \(newPath)\n\(first)\n…\n\(last)\n```"
+        case let .history(filters, until):
+            var options = HistoryOptions()
+            options.filters = filters
+            let report = HistoryReport(runs: try loadHistory(until), options: options)
+            let text = HistoryFormatter(report: report, alpha: options.alpha).table()
+            let filter = filters.isEmpty ? "" : " --filter \(filters.joined(separator: ","))"
+            return "```\n$ BenchRunner history\(filter)   # the runs up to \(until)\n\(text)```"
         }
     }
 

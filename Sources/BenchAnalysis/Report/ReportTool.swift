@@ -84,6 +84,14 @@ package enum ReportTool {
                 } catch {
                     throw ReportError(path, error.line, error.message)
                 }
+            },
+            loadHistory: { (until: String) throws(ReportError) -> HistoryRuns in
+                try committedRuns(until: until, root: rootURL) { path throws(ReportError) in
+                    if let loaded = cache[path] { return loaded }
+                    let loaded = try loadResultFile(path, root: rootURL)
+                    cache[path] = loaded
+                    return loaded
+                }
             })
         var output = ""
         var stale = 0
@@ -139,6 +147,26 @@ package enum ReportTool {
         }
         if output.isEmpty { output = "All \(regions) generated regions were already up to date.\n" }
         return Outcome(status: 0, output: output, diagnostics: "")
+    }
+
+    /// The committed runs (`results/<UTC time>-<revision>.csv`) made at
+    /// `until` or before, read by `load`, in the repository's commit order.
+    static func committedRuns(
+        until: String, root: URL, load: (String) throws(ReportError) -> ResultFile
+    ) throws(ReportError) -> HistoryRuns {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("results").path)) ?? []
+        let runs = names.filter { HistoryRuns.isRunFileName($0) && $0 <= until + "~" }.sorted()
+        guard runs.contains(where: { $0.hasPrefix(until) }) else {
+            throw ReportError("results", nil, "no committed run was made at \(until) (until= names a result file's UTC time)")
+        }
+        var files: [ResultFile] = []
+        for name in runs {
+            files.append(try load("results/\(name)"))
+        }
+        switch CommitOrder.read(repository: root.path) {
+        case .success(let order): return HistoryRuns(files: files, order: order)
+        case .failure(let problem): return HistoryRuns(files: files, order: nil, unavailable: problem.reason)
+        }
     }
 
     /// Reads the result file a document names (a path from the root).

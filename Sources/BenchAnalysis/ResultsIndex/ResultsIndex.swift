@@ -126,7 +126,7 @@ package struct ResultsIndex: Sendable {
         let repetitions = usual.map(String.init) ?? ""
         return Description(
             kind: kind(series: file.series, benchmarks: benchmarks, allocators: allocators, suites: suites),
-            revision: file.revisions.joined(separator: ", "), date: file.timestamps.first ?? "",
+            revision: file.revisions.joined(separator: ", "), date: file.facts.timestamp,
             benchmarks: benchmarks.count, repetitions: repetitions)
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The order of the repository's commits, oldest first, as
+/// `git rev-list --topo-order --reverse HEAD` prints it: what `history` orders
+/// runs by. A run's revision (the `git_rev` column, a prefix of a commit's
+/// hash, `-dirty` when the tree had changes) is placed at its commit.
+package struct CommitOrder: Sendable {
+    /// Every commit's full hash, oldest first.
+    package let commits: [String]
+    private let positionOfCommit: [String: Int]
+
+    /// The order of `commits` (full hashes, oldest first).
+    package init(commits: [String]) {
+        self.commits = commits
+        var positions: [String: Int] = [:]
+        for (index, commit) in commits.enumerated() {
+            positions[commit] = index
+        }
+        positionOfCommit = positions
+    }
+
+    /// The position of the commit `revision` names (a hash or a prefix of
+    /// one of at least 7 hex digits, with or without `-dirty`), nil when no
+    /// commit of this order starts with it or more than one does.
+    package func position(of revision: String) -> Int? {
+        let prefix = Self.commitPrefix(of: revision)
+        guard prefix.count >= 7 else { return nil }
+        if let exact = positionOfCommit[prefix] { return exact }
+        var found: Int?
+        for (index, commit) in commits.enumerated() where commit.hasPrefix(prefix) {
+            guard found == nil else { return nil }
+            found = index
+        }
+        return found
+    }
+
+    /// `revision` without a `-dirty` suffix, lowercased.
+    package static func commitPrefix(of revision: String) -> String {
+        var text = revision.lowercased()
+        if text.hasSuffix("-dirty") {
+            text.removeLast("-dirty".count)
+        }
+        return text
+    }
+
+    /// The order of the repository at `directory`, read with
+    /// `git rev-list --topo-order --reverse HEAD`; a failure says why
+    /// (git missing, not a repository), for the one note `history` prints
+    /// before it falls back to the runs' timestamps.
+    package static func read(repository directory: String) -> Result<CommitOrder, CommitOrderUnavailable> {
+        let output = Pipe()
+        let errors = Pipe()
+        let process = Process()
+        process.standardInput = FileHandle.nullDevice
+        (process.standardOutput, process.standardError) = (output, errors)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", directory, "rev-list", "--topo-order", "--reverse", "HEAD"]
+        do {
+            try process.run()
+        } catch {
+            return .failure(CommitOrderUnavailable(reason: "git could not be started (\(error.localizedDescription))"))
+        }
+        // Read before waiting: a long history fills the pipe's buffer.
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = String(decoding: errorData, as: UTF8.self)
+                .split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
+            return .failure(CommitOrderUnavailable(reason: "git rev-list failed: \(message)"))
+        }
+        let commits = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        return .success(CommitOrder(commits: commits))
+    }
+}
+
+/// Why the commit order could not be read.
+package struct CommitOrderUnavailable: Error, Sendable, Equatable {
+    /// What went wrong, for the note `history` prints.
+    package let reason: String
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// The result files `history` reads, in the order it reads them: by the
+/// repository's commit order, runs of one commit by their timestamps.
+package struct HistoryRuns: Sendable {
+    /// One run: its file and where it sits.
+    package struct Run: Sendable {
+        package init(file: ResultFile, revision: String, timestamp: String, commitPosition: Int?) {
+            self.file = file
+            self.revision = revision
+            self.timestamp = timestamp
+            self.commitPosition = commitPosition
+        }
+
+        /// The file as read.
+        package let file: ResultFile
+        /// The revision the run measured (`git_rev`, else from the file's name).
+        package let revision: String
+        /// When it was made (the `timestamp` column, else from the file's name).
+        package let timestamp: String
+        /// The position of its commit in the commit order, nil when the
+        /// revision is not in the history (or no history could be read).
+        package let commitPosition: Int?
+    }
+
+    /// Every run, oldest first.
+    package let runs: [Run]
+    /// What the reader should know about the order, one line each (git
+    /// missing, revisions not in the history).
+    package let notes: [String]
+
+    /// `runs` in the order given, with `notes`.
+    package init(runs: [Run], notes: [String] = []) {
+        self.runs = runs
+        self.notes = notes
+    }
+
+    /// The result files among `paths`: a folder stands for the result files
+    /// directly in it (`<UTC>-<revision>.csv`, not baselines or tables).
+    package static func files(in paths: [String]) throws(CompareInputError) -> [String] {
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw CompareInputError(file: path, line: nil, message: "no such file or folder")
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw CompareInputError(file: path, line: nil, message: "cannot be listed (check its permissions)")
+            }
+            let runs = names.filter(isRunFileName).sorted()
+            guard !runs.isEmpty else {
+                throw CompareInputError(
+                    file: path, line: nil,
+                    message: "holds no result file (<UTC time>-<revision>.csv, as BenchRunner writes them)")
+            }
+            let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+            files.append(contentsOf: runs.map { "\(folder)/\($0)" })
+        }
+        return files
+    }
+
+    /// Whether `name` is a result file's name: `20261124T085214Z-de72c138d70c.csv`.
+    package static func isRunFileName(_ name: String) -> Bool {
+        guard name.hasSuffix(".csv"), let dash = name.firstIndex(of: "-") else { return false }
+        let stamp = name[..<dash]
+        return stamp.count == 16 && stamp.hasSuffix("Z") && stamp.first?.isNumber == true
+    }
+
+    /// `files` in order. Without `order` (git or the repository missing,
+    /// `unavailable` says why) the runs go by their timestamps, and a note
+    /// says so once; a run whose revision is not in `order` goes right after
+    /// the latest run before it in time whose revision is.
+    package init(files: [ResultFile], order: CommitOrder?, unavailable: String? = nil) {
+        var notes: [String] = []
+        if order == nil {
+            notes.append(
+                "note: runs are ordered by their timestamps, not by commit order"
+                    + (unavailable.map { " (\($0))" } ?? ""))
+        }
+        let placed = files.map { file -> Run in
+            let name = URL(fileURLWithPath: file.path).deletingPathExtension().lastPathComponent
+            let nameParts = name.split(separator: "-", maxSplits: 1).map(String.init)
+            let revision = file.revisions.first ?? (nameParts.count == 2 ? nameParts[1] : "")
+            let timestamp = file.facts.timestamp.isEmpty ? Self.isoTimestamp(fromName: nameParts.first ?? "") : file.facts.timestamp
+            return Run(file: file, revision: revision, timestamp: timestamp, commitPosition: order?.position(of: revision))
+        }
+        // Timestamps first, so that a run outside the history can take the
+        // position of the latest run before it.
+        let byTime = placed.sorted { ($0.timestamp, $0.file.path) < ($1.timestamp, $1.file.path) }
+        var keyed: [(run: Run, position: Int, time: String)] = []
+        var latest = -1
+        var outside: Set<String> = []
+        for run in byTime {
+            if let position = run.commitPosition {
+                latest = max(latest, position)
+                keyed.append((run, position, run.timestamp))
+            } else {
+                if order != nil { outside.insert(run.revision) }
+                keyed.append((run, order == nil ? 0 : latest, run.timestamp))
+            }
+        }
+        if !outside.isEmpty {
+            notes.append(
+                "note: \(outside.count) revision(s) not in the history, placed by timestamp: "
+                    + outside.sorted().joined(separator: ", "))
+        }
+        runs = keyed.sorted { ($0.position, $0.time, $0.run.file.path) < ($1.position, $1.time, $1.run.file.path) }
+            .map(\.run)
+        self.notes = notes
+    }
+
+    /// `2026-11-24T08:52:14Z` from a file name's `20261124T085214Z`.
+    private static func isoTimestamp(fromName stamp: String) -> String {
+        let digits = Array(stamp)
+        guard digits.count == 16 else { return stamp }
+        let text = String(digits)
+        func part(_ from: Int, _ length: Int) -> Substring {
+            let start = text.index(text.startIndex, offsetBy: from)
+            return text[start..<text.index(start, offsetBy: length)]
+        }
+        return "\(part(0, 4))-\(part(4, 2))-\(part(6, 2))T\(part(9, 2)):\(part(11, 2)):\(part(13, 2))Z"
+    }
+}

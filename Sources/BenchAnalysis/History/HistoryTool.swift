@@ -1,0 +1,65 @@
+/// The core of `BenchRunner history [FOLDER|FILE …]`: reads the result
+/// files, orders them, finds every series' change points and formats the
+/// report. The command-line type only parses options and prints what this
+/// returns (docs/History.md explains the method and the output).
+public enum HistoryTool {
+    /// What `history` prints and the exit status it ends with.
+    public struct Outcome: Sendable {
+        /// The exit status.
+        public let status: HistoryExitStatus
+        /// What goes to standard output.
+        public let output: String
+        /// What goes to standard error.
+        public let diagnostics: String
+    }
+
+    /// Analyses the result files in `paths` (folders stand for the result
+    /// files in them) under `options`. Unusable input yields exit status 2
+    /// and a message naming the file and line; nothing is analysed then.
+    public static func run(paths: [String], options: HistoryOptions) -> Outcome {
+        if let problem = options.judgement.problem {
+            return Outcome(status: .unusableInput, output: "", diagnostics: "error: \(problem)\n")
+        }
+        let files: [ResultFile]
+        do {
+            files = try HistoryRuns.files(in: paths).map { path throws(CompareInputError) in
+                try ResultFile.load(path: path)
+            }
+        } catch {
+            return Outcome(status: .unusableInput, output: "", diagnostics: "error: \(error)\n")
+        }
+        let runs: HistoryRuns
+        switch CommitOrder.read(repository: options.repository) {
+        case .success(let order): runs = HistoryRuns(files: files, order: order)
+        case .failure(let problem): runs = HistoryRuns(files: files, order: nil, unavailable: problem.reason)
+        }
+        let report = HistoryReport(runs: runs, options: options)
+        if report.entries.isEmpty {
+            let reason = options.filters.isEmpty && options.machine == nil
+                ? "no judged series in these files"
+                : "no judged series matches --filter/--machine"
+            return Outcome(status: .unusableInput, output: "", diagnostics: "error: \(reason)\n")
+        }
+        var written = ""
+        if let directory = options.htmlDirectory {
+            do {
+                written = try HistoryPageWriter.write(
+                    report: report, runs: runs, options: options, directory: directory)
+            } catch {
+                return Outcome(status: .unusableInput, output: "", diagnostics: "error: \(error)\n")
+            }
+        }
+        let formatter = HistoryFormatter(report: report, alpha: options.alpha)
+        if !written.isEmpty {
+            return Outcome(status: report.exitStatus, output: written, diagnostics: formatter.summary())
+        }
+        switch options.format {
+        case .table:
+            return Outcome(status: report.exitStatus, output: formatter.table(), diagnostics: "")
+        case .csv:
+            return Outcome(status: report.exitStatus, output: formatter.csv(), diagnostics: formatter.summary())
+        case .json:
+            return Outcome(status: report.exitStatus, output: formatter.json(), diagnostics: formatter.summary())
+        }
+    }
+}

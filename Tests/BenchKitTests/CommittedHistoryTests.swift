@@ -1,0 +1,117 @@
+@testable import BenchAnalysis
+import Foundation
+import XCTest
+
+/// What `history` finds in the committed runs (results/), with the standard
+/// catalogue and the repository's commit order: the trampoline's step at the
+/// safe rewrite and its later gain, the busy-queue fix and the element path's
+/// gain at their revisions; and nothing among the ten runs of one binary
+/// (787b90b) when each is taken for a revision of its own.
+final class CommittedHistoryTests: XCTestCase {
+    /// The repository: three folders up from this file.
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The committed runs in commit order, read with the standard catalogue installed.
+    private static func committedRuns() throws -> HistoryRuns {
+        StandardCatalog.install()
+        let results = root.appendingPathComponent("results").path
+        let files = try HistoryRuns.files(in: [results]).map { try ResultFile.load(path: $0) }
+        guard case .success(let order) = CommitOrder.read(repository: root.path) else {
+            throw XCTSkip("git or the repository's history is not available")
+        }
+        return HistoryRuns(files: files, order: order)
+    }
+
+    private static let report: Result<HistoryReport, any Error> = Result {
+        HistoryReport(runs: try committedRuns(), options: HistoryOptions())
+    }
+
+    private func changes(of description: String) throws -> [ChangePoint] {
+        let report = try Self.report.get()
+        let entry = try XCTUnwrap(
+            report.entries.first { $0.series.key.description == description }, "no series \(description)")
+        return entry.changePoints
+    }
+
+    private func change(
+        of description: String, from before: String, to after: String
+    ) throws -> ChangePoint {
+        let all = try changes(of: description)
+        return try XCTUnwrap(
+            all.first { $0.revisionBefore.hasPrefix(before) && $0.revisionAfter.hasPrefix(after) },
+            "\(description): no change \(before)..\(after) among "
+                + all.map { "\($0.revisionBefore.prefix(7))..\($0.revisionAfter.prefix(7))" }.joined(separator: ", "))
+    }
+
+    func testTheTrampolinesNestedScheduleSlowedAtTheSafeRewriteAndGainedLater() throws {
+        let series = "trampoline.recursion/current-thread depth=10000000;stack_mib=8 ns_per_schedule [system]"
+        // The safe rewrite (e582bdc): about 22 ns a nested schedule before, about 80 after.
+        let rewrite = try change(of: series, from: "7b22bd7", to: "e582bdc")
+        XCTAssertEqual(rewrite.evidence, .confirmed)
+        XCTAssertTrue(rewrite.isHarmful)
+        XCTAssertEqual(rewrite.before, 22, accuracy: 3)
+        XCTAssertGreaterThan(rewrite.after / rewrite.before, 3)
+        XCTAssertLessThan(rewrite.pValue ?? 1, 0.001)
+        // The run of e6939a1: about 45-50 ns.
+        let gain = try change(of: series, from: "a4ef090", to: "e6939a1")
+        XCTAssertEqual(gain.evidence, .confirmed)
+        XCTAssertFalse(gain.isHarmful)
+        XCTAssertEqual(gain.after, 47, accuracy: 5)
+    }
+
+    func testTheBusyQueueFixAndTheElementPathGainAreFoundAtTheirRevisions() throws {
+        for variant in ["fast-path", "generic", "concurrent", "operation-queue"] {
+            let fix = try change(
+                of: "observeOn.busyQueue/\(variant) elements=500000 ns_per_element [system]", from: "1b7eb68", to: "244f15a")
+            XCTAssertEqual(fix.evidence, .confirmed, variant)
+            XCTAssertFalse(fix.isHarmful, variant)
+            XCTAssertLessThan(fix.after / fix.before, 0.5, variant)
+        }
+        let element = try change(
+            of: "elementPath/current-thread elements=200000 ns_per_element [system]", from: "fa39615", to: "881a419")
+        XCTAssertEqual(element.evidence, .confirmed)
+        XCTAssertLessThan(element.after / element.before, 0.25)
+    }
+
+    func testNoChangePointLiesBetweenRunsOfOneRevision() throws {
+        let report = try Self.report.get()
+        XCTAssertGreaterThan(report.entries.count, 500)
+        for entry in report.entries {
+            for change in entry.changePoints {
+                XCTAssertNotEqual(change.revisionBefore, change.revisionAfter, entry.series.key.description)
+            }
+            let tenRuns = entry.series.points.filter { $0.revision == "787b90b3c765" }
+            XCTAssertLessThanOrEqual(tenRuns.count, 1, "787b90b's runs are one point")
+        }
+    }
+
+    /// The ten runs of 787b90b, each taken for a revision of its own: an
+    /// A/A history of ten points. No series changes; the newest run may
+    /// leave a process-bound series unjudged (its one run in the busy
+    /// queue's other mode: unconfirmed, exit status 3, as compare's
+    /// `moved worse? (process-bound)`), never a regression.
+    func testTenRunsOfOneBinaryHaveNoChangePoint() throws {
+        let runs = try Self.committedRuns().runs.filter { $0.revision == "787b90b3c765" }
+        XCTAssertEqual(runs.count, 10)
+        let apart = runs.map { run in
+            HistoryRuns.Run(
+                file: run.file, revision: URL(fileURLWithPath: run.file.path).lastPathComponent,
+                timestamp: run.timestamp, commitPosition: run.commitPosition)
+        }
+        let report = HistoryReport(runs: HistoryRuns(runs: apart), options: HistoryOptions())
+        XCTAssertGreaterThan(report.entries.count, 200)
+        var found: [String] = []
+        for entry in report.entries {
+            for change in entry.changePoints {
+                let waits = change.evidence == .unconfirmed && report.isAtNewestRun(change, of: entry)
+                    && entry.series.key.benchmark == "observeOn.busyQueue"
+                if !waits {
+                    found.append("\(entry.series.key) \(change.revisionBefore)..\(change.revisionAfter) \(change.evidence)")
+                }
+            }
+        }
+        XCTAssertEqual(found, [], "change points among ten runs of one binary")
+        XCTAssertNotEqual(report.exitStatus, .regression)
+    }
+}
