@@ -1,6 +1,7 @@
 import ArgumentParser
 import BenchKit
 import Foundation
+import ToolSupport
 
 /// Options that choose what a suite contains, shared by `run` and `list`.
 struct SuiteOptions: ParsableArguments {
@@ -10,8 +11,9 @@ struct SuiteOptions: ParsableArguments {
     @Option(
         name: .customLong("filter"),
         help: ArgumentHelp(
-            "Only benchmarks whose name is <name>, or whose 'benchmark/variant' contains it. Repeat or separate with commas.",
-            discussion: "Examples: observeOn.throughput, peer.nio, observeOn.latency/fast-path. `BenchRunner list` shows the names.",
+            "Only benchmarks whose 'benchmark/variant' <name> selects. Repeat or separate with commas.",
+            discussion: NameFilter.ruleSummary + " Examples: observeOn.throughput, peer.nio, "
+                + "observeOn.latency/fast-path. `\(BenchRunnerMain.programName) list` shows the names.",
             valueName: "name"))
     var filters: [String] = []
 
@@ -63,7 +65,7 @@ struct SuiteOptions: ParsableArguments {
             }
         }
         if patterns.isEmpty && !filters.isEmpty {
-            throw ValidationError("--filter needs a benchmark name; `BenchRunner list` shows them.")
+            throw ValidationError("--filter needs a benchmark name; `\(BenchRunnerMain.programName) list` shows them.")
         }
     }
 

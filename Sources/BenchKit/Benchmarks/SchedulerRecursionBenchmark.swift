@@ -67,15 +67,18 @@ public struct SchedulerRecursionBenchmark: NamedBenchmark {
                 countingEstimatedSeconds: Double(counted * 2) * 3e-6 + 0.01,
                 warmUp: { context in
                     let target = scheduler.make("bench.recursion.\(id.name)")
+                    defer { scheduler.release(target) }
                     _ = try Self.chain(on: target, depth: max(depth / 10, 1), timeout: timeout, variant: id.name, context: context)
                 },
                 measure: { context in
                     let target = scheduler.make("bench.recursion.\(id.name)")
+                    defer { scheduler.release(target) }
                     let region = try Self.chain(on: target, depth: depth, timeout: timeout, variant: id.name, context: context)
                     return [MetricValue(.nanosecondsPerSchedule, region.nanosecondsPer(depth))]
                 },
                 countAllocations: { context in
                     let target = scheduler.make("bench.recursion.\(id.name)")
+                    defer { scheduler.release(target) }
                     _ = try Self.chain(on: target, depth: counted, timeout: timeout, variant: id.name, context: context)
                     let region = try Self.chain(on: target, depth: counted, timeout: timeout, variant: id.name, context: context)
                     return [

@@ -1,8 +1,10 @@
 import Schedulers
+@_exported import ToolRegistration
 
-/// A scheduler to benchmark, under a name of your choosing: the unit of the
-/// suite's registry (``SchedulerRegistry``). This library's own schedulers are
-/// registered the same way (``SchedulerRegistry/standard``).
+/// A scheduler to benchmark: a ``SchedulerRegistration`` (the description
+/// both tools take) as BenchRunner measures it, the unit of the suite's
+/// registry (``SchedulerRegistry``). This library's own schedulers are
+/// registered through the same type (``SchedulerRegistry/standard``).
 ///
 /// What it is measured by follows from its conformances, checked once here:
 /// - any `ImmediateScheduler`: `observeOn.throughput` and `observeOn.latency`
@@ -25,6 +27,8 @@ import Schedulers
 /// periodic job's ticks never overlap. A scheduler that never runs an action
 /// ends its measurement with a `BenchmarkFailure` naming the variant after
 /// ``stallTimeoutSeconds`` (or the family's own default), never a hang.
+/// Every scheduler a session makes gets the registration's teardown when the
+/// session is done with it.
 public struct BenchScheduler: Sendable {
     /// The families a scheduler can be measured by.
     public enum Family: String, Sendable, CaseIterable {
@@ -64,6 +68,10 @@ public struct BenchScheduler: Sendable {
     let names: VariantNames
     /// Makes the scheduler, fresh for a session; the label names a queue it creates, where it creates one.
     let make: @Sendable (_ label: String) -> any ImmediateScheduler
+    /// The user's description, checked when registered; `nil` for this library's schedulers.
+    let registration: SchedulerRegistration?
+    /// Ends a scheduler `make` made, once its session is done with it.
+    let teardown: (@Sendable (any ImmediateScheduler) -> Void)?
 
     var isSerial: Bool { schedulerType is any SerialScheduler.Type }
     var isScheduler: Bool { schedulerType is any Scheduler.Type }
@@ -88,17 +96,28 @@ public struct BenchScheduler: Sendable {
         }
     }
 
-    /// Registers the scheduler `make` returns under `name`; `make` is called
+    /// Measures the scheduler `registration` describes: its `make` is called
     /// afresh for every session (a repetition, a counting pass), outside the
-    /// measured region, so each starts on a scheduler with nothing queued.
+    /// measured region, so each starts on a scheduler with nothing queued,
+    /// and its teardown gets that scheduler when the session is done.
     ///
-    /// `name` becomes the CSV's `variant` column: letters, digits, `-` and
-    /// `_`, dots between words, at most 48 characters, and neither `peer.` nor
-    /// `reference.` in front (those mark variants a comparison does not
-    /// judge). ``SchedulerRegistry/register(_:)`` refuses a name that breaks
-    /// these rules or that another registration already writes.
+    /// The name becomes the CSV's `variant` column
+    /// (``SchedulerRegistration/validate(name:)``);
+    /// ``SchedulerRegistry/register(_:)`` refuses a name that breaks the rule
+    /// or that another registration already writes, and a registration that
+    /// fails ``SchedulerRegistration/check()``.
+    public init(_ registration: SchedulerRegistration) {
+        self.init(
+            registration.name, role: .library, names: VariantNames(registration.name),
+            make: { _ in registration.make() }, schedulerType: registration.schedulerType,
+            registration: registration, teardown: registration.teardown)
+        stallTimeoutSeconds = registration.stallTimeoutSeconds
+    }
+
+    /// `BenchScheduler(SchedulerRegistration(name, make: make))`: a
+    /// scheduler measured under `name`, with no `isCurrent` and no teardown.
     public init<S: ImmediateScheduler & SendableMetatype>(_ name: String, make: @escaping @Sendable () -> S) {
-        self.init(name, role: .library, names: VariantNames(name), make: { _ in make() }, conformance: S.self)
+        self.init(SchedulerRegistration(name, make: make))
     }
 
     init<S: ImmediateScheduler & SendableMetatype>(
@@ -106,18 +125,34 @@ public struct BenchScheduler: Sendable {
         deliversOnMain: Bool = false, runsInline: Bool = false, measuredUnderDisturbance: Bool = false,
         make: @escaping @Sendable (String) -> S, conformance: S.Type
     ) {
+        self.init(
+            name, role: role, names: names, families: families, deliversOnMain: deliversOnMain, runsInline: runsInline,
+            measuredUnderDisturbance: measuredUnderDisturbance, make: { label in make(label) }, schedulerType: S.self,
+            registration: nil, teardown: nil)
+    }
+
+    private init(
+        _ name: String, role: VariantRole, names: VariantNames, families: Set<Family>? = nil,
+        deliversOnMain: Bool = false, runsInline: Bool = false, measuredUnderDisturbance: Bool = false,
+        make: @escaping @Sendable (String) -> any ImmediateScheduler,
+        schedulerType: any (ImmediateScheduler & SendableMetatype).Type,
+        registration: SchedulerRegistration?, teardown: (@Sendable (any ImmediateScheduler) -> Void)?
+    ) {
         self.name = name
         self.role = role
         self.names = names
-        schedulerType = S.self
+        self.schedulerType = schedulerType
         self.deliversOnMain = deliversOnMain
         self.runsInline = runsInline
         self.measuredUnderDisturbance = measuredUnderDisturbance
-        self.make = { label in make(label) }
+        self.make = make
+        self.registration = registration
+        self.teardown = teardown
+        let isScheduler = schedulerType is any Scheduler.Type
         let applicable = Set(Family.allCases.filter { family in
             switch family {
             case .hops, .subscription, .recursion: true
-            case .periodic: S.self is any Scheduler.Type
+            case .periodic: isScheduler
             }
         })
         self.families = families.map { $0.intersection(applicable) } ?? applicable
@@ -175,6 +210,12 @@ public struct BenchScheduler: Sendable {
         case .periodic: return periodicVariants.map(\.id.name)
         case .recursion: return [id(names.recursion).name]
         }
+    }
+
+    /// Hands `scheduler` (one `make` made) to the registration's teardown:
+    /// its session is done with it.
+    func release(_ scheduler: any ImmediateScheduler) {
+        teardown?(scheduler)
     }
 
     /// Makes the scheduler as a `Scheduler`; only called where ``isScheduler``.

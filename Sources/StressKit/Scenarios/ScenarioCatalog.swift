@@ -26,7 +26,7 @@ public enum ScenarioCatalog {
     }
 
     /// Fresh instances of all scenarios: on this library's schedulers, then
-    /// on `schedulers`; throws ``StressRegistrationError`` for a refused registration.
+    /// on `schedulers`; throws ``SchedulerRegistrationError`` for a refused registration.
     public static func all(registering schedulers: [StressScheduler]) throws -> [any StressScenario] {
         var registry = StressRegistry.builtin
         for scheduler in schedulers {

@@ -1,4 +1,5 @@
 import Schedulers
+import ToolSupport
 
 /// The `scale.*` benchmarks: how the cost grows as the work grows (docs/Scale.md).
 ///
@@ -46,7 +47,7 @@ public enum ScaleFamily {
         limits.filter { limit in
             filter.patterns.isEmpty
                 || filter.patterns.contains { pattern in
-                    pattern == limit.benchmark || limit.benchmark.contains(pattern) || pattern.hasPrefix(limit.benchmark + "/")
+                    NameFilter.text(pattern, selects: limit.benchmark) || pattern.hasPrefix(limit.benchmark + "/")
                 }
         }
     }
