@@ -22,7 +22,7 @@ import Glibc
 /// with the same subcommands and options (`--quick`, `--filter`,
 /// `--repetitions`, `--output`, `list`, `compare`), the same CSV schema and
 /// exit statuses. The registered schedulers' variants run after the
-/// standard ones in every family that applies (see ``BenchScheduler``).
+/// standard ones in every benchmark group that applies (see ``BenchScheduler``).
 /// Messages and usage lines name the executable (``programName``). An
 /// executable with both tools, one registration each
 /// (``SchedulerRegistration``), is `SchedulerToolsMain.run(registering:)`.

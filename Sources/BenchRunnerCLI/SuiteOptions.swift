@@ -59,7 +59,7 @@ struct SuiteOptions: ParsableArguments {
         if let scaleN {
             do {
                 try ScaleInput.check(
-                    ScaleInput.parsePoints(scaleN), against: ScaleFamily.limits(selectedBy: BenchmarkFilter(patterns)))
+                    ScaleInput.parsePoints(scaleN), against: ScaleSweeps.limits(selectedBy: BenchmarkFilter(patterns)))
             } catch {
                 throw ValidationError(error.description)
             }

@@ -21,17 +21,18 @@ import Schedulers
 /// - a `PeriodicScheduler`: `periodic.drift` variants `<name>.native` (its own
 ///   `schedulePeriodic`) and `<name>.emulated` (`schedulePeriodicEmulated`).
 ///
-/// Every family assumes the scheduler keeps the contract written in the
+/// Every group assumes the scheduler keeps the contract written in the
 /// catalog's article "Measuring your own scheduler": it runs each action at
 /// most once and eventually, a serial one in order and one at a time, a
 /// periodic job's ticks never overlap. A scheduler that never runs an action
 /// ends its measurement with a `BenchmarkFailure` naming the variant after
-/// ``stallTimeoutSeconds`` (or the family's own default), never a hang.
+/// ``stallTimeoutSeconds`` (or the group's own default), never a hang.
 /// Every scheduler a session makes gets the registration's teardown when the
 /// session is done with it.
 public struct BenchScheduler: Sendable {
-    /// The families a scheduler can be measured by.
-    public enum Family: String, Sendable, CaseIterable {
+    /// The groups of benchmarks a scheduler can be measured by, the names
+    /// ``only(_:)`` takes.
+    public enum BenchmarkGroup: String, Sendable, CaseIterable {
         /// `observeOn.throughput` and `observeOn.latency`.
         case hops
         /// `observeOn.subscription`.
@@ -44,11 +45,11 @@ public struct BenchScheduler: Sendable {
 
     /// The name given at registration: the CSV's variant names derive from it.
     public let name: String
-    /// The families it is measured by: every one that applies unless narrowed
-    /// with ``only(_:)``.
-    public private(set) var families: Set<Family>
+    /// The benchmark groups it is measured by: every one that applies unless
+    /// narrowed with ``only(_:)``.
+    public private(set) var groups: Set<BenchmarkGroup>
     /// How long a measurement may wait for the scheduler to run what it was
-    /// given before it fails naming the variant; `nil` keeps each family's
+    /// given before it fails naming the variant; `nil` keeps each group's
     /// default (120 s for a hop, 10 s per subscription lifecycle, four times a
     /// periodic run's length plus 5 s, 60 s for a recursion chain).
     public var stallTimeoutSeconds: Double?
@@ -64,7 +65,7 @@ public struct BenchScheduler: Sendable {
     let runsInline: Bool
     /// `observeOn.throughput` measures its hops once more after dispatch-heavy work.
     let measuredUnderDisturbance: Bool
-    /// The variant names, by family.
+    /// The variant names, by group.
     let names: VariantNames
     /// Makes the scheduler, fresh for a session; the label names a queue it creates, where it creates one.
     let make: @Sendable (_ label: String) -> any ImmediateScheduler
@@ -121,18 +122,18 @@ public struct BenchScheduler: Sendable {
     }
 
     init<S: ImmediateScheduler & SendableMetatype>(
-        _ name: String, role: VariantRole, names: VariantNames, families: Set<Family>? = nil,
+        _ name: String, role: VariantRole, names: VariantNames, groups: Set<BenchmarkGroup>? = nil,
         deliversOnMain: Bool = false, runsInline: Bool = false, measuredUnderDisturbance: Bool = false,
         make: @escaping @Sendable (String) -> S, conformance: S.Type
     ) {
         self.init(
-            name, role: role, names: names, families: families, deliversOnMain: deliversOnMain, runsInline: runsInline,
+            name, role: role, names: names, groups: groups, deliversOnMain: deliversOnMain, runsInline: runsInline,
             measuredUnderDisturbance: measuredUnderDisturbance, make: { label in make(label) }, schedulerType: S.self,
             registration: nil, teardown: nil)
     }
 
     private init(
-        _ name: String, role: VariantRole, names: VariantNames, families: Set<Family>? = nil,
+        _ name: String, role: VariantRole, names: VariantNames, groups: Set<BenchmarkGroup>? = nil,
         deliversOnMain: Bool = false, runsInline: Bool = false, measuredUnderDisturbance: Bool = false,
         make: @escaping @Sendable (String) -> any ImmediateScheduler,
         schedulerType: any (ImmediateScheduler & SendableMetatype).Type,
@@ -149,19 +150,22 @@ public struct BenchScheduler: Sendable {
         self.registration = registration
         self.teardown = teardown
         let isScheduler = schedulerType is any Scheduler.Type
-        let applicable = Set(Family.allCases.filter { family in
-            switch family {
+        let applicable = Set(BenchmarkGroup.allCases.filter { group in
+            switch group {
             case .hops, .subscription, .recursion: true
             case .periodic: isScheduler
             }
         })
-        self.families = families.map { $0.intersection(applicable) } ?? applicable
+        self.groups = groups.map { $0.intersection(applicable) } ?? applicable
     }
 
-    /// This registration measured by `families` only (those that apply to it).
-    public func only(_ families: Set<Family>) -> BenchScheduler {
+    /// This registration measured by the benchmarks of `groups` only (those
+    /// that apply to it): `.hops` (`observeOn.throughput`, `observeOn.latency`,
+    /// `observeOn.busyQueue`), `.subscription` (`observeOn.subscription`),
+    /// `.periodic` (`periodic.drift`), `.recursion` (`scheduler.recursion`).
+    public func only(_ groups: Set<BenchmarkGroup>) -> BenchScheduler {
         var copy = self
-        copy.families = self.families.intersection(families)
+        copy.groups = self.groups.intersection(groups)
         return copy
     }
 
@@ -191,18 +195,18 @@ public struct BenchScheduler: Sendable {
     /// The periodic variants: `(id, emulated)`; `emulated` forces
     /// `schedulePeriodicEmulated`, otherwise the scheduler's `schedulePeriodic` runs.
     var periodicVariants: [(id: VariantID, forceEmulation: Bool)] {
-        guard isScheduler, families.contains(.periodic) else { return [] }
+        guard isScheduler, groups.contains(.periodic) else { return [] }
         if isPeriodic {
             return [(id("\(names.periodic).native"), false), (id("\(names.periodic).emulated"), true)]
         }
         return [(id("\(names.periodic).emulated"), false)]
     }
 
-    /// The variant names this registration writes in `family` (none when
+    /// The variant names this registration writes in `group` (none when
     /// it is not measured by it).
-    func variantNames(in family: Family) -> [String] {
-        guard families.contains(family) else { return [] }
-        switch family {
+    func variantNames(in group: BenchmarkGroup) -> [String] {
+        guard groups.contains(group) else { return [] }
+        switch group {
         case .hops:
             let hops = hopPaths.map(\.id)
             return (hops + (measuredUnderDisturbance ? hops.map { $0.suffixed("disturbed") } : [])).map(\.name)

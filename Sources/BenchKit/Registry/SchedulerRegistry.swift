@@ -32,15 +32,15 @@ public struct SchedulerRegistry: Sendable {
         entries.compactMap { if case .scheduler(let scheduler) = $0 { scheduler } else { nil } }
     }
 
-    /// The variant names registered so far in `family`.
-    public func variantNames(in family: BenchScheduler.Family) -> Set<String> {
+    /// The variant names registered so far in `group`.
+    public func variantNames(in group: BenchScheduler.BenchmarkGroup) -> Set<String> {
         var names = Set<String>()
         for entry in entries {
             switch entry {
-            case .scheduler(let scheduler): names.formUnion(scheduler.variantNames(in: family))
-            case .hop(let hop) where family == .hops: names.insert(hop.name)
-            case .subscription(let variant) where family == .subscription: names.insert(variant.name)
-            case .periodic(let job) where family == .periodic: names.insert(job.name)
+            case .scheduler(let scheduler): names.formUnion(scheduler.variantNames(in: group))
+            case .hop(let hop) where group == .hops: names.insert(hop.name)
+            case .subscription(let variant) where group == .subscription: names.insert(variant.name)
+            case .periodic(let job) where group == .periodic: names.insert(job.name)
             default: break
             }
         }
@@ -50,14 +50,14 @@ public struct SchedulerRegistry: Sendable {
     /// Adds `scheduler`. Throws ``SchedulerRegistrationError`` when its name
     /// would break the CSV (``SchedulerRegistration/validate(name:)``), when a
     /// variant name it writes is already written by another registration in
-    /// the same benchmark family (two schedulers under one name), or when a
+    /// the same benchmark group (two schedulers under one name), or when a
     /// user's registration fails ``SchedulerRegistration/check()`` (run here,
     /// on the calling thread).
     public mutating func register(_ scheduler: BenchScheduler) throws(SchedulerRegistrationError) {
         try SchedulerRegistration.validate(name: scheduler.name)
-        for family in BenchScheduler.Family.allCases {
-            let taken = variantNames(in: family)
-            let clashes = scheduler.variantNames(in: family).filter(taken.contains)
+        for group in BenchScheduler.BenchmarkGroup.allCases {
+            let taken = variantNames(in: group)
+            let clashes = scheduler.variantNames(in: group).filter(taken.contains)
             guard clashes.isEmpty else {
                 throw SchedulerRegistrationError(
                     "'\(scheduler.name)' would write variant \(clashes.map { "'\($0)'" }.joined(separator: ", ")), which "
@@ -70,22 +70,22 @@ public struct SchedulerRegistry: Sendable {
     }
 
     /// Adds a hop that is not a scheduler (a peer or a reference of the
-    /// observeOn families): it is measured beside the schedulers' hops.
-    /// Throws when its name is taken in those families.
+    /// observeOn groups): it is measured beside the schedulers' hops.
+    /// Throws when its name is taken in those groups.
     public mutating func register(hop: HopVariant) throws(SchedulerRegistrationError) {
-        try add(.hop(hop), name: hop.name, family: .hops)
+        try add(.hop(hop), name: hop.name, group: .hops)
     }
 
     mutating func register(subscriptionPeer variant: SubscriptionVariant) throws(SchedulerRegistrationError) {
-        try add(.subscription(variant), name: variant.name, family: .subscription)
+        try add(.subscription(variant), name: variant.name, group: .subscription)
     }
 
     mutating func register(periodicPeer job: PeriodicJob) throws(SchedulerRegistrationError) {
-        try add(.periodic(job), name: job.name, family: .periodic)
+        try add(.periodic(job), name: job.name, group: .periodic)
     }
 
-    private mutating func add(_ entry: Entry, name: String, family: BenchScheduler.Family) throws(SchedulerRegistrationError) {
-        if variantNames(in: family).contains(name) {
+    private mutating func add(_ entry: Entry, name: String, group: BenchScheduler.BenchmarkGroup) throws(SchedulerRegistrationError) {
+        if variantNames(in: group).contains(name) {
             throw SchedulerRegistrationError("variant '\(name)' is registered twice: give it a name of its own")
         }
         entries.append(entry)

@@ -32,38 +32,38 @@ extension SchedulerRegistry {
 
     /// This library's schedulers. Each writes its historical names: a serial
     /// dispatch queue scheduler is `fast-path` and `generic` in the hop
-    /// families and `serial-dispatch.*` in `periodic.drift`.
+    /// groups and `serial-dispatch.*` in `periodic.drift`.
     static var librarySchedulers: [BenchScheduler] {
         [
             BenchScheduler(
                 "serial-dispatch", role: .library,
                 names: .init(hop: "fast-path", genericHop: "generic", periodic: "serial-dispatch"),
-                families: [.hops, .subscription, .periodic], measuredUnderDisturbance: true,
+                groups: [.hops, .subscription, .periodic], measuredUnderDisturbance: true,
                 make: { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.\($0)") },
                 conformance: SerialDispatchQueueScheduler.self),
             BenchScheduler(
                 "concurrent-dispatch", role: .library, names: .init(hop: "concurrent", periodic: "concurrent-dispatch"),
-                families: [.hops, .subscription, .periodic],
+                groups: [.hops, .subscription, .periodic],
                 make: { ConcurrentDispatchQueueScheduler(queue: DispatchQueue(label: "bench.\($0)", attributes: .concurrent)) },
                 conformance: ConcurrentDispatchQueueScheduler.self),
             BenchScheduler(
                 "operation-queue", role: .library, names: .init("operation-queue"),
-                families: [.hops, .subscription, .periodic],
+                groups: [.hops, .subscription, .periodic],
                 make: { _ in OperationQueueScheduler(operationQueue: OperationQueue()) },
                 conformance: OperationQueueScheduler.self),
             // MainScheduler is a SerialScheduler, but its variant has always
             // been the path `observe(on:)` picks only.
             BenchScheduler(
                 "main", role: .library, names: .init(hop: "main", genericHop: nil, periodic: "main"),
-                families: [.hops, .subscription, .periodic], deliversOnMain: true,
+                groups: [.hops, .subscription, .periodic], deliversOnMain: true,
                 make: { _ in MainScheduler.instance }, conformance: MainScheduler.self),
             BenchScheduler(
-                "current-thread", role: .library, names: .init("current-thread"), families: [.subscription],
+                "current-thread", role: .library, names: .init("current-thread"), groups: [.subscription],
                 runsInline: true, make: { _ in CurrentThreadScheduler.instance }, conformance: CurrentThreadScheduler.self),
             // The simplest scheduler a user writes (`asyncAfter` with the
             // default leeway), driven by the library's periodic emulation.
             BenchScheduler(
-                "user-scheduler", role: .library, names: .init("user-scheduler"), families: [.periodic],
+                "user-scheduler", role: .library, names: .init("user-scheduler"), groups: [.periodic],
                 make: { _ in AsyncAfterUserScheduler(queue: DispatchQueue(label: "bench.drift.user-scheduler")) },
                 conformance: AsyncAfterUserScheduler.self),
         ]

@@ -43,7 +43,7 @@ public struct StressScheduler: Sendable {
     /// Makes the scheduler and its harness hooks, fresh for a scenario's run.
     let make: @Sendable () -> SchedulerUnderTest
     /// The library's scenarios choose which of them run on a builtin scheduler.
-    var scenarios: Set<ScenarioFamily>
+    var scenarios: Set<ScenarioGroup>
     /// Whether the scenarios may run under `--explore`: only the library's
     /// schedulers hand their work through the seam a controller takes over.
     let explorable: Bool
@@ -52,8 +52,8 @@ public struct StressScheduler: Sendable {
     /// The user's description, checked when registered; `nil` for a builtin scheduler.
     let registration: SchedulerRegistration?
 
-    /// The scenario families.
-    enum ScenarioFamily: Sendable, CaseIterable {
+    /// The groups of scenarios a scheduler is raced by, by conformance.
+    enum ScenarioGroup: Sendable, CaseIterable {
         case action, observeOn, observeOnGenericPath, subscribeOn, periodic, periodicEmulated
     }
 
@@ -74,11 +74,11 @@ public struct StressScheduler: Sendable {
         kind = nil
         self.registration = registration
         stallTimeoutSeconds = registration.stallTimeoutSeconds ?? 10
-        var families: Set<ScenarioFamily> = [.action, .observeOn, .subscribeOn]
-        if isSerial { families.insert(.observeOnGenericPath) }
-        if isScheduler { families.insert(.periodic) }
-        if isPeriodic { families.insert(.periodicEmulated) }
-        scenarios = families
+        var groups: Set<ScenarioGroup> = [.action, .observeOn, .subscribeOn]
+        if isSerial { groups.insert(.observeOnGenericPath) }
+        if isScheduler { groups.insert(.periodic) }
+        if isPeriodic { groups.insert(.periodicEmulated) }
+        scenarios = groups
         let name = registration.name, serial = isSerial
         self.make = {
             let box = SchedulerBox(registration.make())
@@ -118,7 +118,7 @@ public struct StressScheduler: Sendable {
     }
 
     /// A builtin scheduler of `kind`.
-    init(_ kind: SchedulerUnderTest.Kind, scenarios: Set<ScenarioFamily>) {
+    init(_ kind: SchedulerUnderTest.Kind, scenarios: Set<ScenarioGroup>) {
         name = kind.rawValue
         isSerial = kind.isSerial
         isScheduler = true

@@ -12,7 +12,7 @@ enum SubscriptionVariants {
     static func all(_ registry: SchedulerRegistry) -> [SubscriptionVariant] {
         registry.entries.flatMap { entry -> [SubscriptionVariant] in
             switch entry {
-            case .scheduler(let scheduler) where scheduler.families.contains(.subscription):
+            case .scheduler(let scheduler) where scheduler.groups.contains(.subscription):
                 variants(of: scheduler)
             case .subscription(let variant): [variant]
             default: []
@@ -39,7 +39,7 @@ enum SubscriptionVariants {
     static func wakeUpBound(_ registry: SchedulerRegistry) -> [VariantID] {
         registry.entries.flatMap { entry -> [VariantID] in
             switch entry {
-            case .scheduler(let scheduler) where scheduler.families.contains(.subscription) && !scheduler.runsInline:
+            case .scheduler(let scheduler) where scheduler.groups.contains(.subscription) && !scheduler.runsInline:
                 scheduler.hopPaths.map(\.id)
             case .subscription(let variant): [variant.id]
             default: []
