@@ -32,8 +32,9 @@ public struct SchedulerRegistration: Sendable {
 
     /// The scheduler's type: its conformances decide what each tool runs.
     package let schedulerType: any (ImmediateScheduler & SendableMetatype).Type
-    /// Makes a fresh scheduler: once per benchmark session, once per stress scenario, once per check.
-    package let make: @Sendable () -> any ImmediateScheduler
+    /// Makes a fresh scheduler, whose queues (where it makes any) the label
+    /// names: once per benchmark session, once per stress scenario, once per check.
+    package let makeLabelled: @Sendable (_ label: String) -> any ImmediateScheduler
     /// Whether the calling thread runs an action of `scheduler` (a scheduler `make` made).
     package let isCurrent: (@Sendable (_ scheduler: any ImmediateScheduler) -> Bool)?
     /// Enqueues a block that the next action scheduled from the calling thread cannot overtake.
@@ -69,9 +70,21 @@ public struct SchedulerRegistration: Sendable {
         teardown: (@Sendable (S) -> Void)? = nil,
         make: @escaping @Sendable () -> S
     ) {
+        self.init(name, isCurrent: isCurrent, gate: gate, teardown: teardown, makeLabelled: { _ in make() })
+    }
+
+    /// A registration whose factory takes a label for the queues it makes
+    /// (this library's own schedulers, whose queues carry the variant's name).
+    package init<S: ImmediateScheduler & SendableMetatype>(
+        _ name: String,
+        isCurrent: (@Sendable (S) -> Bool)? = nil,
+        gate: (@Sendable (S, _ block: @escaping @Sendable () -> Void) -> Void)? = nil,
+        teardown: (@Sendable (S) -> Void)? = nil,
+        makeLabelled: @escaping @Sendable (_ label: String) -> S
+    ) {
         self.name = name
         schedulerType = S.self
-        self.make = { make() }
+        self.makeLabelled = { label in makeLabelled(label) }
         if let isCurrent {
             self.isCurrent = { scheduler in isCurrent(Self.typed(scheduler, as: S.self)) }
         } else {
@@ -94,6 +107,11 @@ public struct SchedulerRegistration: Sendable {
         var copy = self
         copy.stallTimeoutSeconds = seconds
         return copy
+    }
+
+    /// Makes a fresh scheduler, its queues labelled after the registration's name.
+    package func make() -> any ImmediateScheduler {
+        makeLabelled(name)
     }
 
     /// Whether the scheduler is a `SerialScheduler`.

@@ -69,8 +69,9 @@ public struct BenchScheduler: Sendable {
     let names: VariantNames
     /// Makes the scheduler, fresh for a session; the label names a queue it creates, where it creates one.
     let make: @Sendable (_ label: String) -> any ImmediateScheduler
-    /// The user's description, checked when registered; `nil` for this library's schedulers.
-    let registration: SchedulerRegistration?
+    /// The user's description, checked when registered; `nil` for this
+    /// library's schedulers, whose registrations are not checked.
+    private(set) var registration: SchedulerRegistration?
     /// Ends a scheduler `make` made, once its session is done with it.
     let teardown: (@Sendable (any ImmediateScheduler) -> Void)?
 
@@ -108,11 +109,8 @@ public struct BenchScheduler: Sendable {
     /// or that another registration already writes, and a registration that
     /// fails ``SchedulerRegistration/check()``.
     public init(_ registration: SchedulerRegistration) {
-        self.init(
-            registration.name, role: .library, names: VariantNames(registration.name),
-            make: { _ in registration.make() }, schedulerType: registration.schedulerType,
-            registration: registration, teardown: registration.teardown)
-        stallTimeoutSeconds = registration.stallTimeoutSeconds
+        self.init(registration, role: .library, names: VariantNames(registration.name))
+        self.registration = registration
     }
 
     /// `BenchScheduler(SchedulerRegistration(name, make: make))`: a
@@ -121,35 +119,28 @@ public struct BenchScheduler: Sendable {
         self.init(SchedulerRegistration(name, make: make))
     }
 
-    init<S: ImmediateScheduler & SendableMetatype>(
-        _ name: String, role: VariantRole, names: VariantNames, groups: Set<BenchmarkGroup>? = nil,
-        deliversOnMain: Bool = false, runsInline: Bool = false, measuredUnderDisturbance: Bool = false,
-        make: @escaping @Sendable (String) -> S, conformance: S.Type
+    /// `registration` with what only this library's schedulers and the
+    /// peers set: their historical variant names and groups, whether they
+    /// deliver on the main thread, run inline, or are measured once more
+    /// under disturbance. It is not checked (``SchedulerRegistry/standard``
+    /// is built many times per process); its name is.
+    init(
+        _ registration: SchedulerRegistration, role: VariantRole, names: VariantNames,
+        groups: Set<BenchmarkGroup>? = nil, deliversOnMain: Bool = false, runsInline: Bool = false,
+        measuredUnderDisturbance: Bool = false
     ) {
-        self.init(
-            name, role: role, names: names, groups: groups, deliversOnMain: deliversOnMain, runsInline: runsInline,
-            measuredUnderDisturbance: measuredUnderDisturbance, make: { label in make(label) }, schedulerType: S.self,
-            registration: nil, teardown: nil)
-    }
-
-    private init(
-        _ name: String, role: VariantRole, names: VariantNames, groups: Set<BenchmarkGroup>? = nil,
-        deliversOnMain: Bool = false, runsInline: Bool = false, measuredUnderDisturbance: Bool = false,
-        make: @escaping @Sendable (String) -> any ImmediateScheduler,
-        schedulerType: any (ImmediateScheduler & SendableMetatype).Type,
-        registration: SchedulerRegistration?, teardown: (@Sendable (any ImmediateScheduler) -> Void)?
-    ) {
-        self.name = name
+        name = registration.name
         self.role = role
         self.names = names
-        self.schedulerType = schedulerType
+        schedulerType = registration.schedulerType
         self.deliversOnMain = deliversOnMain
         self.runsInline = runsInline
         self.measuredUnderDisturbance = measuredUnderDisturbance
-        self.make = make
-        self.registration = registration
-        self.teardown = teardown
-        let isScheduler = schedulerType is any Scheduler.Type
+        make = registration.makeLabelled
+        self.registration = nil
+        teardown = registration.teardown
+        stallTimeoutSeconds = registration.stallTimeoutSeconds
+        let isScheduler = registration.isScheduler
         let applicable = Set(BenchmarkGroup.allCases.filter { group in
             switch group {
             case .hops, .subscription, .recursion: true

@@ -173,7 +173,7 @@ public struct StressOptions: ParsableCommand {
     public static let defaultSchedules = 2_000
 
     /// The watchdog's bound when `--hang-seconds` is not given: three times
-    /// a registration's default settle timeout, so that a scheduler that
+    /// a registration's default stall timeout, so that a scheduler that
     /// settles late is graded by its scenario, not taken for a hang.
     public static let defaultHangSeconds: Double = 30
 
