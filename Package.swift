@@ -12,8 +12,11 @@ let package = Package(
         .library(name: "SchedulersTesting", targets: ["SchedulersTesting"]),
         .executable(name: "BenchRunner", targets: ["BenchRunner"]),
         .executable(name: "Stress", targets: ["Stress"]),
-        // The tools as libraries, for an executable that measures and
-        // stress-tests its own schedulers (Examples/MyEventLoop):
+        // Both tools in one executable of a user's, over schedulers described
+        // once (Examples/MyEventLoop): `SchedulerToolsMain.run(registering:)`
+        // with `bench` and `stress` subcommands.
+        .library(name: "SchedulerTools", targets: ["SchedulerTools"]),
+        // The tools as libraries, one at a time:
         // `BenchRunnerMain.run(registering:)`, `StressMain.run(registering:)`.
         .library(name: "BenchKit", targets: ["BenchKit", "BenchRunnerCLI"]),
         // Reading result files: the CSV schema, compare and report, without
@@ -67,6 +70,11 @@ let package = Package(
         // percentiles, number formats and text tables. Foundation only; the
         // Schedulers library never depends on it.
         .target(name: "ToolSupport"),
+        // A user's scheduler described once for both tools
+        // (SchedulerRegistration): its name and the rule names follow, its
+        // factory, isCurrent, gate, teardown and stall timeout, and the check
+        // each tool runs when registering it. Neither tool's code.
+        .target(name: "ToolRegistration", dependencies: ["Schedulers"]),
 
         // Reads jemalloc's counters through dlsym, so the build never needs jemalloc.
         .target(name: "CJemallocShim", linkerSettings: [.linkedLibrary("dl")]),
@@ -81,6 +89,7 @@ let package = Package(
             dependencies: [
                 "BenchAnalysis",
                 "Schedulers",
+                "ToolRegistration",
                 "ToolSupport",
                 "CJemallocShim",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -97,6 +106,7 @@ let package = Package(
             dependencies: [
                 "BenchAnalysis",
                 "BenchKit",
+                "ToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -107,12 +117,19 @@ let package = Package(
             name: "StressKit",
             dependencies: [
                 "Schedulers",
+                "ToolRegistration",
                 "ToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.define("SCHEDULERS_EXPLORATION", .when(traits: ["Exploration"]))]
         ),
         .executableTarget(name: "Stress", dependencies: ["StressKit"]),
+        // One executable with both tools as subcommands (`bench`, `stress`),
+        // over the same registrations.
+        .target(
+            name: "SchedulerTools",
+            dependencies: ["BenchKit", "BenchRunnerCLI", "StressKit", "ToolRegistration", "ToolSupport"]
+        ),
         // Counts malloc calls in the test process (wraps glibc's allocator), so
         // tests can assert exact allocation counts without jemalloc; and reads
         // the stack pointer of a caller's frame from C, which AddressSanitizer's
@@ -126,6 +143,7 @@ let package = Package(
         .testTarget(name: "BenchAnalysisTests", dependencies: ["BenchAnalysis"]),
         .testTarget(name: "BenchKitTests", dependencies: ["BenchAnalysis", "BenchKit", "ToolSupport", "Schedulers"]),
         .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport", "Schedulers"]),
+        .testTarget(name: "ToolRegistrationTests", dependencies: ["ToolRegistration", "SchedulerTools", "Schedulers"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
         // TestSchedulerClock against swift-clocks' TestClock: how often a
         // "sleep, advance, check" test misses a wake-up on each.

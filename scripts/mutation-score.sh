@@ -47,8 +47,9 @@ run_timeout=120
 strategies=(random pct exhaustive tsan)
 
 # The catalog: mutant | kind of bug | the scenarios of its subsystem (texts
-# of scenario names, as --filter takes them). Mutant.swift says where each
-# bug is and which guarantee it breaks.
+# contained in scenario names; scenarios_for turns them into the full names
+# Stress's --filter is given). Mutant.swift says where each bug is and which
+# guarantee it breaks.
 catalog=$(cat <<'CATALOG'
 executor-fifo|lost FIFO (serial executor)|executor-fifo,actor-job
 executor-batch-past-action|batch joined past an action (serial executor)|executor-fifo

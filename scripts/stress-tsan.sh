@@ -13,12 +13,16 @@
 #   STRESS_PACKAGE_PATH  the package whose executable runs (default: this
 #                        repository); a user's package that registers its own
 #                        schedulers through StressMain, e.g. Examples/MyEventLoop
-#   STRESS_PRODUCT       that executable (default Stress), e.g. MyEventLoopStress
+#   STRESS_PRODUCT       that executable (default Stress), e.g. MyEventLoop
+#   STRESS_SUBCOMMAND    the subcommand that runs Stress in that executable, if
+#                        it holds both tools (SchedulerToolsMain), e.g. stress
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 package_path="${STRESS_PACKAGE_PATH:-.}"
 product="${STRESS_PRODUCT:-Stress}"
+subcommand=()
+[[ -n ${STRESS_SUBCOMMAND:-} ]] && subcommand=("$STRESS_SUBCOMMAND")
 scratch="${STRESS_TSAN_SCRATCH:-$package_path/.build-tsan}"
 self_check_iterations="${STRESS_SELF_CHECK_ITERATIONS:-100000}"
 
@@ -42,12 +46,12 @@ stress_default_limit 100000 "$@"
 
 started=$(date +%s)
 status=0
-echo "== $product ${limit[*]} $*"
-"$binary" "${limit[@]}" "$@" || status=$?
+echo "== $product ${subcommand[*]} ${limit[*]} $*"
+"$binary" "${subcommand[@]}" "${limit[@]}" "$@" || status=$?
 scenarios_done=$(date +%s)
-echo "== $product --self-check --iterations $self_check_iterations"
+echo "== $product ${subcommand[*]} --self-check --iterations $self_check_iterations"
 self_check_status=0
-"$binary" --self-check --iterations "$self_check_iterations" || self_check_status=$?
+"$binary" "${subcommand[@]}" --self-check --iterations "$self_check_iterations" || self_check_status=$?
 finished=$(date +%s)
 
 echo "== wall time: scenarios $((scenarios_done - started)) s, self-check $((finished - scenarios_done)) s, total $((finished - started)) s"

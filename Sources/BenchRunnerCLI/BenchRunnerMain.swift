@@ -1,6 +1,7 @@
 import ArgumentParser
 import BenchKit
 import Foundation
+import ToolSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,12 +22,23 @@ import Glibc
 /// with the same subcommands and options (`--quick`, `--filter`,
 /// `--repetitions`, `--output`, `list`, `compare`), the same CSV schema and
 /// exit statuses. The registered schedulers' variants run after the
-/// standard ones in every family that applies (see ``BenchScheduler``).
+/// standard ones in every benchmark group that applies (see ``BenchScheduler``).
+/// Messages and usage lines name the executable (``programName``). An
+/// executable with both tools, one registration each
+/// (``SchedulerRegistration``), is `SchedulerToolsMain.run(registering:)`.
 public enum BenchRunnerMain {
+    /// What messages and usage lines call the program: the installed
+    /// ``ToolInvocation``'s name (the executable's, or `MyEventLoop bench`),
+    /// else `BenchRunner`.
+    public static var programName: String {
+        ToolInvocation.programName(fallback: "BenchRunner")
+    }
+
     /// Registers `schedulers` after ``SchedulerRegistry/standard``'s, then
     /// parses the command line and runs it; never returns. A refused
-    /// registration (a name the CSV cannot carry, a name taken twice) ends
-    /// the program with its message and exit status 2.
+    /// registration (a name the CSV cannot carry, a name taken twice, a
+    /// failed ``SchedulerRegistration/check()``) ends the program with its
+    /// message and exit status 2.
     public static func run(registering schedulers: [BenchScheduler] = []) -> Never {
         run { registry in
             for scheduler in schedulers {
@@ -37,16 +49,21 @@ public enum BenchRunnerMain {
 
     /// Lets `register` add to ``SchedulerRegistry/standard`` (schedulers,
     /// peer hops), then parses the command line and runs it; never returns.
+    /// The command line is the installed ``ToolInvocation``'s arguments; when
+    /// none is installed, this process's, named after its executable.
     public static func run(registering register: (inout SchedulerRegistry) throws -> Void) -> Never {
+        if ToolInvocation.current == nil {
+            ToolInvocation.install(.commandLine(fallbackName: "BenchRunner"))
+        }
         var registry = SchedulerRegistry.standard
         do {
             try register(&registry)
         } catch {
-            FileHandle.standardError.write(Data("BenchRunner: error: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("\(programName): error: \(error)\n".utf8))
             exit(2)
         }
         SchedulerRegistry.activate(registry)
-        exit(main(Array(CommandLine.arguments.dropFirst())))
+        exit(main(ToolInvocation.toolArguments))
     }
 
     // Parses and runs by hand instead of `@main` so that every misuse (an

@@ -9,7 +9,7 @@ struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
         abstract: "Compare two BenchRunner result CSVs and say which changes are real.",
-        usage: "BenchRunner compare [<options>] <base> <new>",
+        usage: "\(BenchRunnerMain.programName) compare [<options>] <base> <new>",
         discussion: """
             Verdicts: worse, better, same, ~ (not shown equal), better?; not judged: worse?, \
             moved worse?, too few repetitions. docs/Compare.md explains them and every option.

@@ -4,7 +4,8 @@ import BenchKit
 /// `BenchRunner list`: every benchmark, variant, parameter set and metric.
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the benchmarks, their variants, parameters and metrics (the CSV's names).")
+        abstract: "List the benchmarks, their variants, parameters and metrics (the CSV's names).",
+        discussion: "Exit status: 0 listed; 2 bad input (an unknown option, a --filter that matches nothing).")
 
     @OptionGroup var suite: SuiteOptions
 

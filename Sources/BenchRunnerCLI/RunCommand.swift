@@ -1,6 +1,7 @@
 import ArgumentParser
 import BenchKit
 import Foundation
+import ToolSupport
 
 /// `BenchRunner run` (the default): measure, show progress, write the CSV, print the summary.
 struct Run: ParsableCommand {
@@ -11,7 +12,10 @@ struct Run: ParsableCommand {
             (A B C, A B C, ...) for every repetition; each repetition is one CSV row per metric. \
             Allocation counts (allocs_*, bytes_per_*) come from a separate counting pass under jemalloc \
             (see --allocator), so they never slow the timings down. \
-            The CSV appears only when the run completes (never partially, never over an older file).
+            The CSV appears only when the run completes (never partially, never over an older file). \
+            Exit status: 0 every measurement written; 1 a measurement failed (the other rows are written); \
+            2 bad input (an unknown option or value, a --filter that matches nothing, an unwritable folder, a \
+            refused registration).
             """)
 
     @OptionGroup var suite: SuiteOptions
@@ -139,12 +143,13 @@ struct Run: ParsableCommand {
             return try runIsolated(selectedPlans, resultFile: resultFile)
         }
         let setup = MeasurementSetup.prepare(
-            allocator: allocator, countsOnly: countsOnly, arguments: Array(CommandLine.arguments.dropFirst()))
+            allocator: allocator, countsOnly: countsOnly, arguments: ToolInvocation.toolArguments)
         let allocatorName = setup.allocatorName
         let pass = timingOnly ? .elsewhere : setup.pass
         var environment = RunEnvironment.current(allocator: allocatorName)
         if let runID { environment.runID = runID }
-        let probe = PlainRecursionProbe(executable: AllocatorLauncher.executablePath, arguments: ["probe-recursion"])
+        let probe = PlainRecursionProbe(
+            executable: AllocatorLauncher.executablePath, arguments: ToolInvocation.childArguments(["probe-recursion"]))
         let configuration = suite.configuration(recursionProbe: probe)
         let benchmarks = BenchmarkCatalog.all.filter { onlyBenchmark == nil || $0.schema.name == onlyBenchmark }
         var patterns = suite.patterns
@@ -171,7 +176,7 @@ struct Run: ParsableCommand {
         if rowsFile != nil {
             // A child: its parent has said what the run is.
         } else if countsOnly {
-            print("BenchRunner: counting allocations under \(allocatorName) (thread cache off), "
+            print("\(BenchRunnerMain.programName): counting allocations under \(allocatorName) (thread cache off), "
                 + "\(configuration.countingRepetitions) repetitions of \(configuration.countingBatch) operations")
         } else {
             let counting =
@@ -182,7 +187,7 @@ struct Run: ParsableCommand {
                 }
             let split = isForking ? " in \(ForkedRun.repetitions(total: configuration.repetitions, forks: forks).count) processes "
                 + "(\(ForkedRun.repetitions(total: configuration.repetitions, forks: forks).map(String.init).joined(separator: " + ")))" : ""
-            print("BenchRunner: \(configuration.name) suite, \(configuration.repetitions) repetitions\(split), "
+            print("\(BenchRunnerMain.programName): \(configuration.name) suite, \(configuration.repetitions) repetitions\(split), "
                 + "times under \(allocatorName), \(counting), \(environment.cores) cores, git \(environment.gitRevision)")
         }
         fflush(nil)
@@ -201,7 +206,7 @@ struct Run: ParsableCommand {
             do {
                 spreadRows += try ForkedRun.runBenchmark(
                     benchmark.name, processes: benchmark.processes, total: benchmark.total,
-                    arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID,
+                    arguments: ToolInvocation.toolArguments, runID: environment.runID,
                     progress: { line in
                         print(line)
                         fflush(nil)
@@ -213,7 +218,7 @@ struct Run: ParsableCommand {
         }
         if isForking {
             rows = try ForkedRun.run(
-                forks: forks, total: configuration.repetitions, arguments: Array(CommandLine.arguments.dropFirst()),
+                forks: forks, total: configuration.repetitions, arguments: ToolInvocation.toolArguments,
                 runID: environment.runID, keepEmptyCounts: pass == .unavailable)
         } else {
             do {
@@ -234,7 +239,7 @@ struct Run: ParsableCommand {
         var instructionRows: ThreadWork<[CSVRow]>?
         if instructions == .count && rowsFile == nil && !countsOnly {
             let plans = try runner.selectedPlans()
-            let arguments = Array(CommandLine.arguments.dropFirst())
+            let arguments = ToolInvocation.toolArguments
             let runID = environment.runID
             instructionRows = ThreadWork {
                 InstructionPass.rows(plans: plans, arguments: arguments, runID: runID, note: progress.note)
@@ -243,7 +248,7 @@ struct Run: ParsableCommand {
         if let child = setup.child, !timingOnly {
             do {
                 rows += try AllocationChild.run(
-                    child, arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)
+                    child, arguments: ToolInvocation.toolArguments, runID: environment.runID)
             } catch {
                 progress.note("note: allocation counts are missing: \(error)")
             }
@@ -253,7 +258,7 @@ struct Run: ParsableCommand {
         if let rowsFile {
             try document.write(toFile: rowsFile, atomically: true, encoding: .utf8)
             if let failure {
-                FileHandle.standardError.write(Data("BenchRunner: \(failure)\n".utf8))
+                FileHandle.standardError.write(Data("\(BenchRunnerMain.programName): \(failure)\n".utf8))
                 throw ExitCode(1)
             }
             return
@@ -278,7 +283,7 @@ struct Run: ParsableCommand {
         let failures = spreadFailures + (failure.map { ["\($0)"] } ?? [])
         if !failures.isEmpty {
             FileHandle.standardError.write(
-                Data("BenchRunner: \(failures.joined(separator: "\n"))\nThe other measurements are in \(path).\n".utf8))
+                Data("\(BenchRunnerMain.programName): \(failures.joined(separator: "\n"))\nThe other measurements are in \(path).\n".utf8))
             throw ExitCode(1)
         }
     }
@@ -291,16 +296,16 @@ struct Run: ParsableCommand {
             benchmarks.append(plan.benchmark)
         }
         let environment = RunEnvironment.current(allocator: allocator == .jemalloc ? "jemalloc" : "system")
-        print("BenchRunner: \(benchmarks.count) benchmark(s), each in a process of its own (--isolate)")
+        print("\(BenchRunnerMain.programName): \(benchmarks.count) benchmark(s), each in a process of its own (--isolate)")
         fflush(nil)
         let outcome = try IsolatedRun.run(
-            benchmarks: benchmarks, arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)
+            benchmarks: benchmarks, arguments: ToolInvocation.toolArguments, runID: environment.runID)
         print(SummaryTable.render(outcome.rows))
         let path = try resultFile.write(CSVWriter(environment: environment).document(outcome.rows), environment: environment)
         print("wrote \(outcome.rows.count) rows to \(path)")
         if !outcome.failures.isEmpty {
             FileHandle.standardError.write(Data(
-                ("BenchRunner: \(outcome.failures.count) benchmark(s) failed:\n  "
+                ("\(BenchRunnerMain.programName): \(outcome.failures.count) benchmark(s) failed:\n  "
                     + outcome.failures.joined(separator: "\n  ") + "\n").utf8))
             throw ExitCode(1)
         }
@@ -323,11 +328,11 @@ struct Run: ParsableCommand {
         guard !InstructionPass.counted(plans).isEmpty else {
             throw ValidationError("--instructions only: the selected benchmarks count no instructions")
         }
-        print("BenchRunner: instruction counts under callgrind, git \(environment.gitRevision)")
+        print("\(BenchRunnerMain.programName): instruction counts under callgrind, git \(environment.gitRevision)")
         fflush(nil)
         let rows: [CSVRow]
         do {
-            rows = try InstructionPass.count(arguments: Array(CommandLine.arguments.dropFirst()), runID: environment.runID)
+            rows = try InstructionPass.count(arguments: ToolInvocation.toolArguments, runID: environment.runID)
         } catch let error as BenchmarkFailure {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(2)

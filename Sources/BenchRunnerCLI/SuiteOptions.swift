@@ -1,6 +1,7 @@
 import ArgumentParser
 import BenchKit
 import Foundation
+import ToolSupport
 
 /// Options that choose what a suite contains, shared by `run` and `list`.
 struct SuiteOptions: ParsableArguments {
@@ -10,8 +11,9 @@ struct SuiteOptions: ParsableArguments {
     @Option(
         name: .customLong("filter"),
         help: ArgumentHelp(
-            "Only benchmarks whose name is <name>, or whose 'benchmark/variant' contains it. Repeat or separate with commas.",
-            discussion: "Examples: observeOn.throughput, peer.nio, observeOn.latency/fast-path. `BenchRunner list` shows the names.",
+            "Only benchmarks whose 'benchmark/variant' <name> selects. Repeat or separate with commas.",
+            discussion: NameFilter.ruleSummary + " Examples: observeOn.throughput, peer.nio, "
+                + "observeOn.latency/fast-path. `\(BenchRunnerMain.programName) list` shows the names.",
             valueName: "name"))
     var filters: [String] = []
 
@@ -57,13 +59,13 @@ struct SuiteOptions: ParsableArguments {
         if let scaleN {
             do {
                 try ScaleInput.check(
-                    ScaleInput.parsePoints(scaleN), against: ScaleFamily.limits(selectedBy: BenchmarkFilter(patterns)))
+                    ScaleInput.parsePoints(scaleN), against: ScaleSweeps.limits(selectedBy: BenchmarkFilter(patterns)))
             } catch {
                 throw ValidationError(error.description)
             }
         }
         if patterns.isEmpty && !filters.isEmpty {
-            throw ValidationError("--filter needs a benchmark name; `BenchRunner list` shows them.")
+            throw ValidationError("--filter needs a benchmark name; `\(BenchRunnerMain.programName) list` shows them.")
         }
     }
 

@@ -4,7 +4,7 @@ import XCTest
 @testable import BenchKit
 
 /// A user's scheduler registered through the public API is measured by every
-/// family that applies, beside the library's and the peers; bad registrations
+/// benchmark group that applies, beside the library's and the peers; bad registrations
 /// are refused; a scheduler that never runs fails its plans by name without
 /// losing the others' rows.
 final class BringYourOwnSchedulerTests: XCTestCase {
@@ -25,7 +25,7 @@ final class BringYourOwnSchedulerTests: XCTestCase {
         Set(BenchmarkCatalog.all(registry).flatMap { $0.plans(for: .tiny(recursionProbe: nil)) }.map(\.identifier))
     }
 
-    func testASerialSchedulerGetsEveryFamilyBesideTheLibraryAndThePeers() throws {
+    func testASerialSchedulerGetsEveryBenchmarkGroupBesideTheLibraryAndThePeers() throws {
         let plans = identifiers(try registry([
             BenchScheduler("user-serial") { SerialDispatchQueueScheduler(internalSerialQueueName: "user-serial") }
         ]))
@@ -42,7 +42,7 @@ final class BringYourOwnSchedulerTests: XCTestCase {
         }
     }
 
-    func testAnImmediateSchedulerGetsTheGenericPathAndNoPeriodicFamily() throws {
+    func testAnImmediateSchedulerGetsTheGenericPathAndNoPeriodicGroup() throws {
         let plans = identifiers(try registry([BenchScheduler("user-immediate") { ImmediateOnQueue() }]))
         XCTAssertTrue(plans.contains("observeOn.throughput/user-immediate"))
         XCTAssertTrue(plans.contains("scheduler.recursion/user-immediate"))
@@ -50,7 +50,7 @@ final class BringYourOwnSchedulerTests: XCTestCase {
         XCTAssertFalse(plans.contains { $0.hasPrefix("periodic.drift/user-immediate") })
     }
 
-    func testTheStandardRegistryWritesNoRecursionFamilyAndTheSameNamesAsBefore() {
+    func testTheStandardRegistryWritesNoRecursionGroupAndTheSameNamesAsBefore() {
         let names = BenchmarkCatalog.all(.standard).map(\.schema.name)
         XCTAssertFalse(names.contains(SchedulerRecursionBenchmark.name))
         let throughput = ObserveOnThroughputBenchmark(registry: .standard).schema.variants.map(\.name)

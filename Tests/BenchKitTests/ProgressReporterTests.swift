@@ -4,8 +4,8 @@ import XCTest
 final class ProgressReporterTests: XCTestCase {
     private let second: UInt64 = 1_000_000_000
 
-    /// The timed repetitions' family of `benchmark`.
-    private func timing(_ benchmark: String) -> ProgressReporter.Family {
+    /// The timed repetitions' stage of `benchmark`.
+    private func timing(_ benchmark: String) -> ProgressReporter.Stage {
         .init(benchmark: benchmark, phase: .timing)
     }
 
@@ -87,75 +87,75 @@ final class ProgressReporterTests: XCTestCase {
         XCTAssertEqual(ProgressReporter.remaining(of: state, now: 100 * second, inner: nil), 150, accuracy: 1e-9)
     }
 
-    /// The default run: a cheap first family that took far longer
+    /// The default run: a cheap first stage that took far longer
     /// than estimated, an expensive one after it that runs as estimated.
-    /// The run-wide ratio jumps as the families change; per family, each
-    /// family's own cost decides its part, and the time left says "guess"
-    /// until every family to come has a measured cost.
-    func testTimeLeftIsEstimatedFromEachFamilysOwnCostAndSaysWhenItIsAGuess() {
+    /// The run-wide ratio jumps as the stages change; per stage, each
+    /// stage's own cost decides its part, and the time left says "guess"
+    /// until every stage to come has a measured cost.
+    func testTimeLeftIsEstimatedFromEachStagesOwnCostAndSaysWhenItIsAGuess() {
         var state = ProgressReporter.State()
         state.startTime = 0
-        state.families = [
+        state.stages = [
             timing("observeOn.throughput"): .init(planned: 10),
             timing("periodic.drift"): .init(planned: 100),
         ]
         // Nothing measured yet: the plan, a guess.
-        var remaining = ProgressReporter.remainingByFamily(of: state, now: 0, inner: nil)
+        var remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
         XCTAssertEqual(remaining.seconds, 110, accuracy: 1e-9)
         XCTAssertTrue(remaining.isGuess)
-        // Half the throughput family done, at 4 times its estimate (5 estimated
-        // seconds in 20 real ones): its rest costs 4 × 5; the drift family,
+        // Half the throughput stage done, at 4 times its estimate (5 estimated
+        // seconds in 20 real ones): its rest costs 4 × 5; the drift stage,
         // not yet measured, is scaled by the run's ratio so far, a guess.
-        state.families[timing("observeOn.throughput")] = .init(planned: 10, estimatedDone: 5, actualDone: 20)
-        remaining = ProgressReporter.remainingByFamily(of: state, now: 20 * second, inner: nil)
+        state.stages[timing("observeOn.throughput")] = .init(planned: 10, estimatedDone: 5, actualDone: 20)
+        remaining = ProgressReporter.remainingByStage(of: state, now: 20 * second, inner: nil)
         XCTAssertEqual(remaining.seconds, 20 + 100 * 4, accuracy: 1e-9)
         XCTAssertTrue(remaining.isGuess)
         XCTAssertEqual(ProgressReporter.formatRemaining(remaining), "~7m00s left (guess)")
         // Throughput done; 10 of drift's 100 estimated seconds took 10 real
         // ones: 90 left at its own ratio of 1, no longer a guess. (The
         // run-wide ratio, (40 real / 20 estimated), would say 180 s.)
-        state.families[timing("observeOn.throughput")] = .init(planned: 10, estimatedDone: 10, actualDone: 30)
-        state.families[timing("periodic.drift")] = .init(planned: 100, estimatedDone: 10, actualDone: 10)
+        state.stages[timing("observeOn.throughput")] = .init(planned: 10, estimatedDone: 10, actualDone: 30)
+        state.stages[timing("periodic.drift")] = .init(planned: 100, estimatedDone: 10, actualDone: 10)
         state.doneEstimate = 20
         state.totalEstimate = 110
-        remaining = ProgressReporter.remainingByFamily(of: state, now: 40 * second, inner: nil)
+        remaining = ProgressReporter.remainingByStage(of: state, now: 40 * second, inner: nil)
         XCTAssertEqual(remaining.seconds, 90, accuracy: 1e-9)
         XCTAssertFalse(remaining.isGuess)
         XCTAssertEqual(ProgressReporter.formatRemaining(remaining), "~1m30s left")
         XCTAssertEqual(ProgressReporter.remaining(of: state, now: 40 * second, inner: nil), 180, accuracy: 1e-9)
-        // The running measurement counts toward its own family.
+        // The running measurement counts toward its own stage.
         var running = step(estimatedSeconds: 20, startedAt: 40 * second)
-        running.family = timing("periodic.drift")
+        running.stage = timing("periodic.drift")
         state.step = running
-        remaining = ProgressReporter.remainingByFamily(
+        remaining = ProgressReporter.remainingByStage(
             of: state, now: 45 * second, inner: (done: 5, total: 10, unit: "ticks"))
         XCTAssertEqual(remaining.seconds, 80, accuracy: 1e-9)
     }
 
     /// The default run that said "~31m56s left" seven and a half minutes
-    /// from its end: the latency family's warm-ups, which also start each
+    /// from its end: the latency stage's warm-ups, which also start each
     /// hop's session, took many times their estimate, and that ratio was
     /// laid on its repetitions. Warm-ups, repetitions and counting are
-    /// families of their own, and a family not yet measured borrows the
+    /// stages of their own, and a stage not yet measured borrows the
     /// ratio of its own phase only.
     func testAWarmUpsCostDoesNotScaleTheRepetitionsToCome() {
         var state = ProgressReporter.State()
         state.startTime = 0
-        state.families = [
+        state.stages = [
             .init(benchmark: "observeOn.latency", phase: .warmUp): .init(planned: 1, estimatedDone: 1, actualDone: 12),
             timing("observeOn.latency"): .init(planned: 20),
             .init(benchmark: "observeOn.latency", phase: .counting): .init(planned: 4),
         ]
-        var remaining = ProgressReporter.remainingByFamily(of: state, now: 12 * second, inner: nil)
+        var remaining = ProgressReporter.remainingByStage(of: state, now: 12 * second, inner: nil)
         // As planned (no repetition or count measured yet), not 12 times it.
         XCTAssertEqual(remaining.seconds, 24, accuracy: 1e-9)
         XCTAssertTrue(remaining.isGuess)
         // A later benchmark's warm-ups borrow the warm-ups' ratio; its
         // repetitions, the repetitions' ratio.
-        state.families[timing("observeOn.latency")] = .init(planned: 20, estimatedDone: 20, actualDone: 10)
-        state.families[.init(benchmark: "periodic.drift", phase: .warmUp)] = .init(planned: 2)
-        state.families[timing("periodic.drift")] = .init(planned: 30)
-        remaining = ProgressReporter.remainingByFamily(of: state, now: 22 * second, inner: nil)
+        state.stages[timing("observeOn.latency")] = .init(planned: 20, estimatedDone: 20, actualDone: 10)
+        state.stages[.init(benchmark: "periodic.drift", phase: .warmUp)] = .init(planned: 2)
+        state.stages[timing("periodic.drift")] = .init(planned: 30)
+        remaining = ProgressReporter.remainingByStage(of: state, now: 22 * second, inner: nil)
         XCTAssertEqual(remaining.seconds, 2 * 12 + 30 * 0.5 + 4, accuracy: 1e-9)
         XCTAssertTrue(remaining.isGuess)
     }

@@ -3,7 +3,7 @@
 import Foundation
 import XCTest
 
-/// The scale family's input checks, its exponent fit and compare's reading of a sweep.
+/// The scale sweeps' input checks, their exponent fit and compare's reading of a sweep.
 final class ScaleInputTests: XCTestCase {
     override class func setUp() {
         super.setUp()
@@ -21,7 +21,7 @@ final class ScaleInputTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains("at least one N, e.g. --scale-n 1000"), "\(text): \(error)")
             }
         }
-        XCTAssertThrowsError(try ScaleInput.check([], against: ScaleFamily.limits))
+        XCTAssertThrowsError(try ScaleInput.check([], against: ScaleSweeps.limits))
     }
 
     func testANonNumericNIsRefusedNamingIt() {
@@ -61,10 +61,10 @@ final class ScaleInputTests: XCTestCase {
     }
 
     func testTheLimitsCheckedAreThoseOfTheSelectedSweeps() {
-        let all = ScaleFamily.limits(selectedBy: BenchmarkFilter([]))
+        let all = ScaleSweeps.limits(selectedBy: BenchmarkFilter([]))
         XCTAssertEqual(all.count, 6)
-        XCTAssertEqual(ScaleFamily.limits(selectedBy: BenchmarkFilter(["scale.virtualTime"])).map(\.benchmark), ["scale.virtualTime"])
-        XCTAssertEqual(ScaleFamily.limits(selectedBy: BenchmarkFilter(["scale"])).count, 6)
+        XCTAssertEqual(ScaleSweeps.limits(selectedBy: BenchmarkFilter(["scale.virtualTime"])).map(\.benchmark), ["scale.virtualTime"])
+        XCTAssertEqual(ScaleSweeps.limits(selectedBy: BenchmarkFilter(["scale"])).count, 6)
         // 64 producers are fine for every sweep; a million is refused by fan-in's thread limit.
         XCTAssertNoThrow(try ScaleInput.check([1, 64], against: all))
         XCTAssertThrowsError(try ScaleInput.check([1_000_000], against: all)) { error in
@@ -88,9 +88,9 @@ final class ScaleInputTests: XCTestCase {
         XCTAssertEqual(FanInScaleBenchmark.points(configuration), [1, 2, 4, 8, 16, 32, 64])
     }
 
-    func testTheQuickSuiteSkipsTheFamily() {
+    func testTheQuickSuiteSkipsTheSweeps() {
         let quick = SuiteConfiguration.quick(recursionProbe: nil)
-        for benchmark in ScaleFamily.all {
+        for benchmark in ScaleSweeps.all {
             XCTAssertTrue(benchmark.plans(for: quick).isEmpty, benchmark.schema.name)
             XCTAssertFalse(benchmark.plans(for: .standard(recursionProbe: nil)).isEmpty, benchmark.schema.name)
         }

@@ -80,7 +80,7 @@ final class BringYourOwnSchedulerTests: XCTestCase {
     }
 
     func testASchedulerThatNeverRunsItsActionsStopsItsScenarioNamingIt() throws {
-        let registration = StressScheduler("never-runs") { NeverRunsScheduler() }.settleTimeout(seconds: 0.2)
+        let registration = StressScheduler("never-runs") { NeverRunsScheduler() }.stallTimeout(seconds: 0.2)
         let scenario = try scenario(named: "dispose-vs-action.never-runs", registering: [registration])
         let started = DispatchTime.now().uptimeNanoseconds
         let result = StressRunner(limit: .iterations(100_000), seed: 3, leakGraceSeconds: 0.1).run(scenario)

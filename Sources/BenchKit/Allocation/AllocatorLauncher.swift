@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -94,11 +95,12 @@ public enum AllocatorLauncher {
     }
 
     /// Replaces the current process image with this executable and `arguments`
-    /// under `environment` (`execve`: the process keeps its id, so whoever
+    /// (after the installed tool's subcommand, ``ToolInvocation``) under `environment` (`execve`: the process keeps its id, so whoever
     /// started it waits for the re-executed run). Returns only on failure.
     public static func reexecute(arguments: [String], environment: [String: String]) -> String {
         let executable = executablePath
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] =
+            ([executable] + ToolInvocation.childArguments(arguments)).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         fflush(nil)
         execve(executable, argv, envp)

@@ -1,4 +1,4 @@
-/// A benchmark family: its stable schema and, for a configuration, the
+/// A benchmark: its stable schema and, for a configuration, the
 /// measurements it wants made. It declares workloads and parameters only;
 /// `SuiteRunner` orders, repeats, times and records them.
 public protocol Benchmark: Sendable {

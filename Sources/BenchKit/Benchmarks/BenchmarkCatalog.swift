@@ -23,6 +23,6 @@ public enum BenchmarkCatalog {
             benchmarks.append(SchedulerRecursionBenchmark(registry: registry))
         }
         // Last: the state a busy queue leaves lasts for seconds (see there).
-        return benchmarks + ScaleFamily.all + [ObserveOnBusyQueueBenchmark(registry: registry)]
+        return benchmarks + ScaleSweeps.all + [ObserveOnBusyQueueBenchmark(registry: registry)]
     }
 }

@@ -68,13 +68,13 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     /// The hop variants that deliver on the main thread (`main`): wake-up
     /// bound, and the main run loop's allocations vary per drain.
     static func hopMainThreadVariants(_ registry: SchedulerRegistry) -> [VariantID] {
-        registry.schedulers.filter { $0.deliversOnMain && $0.families.contains(.hops) }.flatMap { $0.hopPaths.map(\.id) }
+        registry.schedulers.filter { $0.deliversOnMain && $0.groups.contains(.hops) }.flatMap { $0.hopPaths.map(\.id) }
     }
 
     /// The variants that deliver on the main thread (`main`), whose run loop
     /// allocates a varying amount around the library's own.
     static func mainThreadVariants(_ registry: SchedulerRegistry) -> [VariantID] {
-        registry.schedulers.filter { $0.deliversOnMain && $0.families.contains(.subscription) }.flatMap { $0.hopPaths.map(\.id) }
+        registry.schedulers.filter { $0.deliversOnMain && $0.groups.contains(.subscription) }.flatMap { $0.hopPaths.map(\.id) }
     }
 
     init(variants: [SubscriptionVariant]) {

@@ -9,22 +9,22 @@ import Schedulers
 /// last level run on the scheduler; the counts come from a counted chain of
 /// `countingBatch` levels after a warm-up chain on a fresh scheduler.
 ///
-/// Only registrations that ask for the family write it
-/// (``BenchScheduler/Family/recursion``); this library's schedulers are
+/// Only registrations that ask for the group write it
+/// (``BenchScheduler/BenchmarkGroup/recursion``); this library's schedulers are
 /// measured by `trampoline.recursion` instead, so the standard run has no
 /// such rows and the benchmark is listed only when a registration has it.
 public struct SchedulerRecursionBenchmark: NamedBenchmark {
     public static let name = "scheduler.recursion"
-    /// Its variants (the registered schedulers with the family) and metrics.
+    /// Its variants (the registered schedulers with the group) and metrics.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: schedulers(.active).map { $0.id($0.names.recursion) },
             metrics: [.nanosecondsPerSchedule, .allocationsPerSchedule, .bytesPerSchedule])
     }
 
-    /// The registered schedulers measured by this family.
+    /// The registered schedulers measured by this group.
     static func schedulers(_ registry: SchedulerRegistry) -> [BenchScheduler] {
-        registry.schedulers.filter { $0.families.contains(.recursion) }
+        registry.schedulers.filter { $0.groups.contains(.recursion) }
     }
 
     /// What a repetition measures at each suite size.
@@ -67,15 +67,18 @@ public struct SchedulerRecursionBenchmark: NamedBenchmark {
                 countingEstimatedSeconds: Double(counted * 2) * 3e-6 + 0.01,
                 warmUp: { context in
                     let target = scheduler.make("bench.recursion.\(id.name)")
+                    defer { scheduler.release(target) }
                     _ = try Self.chain(on: target, depth: max(depth / 10, 1), timeout: timeout, variant: id.name, context: context)
                 },
                 measure: { context in
                     let target = scheduler.make("bench.recursion.\(id.name)")
+                    defer { scheduler.release(target) }
                     let region = try Self.chain(on: target, depth: depth, timeout: timeout, variant: id.name, context: context)
                     return [MetricValue(.nanosecondsPerSchedule, region.nanosecondsPer(depth))]
                 },
                 countAllocations: { context in
                     let target = scheduler.make("bench.recursion.\(id.name)")
+                    defer { scheduler.release(target) }
                     _ = try Self.chain(on: target, depth: counted, timeout: timeout, variant: id.name, context: context)
                     let region = try Self.chain(on: target, depth: counted, timeout: timeout, variant: id.name, context: context)
                     return [

@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Instruction counts per operation, counted by callgrind in a child process:
 /// the deterministic measure of CPU work on one thread, which a shared
@@ -161,7 +162,7 @@ public enum InstructionPass {
                 "--tool=callgrind", "--collect-atstart=no",
                 "--toggle-collect=\(symbol)", "--dump-after=\(symbol)",
                 "--callgrind-out-file=\(directory)/callgrind.out", "--log-file=\(log)", binary,
-            ] + childArguments(arguments, manifest: manifest, runID: runID)
+            ] + ToolInvocation.childArguments(childArguments(arguments, manifest: manifest, runID: runID))
         // Addresses decide some instruction counts (glibc's copy and
         // allocation paths take different branches by alignment), so the
         // child runs without address-space randomisation where `setarch -R`

@@ -1,4 +1,4 @@
-/// A variant as a benchmark family's catalogue holds it before it becomes a
+/// A variant as a benchmark's catalogue holds it before it becomes a
 /// plan (a hop, a periodic job, a subscription lifecycle): what the plan
 /// takes from it besides the workload.
 public protocol MeasuredVariant {

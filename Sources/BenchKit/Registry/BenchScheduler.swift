@@ -1,8 +1,10 @@
 import Schedulers
+@_exported import ToolRegistration
 
-/// A scheduler to benchmark, under a name of your choosing: the unit of the
-/// suite's registry (``SchedulerRegistry``). This library's own schedulers are
-/// registered the same way (``SchedulerRegistry/standard``).
+/// A scheduler to benchmark: a ``SchedulerRegistration`` (the description
+/// both tools take) as BenchRunner measures it, the unit of the suite's
+/// registry (``SchedulerRegistry``). This library's own schedulers are
+/// registered through the same type (``SchedulerRegistry/standard``).
 ///
 /// What it is measured by follows from its conformances, checked once here:
 /// - any `ImmediateScheduler`: `observeOn.throughput` and `observeOn.latency`
@@ -19,15 +21,18 @@ import Schedulers
 /// - a `PeriodicScheduler`: `periodic.drift` variants `<name>.native` (its own
 ///   `schedulePeriodic`) and `<name>.emulated` (`schedulePeriodicEmulated`).
 ///
-/// Every family assumes the scheduler keeps the contract written in the
+/// Every group assumes the scheduler keeps the contract written in the
 /// catalog's article "Measuring your own scheduler": it runs each action at
 /// most once and eventually, a serial one in order and one at a time, a
 /// periodic job's ticks never overlap. A scheduler that never runs an action
 /// ends its measurement with a `BenchmarkFailure` naming the variant after
-/// ``stallTimeoutSeconds`` (or the family's own default), never a hang.
+/// ``stallTimeoutSeconds`` (or the group's own default), never a hang.
+/// Every scheduler a session makes gets the registration's teardown when the
+/// session is done with it.
 public struct BenchScheduler: Sendable {
-    /// The families a scheduler can be measured by.
-    public enum Family: String, Sendable, CaseIterable {
+    /// The groups of benchmarks a scheduler can be measured by, the names
+    /// ``only(_:)`` takes.
+    public enum BenchmarkGroup: String, Sendable, CaseIterable {
         /// `observeOn.throughput` and `observeOn.latency`.
         case hops
         /// `observeOn.subscription`.
@@ -40,11 +45,11 @@ public struct BenchScheduler: Sendable {
 
     /// The name given at registration: the CSV's variant names derive from it.
     public let name: String
-    /// The families it is measured by: every one that applies unless narrowed
-    /// with ``only(_:)``.
-    public private(set) var families: Set<Family>
+    /// The benchmark groups it is measured by: every one that applies unless
+    /// narrowed with ``only(_:)``.
+    public private(set) var groups: Set<BenchmarkGroup>
     /// How long a measurement may wait for the scheduler to run what it was
-    /// given before it fails naming the variant; `nil` keeps each family's
+    /// given before it fails naming the variant; `nil` keeps each group's
     /// default (120 s for a hop, 10 s per subscription lifecycle, four times a
     /// periodic run's length plus 5 s, 60 s for a recursion chain).
     public var stallTimeoutSeconds: Double?
@@ -60,10 +65,15 @@ public struct BenchScheduler: Sendable {
     let runsInline: Bool
     /// `observeOn.throughput` measures its hops once more after dispatch-heavy work.
     let measuredUnderDisturbance: Bool
-    /// The variant names, by family.
+    /// The variant names, by group.
     let names: VariantNames
     /// Makes the scheduler, fresh for a session; the label names a queue it creates, where it creates one.
     let make: @Sendable (_ label: String) -> any ImmediateScheduler
+    /// The user's description, checked when registered; `nil` for this
+    /// library's schedulers, whose registrations are not checked.
+    private(set) var registration: SchedulerRegistration?
+    /// Ends a scheduler `make` made, once its session is done with it.
+    let teardown: (@Sendable (any ImmediateScheduler) -> Void)?
 
     var isSerial: Bool { schedulerType is any SerialScheduler.Type }
     var isScheduler: Bool { schedulerType is any Scheduler.Type }
@@ -88,45 +98,65 @@ public struct BenchScheduler: Sendable {
         }
     }
 
-    /// Registers the scheduler `make` returns under `name`; `make` is called
+    /// Measures the scheduler `registration` describes: its `make` is called
     /// afresh for every session (a repetition, a counting pass), outside the
-    /// measured region, so each starts on a scheduler with nothing queued.
+    /// measured region, so each starts on a scheduler with nothing queued,
+    /// and its teardown gets that scheduler when the session is done.
     ///
-    /// `name` becomes the CSV's `variant` column: letters, digits, `-` and
-    /// `_`, dots between words, at most 48 characters, and neither `peer.` nor
-    /// `reference.` in front (those mark variants a comparison does not
-    /// judge). ``SchedulerRegistry/register(_:)`` refuses a name that breaks
-    /// these rules or that another registration already writes.
-    public init<S: ImmediateScheduler & SendableMetatype>(_ name: String, make: @escaping @Sendable () -> S) {
-        self.init(name, role: .library, names: VariantNames(name), make: { _ in make() }, conformance: S.self)
+    /// The name becomes the CSV's `variant` column
+    /// (``SchedulerRegistration/validate(name:)``);
+    /// ``SchedulerRegistry/register(_:)`` refuses a name that breaks the rule
+    /// or that another registration already writes, and a registration that
+    /// fails ``SchedulerRegistration/check()``.
+    public init(_ registration: SchedulerRegistration) {
+        self.init(registration, role: .library, names: VariantNames(registration.name))
+        self.registration = registration
     }
 
-    init<S: ImmediateScheduler & SendableMetatype>(
-        _ name: String, role: VariantRole, names: VariantNames, families: Set<Family>? = nil,
-        deliversOnMain: Bool = false, runsInline: Bool = false, measuredUnderDisturbance: Bool = false,
-        make: @escaping @Sendable (String) -> S, conformance: S.Type
+    /// `BenchScheduler(SchedulerRegistration(name, make: make))`: a
+    /// scheduler measured under `name`, with no `isCurrent` and no teardown.
+    public init<S: ImmediateScheduler & SendableMetatype>(_ name: String, make: @escaping @Sendable () -> S) {
+        self.init(SchedulerRegistration(name, make: make))
+    }
+
+    /// `registration` with what only this library's schedulers and the
+    /// peers set: their historical variant names and groups, whether they
+    /// deliver on the main thread, run inline, or are measured once more
+    /// under disturbance. It is not checked (``SchedulerRegistry/standard``
+    /// is built many times per process); its name is.
+    init(
+        _ registration: SchedulerRegistration, role: VariantRole, names: VariantNames,
+        groups: Set<BenchmarkGroup>? = nil, deliversOnMain: Bool = false, runsInline: Bool = false,
+        measuredUnderDisturbance: Bool = false
     ) {
-        self.name = name
+        name = registration.name
         self.role = role
         self.names = names
-        schedulerType = S.self
+        schedulerType = registration.schedulerType
         self.deliversOnMain = deliversOnMain
         self.runsInline = runsInline
         self.measuredUnderDisturbance = measuredUnderDisturbance
-        self.make = { label in make(label) }
-        let applicable = Set(Family.allCases.filter { family in
-            switch family {
+        make = registration.makeLabelled
+        self.registration = nil
+        teardown = registration.teardown
+        stallTimeoutSeconds = registration.stallTimeoutSeconds
+        let isScheduler = registration.isScheduler
+        let applicable = Set(BenchmarkGroup.allCases.filter { group in
+            switch group {
             case .hops, .subscription, .recursion: true
-            case .periodic: S.self is any Scheduler.Type
+            case .periodic: isScheduler
             }
         })
-        self.families = families.map { $0.intersection(applicable) } ?? applicable
+        self.groups = groups.map { $0.intersection(applicable) } ?? applicable
     }
 
-    /// This registration measured by `families` only (those that apply to it).
-    public func only(_ families: Set<Family>) -> BenchScheduler {
+    /// This registration measured by the benchmarks of `groups` only (those
+    /// that apply to it): `.hops` (`observeOn.throughput`, `observeOn.latency`,
+    /// `observeOn.busyQueue`), `.subscription` (`observeOn.subscription`),
+    /// `.periodic` (`periodic.drift`), `.recursion` (`scheduler.recursion`).
+    public func only(_ groups: Set<BenchmarkGroup>) -> BenchScheduler {
         var copy = self
-        copy.families = self.families.intersection(families)
+        copy.groups = self.groups.intersection(groups)
         return copy
     }
 
@@ -156,18 +186,18 @@ public struct BenchScheduler: Sendable {
     /// The periodic variants: `(id, emulated)`; `emulated` forces
     /// `schedulePeriodicEmulated`, otherwise the scheduler's `schedulePeriodic` runs.
     var periodicVariants: [(id: VariantID, forceEmulation: Bool)] {
-        guard isScheduler, families.contains(.periodic) else { return [] }
+        guard isScheduler, groups.contains(.periodic) else { return [] }
         if isPeriodic {
             return [(id("\(names.periodic).native"), false), (id("\(names.periodic).emulated"), true)]
         }
         return [(id("\(names.periodic).emulated"), false)]
     }
 
-    /// The variant names this registration writes in `family` (none when
+    /// The variant names this registration writes in `group` (none when
     /// it is not measured by it).
-    func variantNames(in family: Family) -> [String] {
-        guard families.contains(family) else { return [] }
-        switch family {
+    func variantNames(in group: BenchmarkGroup) -> [String] {
+        guard groups.contains(group) else { return [] }
+        switch group {
         case .hops:
             let hops = hopPaths.map(\.id)
             return (hops + (measuredUnderDisturbance ? hops.map { $0.suffixed("disturbed") } : [])).map(\.name)
@@ -175,6 +205,12 @@ public struct BenchScheduler: Sendable {
         case .periodic: return periodicVariants.map(\.id.name)
         case .recursion: return [id(names.recursion).name]
         }
+    }
+
+    /// Hands `scheduler` (one `make` made) to the registration's teardown:
+    /// its session is done with it.
+    func release(_ scheduler: any ImmediateScheduler) {
+        teardown?(scheduler)
     }
 
     /// Makes the scheduler as a `Scheduler`; only called where ``isScheduler``.

@@ -1,4 +1,5 @@
 import Synchronization
+import ToolSupport
 
 /// What a benchmark run measures: the registered schedulers and the peers
 /// beside them, in the order a run interleaves them.
@@ -31,15 +32,15 @@ public struct SchedulerRegistry: Sendable {
         entries.compactMap { if case .scheduler(let scheduler) = $0 { scheduler } else { nil } }
     }
 
-    /// The variant names registered so far in `family`.
-    public func variantNames(in family: BenchScheduler.Family) -> Set<String> {
+    /// The variant names registered so far in `group`.
+    public func variantNames(in group: BenchScheduler.BenchmarkGroup) -> Set<String> {
         var names = Set<String>()
         for entry in entries {
             switch entry {
-            case .scheduler(let scheduler): names.formUnion(scheduler.variantNames(in: family))
-            case .hop(let hop) where family == .hops: names.insert(hop.name)
-            case .subscription(let variant) where family == .subscription: names.insert(variant.name)
-            case .periodic(let job) where family == .periodic: names.insert(job.name)
+            case .scheduler(let scheduler): names.formUnion(scheduler.variantNames(in: group))
+            case .hop(let hop) where group == .hops: names.insert(hop.name)
+            case .subscription(let variant) where group == .subscription: names.insert(variant.name)
+            case .periodic(let job) where group == .periodic: names.insert(job.name)
             default: break
             }
         }
@@ -47,68 +48,47 @@ public struct SchedulerRegistry: Sendable {
     }
 
     /// Adds `scheduler`. Throws ``SchedulerRegistrationError`` when its name
-    /// would break the CSV, or when a variant name it writes is already
-    /// written by another registration in the same benchmark family (two
-    /// schedulers under one name).
-    public mutating func register(_ scheduler: BenchScheduler) throws {
-        try Self.validate(name: scheduler.name)
-        for family in BenchScheduler.Family.allCases {
-            let taken = variantNames(in: family)
-            let clashes = scheduler.variantNames(in: family).filter(taken.contains)
+    /// would break the CSV (``SchedulerRegistration/validate(name:)``), when a
+    /// variant name it writes is already written by another registration in
+    /// the same benchmark group (two schedulers under one name), or when a
+    /// user's registration fails ``SchedulerRegistration/check()`` (run here,
+    /// on the calling thread).
+    public mutating func register(_ scheduler: BenchScheduler) throws(SchedulerRegistrationError) {
+        try SchedulerRegistration.validate(name: scheduler.name)
+        for group in BenchScheduler.BenchmarkGroup.allCases {
+            let taken = variantNames(in: group)
+            let clashes = scheduler.variantNames(in: group).filter(taken.contains)
             guard clashes.isEmpty else {
                 throw SchedulerRegistrationError(
                     "'\(scheduler.name)' would write variant \(clashes.map { "'\($0)'" }.joined(separator: ", ")), which "
                         + "another registration already writes: give each scheduler a name of its own "
-                        + "(BenchRunner list shows the names taken)")
+                        + "(\(ToolInvocation.programName(fallback: "BenchRunner")) list shows the names taken)")
             }
         }
+        try scheduler.registration?.check()
         entries.append(.scheduler(scheduler))
     }
 
     /// Adds a hop that is not a scheduler (a peer or a reference of the
-    /// observeOn families): it is measured beside the schedulers' hops.
-    /// Throws when its name is taken in those families.
-    public mutating func register(hop: HopVariant) throws {
-        try add(.hop(hop), name: hop.name, family: .hops)
+    /// observeOn groups): it is measured beside the schedulers' hops.
+    /// Throws when its name is taken in those groups.
+    public mutating func register(hop: HopVariant) throws(SchedulerRegistrationError) {
+        try add(.hop(hop), name: hop.name, group: .hops)
     }
 
-    mutating func register(subscriptionPeer variant: SubscriptionVariant) throws {
-        try add(.subscription(variant), name: variant.name, family: .subscription)
+    mutating func register(subscriptionPeer variant: SubscriptionVariant) throws(SchedulerRegistrationError) {
+        try add(.subscription(variant), name: variant.name, group: .subscription)
     }
 
-    mutating func register(periodicPeer job: PeriodicJob) throws {
-        try add(.periodic(job), name: job.name, family: .periodic)
+    mutating func register(periodicPeer job: PeriodicJob) throws(SchedulerRegistrationError) {
+        try add(.periodic(job), name: job.name, group: .periodic)
     }
 
-    private mutating func add(_ entry: Entry, name: String, family: BenchScheduler.Family) throws {
-        if variantNames(in: family).contains(name) {
+    private mutating func add(_ entry: Entry, name: String, group: BenchScheduler.BenchmarkGroup) throws(SchedulerRegistrationError) {
+        if variantNames(in: group).contains(name) {
             throw SchedulerRegistrationError("variant '\(name)' is registered twice: give it a name of its own")
         }
         entries.append(entry)
-    }
-
-    /// Checks that `name` can stand in the CSV's `variant` column and in
-    /// `--filter` patterns: letters, digits, `-` and `_`, dots between words,
-    /// at most 48 characters, no `peer.` or `reference.` prefix.
-    public static func validate(name: String) throws {
-        let what = "scheduler name '\(name)'"
-        let advice = "use letters, digits, '-' and '_', with dots between words, e.g. 'my-event-loop'"
-        guard !name.isEmpty else { throw SchedulerRegistrationError("a scheduler name is empty: \(advice)") }
-        guard name.count <= 48 else { throw SchedulerRegistrationError("\(what) is longer than 48 characters: shorten it") }
-        let allowed = name.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.".unicodeScalars.contains(scalar))
-        }
-        guard allowed else {
-            throw SchedulerRegistrationError(
-                "\(what) has a character the CSV's variant column or a --filter pattern cannot carry: \(advice)")
-        }
-        guard !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..") else {
-            throw SchedulerRegistrationError("\(what) has an empty part between dots: \(advice)")
-        }
-        for prefix in ["peer", "reference"] where name == prefix || name.hasPrefix("\(prefix).") {
-            throw SchedulerRegistrationError(
-                "\(what) starts with '\(prefix)', which marks variants a comparison does not judge: \(advice)")
-        }
     }
 
     // MARK: - The registry a run uses
@@ -129,10 +109,4 @@ public struct SchedulerRegistry: Sendable {
         activeRegistry.withLock { $0 = registry }
         CSVSchema.useCatalog { BenchmarkCatalog.all.map(\.schema) }
     }
-}
-
-/// A registration refused: the message says what to change.
-public struct SchedulerRegistrationError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

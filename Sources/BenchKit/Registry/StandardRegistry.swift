@@ -4,7 +4,8 @@ import Schedulers
 
 extension SchedulerRegistry {
     /// This library's schedulers, then the peers and references, registered
-    /// through the same calls as a user's scheduler. Their variant names are
+    /// through the same calls as a user's scheduler (each library scheduler
+    /// a ``SchedulerRegistration``, as a user's). Their variant names are
     /// the CSV's since the first runs (`fast-path`, `serial-dispatch.native`,
     /// `peer.nio`…), kept so that committed results still compare.
     public static var standard: SchedulerRegistry {
@@ -32,40 +33,38 @@ extension SchedulerRegistry {
 
     /// This library's schedulers. Each writes its historical names: a serial
     /// dispatch queue scheduler is `fast-path` and `generic` in the hop
-    /// families and `serial-dispatch.*` in `periodic.drift`.
+    /// groups and `serial-dispatch.*` in `periodic.drift`.
     static var librarySchedulers: [BenchScheduler] {
         [
             BenchScheduler(
-                "serial-dispatch", role: .library,
-                names: .init(hop: "fast-path", genericHop: "generic", periodic: "serial-dispatch"),
-                families: [.hops, .subscription, .periodic], measuredUnderDisturbance: true,
-                make: { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.\($0)") },
-                conformance: SerialDispatchQueueScheduler.self),
+                SchedulerRegistration("serial-dispatch") { SerialDispatchQueueScheduler(internalSerialQueueName: "bench.\($0)") },
+                role: .library, names: .init(hop: "fast-path", genericHop: "generic", periodic: "serial-dispatch"),
+                groups: [.hops, .subscription, .periodic], measuredUnderDisturbance: true),
             BenchScheduler(
-                "concurrent-dispatch", role: .library, names: .init(hop: "concurrent", periodic: "concurrent-dispatch"),
-                families: [.hops, .subscription, .periodic],
-                make: { ConcurrentDispatchQueueScheduler(queue: DispatchQueue(label: "bench.\($0)", attributes: .concurrent)) },
-                conformance: ConcurrentDispatchQueueScheduler.self),
+                SchedulerRegistration("concurrent-dispatch") {
+                    ConcurrentDispatchQueueScheduler(queue: DispatchQueue(label: "bench.\($0)", attributes: .concurrent))
+                },
+                role: .library, names: .init(hop: "concurrent", periodic: "concurrent-dispatch"),
+                groups: [.hops, .subscription, .periodic]),
             BenchScheduler(
-                "operation-queue", role: .library, names: .init("operation-queue"),
-                families: [.hops, .subscription, .periodic],
-                make: { _ in OperationQueueScheduler(operationQueue: OperationQueue()) },
-                conformance: OperationQueueScheduler.self),
+                SchedulerRegistration("operation-queue") { _ in OperationQueueScheduler(operationQueue: OperationQueue()) },
+                role: .library, names: .init("operation-queue"), groups: [.hops, .subscription, .periodic]),
             // MainScheduler is a SerialScheduler, but its variant has always
             // been the path `observe(on:)` picks only.
             BenchScheduler(
-                "main", role: .library, names: .init(hop: "main", genericHop: nil, periodic: "main"),
-                families: [.hops, .subscription, .periodic], deliversOnMain: true,
-                make: { _ in MainScheduler.instance }, conformance: MainScheduler.self),
+                SchedulerRegistration("main") { _ in MainScheduler.instance },
+                role: .library, names: .init(hop: "main", genericHop: nil, periodic: "main"),
+                groups: [.hops, .subscription, .periodic], deliversOnMain: true),
             BenchScheduler(
-                "current-thread", role: .library, names: .init("current-thread"), families: [.subscription],
-                runsInline: true, make: { _ in CurrentThreadScheduler.instance }, conformance: CurrentThreadScheduler.self),
+                SchedulerRegistration("current-thread") { _ in CurrentThreadScheduler.instance },
+                role: .library, names: .init("current-thread"), groups: [.subscription], runsInline: true),
             // The simplest scheduler a user writes (`asyncAfter` with the
             // default leeway), driven by the library's periodic emulation.
             BenchScheduler(
-                "user-scheduler", role: .library, names: .init("user-scheduler"), families: [.periodic],
-                make: { _ in AsyncAfterUserScheduler(queue: DispatchQueue(label: "bench.drift.user-scheduler")) },
-                conformance: AsyncAfterUserScheduler.self),
+                SchedulerRegistration("user-scheduler") { _ in
+                    AsyncAfterUserScheduler(queue: DispatchQueue(label: "bench.drift.user-scheduler"))
+                },
+                role: .library, names: .init("user-scheduler"), groups: [.periodic]),
         ]
     }
 }

@@ -1,6 +1,10 @@
-/// Selects plans by name. A pattern matches a plan when it equals its
-/// benchmark name or is contained in `benchmark/variant`
-/// (`observeOn`, `observeOn.latency`, `peer.nio`, `observeOn.throughput/fast-path`).
+import ToolSupport
+
+/// Selects plans by name: a pattern matches a plan when it selects its
+/// `benchmark/variant` by the rule both tools share (``NameFilter``: the whole
+/// name, or whole words starting a dot- or slash-separated part), e.g.
+/// `observeOn`, `observeOn.latency`, `peer.nio`, `observeOn.throughput/fast-path`,
+/// `event-loop` (not `broken-loop`).
 public struct BenchmarkFilter: Sendable, Equatable {
     public let patterns: [String]
 
@@ -13,7 +17,7 @@ public struct BenchmarkFilter: Sendable, Equatable {
     }
 
     static func pattern(_ pattern: String, matches benchmark: String, variant: String) -> Bool {
-        pattern == benchmark || "\(benchmark)/\(variant)".contains(pattern)
+        pattern == benchmark || NameFilter.text(pattern, selects: "\(benchmark)/\(variant)")
     }
 
     /// The plans the filter keeps; throws naming every pattern that matched nothing.
@@ -41,7 +45,8 @@ public enum BenchmarkFilterError: Error, CustomStringConvertible, Equatable {
         switch self {
         case let .noMatch(patterns, available):
             let quoted = patterns.map { "'\($0)'" }.joined(separator: ", ")
-            return "--filter \(quoted) matches no benchmark. Known names (see `BenchRunner list`):\n  "
+            let program = ToolInvocation.programName(fallback: "BenchRunner")
+            return "--filter \(quoted) matches no benchmark. Known names (see `\(program) list`):\n  "
                 + available.joined(separator: "\n  ")
         }
     }

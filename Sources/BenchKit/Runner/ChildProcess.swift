@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Runs another program to completion, synchronously: the one place the
 /// benchmark tools start a child process (tools such as `git` and `ldconfig`,
@@ -76,7 +77,8 @@ extension ChildProcess {
         var environment = ProcessInfo.processInfo.environment
         environment[AllocatorLauncher.guardVariable] = nil
         let result = try run(
-            AllocatorLauncher.executablePath, arguments: arguments(rowsPath), environment: environment,
+            AllocatorLauncher.executablePath, arguments: ToolInvocation.childArguments(arguments(rowsPath)),
+            environment: environment,
             standardOutput: standardOutput)
         return (result, try? String(contentsOfFile: rowsPath, encoding: .utf8))
     }

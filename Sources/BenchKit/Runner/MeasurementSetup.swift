@@ -68,7 +68,8 @@ public enum AllocationChild {
         var environment = ProcessInfo.processInfo.environment
         environment[AllocatorLauncher.guardVariable] = nil
         let result = try ChildProcess.run(
-            AllocatorLauncher.executablePath, arguments: childArguments, environment: environment)
+            AllocatorLauncher.executablePath, arguments: ToolInvocation.childArguments(childArguments),
+            environment: environment)
         guard !result.endedBySignal, result.status == 0,
             let text = try? String(contentsOfFile: rowsPath, encoding: .utf8)
         else {

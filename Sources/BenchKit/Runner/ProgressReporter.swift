@@ -76,8 +76,8 @@ public final class ProgressReporter: @unchecked Sendable {
         /// Whether the timer thread may redraw during it. Not while counting
         /// allocations: counts cover every thread, and drawing allocates.
         var redraws = true
-        /// The family whose cost it counts toward; nil: none.
-        var family: Family?
+        /// The stage whose cost it counts toward; nil: none.
+        var stage: Stage?
 
         /// The name of a step that measures `plan`; without params when it has none.
         static func name(of plan: MeasurementPlan) -> String {
@@ -86,10 +86,10 @@ public final class ProgressReporter: @unchecked Sendable {
         }
     }
 
-    /// What one family (a benchmark's timing, or its counting pass) was
+    /// What one stage (a benchmark's timing, or its counting pass) was
     /// planned to cost and what its finished measurements cost.
-    struct FamilyCost: Equatable {
-        /// Estimated seconds of the whole family.
+    struct StageCost: Equatable {
+        /// Estimated seconds of the whole stage.
         var planned: Double = 0
         /// Estimated seconds of its finished measurements.
         var estimatedDone: Double = 0
@@ -100,9 +100,9 @@ public final class ProgressReporter: @unchecked Sendable {
     struct State {
         var totalEstimate: Double = 0
         var doneEstimate: Double = 0
-        /// Per family, when the run gave them (``begin(familyEstimates:)``):
-        /// then the time left is estimated family by family.
-        var families: [Family: FamilyCost] = [:]
+        /// Per stage, when the run gave them (``begin(stageEstimates:)``):
+        /// then the time left is estimated stage by stage.
+        var stages: [Stage: StageCost] = [:]
         var startTime: UInt64 = 0
         var step: Step?
         var currentBenchmark = ""
@@ -131,32 +131,32 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     func begin(totalEstimatedSeconds: Double) {
-        begin(familyEstimates: [:], total: totalEstimatedSeconds)
+        begin(stageEstimates: [:], total: totalEstimatedSeconds)
     }
 
-    /// Starts the run with each family's estimated seconds.
-    func begin(familyEstimates: [Family: Double]) {
-        begin(familyEstimates: familyEstimates, total: familyEstimates.values.reduce(0, +))
+    /// Starts the run with each stage's estimated seconds.
+    func begin(stageEstimates: [Stage: Double]) {
+        begin(stageEstimates: stageEstimates, total: stageEstimates.values.reduce(0, +))
     }
 
     /// What a measurement does: each kind costs differently against its
     /// plan (a warm-up also pays a session's set-up, and counting runs under
-    /// the counting allocator), so each is a family of its own.
+    /// the counting allocator), so each is a stage of its own.
     enum Phase: Hashable, Sendable {
         case warmUp, timing, counting
     }
 
     /// The measurements whose cost is learnt together: one benchmark's
     /// warm-ups, timed repetitions or counting pass.
-    struct Family: Hashable, Sendable {
+    struct Stage: Hashable, Sendable {
         var benchmark: String
         var phase: Phase
     }
 
-    private func begin(familyEstimates: [Family: Double], total: Double) {
+    private func begin(stageEstimates: [Stage: Double], total: Double) {
         state.withLock {
             $0.totalEstimate = max(total, 0.001)
-            $0.families = familyEstimates.mapValues { FamilyCost(planned: $0) }
+            $0.stages = stageEstimates.mapValues { StageCost(planned: $0) }
             $0.startTime = MeasureContext.now()
         }
         if style == .terminal {
@@ -182,39 +182,39 @@ public final class ProgressReporter: @unchecked Sendable {
     /// Seconds left, scaling the plans' estimates by how fast the run has gone so far.
     func remainingSeconds() -> Double {
         let now = MeasureContext.now()
-        return state.withLock { Self.remainingByFamily(of: $0, now: now, inner: measurement.snapshot).seconds }
+        return state.withLock { Self.remainingByStage(of: $0, now: now, inner: measurement.snapshot).seconds }
     }
 
-    /// The time left, family by family: each family's estimated seconds not
+    /// The time left, stage by stage: each stage's estimated seconds not
     /// yet done, scaled by what its own finished measurements cost against
-    /// their estimate. A family none of whose measurements has finished is
-    /// scaled by the ratio so far of the families of its phase (warm-ups by
+    /// their estimate. A stage none of whose measurements has finished is
+    /// scaled by the ratio so far of the stages of its phase (warm-ups by
     /// warm-ups, repetitions by repetitions: a warm-up also pays a session's
     /// set-up, so its ratio would overstate a repetition's many times), or
     /// taken as estimated when none has one: a guess, which `isGuess` says. Without
-    /// per-family plans, the run-wide `remaining(of:now:inner:)`.
-    static func remainingByFamily(of state: State, now: UInt64, inner: (done: Int, total: Int, unit: String)?)
+    /// per-stage plans, the run-wide `remaining(of:now:inner:)`.
+    static func remainingByStage(of state: State, now: UInt64, inner: (done: Int, total: Int, unit: String)?)
         -> (seconds: Double, isGuess: Bool)
     {
-        guard !state.families.isEmpty else {
+        guard !state.stages.isEmpty else {
             return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
         }
         var phaseCosts: [Phase: (estimated: Double, actual: Double)] = [:]
-        for (key, family) in state.families where family.estimatedDone > 0 && family.actualDone > 0 {
-            phaseCosts[key.phase, default: (0, 0)].estimated += family.estimatedDone
-            phaseCosts[key.phase, default: (0, 0)].actual += family.actualDone
+        for (key, stage) in state.stages where stage.estimatedDone > 0 && stage.actualDone > 0 {
+            phaseCosts[key.phase, default: (0, 0)].estimated += stage.estimatedDone
+            phaseCosts[key.phase, default: (0, 0)].actual += stage.actualDone
         }
         var seconds = 0.0
         var isGuess = false
-        for (key, family) in state.families {
-            var done = family.estimatedDone
-            if let step = state.step, step.family == key, step.estimatedSeconds > 0 {
+        for (key, stage) in state.stages {
+            var done = stage.estimatedDone
+            if let step = state.step, step.stage == key, step.estimatedSeconds > 0 {
                 done += step.estimatedSeconds * runningFraction(of: step, now: now, inner: inner)
             }
-            let left = max(family.planned - done, 0)
+            let left = max(stage.planned - done, 0)
             guard left > 0 else { continue }
-            if family.estimatedDone > 0 && family.actualDone > 0 {
-                seconds += left * family.actualDone / family.estimatedDone
+            if stage.estimatedDone > 0 && stage.actualDone > 0 {
+                seconds += left * stage.actualDone / stage.estimatedDone
             } else {
                 isGuess = true
                 let phase = phaseCosts[key.phase]
@@ -224,7 +224,7 @@ public final class ProgressReporter: @unchecked Sendable {
         return (seconds, isGuess)
     }
 
-    /// `~4m11s left`, or `~4m11s left (guess)` while a family to come has
+    /// `~4m11s left`, or `~4m11s left (guess)` while a stage to come has
     /// no measured cost yet.
     static func formatRemaining(_ remaining: (seconds: Double, isGuess: Bool)) -> String {
         "~\(format(seconds: remaining.seconds)) left" + (remaining.isGuess ? " (guess)" : "")
@@ -264,7 +264,7 @@ public final class ProgressReporter: @unchecked Sendable {
         let estimate = repetition == 0 ? plan.warmUpEstimatedSeconds : plan.estimatedSeconds
         start(
             plan, phase: phase, estimatedSeconds: estimate, redraws: true,
-            family: Family(plan, repetition == 0 ? .warmUp : .timing)
+            stage: Stage(plan, repetition == 0 ? .warmUp : .timing)
         ) { state, remaining in
             guard plan.benchmark != state.currentBenchmark || "\(repetition)" != state.currentRound else { return nil }
             var text = ""
@@ -284,7 +284,7 @@ public final class ProgressReporter: @unchecked Sendable {
         start(
             plan, phase: "counting allocations \(repetition)/\(repetitions)",
             estimatedSeconds: plan.countingEstimatedSeconds, redraws: false,
-            family: Family(plan, .counting)
+            stage: Stage(plan, .counting)
         ) { state, remaining in
             let key = "count " + plan.benchmark
             guard key != state.currentBenchmark else { return nil }
@@ -296,7 +296,7 @@ public final class ProgressReporter: @unchecked Sendable {
     /// Records the new step; draws it on a terminal, or prints what
     /// `lines` returns (given the state and the time left) otherwise.
     private func start(
-        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double, redraws: Bool, family: Family,
+        _ plan: MeasurementPlan, phase: String, estimatedSeconds: Double, redraws: Bool, stage: Stage,
         lines: (inout State, String) -> String?
     ) {
         measurement.reset()
@@ -305,7 +305,7 @@ public final class ProgressReporter: @unchecked Sendable {
         state.withLock { state in
             state.step = Step(
                 name: Step.name(of: plan), phase: phase, estimatedSeconds: estimatedSeconds, startedAt: now,
-                redraws: redraws, family: family)
+                redraws: redraws, stage: stage)
             switch style {
             case .silent:
                 return
@@ -313,7 +313,7 @@ public final class ProgressReporter: @unchecked Sendable {
                 state.lineIsOpen = true
                 draw(&state, now: now)
             case .lines:
-                let remaining = Self.formatRemaining(Self.remainingByFamily(of: state, now: now, inner: nil))
+                let remaining = Self.formatRemaining(Self.remainingByStage(of: state, now: now, inner: nil))
                 if let text = lines(&state, remaining) { write(text) }
             }
         }
@@ -322,7 +322,7 @@ public final class ProgressReporter: @unchecked Sendable {
     private func draw(_ state: inout State, now: UInt64) {
         guard let step = state.step else { return }
         let inner = measurement.snapshot
-        let remaining = Self.remainingByFamily(of: state, now: now, inner: inner)
+        let remaining = Self.remainingByStage(of: state, now: now, inner: inner)
         write("\r" + Self.statusLine(step: step, inner: inner, remainingSeconds: remaining.seconds, isGuess: remaining.isGuess))
     }
 
@@ -358,9 +358,9 @@ public final class ProgressReporter: @unchecked Sendable {
         let now = MeasureContext.now()
         state.withLock {
             $0.doneEstimate += estimatedSeconds
-            if let step = $0.step, let family = step.family, $0.families[family] != nil {
-                $0.families[family]?.estimatedDone += estimatedSeconds
-                $0.families[family]?.actualDone += Double(now &- step.startedAt) / 1e9
+            if let step = $0.step, let stage = step.stage, $0.stages[stage] != nil {
+                $0.stages[stage]?.estimatedDone += estimatedSeconds
+                $0.stages[stage]?.actualDone += Double(now &- step.startedAt) / 1e9
             }
             $0.step = nil
         }
@@ -414,8 +414,8 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 }
 
-extension ProgressReporter.Family {
-    /// The family `plan`'s measurement in `phase` counts toward.
+extension ProgressReporter.Stage {
+    /// The stage `plan`'s measurement in `phase` counts toward.
     init(_ plan: MeasurementPlan, _ phase: ProgressReporter.Phase) {
         self.init(benchmark: plan.benchmark, phase: phase)
     }

@@ -69,22 +69,22 @@ public struct SuiteRunner: Sendable {
         }
         let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
         let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
-        var familyEstimates: [ProgressReporter.Family: Double] = [:]
+        var stageEstimates: [ProgressReporter.Stage: Double] = [:]
         for plan in runnable {
             if timing && !timedElsewhere.contains(plan.benchmark) {
-                familyEstimates[ProgressReporter.Family(plan, .timing), default: 0] +=
+                stageEstimates[ProgressReporter.Stage(plan, .timing), default: 0] +=
                     plan.estimatedSeconds * Double(plan.timedRepetitions(of: repetitions(of: plan.benchmark)))
                 if warmUpRounds > 0 {
-                    familyEstimates[ProgressReporter.Family(plan, .warmUp), default: 0] +=
+                    stageEstimates[ProgressReporter.Stage(plan, .warmUp), default: 0] +=
                         plan.warmUpEstimatedSeconds * warmUpRounds
                 }
             }
             if plan.countAllocations != nil && countsPerPlan > 0 {
-                familyEstimates[ProgressReporter.Family(plan, .counting), default: 0] +=
+                stageEstimates[ProgressReporter.Stage(plan, .counting), default: 0] +=
                     plan.countingEstimatedSeconds * countsPerPlan
             }
         }
-        progress.begin(familyEstimates: familyEstimates)
+        progress.begin(stageEstimates: stageEstimates)
         var failures: [SuiteFailure.PlanFailure] = []
         let rows = measure(
             runnable, timing: timing, counting: counting, pass: pass, progress: progress, failures: &failures)

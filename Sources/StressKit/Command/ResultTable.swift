@@ -91,7 +91,7 @@ public enum ResultTable {
                     + "\(schedule.choices.count) recorded steps and \(schedule.switches) switches)"
             }
             lines.append("    failing schedule\(shrunk); reproduce it with:")
-            lines.append("      Stress --replay '\(schedule)'")
+            lines.append("      \(StressCommand.programName) --replay '\(schedule)'")
         }
         return lines
     }

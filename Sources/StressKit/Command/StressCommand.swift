@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ToolSupport
 
 /// The `Stress` program, minus its entry point: parses the command line, runs the
 /// chosen scenarios, prints their tables, writes CSV and picks the exit status.
@@ -26,8 +27,18 @@ public struct StressCommand: Sendable {
     /// the default): this program's own file. `nil` runs every scenario in
     /// this process whatever the options say (a test's command).
     public var executablePath: String? = nil
-    /// How the program is called in messages (`Stress`, or a user's own).
-    public var programName = "Stress"
+    /// How the program is called in messages (`Stress`, or a user's own):
+    /// ``programName`` unless set.
+    public var programName = StressCommand.programName
+    /// The arguments in front of a child's own that select this tool in its
+    /// executable (`["stress"]` in an executable with both tools), or none.
+    public var childSubcommand: [String] = []
+
+    /// What messages call the program: the installed ``ToolInvocation``'s
+    /// name (the executable's, or `MyEventLoop stress`), else `Stress`.
+    public static var programName: String {
+        ToolInvocation.programName(fallback: "Stress")
+    }
 
     /// Creates the command.
     public init(
@@ -54,20 +65,21 @@ public struct StressCommand: Sendable {
                 output(StressOptions.fullMessage(for: error))
                 return Self.success
             }
-            output("Stress: error: \(StressOptions.message(for: error))\nRun 'Stress --help' for usage.")
+            output("\(programName): error: \(StressOptions.message(for: error))\nRun '\(programName) --help' for usage.")
             return Self.usageError
         }
         return run(options)
     }
 
-    /// The scenarios `options.filters` selects (all when there is no filter).
+    /// The scenarios `options.filters` selects (all when there is no
+    /// filter), by the rule both tools share (``NameFilter``).
     public func selected(_ options: StressOptions) -> [any StressScenario] {
         if let child = options.childScenario {
             return scenarios.filter { $0.name == child }
         }
         guard !options.filters.isEmpty else { return scenarios }
         return scenarios.filter { scenario in
-            options.filters.contains { scenario.name.contains($0) }
+            NameFilter.any(of: options.filters, selects: scenario.name)
         }
     }
 
@@ -92,7 +104,8 @@ public struct StressCommand: Sendable {
         }
         let chosen = selected(options)
         guard !chosen.isEmpty else {
-            output("Stress: error: no scenario name contains \(options.filters.map { "'\($0)'" }.joined(separator: " or ")); see --list")
+            output("\(programName): error: \(options.filters.map { "'\($0)'" }.joined(separator: " or ")) selects no scenario "
+                + "(a text selects a name it equals, or whole words starting a dot-separated part of it); see --list")
             return Self.usageError
         }
         if let strategy = options.explore {
@@ -224,7 +237,7 @@ public struct StressCommand: Sendable {
 
     /// The child's command line: the run's options for one scenario.
     private func childArguments(_ name: String, seed: UInt64, csv: String, _ options: StressOptions) -> [String] {
-        var arguments = ["--child-scenario", name, "--child-csv", csv, "--seed", String(seed)]
+        var arguments = childSubcommand + ["--child-scenario", name, "--child-csv", csv, "--seed", String(seed)]
         arguments += ["--hang-seconds", String(options.hangSeconds)]
         if let iterations = options.iterations { arguments += ["--iterations", String(iterations)] }
         if let duration = options.duration { arguments += ["--duration", String(duration)] }
@@ -246,10 +259,10 @@ public struct StressCommand: Sendable {
 
     private func runSelfCheck(_ runner: StressRunner, _ options: StressOptions) -> Int32 {
         guard let selfCheck else {
-            output("Stress: error: this build has no self-check scenario")
+            output("\(programName): error: this build has no self-check scenario")
             return Self.usageError
         }
-        output("Stress --self-check: running \(selfCheck.name) against a deliberately broken disposable; "
+        output("\(programName) --self-check: running \(selfCheck.name) against a deliberately broken disposable; "
             + "the harness must report it (\(describe(runner.limit)), seed \(runner.seed))\n")
         let result = runner.run(selfCheck)
         output(ResultTable.render(result, brokenOnPurpose: true) + "\n")
@@ -285,7 +298,7 @@ public struct StressCommand: Sendable {
         _ chosen: [any StressScenario], strategy: ExplorationStrategyKind, seed: UInt64, _ options: StressOptions
     ) -> Int32 {
         guard Exploration.libraryIsInstrumented else {
-            output("Stress: error: --explore needs the library's sync points, which this build lacks. Build Stress with "
+            output("\(programName): error: --explore needs the library's sync points, which this build lacks. Build Stress with "
                 + "'swift build -c release --traits Exploration --scratch-path .build-explore --product Stress' "
                 + "and run that binary.")
             return Self.usageError
@@ -337,26 +350,26 @@ public struct StressCommand: Sendable {
         do {
             schedule = try Schedule(parsing: text)
         } catch {
-            output("Stress: error: --replay: \(error.description)")
+            output("\(programName): error: --replay: \(error.description)")
             return Self.usageError
         }
         let candidates = scenarios + brokenVariants.map(\.scenario)
         guard let scenario = candidates.first(where: { $0.name == schedule.scenario }) else {
-            output("Stress: error: --replay: no scenario is named '\(schedule.scenario)'; see --list")
+            output("\(programName): error: --replay: no scenario is named '\(schedule.scenario)'; see --list")
             return Self.usageError
         }
         if let blocker = scenario.explorationBlocker {
-            output("Stress: error: --replay: \(scenario.name) cannot run under a schedule controller: \(blocker)")
+            output("\(programName): error: --replay: \(scenario.name) cannot run under a schedule controller: \(blocker)")
             return Self.usageError
         }
         let threads = scenario.actorCount + scenario.explorationWorkers
         guard schedule.choices.allSatisfy({ $0 < threads }) else {
-            output("Stress: error: --replay: \(scenario.name) has \(threads) threads (a to "
+            output("\(programName): error: --replay: \(scenario.name) has \(threads) threads (a to "
                 + "\(Character(UnicodeScalar(UInt8(96 + threads))))); the schedule names more")
             return Self.usageError
         }
         if let build = schedule.build, build != Exploration.buildIdentity {
-            output("Stress: error: --replay: the schedule was recorded on a build with \(build), this build has "
+            output("\(programName): error: --replay: the schedule was recorded on a build with \(build), this build has "
                 + "\(Exploration.buildIdentity): its sync points differ, so the replay would not follow the recorded "
                 + "steps; replay it on a build with \(build)")
             return Self.usageError
@@ -364,7 +377,7 @@ public struct StressCommand: Sendable {
         let times = options.iterations ?? 1
         let replays = Self.replay(schedule, on: scenario, times: times)
         if let divergence = replays.first(where: { $0.divergence != nil })?.divergence {
-            output("Stress: error: --replay: \(divergence): the schedule does not fit this build of "
+            output("\(programName): error: --replay: \(divergence): the schedule does not fit this build of "
                 + "\(scenario.name), so its outcome is no verdict")
             return Self.usageError
         }
@@ -376,7 +389,7 @@ public struct StressCommand: Sendable {
                 tally.append((replay.outcome, 1))
             }
         }
-        output("Stress --replay \(schedule) (\(scenario.name), \(replays.count) replay(s)):")
+        output("\(programName) --replay \(schedule) (\(scenario.name), \(replays.count) replay(s)):")
         if schedule.runnable == nil {
             output("    note: this schedule is in the older text, which records neither the build nor the runnable "
                 + "threads of each step: the replay could not check that it followed the recorded schedule "
@@ -412,7 +425,7 @@ public struct StressCommand: Sendable {
             }
             return true
         } catch {
-            output("Stress: error: cannot write CSV to '\(path)': \(error.localizedDescription)")
+            output("\(programName): error: cannot write CSV to '\(path)': \(error.localizedDescription)")
             return false
         }
     }

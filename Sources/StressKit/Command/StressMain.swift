@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Schedulers
+import ToolSupport
 
 /// The `Stress` program, for any executable: the repository's own `Stress`
 /// is `StressMain.run()`, and a user's executable that stress-tests its own
@@ -10,7 +11,7 @@ import Schedulers
 /// import StressKit
 ///
 /// StressMain.run(registering: [
-///     StressScheduler("my-event-loop", isCurrent: { $0.isOnLoopThread }) { MyEventLoopScheduler() },
+///     StressScheduler(SchedulerRegistration("my-event-loop", isCurrent: { $0.isOnLoopThread }) { MyEventLoopScheduler() }),
 /// ])
 /// ```
 ///
@@ -18,6 +19,8 @@ import Schedulers
 /// `--csv`, `--self-check`), outcome tables and exit statuses, and the same
 /// ThreadSanitizer script (`scripts/stress-tsan.sh`, with
 /// `STRESS_PACKAGE_PATH` and `STRESS_PRODUCT` naming the executable).
+/// Messages name the executable (``StressCommand/programName``). An
+/// executable with both tools is `SchedulerToolsMain.run(registering:)`.
 public enum StressMain {
     /// The harness's own check: a deliberately broken disposable that a
     /// run must report (`--self-check`).
@@ -51,7 +54,7 @@ public enum StressMain {
     }
 
     /// The command over this library's scenarios and `schedulers`' (see
-    /// ``ScenarioCatalog/all(registering:)``); throws ``StressRegistrationError``.
+    /// ``ScenarioCatalog/all(registering:)``); throws ``SchedulerRegistrationError``.
     ///
     /// The command runs each scenario in a child process of this program
     /// (`--isolate`, the default), so a scenario that traps is reported and
@@ -62,26 +65,32 @@ public enum StressMain {
             selfCheck: selfCheck, brokenVariants: brokenVariants,
             output: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) })
         command.executablePath = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        if let program = CommandLine.arguments.first.map({ URL(fileURLWithPath: $0).lastPathComponent }), !program.isEmpty {
-            command.programName = program
-        }
+        command.programName = StressCommand.programName
+        command.childSubcommand = ToolInvocation.current?.subcommand ?? []
         return command
     }
 
     /// Registers `schedulers` after this library's, parses the command line
     /// and runs; never returns. The scenarios run on a background thread
     /// while the main thread parks in `dispatchMain()`, so the main queue is
-    /// drained as in an application. A refused registration ends the program
-    /// with its message and exit status 2.
+    /// drained as in an application. A refused registration (a name the
+    /// scenario names cannot carry, a name taken twice, a failed
+    /// ``SchedulerRegistration/check()``) ends the program with its message
+    /// and exit status 2. The command line is the installed
+    /// ``ToolInvocation``'s arguments; when none is installed, this
+    /// process's, named after its executable.
     public static func run(registering schedulers: [StressScheduler] = []) -> Never {
+        if ToolInvocation.current == nil {
+            ToolInvocation.install(.commandLine(fallbackName: "Stress"))
+        }
         let command: StressCommand
         do {
             command = try self.command(registering: schedulers)
         } catch {
-            FileHandle.standardError.write(Data("Stress: error: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("\(StressCommand.programName): error: \(error)\n".utf8))
             exit(StressCommand.usageError)
         }
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = ToolInvocation.toolArguments
         let harness = Thread {
             exit(command.main(arguments))
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ToolSupport
 
 /// The command line of `Stress`, parsed by swift-argument-parser (as
 /// BenchRunner's is), which also generates `--help`.
@@ -9,10 +10,12 @@ public struct StressOptions: ParsableCommand {
     /// Iterations per scenario when neither `--iterations` nor `--duration` is given.
     public static let defaultIterations = 20_000
 
-    /// The name, summary and exit statuses shown by `--help`.
+    /// The name, summary and exit statuses shown by `--help`; the name is
+    /// the program's (``StressCommand/programName``), read once, after the
+    /// entry point installed it.
     public static let configuration = CommandConfiguration(
-        commandName: "Stress",
-        abstract: "Hammers the racy guarantees of the Schedulers library on every builtin scheduler.",
+        commandName: StressCommand.programName,
+        abstract: "Hammers the racy guarantees of the Schedulers library on its schedulers and every registered one.",
         discussion: """
             Covers guarantees 2 to 8, numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
             each scenario runs its actors concurrently, many times, and counts each outcome.
@@ -34,9 +37,10 @@ public struct StressOptions: ParsableCommand {
 
             EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome (a hang or a crash \
             included) or a leak (or a deadlock under --explore; with --self-check, a broken disposable went \
-            unnoticed; with --replay, the schedule reproduced a forbidden outcome); 2 bad command line or a \
-            schedule that does not fit; 66 ThreadSanitizer stopped a scenario's process (the other scenarios \
-            still ran).
+            unnoticed; with --replay, the schedule reproduced a forbidden outcome); 2 bad command line, a \
+            schedule that does not fit, an unwritable CSV path or a refused registration (a bad name, a name \
+            taken, an isCurrent that fails its check); 66 ThreadSanitizer stopped a scenario's process (the \
+            other scenarios still ran).
             """)
 
     /// `--list`: print the scenarios and exit.
@@ -47,7 +51,8 @@ public struct StressOptions: ParsableCommand {
     @Option(
         name: .customLong("filter"),
         help: ArgumentHelp(
-            "Run only scenarios whose name contains <text> (repeatable, or comma-separated).", valueName: "text"))
+            "Run only scenarios whose name <text> selects (repeatable, or comma-separated).",
+            discussion: NameFilter.ruleSummary, valueName: "text"))
     public var filterArguments: [String] = []
 
     /// `--iterations`, per scenario.
@@ -168,7 +173,7 @@ public struct StressOptions: ParsableCommand {
     public static let defaultSchedules = 2_000
 
     /// The watchdog's bound when `--hang-seconds` is not given: three times
-    /// a registration's default settle timeout, so that a scheduler that
+    /// a registration's default stall timeout, so that a scheduler that
     /// settles late is graded by its scenario, not taken for a hang.
     public static let defaultHangSeconds: Double = 30
 

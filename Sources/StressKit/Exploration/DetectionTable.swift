@@ -147,7 +147,7 @@ public struct DetectionTable: Sendable {
         lines += table.lines(rows)
         for variant in variants {
             if let schedule = shrunkFailingSchedule(variant.scenario) {
-                lines.append("    \(variant.label): Stress --replay '\(schedule)'")
+                lines.append("    \(variant.label): \(StressCommand.programName) --replay '\(schedule)'")
             }
         }
         return (lines.joined(separator: "\n"), passed)

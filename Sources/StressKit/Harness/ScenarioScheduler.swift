@@ -1,5 +1,5 @@
-/// The scheduler a scenario races on: made afresh by `setUp()`, drained and
-/// dropped by `tearDown()`, and drained after every iteration by `settle()`,
+/// The scheduler a scenario races on: made afresh by `setUp()`, drained,
+/// handed to its registration's teardown and dropped by `tearDown()`, and drained after every iteration by `settle()`,
 /// which remembers whether it drained in time (a scheduler that did not has
 /// hung, which the arbiter grades).
 ///
@@ -27,13 +27,16 @@ final class ScenarioScheduler: @unchecked Sendable {
     }
 
     func setUp() {
+        // A scheduler still here from a setUp without its tearDown is done with, too.
+        current?.finish()
         let made = registration.make()
-        made.settleSeconds = registration.settleTimeoutSeconds
+        made.settleSeconds = registration.stallTimeoutSeconds
         current = made
     }
 
     func tearDown() {
         _ = current?.settle()
+        current?.finish()
         current = nil
     }
 

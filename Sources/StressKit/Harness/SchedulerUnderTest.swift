@@ -27,7 +27,7 @@ public final class SchedulerUnderTest: @unchecked Sendable {
     }
 
     /// How long ``settle(seconds:)`` waits by default (a registration's
-    /// ``StressScheduler/settleTimeoutSeconds``).
+    /// ``StressScheduler/stallTimeoutSeconds``).
     public internal(set) var settleSeconds: Double = 10
     /// Which builtin scheduler this is; `nil` for a registered one.
     public let kind: Kind?
@@ -45,14 +45,17 @@ public final class SchedulerUnderTest: @unchecked Sendable {
     private let isCurrentCheck: (@Sendable () -> Bool)?
     /// A registered scheduler's own gate (see ``enqueueGate(_:)``).
     private let gate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+    /// A registered scheduler's teardown, until ``finish()`` calls it.
+    private let teardown: Locked<(@Sendable () -> Void)?>
 
     /// A registered scheduler: `gate`, when given, enqueues a block that
     /// the next action scheduled from the calling thread cannot overtake;
     /// otherwise `schedule` is (a serial scheduler's promise).
     init(
         name: String, isSerial: Bool, scheduler: any ImmediateScheduler, isCurrent: (@Sendable () -> Bool)?,
-        gate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+        gate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?, teardown: (@Sendable () -> Void)? = nil
     ) {
+        self.teardown = Locked(teardown)
         kind = nil
         self.name = name
         self.isSerial = isSerial
@@ -72,6 +75,7 @@ public final class SchedulerUnderTest: @unchecked Sendable {
         isSerial = kind.isSerial
         isCurrentCheck = nil
         gate = nil
+        teardown = Locked(nil)
         let scheduler: any Scheduler
         switch kind {
         case .serialDispatch:
@@ -144,6 +148,16 @@ public final class SchedulerUnderTest: @unchecked Sendable {
                 return Disposables.create()
             }
         }
+    }
+
+    /// Hands a registered scheduler to its registration's teardown, once;
+    /// the scenario is done with it. Nothing for a builtin scheduler.
+    public func finish() {
+        let ends = teardown.withLock { ends in
+            defer { ends = nil }
+            return ends
+        }
+        ends?()
     }
 
     /// Waits until everything enqueued before the call has run or been

@@ -13,7 +13,7 @@ public protocol StressScenario: AnyObject, Sendable {
     /// The outcomes the arbiter can report.
     associatedtype Outcome: ScenarioOutcome
 
-    /// A stable name, `family.variant` (used by `--filter` and in the CSV).
+    /// A stable name, `kind.scheduler` (used by `--filter` and in the CSV).
     var name: String { get }
     /// The numbers of the guarantees in Guarantees.md that the scenario
     /// hammers, such as "5, 7".

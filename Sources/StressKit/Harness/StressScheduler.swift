@@ -1,8 +1,10 @@
 import Schedulers
+@_exported import ToolRegistration
 
-/// A scheduler to stress-test, under a name of your choosing: what
+/// A scheduler to stress-test: a ``SchedulerRegistration`` (the description
+/// both tools take) as Stress races on it; what
 /// ``ScenarioCatalog/all(registering:)`` and `StressMain.run(registering:)`
-/// take. This library's own schedulers are registered the same way
+/// take. This library's own schedulers are registered through the same type
 /// (``ScenarioCatalog/builtinSchedulers``).
 ///
 /// The scenarios it gets follow from its conformances:
@@ -21,13 +23,17 @@ import Schedulers
 /// scheduler that does not make it registers with a `gate` of its own that
 /// does (the library's concurrent schedulers use a barrier); without one,
 /// ``StressRegistry/register(_:)`` refuses it.
+///
+/// Every scheduler a scenario makes gets the registration's teardown when
+/// the scenario is done with it (after its last iteration has settled).
 public struct StressScheduler: Sendable {
     /// The name given at registration; scenario names end with it.
     public let name: String
     /// How long a scenario waits for the scheduler to run or drop what it
     /// was given (after each batch, and at tear-down) before it grades the
-    /// batch `never-settled` and stops, naming the scheduler (10 s).
-    public var settleTimeoutSeconds: Double = 10
+    /// batch `never-settled` and stops, naming the scheduler (10 s unless
+    /// the registration's ``SchedulerRegistration/stallTimeoutSeconds`` says).
+    public var stallTimeoutSeconds: Double = 10
     let isSerial: Bool
     let isScheduler: Bool
     let isPeriodic: Bool
@@ -37,77 +43,82 @@ public struct StressScheduler: Sendable {
     /// Makes the scheduler and its harness hooks, fresh for a scenario's run.
     let make: @Sendable () -> SchedulerUnderTest
     /// The library's scenarios choose which of them run on a builtin scheduler.
-    var scenarios: Set<ScenarioFamily>
+    var scenarios: Set<ScenarioGroup>
     /// Whether the scenarios may run under `--explore`: only the library's
     /// schedulers hand their work through the seam a controller takes over.
     let explorable: Bool
     /// Which builtin scheduler this is; `nil` for a user's registration.
     let kind: SchedulerUnderTest.Kind?
+    /// The user's description, checked when registered; `nil` for a builtin scheduler.
+    let registration: SchedulerRegistration?
 
-    /// The scenario families.
-    enum ScenarioFamily: Sendable, CaseIterable {
+    /// The groups of scenarios a scheduler is raced by, by conformance.
+    enum ScenarioGroup: Sendable, CaseIterable {
         case action, observeOn, observeOnGenericPath, subscribeOn, periodic, periodicEmulated
     }
 
-    /// Registers the scheduler `make` returns under `name`; `make` is called
-    /// once per scenario, before its first iteration.
-    ///
-    /// - Parameters:
-    ///   - name: letters, digits, `-`, `_` and `.` (it ends the scenario
-    ///     names `--filter` matches), at most 48 characters.
-    ///   - isCurrent: whether the calling thread is running an action of
-    ///     this scheduler; when given, the subscribeOn scenario also checks
-    ///     that the subscription and its disposal ran on the scheduler
-    ///     (guarantee 4). A single-thread loop compares the current thread
-    ///     with its own.
-    ///   - gate: for a scheduler that is not a `SerialScheduler`: enqueues
-    ///     the block so that the next action scheduled from the calling
-    ///     thread cannot start before the block returns (a barrier, or a
-    ///     FIFO queue that runs one action at a time). A `SerialScheduler`
-    ///     needs none: its `schedule` is used, on the promise that it starts
-    ///     actions in order, one at a time.
+    /// Races on the scheduler `registration` describes: its `make` is called
+    /// once per scenario, before its first iteration, and its teardown gets
+    /// that scheduler after the last. When the registration has `isCurrent`,
+    /// the scenarios also check where the scheduler runs the work they give
+    /// it (subscribeOn's subscription and disposal, a scheduled disposable's
+    /// disposal: guarantees 4 and 7). ``StressRegistry/register(_:)``
+    /// refuses a registration that fails ``SchedulerRegistration/check()``.
+    public init(_ registration: SchedulerRegistration) {
+        name = registration.name
+        isSerial = registration.isSerial
+        isScheduler = registration.isScheduler
+        isPeriodic = registration.isPeriodic
+        holdsBehindGate = isSerial || registration.gate != nil
+        explorable = false
+        kind = nil
+        self.registration = registration
+        stallTimeoutSeconds = registration.stallTimeoutSeconds ?? 10
+        var groups: Set<ScenarioGroup> = [.action, .observeOn, .subscribeOn]
+        if isSerial { groups.insert(.observeOnGenericPath) }
+        if isScheduler { groups.insert(.periodic) }
+        if isPeriodic { groups.insert(.periodicEmulated) }
+        scenarios = groups
+        let name = registration.name, serial = isSerial
+        self.make = {
+            let box = SchedulerBox(registration.make())
+            var currentCheck: (@Sendable () -> Bool)?
+            if let isCurrent = registration.isCurrent {
+                currentCheck = { isCurrent(box.scheduler) }
+            }
+            var ownGate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+            if let gate = registration.gate {
+                ownGate = { block in gate(box.scheduler, block) }
+            }
+            var teardown: (@Sendable () -> Void)?
+            if let ends = registration.teardown {
+                teardown = { ends(box.scheduler) }
+            }
+            return SchedulerUnderTest(
+                name: name, isSerial: serial, scheduler: box.scheduler, isCurrent: currentCheck, gate: ownGate,
+                teardown: teardown)
+        }
+    }
+
+    /// `StressScheduler(SchedulerRegistration(name, isCurrent: isCurrent, gate: gate, make: make))`:
+    /// a scheduler raced on under `name`, with no teardown.
     public init<S: ImmediateScheduler & SendableMetatype>(
         _ name: String, isCurrent: (@Sendable (S) -> Bool)? = nil,
         gate: (@Sendable (S, _ block: @escaping @Sendable () -> Void) -> Void)? = nil,
         make: @escaping @Sendable () -> S
     ) {
-        self.name = name
-        isSerial = S.self is any SerialScheduler.Type
-        isScheduler = S.self is any Scheduler.Type
-        isPeriodic = S.self is any PeriodicScheduler.Type
-        holdsBehindGate = isSerial || gate != nil
-        explorable = false
-        kind = nil
-        var families: Set<ScenarioFamily> = [.action, .observeOn, .subscribeOn]
-        if S.self is any SerialScheduler.Type { families.insert(.observeOnGenericPath) }
-        if S.self is any Scheduler.Type { families.insert(.periodic) }
-        if S.self is any PeriodicScheduler.Type { families.insert(.periodicEmulated) }
-        scenarios = families
-        let serial = isSerial
-        self.make = {
-            let box = SchedulerBox(make())
-            var currentCheck: (@Sendable () -> Bool)?
-            if let isCurrent {
-                currentCheck = { isCurrent(box.scheduler) }
-            }
-            var ownGate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
-            if let gate {
-                ownGate = { block in gate(box.scheduler, block) }
-            }
-            return SchedulerUnderTest(
-                name: name, isSerial: serial, scheduler: box.scheduler, isCurrent: currentCheck, gate: ownGate)
-        }
+        self.init(SchedulerRegistration(name, isCurrent: isCurrent, gate: gate, make: make))
     }
 
-    /// This registration with ``settleTimeoutSeconds`` set to `seconds`.
-    public func settleTimeout(seconds: Double) -> StressScheduler {
+    /// This registration with ``stallTimeoutSeconds`` set to `seconds`.
+    public func stallTimeout(seconds: Double) -> StressScheduler {
         var copy = self
-        copy.settleTimeoutSeconds = seconds
+        copy.stallTimeoutSeconds = seconds
         return copy
     }
 
     /// A builtin scheduler of `kind`.
-    init(_ kind: SchedulerUnderTest.Kind, scenarios: Set<ScenarioFamily>) {
+    init(_ kind: SchedulerUnderTest.Kind, scenarios: Set<ScenarioGroup>) {
         name = kind.rawValue
         isSerial = kind.isSerial
         isScheduler = true
@@ -115,13 +126,15 @@ public struct StressScheduler: Sendable {
         holdsBehindGate = true
         explorable = true
         self.kind = kind
+        registration = nil
         self.scenarios = scenarios
         make = { SchedulerUnderTest(kind) }
     }
 }
 
 /// The schedulers a `Stress` run races on, in order; refuses a name the
-/// scenario names cannot carry or one registered twice.
+/// scenario names cannot carry, one registered twice, and a registration
+/// that fails its check.
 public struct StressRegistry: Sendable {
     public private(set) var schedulers: [StressScheduler] = []
 
@@ -135,41 +148,34 @@ public struct StressRegistry: Sendable {
         return registry
     }
 
-    /// Adds `scheduler`; throws ``StressRegistrationError`` saying what to change.
-    public mutating func register(_ scheduler: StressScheduler) throws {
+    /// Adds `scheduler`; throws ``SchedulerRegistrationError`` saying what to
+    /// change: a name that breaks ``SchedulerRegistration/validate(name:)``
+    /// (the rule BenchRunner applies too), a name taken, a scheduler that is
+    /// neither serial nor gated, or a failed ``SchedulerRegistration/check()``
+    /// (run here, on the calling thread).
+    public mutating func register(_ scheduler: StressScheduler) throws(SchedulerRegistrationError) {
         let name = scheduler.name
-        let advice = "use letters, digits, '-', '_' and '.', e.g. 'my-event-loop'"
-        guard !name.isEmpty, name.count <= 48 else {
-            throw StressRegistrationError("scheduler name '\(name)' must have 1 to 48 characters: \(advice)")
-        }
-        guard name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }) else {
-            throw StressRegistrationError(
-                "scheduler name '\(name)' has a character a scenario name (and the CSV, and --filter) cannot carry: \(advice)")
-        }
+        try SchedulerRegistration.validate(name: name)
         guard !schedulers.contains(where: { $0.name == name }) else {
-            throw StressRegistrationError(
-                "two schedulers are registered as '\(name)': give each a name of its own (Stress --list shows those taken)")
+            throw SchedulerRegistrationError(
+                "two schedulers are registered as '\(name)': give each a name of its own "
+                    + "(\(StressCommand.programName) --list shows those taken)")
         }
         guard scheduler.holdsBehindGate else {
-            throw StressRegistrationError(
+            throw SchedulerRegistrationError(
                 "'\(name)' is not a SerialScheduler, so the scenarios cannot hold an action behind a gate scheduled "
-                    + "before it: register it with a gate (StressScheduler(_:isCurrent:gate:make:)) that keeps the next "
-                    + "action from starting until the gate returns")
+                    + "before it: register it with a gate (SchedulerRegistration(_:isCurrent:gate:teardown:make:)) "
+                    + "that keeps the next action from starting until the gate returns")
         }
+        try scheduler.registration?.check()
         schedulers.append(scheduler)
     }
-}
-
-/// A registration refused: the message says what to change.
-public struct StressRegistrationError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }
 
 /// Hands a registered scheduler to the harness's hooks, which call it from
 /// the scenario's threads: a scheduler is shared by every thread that
 /// schedules on it, whether or not its type says `Sendable`.
-private final class SchedulerBox<S>: @unchecked Sendable {
-    let scheduler: S
-    init(_ scheduler: S) { self.scheduler = scheduler }
+private final class SchedulerBox: @unchecked Sendable {
+    let scheduler: any ImmediateScheduler
+    init(_ scheduler: any ImmediateScheduler) { self.scheduler = scheduler }
 }

@@ -45,7 +45,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
             case .jobAfterAction: "actor 0's job ran after the action it scheduled after enqueuing the job (FIFO broken)"
             case .jobBeforeAction: "actor 1's job ran before the action it scheduled before enqueuing the job (FIFO broken)"
             case .offExecutor: "a job ran, but not isolated to the scheduler's executor"
-            case .lost: "a job or the action did not run within the settle timeout"
+            case .lost: "a job or the action did not run within the stall timeout"
             }
         }
     }

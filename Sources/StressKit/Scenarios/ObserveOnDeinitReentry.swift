@@ -37,7 +37,7 @@ public final class ObserveOnDeinitReentry: SchedulerScenario, StressScenario, @u
             case .allDelivered: "every element was delivered before dispose"
             case .overlappingCalls: "the observer was called concurrently with itself"
             case .wrongOrder: "the sent elements arrived out of order or twice"
-            case .hung: "the scheduler did not drain within its settle timeout"
+            case .hung: "the scheduler did not drain within its stall timeout"
             }
         }
     }

@@ -28,7 +28,7 @@ public final class ObserveOnDeliversEverything: SchedulerScenario, StressScenari
             case .batched: "every element but the last arrived after the source had emitted the next one"
             case .stranded: "the scheduler settled, yet an element or the completion never reached the observer"
             case .wrongOrder: "elements arrived out of order or twice"
-            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
+            case .hung: "the scheduler did not drain within its stall timeout (10 s unless registered otherwise)"
             }
         }
     }

@@ -39,7 +39,7 @@ public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScen
             case .wrongOrder: "elements arrived out of order or twice"
             case .overlappingCalls: "the observer was called concurrently with itself"
             case .sourceNotDisposedOnce: "the source's disposable was disposed 0 or 2+ times"
-            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
+            case .hung: "the scheduler did not drain within its stall timeout (10 s unless registered otherwise)"
             }
         }
     }

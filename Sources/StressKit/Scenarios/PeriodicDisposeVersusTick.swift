@@ -38,7 +38,7 @@ public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario,
             case .ticksAfterDispose: "two or more ticks began after dispose() returned"
             case .overlapped: "two ticks of the job ran at the same time"
             case .stateNotPassed: "a tick did not receive the state the previous tick returned"
-            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
+            case .hung: "the scheduler did not drain within its stall timeout (10 s unless registered otherwise)"
             }
         }
     }

@@ -11,12 +11,12 @@ public enum ScenarioCatalog {
     /// SerialDispatchQueueScheduler on the main queue: the serial-dispatch and
     /// main scenarios cover its code.
     public static var builtinSchedulers: [StressScheduler] {
-        let common: Set<StressScheduler.ScenarioFamily> = [.action, .observeOn, .subscribeOn, .periodic]
+        let common: Set<StressScheduler.ScenarioGroup> = [.action, .observeOn, .subscribeOn, .periodic]
         return SchedulerUnderTest.Kind.allCases.filter { $0 != .mainAsync }.map { kind in
-            var families = common
-            if kind == .serialDispatch { families.insert(.observeOnGenericPath) }
-            if kind == .concurrentDispatch { families.insert(.periodicEmulated) }
-            return StressScheduler(kind, scenarios: families)
+            var groups = common
+            if kind == .serialDispatch { groups.insert(.observeOnGenericPath) }
+            if kind == .concurrentDispatch { groups.insert(.periodicEmulated) }
+            return StressScheduler(kind, scenarios: groups)
         }
     }
 
@@ -26,7 +26,7 @@ public enum ScenarioCatalog {
     }
 
     /// Fresh instances of all scenarios: on this library's schedulers, then
-    /// on `schedulers`; throws ``StressRegistrationError`` for a refused registration.
+    /// on `schedulers`; throws ``SchedulerRegistrationError`` for a refused registration.
     public static func all(registering schedulers: [StressScheduler]) throws -> [any StressScenario] {
         var registry = StressRegistry.builtin
         for scheduler in schedulers {
@@ -38,8 +38,8 @@ public enum ScenarioCatalog {
     /// Fresh instances of all scenarios on `registry`'s schedulers.
     public static func all(registry: StressRegistry) -> [any StressScenario] {
         let schedulers = registry.schedulers
-        func on(_ family: StressScheduler.ScenarioFamily) -> [StressScheduler] {
-            schedulers.filter { $0.scenarios.contains(family) }
+        func on(_ group: StressScheduler.ScenarioGroup) -> [StressScheduler] {
+            schedulers.filter { $0.scenarios.contains(group) }
         }
         var scenarios: [any StressScenario] = [
             // Guarantee 7 (and 8): the disposables.

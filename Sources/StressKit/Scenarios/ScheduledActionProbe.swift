@@ -41,7 +41,7 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
         case .ranTwice: "the action ran more than once"
         case .resultNotDisposed: "the action ran but what it returned was not disposed once dispose() had returned and the scheduler settled"
         case .resultDisposedTwice: "what the action returned was disposed more than once"
-        case .hung: "the scheduler neither ran nor dropped the action within its settle timeout (10 s unless registered otherwise)"
+        case .hung: "the scheduler neither ran nor dropped the action within its stall timeout (10 s unless registered otherwise)"
         }
     }
 }

@@ -22,7 +22,7 @@ public final class ScheduledDisposableOnScheduler: SchedulerScenario, StressScen
             case .notExactlyOnce: "the wrapped disposable was disposed 0 or 2+ times"
             case .disposedOffScheduler: "the wrapped disposable was disposed on a thread not of the scheduler"
             case .notMarkedDisposed: "isDisposed was false right after dispose() returned"
-            case .hung: "a scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
+            case .hung: "a scheduler did not drain within its stall timeout (10 s unless registered otherwise)"
             }
         }
     }

@@ -42,7 +42,7 @@ public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressS
             case .disposedOffScheduler: "the source's resource was disposed on a thread not of the scheduler"
             case .notDisposedOnce: "the source's resource was disposed 0 or 2+ times"
             case .subscribedTwice: "the source was subscribed more than once"
-            case .hung: "the scheduler did not drain within its settle timeout (10 s unless registered otherwise)"
+            case .hung: "the scheduler did not drain within its stall timeout (10 s unless registered otherwise)"
             }
         }
     }

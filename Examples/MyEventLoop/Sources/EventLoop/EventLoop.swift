@@ -15,6 +15,8 @@ protocol LoopWork: AnyObject {
 /// Work enqueued from any thread runs on the loop's thread, one at a time,
 /// in the order it was enqueued (timers in due-time order, ties in arrival
 /// order, each after the ready work enqueued before it fell due).
+///
+/// The thread runs until `stop()`: releasing the loop does not end it.
 final class EventLoop: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
@@ -23,6 +25,10 @@ final class EventLoop: @unchecked Sendable {
     private var stopping = false
     private var nextSequence: UInt64 = 0
     private var loopThread: Thread?
+    /// Signalled by the loop's thread as it ends.
+    private let ended = DispatchSemaphore(value: 0)
+    /// Whether `stop()` has been called (guarded by `condition`).
+    private var stopCalled = false
 
     init(name: String) {
         let started = DispatchSemaphore(value: 0)
@@ -32,6 +38,7 @@ final class EventLoop: @unchecked Sendable {
             condition.unlock()
             started.signal()
             runLoop()
+            ended.signal()
         }
         thread.name = name
         thread.start()
@@ -45,29 +52,45 @@ final class EventLoop: @unchecked Sendable {
         return loopThread === Thread.current
     }
 
-    /// Runs `work` after everything enqueued before it.
+    /// Runs `work` after everything enqueued before it; drops it once the loop is stopped.
     func enqueue(_ work: LoopWork) {
         condition.lock()
+        guard !stopping else {
+            condition.unlock()
+            return
+        }
         ready.append(work)
         condition.signal()
         condition.unlock()
     }
 
-    /// Runs `work` once the uptime clock reaches `due` (nanoseconds).
+    /// Runs `work` once the uptime clock reaches `due` (nanoseconds); drops it once the loop is stopped.
     func enqueue(_ work: LoopWork, due: UInt64) {
         condition.lock()
+        guard !stopping else {
+            condition.unlock()
+            return
+        }
         timers.push(TimerHeap.Entry(due: due, sequence: nextSequence, work: work))
         nextSequence &+= 1
         condition.signal()
         condition.unlock()
     }
 
-    /// Ends the loop: what is still queued is dropped, never run.
+    /// Ends the loop: what is still queued is dropped, never run. Returns
+    /// once the loop's thread has ended (at once when called on that thread,
+    /// or when already stopped).
     func stop() {
         condition.lock()
+        let first = !stopCalled
+        stopCalled = true
         stopping = true
         condition.signal()
+        let onLoop = loopThread === Thread.current
         condition.unlock()
+        if first && !onLoop {
+            ended.wait()
+        }
     }
 
     static func now() -> UInt64 {

@@ -15,12 +15,15 @@ import Schedulers
 public final class EventLoopScheduler: SerialScheduler, Scheduler, @unchecked Sendable {
     let loop: EventLoop
 
-    /// Starts a loop thread named `name`; it ends when the scheduler is released.
+    /// Starts a loop thread named `name`; it runs until ``stop()``.
     public init(name: String = "event-loop") {
         loop = EventLoop(name: name)
     }
 
-    deinit {
+    /// Ends the loop's thread, dropping what is still queued; returns once
+    /// it has ended. The thread runs until this is called: a scheduler
+    /// released without it leaves its thread behind.
+    public func stop() {
         loop.stop()
     }
 

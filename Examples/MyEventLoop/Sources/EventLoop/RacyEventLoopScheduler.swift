@@ -18,7 +18,10 @@ public final class RacyEventLoopScheduler: SerialScheduler, Scheduler, @unchecke
         loop = EventLoop(name: name)
     }
 
-    deinit {
+    /// Ends the loop's thread, dropping what is still queued; returns once
+    /// it has ended. The thread runs until this is called: a scheduler
+    /// released without it leaves its thread behind.
+    public func stop() {
         loop.stop()
     }
 

@@ -6,7 +6,7 @@ enum HopCatalog {
     static func all(_ registry: SchedulerRegistry) -> [HopVariant] {
         registry.entries.flatMap { entry -> [HopVariant] in
             switch entry {
-            case .scheduler(let scheduler) where scheduler.families.contains(.hops):
+            case .scheduler(let scheduler) where scheduler.groups.contains(.hops):
                 LibraryHops.variants(of: scheduler)
             case .hop(let hop): [hop]
             default: []
@@ -20,7 +20,7 @@ enum HopCatalog {
     /// an embedding app creates, in which the two paths must keep their order.
     static func throughput(_ registry: SchedulerRegistry) -> [HopVariant] {
         all(registry) + registry.schedulers
-            .filter { $0.families.contains(.hops) && $0.measuredUnderDisturbance }
+            .filter { $0.groups.contains(.hops) && $0.measuredUnderDisturbance }
             .flatMap(LibraryHops.variants(of:))
             .map(DispatchDisturbance.disturbed)
     }

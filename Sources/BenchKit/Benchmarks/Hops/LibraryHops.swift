@@ -11,9 +11,10 @@ enum LibraryHops {
                 id: id, needsMainQueue: scheduler.deliversOnMain,
                 stallTimeoutSeconds: scheduler.stallTimeoutSeconds ?? 120
             ) {
-                ObservableHop(
-                    scheduler: scheduler.make("bench.\(id.name)"), path: path,
-                    requireMainThread: scheduler.deliversOnMain)
+                let made = scheduler.make("bench.\(id.name)")
+                return ObservableHop(
+                    scheduler: made, path: path, requireMainThread: scheduler.deliversOnMain,
+                    release: { scheduler.release(made) })
             }
         }
     }
@@ -25,11 +26,17 @@ final class ObservableHop: HopSession {
     private let path: ObserveOnPath
     private let requireMainThread: Bool
     private var subscription: Disposable?
+    /// Hands the scheduler to its registration's teardown; called once, by `close()`.
+    private var release: (() -> Void)?
 
-    init(scheduler: ImmediateSchedulerType, path: ObserveOnPath, requireMainThread: Bool = false) {
+    init(
+        scheduler: ImmediateSchedulerType, path: ObserveOnPath, requireMainThread: Bool = false,
+        release: (() -> Void)? = nil
+    ) {
         self.scheduler = scheduler
         self.path = path
         self.requireMainThread = requireMainThread
+        self.release = release
     }
 
     func pass(produce: @escaping ((UInt64) -> Void) -> Void, consume: @escaping @Sendable (UInt64) -> Void) throws {
@@ -62,6 +69,8 @@ final class ObservableHop: HopSession {
     func close() {
         subscription?.dispose()
         subscription = nil
+        release?()
+        release = nil
     }
 
     func verify() throws {

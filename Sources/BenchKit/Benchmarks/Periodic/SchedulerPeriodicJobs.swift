@@ -13,7 +13,8 @@ enum SchedulerPeriodicJobs {
         scheduler.periodicVariants.map { id, forceEmulation in
             job(
                 id, emulated: forceEmulation, needsMainQueue: scheduler.deliversOnMain,
-                stallTimeoutSeconds: scheduler.stallTimeoutSeconds
+                stallTimeoutSeconds: scheduler.stallTimeoutSeconds,
+                release: { scheduler.release($0) }
             ) {
                 try scheduler.makeScheduler("bench.drift.\(scheduler.name)")
             }
@@ -22,6 +23,7 @@ enum SchedulerPeriodicJobs {
 
     static func job(
         _ id: VariantID, emulated: Bool, needsMainQueue: Bool = false, stallTimeoutSeconds: Double? = nil,
+        release: (@Sendable (any SchedulerType) -> Void)? = nil,
         scheduler: @escaping @Sendable () throws -> any SchedulerType
     ) -> PeriodicJob {
         PeriodicJob(id: id, needsMainQueue: needsMainQueue, stallTimeoutSeconds: stallTimeoutSeconds) { recorder in
@@ -47,8 +49,16 @@ enum SchedulerPeriodicJobs {
                 let box = UnsafeSendableBox(periodic)
                 recorder.skippedSource = { box.value.skippedTicks }
             }
+            // The scheduler goes to its teardown once, at the first stop.
+            var released = false
             return RunningJob(
-                stop: { disposable.dispose() },
+                stop: {
+                    disposable.dispose()
+                    if !released {
+                        released = true
+                        release?(scheduler)
+                    }
+                },
                 skippedTicks: { periodic?.skippedTicks })
         }
     }

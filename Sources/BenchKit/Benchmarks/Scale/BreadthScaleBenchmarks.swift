@@ -25,7 +25,7 @@ public struct TrampolineScaleBenchmark: ScaleBenchmark {
     }
 
     public static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 100, 10_000, 100_000], full: [1, 100, 10_000, 1_000_000])
+        ScaleSweeps.points(in: configuration, tiny: [1, 10, 100], modest: [1, 100, 10_000, 100_000], full: [1, 100, 10_000, 1_000_000])
     }
 
     public init() {}
@@ -132,7 +132,7 @@ public struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     }
 
     public static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000, 100_000])
+        ScaleSweeps.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000, 100_000])
     }
 
     public init() {}

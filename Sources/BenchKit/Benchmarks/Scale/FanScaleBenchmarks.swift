@@ -67,7 +67,7 @@ public struct FanInScaleBenchmark: FanSweepBenchmark {
 
     public static func points(_ configuration: SuiteConfiguration) -> [Int] {
         let threads = [1, 2, 4, 8, 16, 32, 64]
-        return ScaleFamily.points(in: configuration, tiny: [1, 2, 4], modest: threads, full: threads)
+        return ScaleSweeps.points(in: configuration, tiny: [1, 2, 4], modest: threads, full: threads)
     }
 
     /// A fixed number of elements per point, shared out among the producers.
@@ -195,7 +195,7 @@ public struct FanOutScaleBenchmark: FanSweepBenchmark {
     }
 
     public static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        ScaleFamily.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000])
+        ScaleSweeps.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000])
     }
 
     /// A fixed number of deliveries per point: elements × subscribers.
@@ -284,7 +284,7 @@ public struct FanSweep<Outcome>: Sendable {
     /// walks `points` in order, records one run of the variant per point,
     /// and the rows fit `fitting` over the points.
     func plans(benchmark: String, for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
-        let amount = ScaleFamily.value(in: configuration, tiny: work.tiny, modest: work.modest, full: work.full)
+        let amount = ScaleSweeps.value(in: configuration, tiny: work.tiny, modest: work.modest, full: work.full)
         let params = formatParams([work.name: String(amount)])
         let estimatedSeconds = Double(points.count * amount) * secondsPerWork + 0.05
         return [(VariantID.fastPath, runs.library), (.peer("opencombine"), runs.openCombine)].map { variant, run in

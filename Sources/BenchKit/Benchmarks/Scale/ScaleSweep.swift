@@ -6,7 +6,7 @@ import Glibc
 /// How far the `scale.*` sweeps go (`--scale`).
 public enum ScaleExtent: String, Sendable, CaseIterable {
     /// The default run's sweeps: three orders of magnitude at the small end,
-    /// about a minute and a half for the whole family on two cores.
+    /// about a minute and a half for all the sweeps on two cores.
     case modest
     /// The large N each sweep is about (10⁶ virtual-time actions, 10 000
     /// timers, 10⁵ live subscriptions): several minutes.

@@ -38,7 +38,7 @@ public struct TimerScaleBenchmark: ScaleBenchmark {
     }
 
     public static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        ScaleFamily.points(in: configuration, tiny: [1, 10], modest: [1, 10, 100, 1_000], full: [1, 100, 1_000, 10_000])
+        ScaleSweeps.points(in: configuration, tiny: [1, 10], modest: [1, 10, 100, 1_000], full: [1, 100, 1_000, 10_000])
     }
 
     /// Periods per point's window.
@@ -46,7 +46,7 @@ public struct TimerScaleBenchmark: ScaleBenchmark {
         // Ten periods in the tiny suite: long enough that every job ticks in
         // the window even on a loaded machine (three let a job miss them
         // all, and its lateness would be empty).
-        ScaleFamily.value(in: configuration, tiny: 10, modest: 20, full: 50)
+        ScaleSweeps.value(in: configuration, tiny: 10, modest: 20, full: 50)
     }
 
     public init() {}

@@ -33,7 +33,7 @@ public struct VirtualTimeScaleBenchmark: ScaleBenchmark {
 
     /// The N this sweep runs.
     public static func points(_ configuration: SuiteConfiguration) -> [Int] {
-        ScaleFamily.points(in: configuration, tiny: [10, 100, 1_000], modest: [100, 1_000, 10_000, 100_000], full: [1_000, 10_000, 100_000, 1_000_000])
+        ScaleSweeps.points(in: configuration, tiny: [10, 100, 1_000], modest: [100, 1_000, 10_000, 100_000], full: [1_000, 10_000, 100_000, 1_000_000])
     }
 
     public init() {}

@@ -12,7 +12,7 @@ enum SubscriptionVariants {
     static func all(_ registry: SchedulerRegistry) -> [SubscriptionVariant] {
         registry.entries.flatMap { entry -> [SubscriptionVariant] in
             switch entry {
-            case .scheduler(let scheduler) where scheduler.families.contains(.subscription):
+            case .scheduler(let scheduler) where scheduler.groups.contains(.subscription):
                 variants(of: scheduler)
             case .subscription(let variant): [variant]
             default: []
@@ -28,7 +28,8 @@ enum SubscriptionVariants {
                 id: id, needsMainQueue: scheduler.deliversOnMain, requireMainThread: scheduler.deliversOnMain,
                 timeoutNanoseconds: timeout
             ) {
-                LibraryLifecycle(scheduler: scheduler.make("bench.subscription.\(id.name)"), path: path)
+                let made = scheduler.make("bench.subscription.\(id.name)")
+                return LibraryLifecycle(scheduler: made, path: path, release: { scheduler.release(made) })
             }
         }
     }
@@ -38,7 +39,7 @@ enum SubscriptionVariants {
     static func wakeUpBound(_ registry: SchedulerRegistry) -> [VariantID] {
         registry.entries.flatMap { entry -> [VariantID] in
             switch entry {
-            case .scheduler(let scheduler) where scheduler.families.contains(.subscription) && !scheduler.runsInline:
+            case .scheduler(let scheduler) where scheduler.groups.contains(.subscription) && !scheduler.runsInline:
                 scheduler.hopPaths.map(\.id)
             case .subscription(let variant): [variant.id]
             default: []
@@ -55,10 +56,13 @@ final class LibraryLifecycle: SubscriptionLifecycle {
     private let scheduler: ImmediateSchedulerType
     private let path: ObserveOnPath
     private let source: Observable<UInt64>
+    /// Hands the scheduler to its registration's teardown; called once, by `close()`.
+    private var release: (() -> Void)?
 
-    init(scheduler: ImmediateSchedulerType, path: ObserveOnPath) {
+    init(scheduler: ImmediateSchedulerType, path: ObserveOnPath, release: (() -> Void)? = nil) {
         self.scheduler = scheduler
         self.path = path
+        self.release = release
         source = Observable<UInt64>.create { observer in
             observer.onNext(1)
             return Disposables.create()
@@ -73,7 +77,10 @@ final class LibraryLifecycle: SubscriptionLifecycle {
         handle.dispose()
     }
 
-    func close() {}
+    func close() {
+        release?()
+        release = nil
+    }
 }
 
 /// `peer.opencombine`: a `CurrentValueSubject` (made once per session; it

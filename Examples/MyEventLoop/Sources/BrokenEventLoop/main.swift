@@ -1,5 +1,6 @@
-// Stress-tests the deliberately broken RacyEventLoopScheduler: run it with
-// --filter racy-event-loop; it must report a forbidden outcome and exit 1.
+// The deliberately broken RacyEventLoopScheduler, registered as a user
+// registers EventLoopScheduler: run `BrokenEventLoop stress --filter
+// racy-event-loop`; it must report a forbidden outcome and exit 1.
 //
 // With EVENT_LOOP_EXAMPLE_FAULTS set (CI sets it), two more schedulers show
 // that a fault in the scheduler under test is a reported outcome, never the
@@ -9,37 +10,54 @@
 // with its signal; the scenarios after them still run.
 import EventLoop
 import Foundation
+import SchedulerTools
 import Schedulers
-import StressKit
 import Synchronization
 
-var schedulers = [
-    StressScheduler("racy-event-loop", isCurrent: { $0.isOnLoopThread }) {
-        RacyEventLoopScheduler(name: "stress.racy-event-loop")
+let registrations = [
+    SchedulerRegistration("racy-event-loop", isCurrent: { $0.isOnLoopThread }, teardown: { $0.stop() }) {
+        RacyEventLoopScheduler(name: "racy-event-loop")
     }
 ]
+var stressOnly: [StressScheduler] = []
 if ProcessInfo.processInfo.environment["EVENT_LOOP_EXAMPLE_FAULTS"] != nil {
-    schedulers.append(StressScheduler("deadlocking-event-loop") { FaultyEventLoopScheduler(fault: .deadlockingDispose) })
-    schedulers.append(StressScheduler("trapping-event-loop") { FaultyEventLoopScheduler(fault: .trappingAction) })
+    for fault in [FaultyEventLoopScheduler.Fault.deadlockingDispose, .trappingAction] {
+        stressOnly.append(StressScheduler(SchedulerRegistration(fault.name, teardown: { $0.stop() }) {
+            FaultyEventLoopScheduler(fault: fault)
+        }))
+    }
 }
-StressMain.run(registering: schedulers)
+SchedulerToolsMain.run(registering: registrations, stress: stressOnly)
 
 /// An `EventLoopScheduler` with one seeded fault.
 final class FaultyEventLoopScheduler: SerialScheduler, @unchecked Sendable {
-    enum Fault {
+    enum Fault: Sendable {
         /// The 200th `dispose()` of a scheduled action takes a lock it already holds.
         case deadlockingDispose
         /// The 100th action traps.
         case trappingAction
+
+        /// The registration's name.
+        var name: String {
+            switch self {
+            case .deadlockingDispose: "deadlocking-event-loop"
+            case .trappingAction: "trapping-event-loop"
+            }
+        }
     }
 
-    private let loop = EventLoopScheduler(name: "stress.faulty-event-loop")
+    private let loop = EventLoopScheduler(name: "faulty-event-loop")
     private let fault: Fault
     private let disposes = Atomic<Int>(0)
     private let actions = Atomic<Int>(0)
 
     init(fault: Fault) {
         self.fault = fault
+    }
+
+    /// Stops the loop's thread.
+    func stop() {
+        loop.stop()
     }
 
     func schedule<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {

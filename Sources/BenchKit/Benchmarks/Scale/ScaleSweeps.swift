@@ -1,14 +1,15 @@
 import Schedulers
+import ToolSupport
 
 /// The `scale.*` benchmarks: how the cost grows as the work grows (docs/Scale.md).
 ///
 /// Each plan runs one variant's whole sweep per repetition (every N, smallest
 /// first), so every repetition writes a value per point and a growth
 /// exponent per fitted metric, and `compare` sees the exponents' spread
-/// across repetitions. The quick suite skips the family (its N would be too
+/// across repetitions. The quick suite skips the sweeps (their N would be too
 /// small to say anything about growth); the default suite runs modest N,
 /// `--scale full` the large ones.
-public enum ScaleFamily {
+public enum ScaleSweeps {
     /// The N a sweep runs: `--scale-n`'s list when given, else the sweep's
     /// own list for the tiny suite, the modest extent (the default) or
     /// `--scale full`.
@@ -46,19 +47,19 @@ public enum ScaleFamily {
         limits.filter { limit in
             filter.patterns.isEmpty
                 || filter.patterns.contains { pattern in
-                    pattern == limit.benchmark || limit.benchmark.contains(pattern) || pattern.hasPrefix(limit.benchmark + "/")
+                    NameFilter.text(pattern, selects: limit.benchmark) || pattern.hasPrefix(limit.benchmark + "/")
                 }
         }
     }
 
-    /// Whether the family runs in `configuration`'s suite: not in the quick one.
+    /// Whether the sweeps run in `configuration`'s suite: not in the quick one.
     static func runs(in configuration: SuiteConfiguration) -> Bool {
         configuration.size != .quick
     }
 
     /// Five repetitions of a whole sweep in the default suite, as every other
     /// benchmark (so `compare` can judge a point or an exponent on its own):
-    /// about 45 s for the family at modest N.
+    /// about 45 s for all the sweeps at modest N.
     static func repetitions(in size: SuiteSize) -> Int {
         switch size {
         case .standard: 5
@@ -68,26 +69,26 @@ public enum ScaleFamily {
     }
 }
 
-/// One sweep of the family: its N and the most N it accepts; its
-/// repetitions, and skipping the quick suite, are the family's
-/// (`ScaleFamily`), provided here.
+/// One sweep of them: its N and the most N it accepts; its
+/// repetitions, and skipping the quick suite, are the sweeps'
+/// (`ScaleSweeps`), provided here.
 public protocol ScaleBenchmark: NamedBenchmark {
     /// The most N the sweep accepts (`--scale-n` is checked against it).
     static var limit: ScalePointLimit { get }
     /// The N the sweep runs in `configuration`, smallest first.
     static func points(_ configuration: SuiteConfiguration) -> [Int]
     /// The sweep's plans over `points` (`Self.points(configuration)`), in a
-    /// suite that runs the family.
+    /// suite that runs the sweeps.
     func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan]
 }
 
 extension ScaleBenchmark {
-    /// The family's repetitions (`ScaleFamily.repetitions(in:)`).
-    public func repetitions(in size: SuiteSize) -> Int { ScaleFamily.repetitions(in: size) }
+    /// The sweeps' repetitions (`ScaleSweeps.repetitions(in:)`).
+    public func repetitions(in size: SuiteSize) -> Int { ScaleSweeps.repetitions(in: size) }
 
     /// None in the quick suite; otherwise the sweep's plans over its N.
     public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        guard ScaleFamily.runs(in: configuration) else { return [] }
+        guard ScaleSweeps.runs(in: configuration) else { return [] }
         return plans(for: configuration, points: Self.points(configuration))
     }
 }
