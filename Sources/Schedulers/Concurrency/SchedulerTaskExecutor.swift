@@ -135,9 +135,8 @@ final class ConcurrentJobQueue: @unchecked Sendable {
 
 /// A concurrent job queue's state under its lock.
 private struct ConcurrentJobs {
-    /// Jobs enqueued and not yet taken, oldest at `head`.
-    private var pending: [UnownedJob] = []
-    private var head = 0
+    /// Jobs enqueued and not yet taken.
+    private var pending = WaitingJobs()
     /// Runs of the block on the queue or running.
     private var runners = 0
     /// Set while `runners` is not zero, or a job waits.
@@ -153,7 +152,7 @@ private struct ConcurrentJobs {
         if keepAlive == nil {
             keepAlive = executor
         }
-        guard runners < width, runners < pending.count - head else { return false }
+        guard runners < width, runners < pending.count else { return false }
         runners += 1
         return true
     }
@@ -162,19 +161,13 @@ private struct ConcurrentJobs {
     /// the run ends (`nil`), and the last run to end gives up the executor
     /// (`released`, to be dropped outside the lock).
     mutating func takeOldest() -> (next: (UnownedJob, SchedulerTaskExecutor)?, released: SchedulerTaskExecutor?) {
-        guard head < pending.count else {
+        guard let job = pending.popFirst() else {
             runners -= 1
             // The last run ends: no job waits or runs.
             guard runners == 0 else { return (nil, nil) }
             let released = keepAlive
             keepAlive = nil
             return (nil, released)
-        }
-        let job = pending[head]
-        head += 1
-        if head == pending.count {
-            pending.removeAll(keepingCapacity: true)
-            head = 0
         }
         return ((job, keepAlive!), nil)
     }

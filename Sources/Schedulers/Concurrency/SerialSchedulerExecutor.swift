@@ -365,9 +365,8 @@ final class DispatchJobQueue: @unchecked Sendable {
 /// how many of them each batch whose block is on the queue has, and the
 /// executor they keep alive.
 private struct BatchedJobs {
-    /// Jobs enqueued and not yet taken, oldest at `head`.
-    private var pending: [UnownedJob] = []
-    private var head = 0
+    /// Jobs enqueued and not yet taken.
+    private var pending = WaitingJobs()
     /// How many jobs each batch whose block is on the queue still has to
     /// run, oldest at `batchHead`.
     private var batches: [Int] = []
@@ -416,12 +415,7 @@ private struct BatchedJobs {
         let waiting = batches[batchHead]
         guard waiting == 0 else {
             batches[batchHead] = 0
-            running.append(contentsOf: pending[head..<(head + waiting)])
-            head += waiting
-            if head == pending.count {
-                pending.removeAll(keepingCapacity: true)
-                head = 0
-            }
+            pending.moveFirst(waiting, into: &running)
             // Set while the jobs just taken are outstanding.
             return (keepAlive!, released, false)
         }
@@ -432,5 +426,50 @@ private struct BatchedJobs {
             batchHead = 0
         }
         return (nil, released, wasNewest)
+    }
+}
+
+/// Jobs waiting in the order enqueued, oldest first, in a buffer that keeps
+/// its capacity: once it has grown to a flood's backlog, enqueuing and
+/// taking jobs allocate nothing.
+struct WaitingJobs {
+    private var jobs: [UnownedJob] = []
+    /// The oldest job's index in `jobs`.
+    private var head = 0
+
+    /// How many jobs wait.
+    var count: Int {
+        jobs.count - head
+    }
+
+    mutating func append(_ job: UnownedJob) {
+        jobs.append(job)
+    }
+
+    /// Takes the oldest job, if one waits.
+    mutating func popFirst() -> UnownedJob? {
+        guard head < jobs.count else { return nil }
+        let job = jobs[head]
+        head += 1
+        emptyIfTaken()
+        return job
+    }
+
+    /// Moves the `count` oldest jobs, oldest first, to the end of `taken`.
+    ///
+    /// - Precondition: At least `count` jobs wait.
+    mutating func moveFirst(_ count: Int, into taken: inout [UnownedJob]) {
+        precondition(count <= self.count, "fewer jobs wait than are taken")
+        taken.append(contentsOf: jobs[head..<(head + count)])
+        head += count
+        emptyIfTaken()
+    }
+
+    /// Every job taken: the buffer starts over, keeping its capacity.
+    private mutating func emptyIfTaken() {
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+        }
     }
 }
