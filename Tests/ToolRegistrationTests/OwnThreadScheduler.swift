@@ -49,6 +49,12 @@ final class OwnThreadScheduler: SerialScheduler, @unchecked Sendable {
             condition.unlock()
             started.signal()
             self.runLoop()
+            // The thread keeps this closure, which keeps the scheduler: the
+            // scheduler lets go of the thread once it ends, or the two
+            // would keep each other alive.
+            condition.lock()
+            self.thread = nil
+            condition.unlock()
             tracker.threadEnded()
             ended.signal()
         }
