@@ -38,6 +38,12 @@ final class EventLoop: @unchecked Sendable {
             condition.unlock()
             started.signal()
             runLoop()
+            // The thread keeps this closure, which keeps the loop: the loop
+            // lets go of the thread once it ends, or the two would keep
+            // each other alive.
+            condition.lock()
+            loopThread = nil
+            condition.unlock()
             ended.signal()
         }
         thread.name = name
