@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// The order of the repository's commits, oldest first, as
 /// `git rev-list --topo-order --reverse HEAD` prints it: what `history` orders
@@ -48,28 +49,15 @@ package struct CommitOrder: Sendable {
     /// (git missing, not a repository), for the one note `history` prints
     /// before it falls back to the runs' timestamps.
     package static func read(repository directory: String) -> Result<CommitOrder, CommitOrderUnavailable> {
-        let output = Pipe()
-        let errors = Pipe()
-        let process = Process()
-        process.standardInput = FileHandle.nullDevice
-        (process.standardOutput, process.standardError) = (output, errors)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", directory, "rev-list", "--topo-order", "--reverse", "HEAD"]
-        do {
-            try process.run()
-        } catch {
-            return .failure(CommitOrderUnavailable(reason: "git could not be started (\(error.localizedDescription))"))
+        guard let outcome = ExternalCommand.run(["git", "-C", directory, "rev-list", "--topo-order", "--reverse", "HEAD"])
+        else {
+            return .failure(CommitOrderUnavailable(reason: "git could not be started"))
         }
-        // Read before waiting: a long history fills the pipe's buffer.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: errorData, as: UTF8.self)
-                .split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
+        guard outcome.status == 0 else {
+            let message = outcome.errors.split(separator: "\n").first.map(String.init) ?? "exit status \(outcome.status)"
             return .failure(CommitOrderUnavailable(reason: "git rev-list failed: \(message)"))
         }
-        let commits = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        let commits = outcome.output.split(whereSeparator: \.isNewline).map(String.init)
         return .success(CommitOrder(commits: commits))
     }
 }

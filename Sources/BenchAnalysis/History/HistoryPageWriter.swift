@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Writes ``HistoryPage`` into a folder: `index.html`, `history-data.js` and
 /// a copy of plotly.js, so the page opens from `file://` with no network.
@@ -61,26 +62,10 @@ package enum HistoryPageWriter {
         let missing = Failure(
             description: "plotly.js not found: install plotly's Python package (pip install plotly), "
                 + "or give plotly.min.js with --plotly-js PATH")
-        let output = Pipe()
-        let process = Process()
-        (process.standardOutput, process.standardError) = (output, FileHandle.nullDevice)
-        process.standardInput = FileHandle.nullDevice
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import os, plotly; print(os.path.join(os.path.dirname(plotly.__file__), 'package_data', 'plotly.min.js'))",
-        ]
-        do {
-            try process.run()
-        } catch {
-            throw missing
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, !path.isEmpty, FileManager.default.fileExists(atPath: path) else {
-            throw missing
-        }
+        let script = "import os, plotly; print(os.path.join(os.path.dirname(plotly.__file__), 'package_data', 'plotly.min.js'))"
+        guard let outcome = ExternalCommand.run(["python3", "-c", script]), outcome.status == 0 else { throw missing }
+        let path = outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !path.isEmpty, FileManager.default.fileExists(atPath: path) else { throw missing }
         return path
     }
 }
