@@ -89,10 +89,12 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
         self.init(dispatchJobs: isMainQueue ? nil : DispatchJobQueue(queue: queue, batch: batch), scheduler: nil)
     }
 
-    /// An executor on `dispatchScheduler`'s queue, beside the scheduler's own.
+    /// An executor on `dispatchScheduler`'s queue, beside the scheduler's own
+    /// (the main actor's when the scheduler's own is).
     convenience init(dispatchScheduler: SerialDispatchQueueScheduler) {
-        let isMain = dispatchScheduler is MainScheduler || dispatchScheduler === MainScheduler.asyncInstance
-        self.init(queue: dispatchScheduler.configuration.queue, batch: dispatchScheduler.executorBatch, isMainQueue: isMain)
+        self.init(
+            queue: dispatchScheduler.configuration.queue, batch: dispatchScheduler.executorBatch,
+            isMainQueue: dispatchScheduler.executor.dispatchJobs == nil)
     }
 
     /// Runs `job` on the scheduler after every job enqueued before it.
