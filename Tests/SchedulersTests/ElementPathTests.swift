@@ -75,7 +75,7 @@ final class ElementPathTests: XCTestCase {
             ("FilterSink", handler(of: FilterSink(predicate: { _ in true }, observer: end, cancel: cancel))),
             ("TakeCountSink", handler(of: TakeCountSink(count: 100, observer: end, cancel: cancel))),
             ("AnonymousObservableSink", handler(of: AnonymousObservableSink(observer: end, cancel: cancel))),
-            ("ObserveOnSerialSink", handler(of: ObserveOnSerialSink(scheduler: scheduler, observer: end, cancel: cancel))),
+            ("ObserveOnFastPathSink", handler(of: ObserveOnFastPathSink(scheduler: scheduler, observer: end, cancel: cancel))),
             ("ObserveOnGenericSink", handler(of: ObserveOnGenericSink(scheduler: scheduler, observer: end, cancel: cancel))),
         ]
         for (index, (name, offered)) in handlers.enumerated() {

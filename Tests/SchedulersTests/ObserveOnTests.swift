@@ -108,14 +108,14 @@ final class ObserveOnTests: XCTestCase {
 
     func testAnySerialSchedulerGetsTheFastPath() {
         let source = Observable.just(1)
-        XCTAssertTrue(source.observe(on: ManualSerialScheduler()) is ObserveOnSerial<Int>)
-        XCTAssertTrue(source.observe(on: SerialDispatchQueueScheduler(qos: .default)) is ObserveOnSerial<Int>)
-        XCTAssertTrue(source.observe(on: MainScheduler.instance) is ObserveOnSerial<Int>)
-        XCTAssertTrue(source.observe(on: TestScheduler(initialClock: 0)) is ObserveOnSerial<Int>)
-        XCTAssertTrue(source.observeOn(ManualSerialScheduler()) is ObserveOnSerial<Int>)
+        XCTAssertTrue(source.observe(on: ManualSerialScheduler()) is ObserveOnFastPath<Int>)
+        XCTAssertTrue(source.observe(on: SerialDispatchQueueScheduler(qos: .default)) is ObserveOnFastPath<Int>)
+        XCTAssertTrue(source.observe(on: MainScheduler.instance) is ObserveOnFastPath<Int>)
+        XCTAssertTrue(source.observe(on: TestScheduler(initialClock: 0)) is ObserveOnFastPath<Int>)
+        XCTAssertTrue(source.observeOn(ManualSerialScheduler()) is ObserveOnFastPath<Int>)
         // Serial by a conformance declared apart from the scheduler's own.
-        XCTAssertTrue(source.observe(on: LaterSerialScheduler()) is ObserveOnSerial<Int>)
-        XCTAssertTrue(source.observe(on: LaterSerialScheduler() as ImmediateSchedulerType) is ObserveOnSerial<Int>)
+        XCTAssertTrue(source.observe(on: LaterSerialScheduler()) is ObserveOnFastPath<Int>)
+        XCTAssertTrue(source.observe(on: LaterSerialScheduler() as ImmediateSchedulerType) is ObserveOnFastPath<Int>)
     }
 
     func testOtherSchedulersAndTheForcedPathGetTheGenericPath() {

@@ -31,7 +31,7 @@ extension ObservableType {
     /// all, for elements of at most 112 bytes), so that a new subscription's
     /// flood does not call the allocator either.
     ///
-    /// - Serial fast path (`.automatic` on a `SerialScheduler`): drains are
+    /// - Fast path (`.automatic` on a `SerialScheduler`): drains are
     ///   enqueued with `scheduleInOrder`, never inline.
     /// - Generic path (any other scheduler, or `.generic`): drains are
     ///   scheduled with `schedule`; at most one exists at a time, so even on a
@@ -47,13 +47,13 @@ extension ObservableType {
     /// before the next event, though an event already being delivered finishes.
     public func observe(on scheduler: ImmediateSchedulerType, path: ObserveOnPath) -> Observable<Element> {
         if path == .automatic, let serial = scheduler.asSerialScheduler {
-            return ObserveOnSerial(source: asObservable(), scheduler: serial)
+            return ObserveOnFastPath(source: asObservable(), scheduler: serial)
         }
         return ObserveOnGeneric(source: asObservable(), scheduler: scheduler)
     }
 }
 
-final class ObserveOnSerial<Element>: Producer<Element>, @unchecked Sendable {
+final class ObserveOnFastPath<Element>: Producer<Element>, @unchecked Sendable {
     private let source: Observable<Element>
     private let scheduler: any SerialScheduler
 
@@ -65,7 +65,7 @@ final class ObserveOnSerial<Element>: Producer<Element>, @unchecked Sendable {
     override func run<Observer: ObserverType>(
         _ observer: Observer, cancel: Cancelable
     ) -> (sink: Disposable, subscription: Disposable) where Observer.Element == Element {
-        let sink = ObserveOnSerialSink(scheduler: scheduler, observer: observer, cancel: cancel)
+        let sink = ObserveOnFastPathSink(scheduler: scheduler, observer: observer, cancel: cancel)
         let subscription = source.subscribe(sink)
         return (sink, subscription)
     }

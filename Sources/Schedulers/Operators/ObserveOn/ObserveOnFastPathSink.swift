@@ -1,6 +1,6 @@
 import Dispatch
 
-/// The serial fast path of `observe(on:)`.
+/// The fast path of `observe(on:)` (`fast-path` in BenchRunner's results).
 ///
 /// Used when the scheduler conforms to `SerialScheduler`: the drain is
 /// enqueued with `scheduleInOrder`, which never runs inline and runs actions
@@ -19,9 +19,9 @@ import Dispatch
 /// enqueued drain holds a reference to the sink (retained when enqueued,
 /// released when it has run), so the sink outlives its queued drains without
 /// the block owning the sink, which owns the block.
-final class ObserveOnSerialSink<Observer: ObserverType>: ObserveOnSink<Observer>, ReusableDrainTarget, @unchecked Sendable {
+final class ObserveOnFastPathSink<Observer: ObserverType>: ObserveOnSink<Observer>, ReusableDrainTarget, @unchecked Sendable {
     private let scheduler: any SerialScheduler
-    private let drainAction: (ObserveOnSerialSink<Observer>) -> Disposable = { sink in
+    private let drainAction: (ObserveOnFastPathSink<Observer>) -> Disposable = { sink in
         sink.drain()
         return Disposables.create()
     }
