@@ -136,8 +136,8 @@ final class ElementBufferTests: XCTestCase {
 
     func testAFloodNeverRequestsABlockOfOneKilobyteOrMore() throws {
         // glibc merges every small freed block before it serves a request of
-        // 1 KB or more; a buffer that made one inside a flood paid that merge
-        // on the producer's thread after a busy queue (issue 29).
+        // 1 KB or more; a buffer that made one inside a flood would pay that
+        // merge on the producer's thread after a busy queue.
         try skipUnlessCountingAllocations()
         var buffer = ElementBuffer()
         defer { buffer.release(of: Int.self) }
@@ -196,7 +196,7 @@ final class ElementBufferTests: XCTestCase {
 
     func testAReleasedChainServesTheNextBufferWithoutAnAllocatorCall() throws {
         // A new subscription's buffer takes the segments an ended one gave
-        // back: its flood neither allocates nor frees (issue 39).
+        // back: its flood neither allocates nor frees.
         try skipUnlessCountingAllocations()
         ElementSegmentPool.shared.releaseAll()
         var grown = ElementBuffer()

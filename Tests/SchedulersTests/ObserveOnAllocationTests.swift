@@ -64,8 +64,8 @@ final class ObserveOnAllocationTests: XCTestCase {
     /// whole flood queues: after the first element (which schedules the one
     /// drain), upstream's sends make no allocator call at all, as many as
     /// the same sends without `observe(on:)`, because the queue's segments
-    /// are those an earlier subscription gave back (issue 39: after a busy
-    /// queue, any allocator call inside a flood may pay glibc's merge of the
+    /// are those an earlier subscription gave back (after a busy queue, any
+    /// allocator call inside a flood may pay glibc's merge of the
     /// blocks the queue freed).
     func testAFloodThroughANewSubscriptionMakesNoAllocatorCallOnceSegmentsWereGivenBack() {
         let scheduler = ManualSerialScheduler()
