@@ -126,6 +126,12 @@ struct SyncAtomic<Value: AtomicRepresentable>: ~Copyable {
 
 extension SyncAtomic: @unchecked Sendable where Value: Sendable {}
 
+// One extension per value type: `Atomic`'s operations are declared per
+// storage width (`where Value.AtomicRepresentation == _Atomic8BitStorage`,
+// `_Atomic64BitStorage`, ...), with no protocol over the widths, so a method
+// generic over every `AtomicRepresentable` cannot call them; a protocol of
+// our own over the widths would need load, store, exchange and
+// compare-exchange again for each width it serves.
 extension SyncAtomic where Value == Int {
     @usableFromInline
     @_semantics("atomics.requires_constant_orderings")
