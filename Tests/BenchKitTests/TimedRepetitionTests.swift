@@ -24,7 +24,7 @@ final class TimedRepetitionTests: XCTestCase {
             return [
                 MetricValue(.elementsPerSecond, throughputs[runs]),
                 MetricValue(.latenessAtTick, Double(runs), extraParams: "tick=1"),
-                MetricValue(.allocationsPerElement, nil),
+                MetricValue(.perElement.allocations, nil),
             ]
         }
         XCTAssertEqual(runs, 5, "five 10 ms runs fill 50 ms")

@@ -12,7 +12,7 @@ public struct ElementPathBenchmark: NamedBenchmark {
     /// Its variants and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
-            name: name, variants: [.currentThread], metrics: [.nanosecondsPerElement, .instructionsPerElement] + InstructionPass.lookupMetrics)
+            name: name, variants: [.currentThread], metrics: [.perElement.time, .perElement.instructions] + InstructionPass.lookupMetrics)
     }
 
     /// Elements per timing repetition at each suite size.
@@ -39,9 +39,9 @@ public struct ElementPathBenchmark: NamedBenchmark {
                 measure: { context in
                     var region: MeasureContext.Region?
                     _ = try Self.run(elements: elements) { body in region = context.region(body).1 }
-                    return [MetricValue(.nanosecondsPerElement, region.map { $0.nanosecondsPer(elements) })]
+                    return [MetricValue(.perElement.time, region.map { $0.nanosecondsPer(elements) })]
                 },
-                countInstructions: InstructionWorkload(metric: .instructionsPerElement, operations: Self.countedElements) {
+                countInstructions: InstructionWorkload(metric: .perElement.instructions, operations: Self.countedElements) {
                     counted in
                     _ = try Self.run(elements: Self.countedElements / 10) { $0() }
                     _ = try Self.run(elements: Self.countedElements, around: counted)

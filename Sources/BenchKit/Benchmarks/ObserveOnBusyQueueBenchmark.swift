@@ -20,7 +20,7 @@ public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
         BenchmarkSchema(
             name: name, variants: HopCatalog.busyQueue(.active).map(\.id),
             metrics: [
-                .elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement,
+                .elementsPerSecond, .perElement.time, .perElement.allocations, .perElement.bytes,
                 .quietCPUPerElement, .busyQueueCPUPerElement, .busyQueueCPURatio, .worstBusyQueueCPURatio,
                 .worstQuietCPURatio,
             ],

@@ -17,7 +17,7 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: SubscriptionVariants.all(.active).map(\.id),
-            metrics: [.nanosecondsPerLifecycle, .allocationsPerLifecycle, .bytesPerLifecycle, .instructionsPerLifecycle]
+            metrics: [.perLifecycle.time, .perLifecycle.allocations, .perLifecycle.bytes, .perLifecycle.instructions]
                 + InstructionPass.lookupMetrics,
             // Each lifecycle hands one drain to the scheduler's thread, which is
             // usually idle: the time is mostly that thread's wake-up.
@@ -103,7 +103,7 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
                         region = try context.region(body).1
                     }
                     guard let region else { throw BenchmarkFailure("\(variant.name): nothing was measured") }
-                    return [MetricValue(.nanosecondsPerLifecycle, region.nanosecondsPer(lifecycles))]
+                    return [MetricValue(.perLifecycle.time, region.nanosecondsPer(lifecycles))]
                 },
                 countAllocations: { context in
                     var region: MeasureContext.Region?
@@ -111,8 +111,8 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
                         region = try context.region(body).1
                     }
                     return [
-                        MetricValue(.allocationsPerLifecycle, region?.allocationsPer(batch)),
-                        MetricValue(.bytesPerLifecycle, region?.bytesPer(batch)),
+                        MetricValue(.perLifecycle.allocations, region?.allocationsPer(batch)),
+                        MetricValue(.perLifecycle.bytes, region?.bytesPer(batch)),
                     ]
                 },
                 countInstructions: variant.id == .currentThread ? Self.instructionWorkload(variant) : nil)
@@ -126,7 +126,7 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     /// is then CPU work on the calling thread): ``countingWarmUp``
     /// lifecycles, then ``countedLifecycles`` inside the counted region.
     static func instructionWorkload(_ variant: SubscriptionVariant) -> InstructionWorkload {
-        InstructionWorkload(metric: .instructionsPerLifecycle, operations: countedLifecycles) { counted in
+        InstructionWorkload(metric: .perLifecycle.instructions, operations: countedLifecycles) { counted in
             try variant.run(countingWarmUp, countedLifecycles) { lifecycles in
                 // The lifecycles run inside this call only, as `counted` does not keep its body.
                 try withoutActuallyEscaping(lifecycles) { lifecycles in

@@ -15,7 +15,7 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: HopCatalog.throughput(.active).map(\.id),
-            metrics: [.elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement],
+            metrics: [.elementsPerSecond, .perElement.time, .perElement.allocations, .perElement.bytes],
             wakeUpBoundVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active),
             // How many drains the counted batch takes on the main queue
             // depends on when the main run loop wakes, and each drain
@@ -115,14 +115,14 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
                     let region = try measureOnce(hop: hop, elements: elements, context: context)
                     return [
                         MetricValue(.elementsPerSecond, region.operationsPerSecond(elements)),
-                        MetricValue(.nanosecondsPerElement, region.nanosecondsPer(elements)),
+                        MetricValue(.perElement.time, region.nanosecondsPer(elements)),
                     ]
                 },
                 countAllocations: { context in
                     let delta = try HopAllocationCount.count(hop: hop, batch: batch, context: context)
                     return [
-                        MetricValue(.allocationsPerElement, delta.map { Double($0.allocations) / Double(batch) }),
-                        MetricValue(.bytesPerElement, delta.map { Double($0.bytes) / Double(batch) }),
+                        MetricValue(.perElement.allocations, delta.map { Double($0.allocations) / Double(batch) }),
+                        MetricValue(.perElement.bytes, delta.map { Double($0.bytes) / Double(batch) }),
                     ]
                 })
         }

@@ -19,7 +19,7 @@ public struct SchedulerRecursionBenchmark: NamedBenchmark {
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: schedulers(.active).map { $0.id($0.names.recursion) },
-            metrics: [.nanosecondsPerSchedule, .allocationsPerSchedule, .bytesPerSchedule])
+            metrics: [.perSchedule.time, .perSchedule.allocations, .perSchedule.bytes])
     }
 
     /// The registered schedulers measured by this group.
@@ -74,7 +74,7 @@ public struct SchedulerRecursionBenchmark: NamedBenchmark {
                     let target = scheduler.make("bench.recursion.\(id.name)")
                     defer { scheduler.release(target) }
                     let region = try Self.chain(on: target, depth: depth, timeout: timeout, variant: id.name, context: context)
-                    return [MetricValue(.nanosecondsPerSchedule, region.nanosecondsPer(depth))]
+                    return [MetricValue(.perSchedule.time, region.nanosecondsPer(depth))]
                 },
                 countAllocations: { context in
                     let target = scheduler.make("bench.recursion.\(id.name)")
@@ -82,8 +82,8 @@ public struct SchedulerRecursionBenchmark: NamedBenchmark {
                     _ = try Self.chain(on: target, depth: counted, timeout: timeout, variant: id.name, context: context)
                     let region = try Self.chain(on: target, depth: counted, timeout: timeout, variant: id.name, context: context)
                     return [
-                        MetricValue(.allocationsPerSchedule, region.allocationsPer(counted)),
-                        MetricValue(.bytesPerSchedule, region.bytesPer(counted)),
+                        MetricValue(.perSchedule.allocations, region.allocationsPer(counted)),
+                        MetricValue(.perSchedule.bytes, region.bytesPer(counted)),
                     ]
                 })
         }

@@ -18,8 +18,8 @@ public struct TrampolineBenchmark: NamedBenchmark {
         BenchmarkSchema(
             name: name, variants: [.currentThread, recursive, ClosureQueueReference.variant],
             metrics: [
-                .nanosecondsPerSchedule, .allocationsPerSchedule, .bytesPerSchedule, .depth, .stackGrowthBytes,
-                .plainRecursionLimit, .instructionsPerSchedule,
+                .perSchedule.time, .perSchedule.allocations, .perSchedule.bytes, .depth, .stackGrowthBytes,
+                .plainRecursionLimit, .perSchedule.instructions,
             ] + InstructionPass.lookupMetrics)
     }
 
@@ -98,7 +98,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
                 let (chain, region) = run(depth, context)
                 let limit = try probe.map { try $0.measure() }
                 return [
-                    MetricValue(.nanosecondsPerSchedule, region.nanosecondsPer(chain.count)),
+                    MetricValue(.perSchedule.time, region.nanosecondsPer(chain.count)),
                     MetricValue(.depth, Double(chain.count)),
                     MetricValue(.stackGrowthBytes, Double(chain.highestAddress - chain.lowestAddress)),
                     MetricValue(.plainRecursionLimit, limit.map(Double.init)),
@@ -108,8 +108,8 @@ public struct TrampolineBenchmark: NamedBenchmark {
                 _ = run(counted, context)
                 let (chain, region) = run(counted, context)
                 return [
-                    MetricValue(.allocationsPerSchedule, region.allocationsPer(chain.count)),
-                    MetricValue(.bytesPerSchedule, region.bytesPer(chain.count)),
+                    MetricValue(.perSchedule.allocations, region.allocationsPer(chain.count)),
+                    MetricValue(.perSchedule.bytes, region.bytesPer(chain.count)),
                 ]
             },
             countInstructions: instructions)
@@ -122,7 +122,7 @@ public struct TrampolineBenchmark: NamedBenchmark {
     /// of a tenth of the levels, then one chain of ``countedLevels`` inside
     /// the counted region.
     static func instructionWorkload(start: @escaping @Sendable (Chain) -> Void) -> InstructionWorkload {
-        InstructionWorkload(metric: .instructionsPerSchedule, operations: countedLevels) { counted in
+        InstructionWorkload(metric: .perSchedule.instructions, operations: countedLevels) { counted in
             start(Chain(target: countedLevels / 10))
             let chain = Chain(target: countedLevels)
             counted { start(chain) }

@@ -11,7 +11,7 @@ public struct VirtualTimeBenchmark: NamedBenchmark {
     static let historical = VariantID.library("historical")
     /// Its variants and metrics, as ``CSVSchema`` lists them.
     public static var schema: BenchmarkSchema {
-        BenchmarkSchema(name: name, variants: [historical], metrics: [.nanosecondsPerSchedule, .instructionsPerSchedule] + InstructionPass.lookupMetrics)
+        BenchmarkSchema(name: name, variants: [historical], metrics: [.perSchedule.time, .perSchedule.instructions] + InstructionPass.lookupMetrics)
     }
 
     /// Actions per timing repetition at each suite size.
@@ -38,9 +38,9 @@ public struct VirtualTimeBenchmark: NamedBenchmark {
                 measure: { context in
                     var region: MeasureContext.Region?
                     try Self.run(actions: actions) { body in region = context.region(body).1 }
-                    return [MetricValue(.nanosecondsPerSchedule, region.map { $0.nanosecondsPer(actions) })]
+                    return [MetricValue(.perSchedule.time, region.map { $0.nanosecondsPer(actions) })]
                 },
-                countInstructions: InstructionWorkload(metric: .instructionsPerSchedule, operations: Self.countedActions) {
+                countInstructions: InstructionWorkload(metric: .perSchedule.instructions, operations: Self.countedActions) {
                     counted in
                     try Self.run(actions: Self.countedActions / 10) { $0() }
                     try Self.run(actions: Self.countedActions, around: counted)

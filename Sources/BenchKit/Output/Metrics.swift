@@ -23,11 +23,32 @@ extension Metric {
     static func byteCount(_ name: String) -> Metric {
         Metric(name, unit: "bytes", kind: .allocatedBytes, direction: .lowerIsBetter)
     }
+}
 
-    /// Instructions per operation of the instruction pass: exact within
+/// The four metrics of a workload measured per operation, named by one rule,
+/// `<measure>_per_<operation>`: `ns_per_element`, `allocs_per_element`,
+/// `bytes_per_element`, `instructions_per_element`. A benchmark writes the
+/// ones it measures.
+public struct PerOperationMetrics: Sendable {
+    /// Time per operation of a CPU-bound loop (`ns_per_<operation>`): lower is better.
+    public let time: Metric
+    /// Allocations per operation of the counting pass (`allocs_per_<operation>`):
+    /// exact, lower is better.
+    public let allocations: Metric
+    /// Bytes allocated per operation of the counting pass
+    /// (`bytes_per_<operation>`): exact, lower is better.
+    public let bytes: Metric
+    /// Instructions per operation of the instruction pass
+    /// (`instructions_per_<operation>`): exact within
     /// ``MetricKind/instructionTolerance``, lower is better.
-    static func instructionCount(_ name: String) -> Metric {
-        Metric(name, unit: "instructions", kind: .instructions, direction: .lowerIsBetter)
+    public let instructions: Metric
+
+    init(operation: String) {
+        time = .time("ns_per_\(operation)")
+        allocations = .allocationCount("allocs_per_\(operation)")
+        bytes = .byteCount("bytes_per_\(operation)")
+        instructions = Metric(
+            "instructions_per_\(operation)", unit: "instructions", kind: .instructions, direction: .lowerIsBetter)
     }
 }
 
@@ -53,15 +74,10 @@ extension Metric {
 extension Metric {
     /// Elements a timed flood delivers per second.
     public static let elementsPerSecond = Metric("elements_per_s", unit: "elements/s", kind: .measured, direction: .higherIsBetter)
-    /// A timed flood's time per element.
-    public static let nanosecondsPerElement = time("ns_per_element")
-    /// Allocations per element of one gated batch (see `CSVSchema`).
-    public static let allocationsPerElement = allocationCount("allocs_per_element")
-    /// Bytes allocated per element of one gated batch.
-    public static let bytesPerElement = byteCount("bytes_per_element")
-    /// Instructions per element through an operator chain on a scheduler
-    /// that does not hop (`elementPath`), counted by callgrind.
-    public static let instructionsPerElement = instructionCount("instructions_per_element")
+    /// Per element: a timed flood's time; allocations and bytes of one gated
+    /// batch (see `CSVSchema`); instructions through an operator chain on a
+    /// scheduler that does not hop (`elementPath`), counted by callgrind.
+    public static let perElement = PerOperationMetrics(operation: "element")
 }
 
 // MARK: - observeOn.busyQueue
@@ -104,28 +120,19 @@ extension Metric {
 // MARK: - observeOn.subscription
 
 extension Metric {
-    /// Time per subscription lifecycle (subscribe, one element, dispose, release).
-    public static let nanosecondsPerLifecycle = time("ns_per_lifecycle")
-    /// Allocations per subscription lifecycle, counted over a batch.
-    public static let allocationsPerLifecycle = allocationCount("allocs_per_lifecycle")
-    /// Bytes allocated per subscription lifecycle.
-    public static let bytesPerLifecycle = byteCount("bytes_per_lifecycle")
-    /// Instructions per subscription lifecycle on the current thread, counted by callgrind.
-    public static let instructionsPerLifecycle = instructionCount("instructions_per_lifecycle")
+    /// Per subscription lifecycle (subscribe, one element, dispose, release):
+    /// its time; allocations and bytes counted over a batch; instructions on
+    /// the current thread, counted by callgrind.
+    public static let perLifecycle = PerOperationMetrics(operation: "lifecycle")
 }
 
 // MARK: - trampoline.recursion
 
 extension Metric {
-    /// Time per level of a trampolined chain.
-    public static let nanosecondsPerSchedule = time("ns_per_schedule")
-    /// Allocations per level of a counted chain.
-    public static let allocationsPerSchedule = allocationCount("allocs_per_schedule")
-    /// Bytes allocated per level of a counted chain.
-    public static let bytesPerSchedule = byteCount("bytes_per_schedule")
-    /// Instructions per level of a chain (or per scheduled action in
-    /// virtual time), counted by callgrind.
-    public static let instructionsPerSchedule = instructionCount("instructions_per_schedule")
+    /// Per level of a trampolined chain (or per scheduled action in virtual
+    /// time): its time; allocations and bytes of a counted chain;
+    /// instructions, counted by callgrind.
+    public static let perSchedule = PerOperationMetrics(operation: "schedule")
     /// Levels the chain reached: exactly the depth asked for, on every run.
     public static let depth = Metric("depth", unit: "schedules", kind: .exactCount, direction: .higherIsBetter)
     /// How far the stack grew over the chain: bounded for a trampoline.

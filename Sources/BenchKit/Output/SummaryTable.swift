@@ -21,7 +21,7 @@ public enum SummaryTable {
             benchmark: ObserveOnLatencyBenchmark.name, base: .fastPath, metric: .latencyP50,
             meaning: "p50 latency of fast-path ÷ other; below 1 means the fast path is quicker"),
         RatioRule(
-            benchmark: ObserveOnSubscriptionBenchmark.name, base: .fastPath, metric: .nanosecondsPerLifecycle,
+            benchmark: ObserveOnSubscriptionBenchmark.name, base: .fastPath, metric: .perLifecycle.time,
             meaning: "time per lifecycle of fast-path ÷ other; below 1 means the fast path is quicker"),
     ]
 

@@ -15,7 +15,7 @@ public struct AsyncSequenceThroughputBenchmark: NamedBenchmark {
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [ObservableValuesHop.variant.id, AsyncStreamHop.variant.id],
-            metrics: [.elementsPerSecond, .nanosecondsPerElement, .allocationsPerElement, .bytesPerElement])
+            metrics: [.elementsPerSecond, .perElement.time, .perElement.allocations, .perElement.bytes])
     }
     let hops: [HopVariant]
 

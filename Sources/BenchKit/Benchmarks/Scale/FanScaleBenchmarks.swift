@@ -55,7 +55,7 @@ public struct FanInScaleBenchmark: FanSweepBenchmark {
     public static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.fastPath, .peer("opencombine")],
-            metrics: [.elementsPerSecond, .nanosecondsPerElement, .latencyP99, .growthExponent])
+            metrics: [.elementsPerSecond, .perElement.time, .latencyP99, .growthExponent])
     }
 
     /// A producer is a thread with its stack: 256 threads are what a run may start.
@@ -73,11 +73,11 @@ public struct FanInScaleBenchmark: FanSweepBenchmark {
     /// A fixed number of elements per point, shared out among the producers.
     public static let sweep = FanSweep(
         work: (name: "elements", tiny: 512, modest: 64_000, full: 256_000), pointLabel: "P", secondsPerWork: 0.5e-6,
-        fitting: .nanosecondsPerElement, warmUp: (n: 2, work: 2_000), runs: (library, openCombine)
+        fitting: .perElement.time, warmUp: (n: 2, work: 2_000), runs: (library, openCombine)
     ) { outcome, producers, recorder in
         let (rate, latencies) = outcome
         recorder.record(.elementsPerSecond, n: producers, rate)
-        recorder.record(.nanosecondsPerElement, n: producers, 1e9 / rate)
+        recorder.record(.perElement.time, n: producers, 1e9 / rate)
         recorder.record(.latencyP99, n: producers, Statistics.percentile(sorted: latencies.sorted(), 99))
     }
 
