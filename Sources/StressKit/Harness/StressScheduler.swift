@@ -4,8 +4,9 @@ import Schedulers
 /// A scheduler to stress-test: a ``SchedulerRegistration`` (the description
 /// both tools take) as Stress races on it; what
 /// ``ScenarioCatalog/all(registering:)`` and `StressMain.run(registering:)`
-/// take. This library's own schedulers are registered through the same type
-/// (``ScenarioCatalog/builtinSchedulers``).
+/// take. This library's own schedulers are registrations too
+/// (``ScenarioCatalog/builtinSchedulers``), made through the same
+/// ``init(_:)``.
 ///
 /// The scenarios it gets follow from its conformances:
 /// - any `ImmediateScheduler`: `dispose-vs-action.<name>` (an action racing
@@ -42,15 +43,15 @@ public struct StressScheduler: Sendable {
     let holdsBehindGate: Bool
     /// Makes the scheduler and its harness hooks, fresh for a scenario's run.
     let make: @Sendable () -> SchedulerUnderTest
-    /// The library's scenarios choose which of them run on a builtin scheduler.
-    var scenarios: Set<ScenarioGroup>
+    /// The groups of scenarios it is raced by: by conformance, or the
+    /// library's choice (``library(scenarios:)``).
+    private(set) var scenarios: Set<ScenarioGroup>
     /// Whether the scenarios may run under `--explore`: only the library's
-    /// schedulers hand their work through the seam a controller takes over.
-    let explorable: Bool
-    /// Which builtin scheduler this is; `nil` for a user's registration.
-    let kind: SchedulerUnderTest.Kind?
-    /// The user's description, checked when registered; `nil` for a builtin scheduler.
-    let registration: SchedulerRegistration?
+    /// schedulers hand their work through the seam a controller takes over
+    /// (``library(scenarios:)``).
+    private(set) var explorable = false
+    /// The description it was made from, checked when registered.
+    let registration: SchedulerRegistration
 
     /// The groups of scenarios a scheduler is raced by, by conformance.
     enum ScenarioGroup: Sendable, CaseIterable {
@@ -70,8 +71,6 @@ public struct StressScheduler: Sendable {
         isScheduler = registration.isScheduler
         isPeriodic = registration.isPeriodic
         holdsBehindGate = isSerial || registration.gate != nil
-        explorable = false
-        kind = nil
         self.registration = registration
         stallTimeoutSeconds = registration.stallTimeoutSeconds ?? 10
         var groups: Set<ScenarioGroup> = [.action, .observeOn, .subscribeOn]
@@ -117,18 +116,22 @@ public struct StressScheduler: Sendable {
         return copy
     }
 
-    /// A builtin scheduler of `kind`.
-    init(_ kind: SchedulerUnderTest.Kind, scenarios: Set<ScenarioGroup>) {
-        name = kind.rawValue
-        isSerial = kind.isSerial
-        isScheduler = true
-        isPeriodic = true
-        holdsBehindGate = true
-        explorable = true
-        self.kind = kind
-        registration = nil
-        self.scenarios = scenarios
-        make = { SchedulerUnderTest(kind) }
+    /// This registration as one of the library's own schedulers: raced by
+    /// `scenarios` instead of the groups its conformances give, and
+    /// explorable, because the library's schedulers hand their work through
+    /// the seam a schedule controller takes over (`Exploration.handOff`, the
+    /// library's sync points), which a user's threads never pass.
+    func library(scenarios: Set<ScenarioGroup>) -> StressScheduler {
+        var copy = self
+        copy.scenarios = scenarios
+        copy.explorable = true
+        return copy
+    }
+
+    /// Whether the scheduler is `MainScheduler`, whose executor is the main
+    /// actor's: the runtime sends that executor's jobs to the main queue itself.
+    var isMainScheduler: Bool {
+        registration.schedulerType is MainScheduler.Type
     }
 }
 
@@ -167,7 +170,7 @@ public struct StressRegistry: Sendable {
                     + "before it: register it with a gate (SchedulerRegistration(_:isCurrent:gate:teardown:make:)) "
                     + "that keeps the next action from starting until the gate returns")
         }
-        try scheduler.registration?.check()
+        try scheduler.registration.check()
         schedulers.append(scheduler)
     }
 }

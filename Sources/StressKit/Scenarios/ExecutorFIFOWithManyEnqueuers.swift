@@ -119,7 +119,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
             // The main scheduler's executor is the main actor's: the runtime
             // sends its jobs to the main queue itself, past the library's
             // hand-off seam, so a schedule would order only the actions.
-            explorationBlocker: registration.kind == .main
+            explorationBlocker: registration.explorable && registration.isMainScheduler
                 ? "the main actor's jobs reach the main queue through the runtime, which the schedule controller does not run"
                 : nil)
     }

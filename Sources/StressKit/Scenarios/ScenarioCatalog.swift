@@ -2,7 +2,10 @@ import Schedulers
 
 /// Every scenario `Stress` runs, in the order it runs them.
 public enum ScenarioCatalog {
-    /// This library's schedulers, registered as a user's are. Each gets
+    /// This library's schedulers: each a ``SchedulerRegistration``
+    /// (``LibrarySchedulers``) made into a ``StressScheduler`` as a user's
+    /// is, with the library's scenario choice and exploration on top
+    /// (``StressScheduler/library(scenarios:)``). Each gets
     /// every scheduler scenario (the main schedulers' observeOn and periodic
     /// scenarios too), the serial dispatch scheduler also the generic
     /// observeOn path, the concurrent one also forced periodic emulation
@@ -12,12 +15,13 @@ public enum ScenarioCatalog {
     /// main scenarios cover its code.
     public static var builtinSchedulers: [StressScheduler] {
         let common: Set<StressScheduler.ScenarioGroup> = [.action, .observeOn, .subscribeOn, .periodic]
-        return SchedulerUnderTest.Kind.allCases.filter { $0 != .mainAsync }.map { kind in
-            var groups = common
-            if kind == .serialDispatch { groups.insert(.observeOnGenericPath) }
-            if kind == .concurrentDispatch { groups.insert(.periodicEmulated) }
-            return StressScheduler(kind, scenarios: groups)
-        }
+        return [
+            StressScheduler(LibrarySchedulers.serialDispatch).library(scenarios: common.union([.observeOnGenericPath])),
+            StressScheduler(LibrarySchedulers.concurrentDispatch).library(scenarios: common.union([.periodicEmulated])),
+            StressScheduler(LibrarySchedulers.operationQueue).library(scenarios: common),
+            StressScheduler(LibrarySchedulers.main).library(scenarios: common),
+            StressScheduler(LibrarySchedulers.concurrentMain).library(scenarios: common),
+        ]
     }
 
     /// Fresh instances of all scenarios on this library's schedulers.
