@@ -3,10 +3,8 @@ import Schedulers
 
 /// A scheduler to stress-test: a ``SchedulerRegistration`` (the description
 /// both tools take) as Stress races on it; what
-/// ``ScenarioCatalog/all(registering:)`` and `StressMain.run(registering:)`
-/// take. This library's own schedulers are registrations too
-/// (``ScenarioCatalog/builtinSchedulers``), made through the same
-/// ``init(_:)``.
+/// ``StressMain/run(registering:)`` takes. This library's own schedulers
+/// are registrations too, made through the same ``init(_:)``.
 ///
 /// The scenarios it gets follow from its conformances:
 /// - any `ImmediateScheduler`: `dispose-vs-action.<name>` (an action racing
@@ -23,7 +21,7 @@ import Schedulers
 /// that order, one at a time — the promise a `SerialScheduler` makes. A
 /// scheduler that does not make it registers with a `gate` of its own that
 /// does (the library's concurrent schedulers use a barrier); without one,
-/// ``StressRegistry/register(_:)`` refuses it.
+/// ``StressMain/run(registering:)`` refuses it (exit status 2).
 ///
 /// Every scheduler a scenario makes gets the registration's teardown when
 /// the scenario is done with it (after its last iteration has settled).
@@ -63,8 +61,9 @@ public struct StressScheduler: Sendable {
     /// that scheduler after the last. When the registration has `isCurrent`,
     /// the scenarios also check where the scheduler runs the work they give
     /// it (subscribeOn's subscription and disposal, a scheduled disposable's
-    /// disposal: guarantees 4 and 7). ``StressRegistry/register(_:)``
-    /// refuses a registration that fails ``SchedulerRegistration/check()``.
+    /// disposal: guarantees 4 and 7). ``StressMain/run(registering:)``
+    /// refuses a registration that fails ``SchedulerRegistration/check()``
+    /// (exit status 2, with the check's message).
     public init(_ registration: SchedulerRegistration) {
         name = registration.name
         isSerial = registration.isSerial
@@ -101,7 +100,7 @@ public struct StressScheduler: Sendable {
 
     /// `StressScheduler(SchedulerRegistration(name, isCurrent: isCurrent, gate: gate, make: make))`:
     /// a scheduler raced on under `name`, with no teardown.
-    public init<S: ImmediateScheduler & SendableMetatype>(
+    init<S: ImmediateScheduler & SendableMetatype>(
         _ name: String, isCurrent: (@Sendable (S) -> Bool)? = nil,
         gate: (@Sendable (S, _ block: @escaping @Sendable () -> Void) -> Void)? = nil,
         make: @escaping @Sendable () -> S
@@ -138,14 +137,14 @@ public struct StressScheduler: Sendable {
 /// The schedulers a `Stress` run races on, in order; refuses a name the
 /// scenario names cannot carry, one registered twice, and a registration
 /// that fails its check.
-public struct StressRegistry: Sendable {
-    public private(set) var schedulers: [StressScheduler] = []
+struct StressRegistry: Sendable {
+    private(set) var schedulers: [StressScheduler] = []
 
     /// An empty registry.
-    public init() {}
+    init() {}
 
     /// This library's schedulers (``ScenarioCatalog/builtinSchedulers``).
-    public static var builtin: StressRegistry {
+    static var builtin: StressRegistry {
         var registry = StressRegistry()
         registry.schedulers = ScenarioCatalog.builtinSchedulers
         return registry
@@ -156,7 +155,7 @@ public struct StressRegistry: Sendable {
     /// (the rule BenchRunner applies too), a name taken, a scheduler that is
     /// neither serial nor gated, or a failed ``SchedulerRegistration/check()``
     /// (run here, on the calling thread).
-    public mutating func register(_ scheduler: StressScheduler) throws(SchedulerRegistrationError) {
+    mutating func register(_ scheduler: StressScheduler) throws(SchedulerRegistrationError) {
         let name = scheduler.name
         try SchedulerRegistration.validate(name: name)
         guard !schedulers.contains(where: { $0.name == name }) else {

@@ -1,7 +1,7 @@
 import Schedulers
 
 /// Every scenario `Stress` runs, in the order it runs them.
-public enum ScenarioCatalog {
+enum ScenarioCatalog {
     /// This library's schedulers: each a ``SchedulerRegistration``
     /// (``LibrarySchedulers``) made into a ``StressScheduler`` as a user's
     /// is, with the library's scenario choice and exploration on top
@@ -13,7 +13,7 @@ public enum ScenarioCatalog {
     /// code is the same on every scheduler). MainScheduler.asyncInstance is a
     /// SerialDispatchQueueScheduler on the main queue: the serial-dispatch and
     /// main scenarios cover its code.
-    public static var builtinSchedulers: [StressScheduler] {
+    static var builtinSchedulers: [StressScheduler] {
         let common: Set<StressScheduler.ScenarioGroup> = [.action, .observeOn, .subscribeOn, .periodic]
         return [
             StressScheduler(LibrarySchedulers.serialDispatch).library(scenarios: common.union([.observeOnGenericPath])),
@@ -25,13 +25,13 @@ public enum ScenarioCatalog {
     }
 
     /// Fresh instances of all scenarios on this library's schedulers.
-    public static func all() -> [any StressScenario] {
+    static func all() -> [any StressScenario] {
         all(registry: .builtin)
     }
 
     /// Fresh instances of all scenarios: on this library's schedulers, then
     /// on `schedulers`; throws ``SchedulerRegistrationError`` for a refused registration.
-    public static func all(registering schedulers: [StressScheduler]) throws -> [any StressScenario] {
+    static func all(registering schedulers: [StressScheduler]) throws -> [any StressScenario] {
         var registry = StressRegistry.builtin
         for scheduler in schedulers {
             try registry.register(scheduler)
@@ -40,7 +40,7 @@ public enum ScenarioCatalog {
     }
 
     /// Fresh instances of all scenarios on `registry`'s schedulers.
-    public static func all(registry: StressRegistry) -> [any StressScenario] {
+    static func all(registry: StressRegistry) -> [any StressScenario] {
         let schedulers = registry.schedulers
         func on(_ group: StressScheduler.ScenarioGroup) -> [StressScheduler] {
             schedulers.filter { $0.scenarios.contains(group) }
