@@ -177,9 +177,6 @@ struct StressOptions: ParsableCommand {
     /// settles late is graded by its scenario, not taken for a hang.
     static let defaultHangSeconds: Double = 30
 
-    /// Creates the default options.
-    init() {}
-
     /// The limit per scenario under `--explore` (schedules) or `--replay` (replays).
     var explorationLimit: RunLimit {
         if let duration { return .duration(seconds: duration) }

@@ -73,19 +73,10 @@ struct DetectionTable: Sendable {
     let budgetSeconds: Double
     /// The seed of the first run (run `i` uses `seed + i`).
     let seed: UInt64
-    /// Settings every exploration run starts from (depth, bound).
-    let pctDepth: Int
+    /// PCT's bug depth in every PCT run.
+    var pctDepth = 3
     /// Exhaustive search's preemption bound.
-    let preemptionBound: Int
-
-    /// Creates the measurement.
-    init(runs: Int, budgetSeconds: Double, seed: UInt64, pctDepth: Int = 3, preemptionBound: Int = 2) {
-        self.runs = runs
-        self.budgetSeconds = budgetSeconds
-        self.seed = seed
-        self.pctDepth = pctDepth
-        self.preemptionBound = preemptionBound
-    }
+    var preemptionBound = 2
 
     /// Measures `method` on `variant`.
     func measure(_ variant: BrokenVariant, _ method: DetectionMethod) -> Detection {

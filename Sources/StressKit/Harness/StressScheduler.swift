@@ -140,9 +140,6 @@ public struct StressScheduler: Sendable {
 struct StressRegistry: Sendable {
     private(set) var schedulers: [StressScheduler] = []
 
-    /// An empty registry.
-    init() {}
-
     /// This library's schedulers (``ScenarioCatalog/builtinSchedulers``).
     static var builtin: StressRegistry {
         var registry = StressRegistry()

@@ -5,9 +5,6 @@ import Synchronization
 final class Flag: Sendable {
     private let state = Atomic<Bool>(false)
 
-    /// Creates an unset flag.
-    init() {}
-
     /// Sets the flag.
     func set() {
         state.store(true, ordering: .releasing)
@@ -22,9 +19,6 @@ final class Flag: Sendable {
 /// A counter shared by threads.
 final class Counter: Sendable {
     private let state = Atomic<Int>(0)
-
-    /// Creates a counter at zero.
-    init() {}
 
     /// Adds one and returns the new value.
     @discardableResult

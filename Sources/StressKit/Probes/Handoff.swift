@@ -8,9 +8,6 @@ final class Handoff<Value>: @unchecked Sendable {
     private let published = Atomic<Bool>(false)
     private var value: Value?
 
-    /// Creates an empty handoff.
-    init() {}
-
     /// Publishes `value`. Call at most once.
     func publish(_ value: Value) {
         self.value = value

@@ -5,9 +5,6 @@ import Synchronization
 final class LiveCounter: Sendable {
     private let count = Atomic<Int>(0)
 
-    /// Creates a counter at zero.
-    init() {}
-
     /// How many tracked instances are alive now.
     var value: Int {
         count.load(ordering: .acquiring)

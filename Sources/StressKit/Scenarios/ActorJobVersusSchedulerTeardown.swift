@@ -96,8 +96,6 @@ final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked Sendable
     let actorCount = 2
     let live = LiveCounter()
 
-    init() {}
-
 
     func act(_ actor: Int, on state: State) {
         let log = state.log

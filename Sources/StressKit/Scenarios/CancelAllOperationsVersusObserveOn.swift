@@ -87,8 +87,6 @@ final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecked Senda
     private var queue: OperationQueue?
     private var scheduler: OperationQueueScheduler?
 
-    init() {}
-
     func setUp() {
         let queue = OperationQueue()
         queue.name = "stress.cancel-all"

@@ -53,8 +53,6 @@ final class CompositeInsertVersusDispose: ExplorableScenario, @unchecked Sendabl
     let actorCount = 3
     let live = LiveCounter()
 
-    init() {}
-
 
     func act(_ actor: Int, on state: State) {
         if actor < 2 {

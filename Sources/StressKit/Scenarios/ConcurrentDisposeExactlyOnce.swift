@@ -93,8 +93,6 @@ final class ConcurrentDisposeExactlyOnce: ExplorableScenario, @unchecked Sendabl
     let actorCount = 3
     let live = LiveCounter()
 
-    init() {}
-
     func makeState(_ choices: inout IterationChoices) -> State {
         State(kind: choices.pick(Self.kinds.count), live: live)
     }

@@ -54,8 +54,6 @@ final class DisposeBagDeinitVersusInsert: ExplorableScenario, @unchecked Sendabl
     let actorCount = 2
     let live = LiveCounter()
 
-    init() {}
-
 
     func act(_ actor: Int, on state: State) {
         if actor == 0 {

@@ -56,8 +56,6 @@ final class SerialDisposableReplaceVersusDispose: ExplorableScenario, @unchecked
     let actorCount = 3
     let live = LiveCounter()
 
-    init() {}
-
 
     func act(_ actor: Int, on state: State) {
         switch actor {

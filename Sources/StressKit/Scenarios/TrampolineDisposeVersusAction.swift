@@ -18,8 +18,6 @@ final class TrampolineDisposeVersusAction: ExplorableScenario, @unchecked Sendab
     let actorCount = 2
     let live = LiveCounter()
 
-    init() {}
-
     func makeState(_ choices: inout IterationChoices) -> State {
         ScheduledActionProbe(live, choices: &choices)
     }

@@ -45,8 +45,6 @@ final class TrampolineFromManyThreads: ExplorableScenario, @unchecked Sendable {
     /// The order each thread must see: outer (0), then 1, 3, then 1's child (4); 2 is disposed.
     static let expected = [0, 1, 3, 4]
 
-    init() {}
-
 
     func act(_ actor: Int, on state: State) {
         let scheduler = CurrentThreadScheduler.instance

@@ -126,8 +126,6 @@ final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendable {
     let actorCount = 2
     let live = LiveCounter()
 
-    init() {}
-
 
     func act(_ actor: Int, on state: State) {
         if actor == 0 {

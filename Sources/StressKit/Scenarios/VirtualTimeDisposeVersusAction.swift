@@ -38,8 +38,6 @@ final class VirtualTimeDisposeVersusAction: ExplorableScenario, @unchecked Senda
     let actorCount = 2
     let live = LiveCounter()
 
-    init() {}
-
 
     func act(_ actor: Int, on state: State) {
         if actor == 0 {
