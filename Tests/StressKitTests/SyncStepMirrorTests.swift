@@ -1,5 +1,5 @@
 @testable import Schedulers
-import StressKit
+@testable import StressKit
 import XCTest
 
 /// `SyncStep` mirrors the library's internal `SyncPointKind` (the hook passes

@@ -33,6 +33,12 @@ public class DispatchQueueScheduler: PeriodicScheduler, @unchecked Sendable {
         self.configuration = configuration
     }
 
+    /// The queue every method here schedules on, for this package's tools
+    /// (Stress holds a concurrent one's next action behind a barrier on it).
+    package var queue: DispatchQueue {
+        configuration.queue
+    }
+
     /// The scheduler's notion of now: the wall clock. Due times do not use it.
     public var now: Date {
         Date()

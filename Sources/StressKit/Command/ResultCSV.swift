@@ -1,12 +1,12 @@
 import ToolSupport
 
 /// Writes results as long-form CSV: one row per scenario and outcome.
-public enum ResultCSV {
+enum ResultCSV {
     /// The header line.
-    public static let header = "seed,scenario,guarantees,iterations,seconds,live_at_end,verdict,outcome,grade,count"
+    static let header = "seed,scenario,guarantees,iterations,seconds,live_at_end,verdict,outcome,grade,count"
 
     /// The CSV text (header included) for `results`.
-    public static func render(_ results: [ScenarioResult]) -> String {
+    static func render(_ results: [ScenarioResult]) -> String {
         var lines = [header]
         for result in results {
             for row in result.rows {
@@ -25,7 +25,7 @@ public enum ResultCSV {
     /// scenario, its rows in the file's order. What the CSV does not carry
     /// (each outcome's meaning, the scenario's summary) is empty. Throws a
     /// `CSVReadError` or a `ResultFileError` naming the line of a record that does not fit.
-    public static func parse(_ text: String) throws -> [ScenarioResult] {
+    static func parse(_ text: String) throws -> [ScenarioResult] {
         let records = try CSVReader.records(in: text)
         let columns = header.split(separator: ",").map(String.init)
         guard let first = records.first, first.fields == columns else {
@@ -63,14 +63,14 @@ public enum ResultCSV {
 }
 
 /// A record of a Stress result file that does not fit its header.
-public struct ResultFileError: Error, Sendable, Equatable, CustomStringConvertible {
+struct ResultFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 1-based line of the record.
-    public let line: Int
+    let line: Int
     /// What is wrong.
-    public let message: String
+    let message: String
 
     /// `line N: message`.
-    public var description: String {
+    var description: String {
         "line \(line): \(message)"
     }
 }

@@ -1,13 +1,13 @@
 import ToolSupport
 
 /// Formats scenario results as text tables, in the manner of jcstress.
-public enum ResultTable {
+enum ResultTable {
     /// The table of one scenario: header, one row per outcome, and the verdict's reasons.
     ///
     /// - Parameter brokenOnPurpose: The scenario runs deliberately broken
     ///   code (the self-check), so a failure is what it must show: the
     ///   header and the reasons say "CAUGHT", not "FAILED".
-    public static func render(_ result: ScenarioResult, brokenOnPurpose: Bool = false) -> String {
+    static func render(_ result: ScenarioResult, brokenOnPurpose: Bool = false) -> String {
         var lines: [String] = []
         let failed = brokenOnPurpose ? "CAUGHT" : "FAILED"
         let verdict =
@@ -97,7 +97,7 @@ public enum ResultTable {
     }
 
     /// One line per verdict, naming the scenarios that did not pass.
-    public static func summary(_ results: [ScenarioResult]) -> String {
+    static func summary(_ results: [ScenarioResult]) -> String {
         let failed = results.filter { $0.verdict == .failed }.map(\.name)
         let unexercised = results.filter { $0.verdict == .notExercised }.map(\.name)
         let passed = results.count - failed.count - unexercised.count

@@ -4,44 +4,44 @@ import ToolSupport
 
 /// The `Stress` program, minus its entry point: parses the command line, runs the
 /// chosen scenarios, prints their tables, writes CSV and picks the exit status.
-public struct StressCommand: Sendable {
+struct StressCommand: Sendable {
     /// Exit status: no forbidden outcome and no leak.
-    public static let success: Int32 = 0
+    static let success: Int32 = 0
     /// Exit status: a forbidden outcome or a leak (or a self-check that caught nothing).
-    public static let failure: Int32 = 1
+    static let failure: Int32 = 1
     /// Exit status: bad command line or unusable output path.
-    public static let usageError: Int32 = 2
+    static let usageError: Int32 = 2
     /// Exit status: ThreadSanitizer stopped a scenario's process (with
     /// `halt_on_error=1 exitcode=66`, as `scripts/stress-tsan.sh` sets it).
-    public static let sanitizerReport: Int32 = 66
+    static let sanitizerReport: Int32 = 66
 
     /// The scenarios `--list` and a normal run see.
-    public let scenarios: [any StressScenario]
+    let scenarios: [any StressScenario]
     /// The scenario `--self-check` runs, which must fail.
-    public let selfCheck: (any StressScenario)?
+    let selfCheck: (any StressScenario)?
     /// The broken variants `--self-check` measures (and `--replay` can name).
-    public let brokenVariants: [BrokenVariant]
+    let brokenVariants: [BrokenVariant]
     /// Where text goes (one call per block of lines).
-    public let output: @Sendable (String) -> Void
+    let output: @Sendable (String) -> Void
     /// The program to start for each scenario of an isolated run (`--isolate`,
     /// the default): this program's own file. `nil` runs every scenario in
     /// this process whatever the options say (a test's command).
-    public var executablePath: String? = nil
+    var executablePath: String? = nil
     /// How the program is called in messages (`Stress`, or a user's own):
     /// ``programName`` unless set.
-    public var programName = StressCommand.programName
+    var programName = StressCommand.programName
     /// The arguments in front of a child's own that select this tool in its
     /// executable (`["stress"]` in an executable with both tools), or none.
-    public var childSubcommand: [String] = []
+    var childSubcommand: [String] = []
 
     /// What messages call the program: the installed ``ToolInvocation``'s
     /// name (the executable's, or `MyEventLoop stress`), else `Stress`.
-    public static var programName: String {
+    static var programName: String {
         ToolInvocation.programName(fallback: "Stress")
     }
 
     /// Creates the command.
-    public init(
+    init(
         scenarios: [any StressScenario],
         selfCheck: (any StressScenario)? = nil,
         brokenVariants: [BrokenVariant] = [],
@@ -56,7 +56,7 @@ public struct StressCommand: Sendable {
     /// Parses `arguments` and runs; returns the exit status. `--help` prints
     /// the generated help and returns 0; any bad argument prints what is wrong
     /// and returns ``usageError``.
-    public func main(_ arguments: [String]) -> Int32 {
+    func main(_ arguments: [String]) -> Int32 {
         let options: StressOptions
         do {
             options = try StressOptions.parse(arguments)
@@ -73,7 +73,7 @@ public struct StressCommand: Sendable {
 
     /// The scenarios `options.filters` selects (all when there is no
     /// filter), by the rule both tools share (``NameFilter``).
-    public func selected(_ options: StressOptions) -> [any StressScenario] {
+    func selected(_ options: StressOptions) -> [any StressScenario] {
         if let child = options.childScenario {
             return scenarios.filter { $0.name == child }
         }
@@ -84,7 +84,7 @@ public struct StressCommand: Sendable {
     }
 
     /// Runs with parsed `options`; returns the exit status.
-    public func run(_ options: StressOptions) -> Int32 {
+    func run(_ options: StressOptions) -> Int32 {
         if options.list {
             output(scenarios.map { "\($0.name)  [guarantees \($0.guarantees), \($0.actorCount) actors]\n    \($0.summary)" }
                 .joined(separator: "\n"))

@@ -19,12 +19,13 @@ import ToolSupport
 /// `--csv`, `--self-check`), outcome tables and exit statuses, and the same
 /// ThreadSanitizer script (`scripts/stress-tsan.sh`, with
 /// `STRESS_PACKAGE_PATH` and `STRESS_PRODUCT` naming the executable).
-/// Messages name the executable (``StressCommand/programName``). An
-/// executable with both tools is `SchedulerToolsMain.run(registering:)`.
+/// Messages, usage lines and replay commands name the executable (or the
+/// program an installed `ToolInvocation` names). An executable with both
+/// tools is `SchedulerToolsMain.run(registering:)`.
 public enum StressMain {
     /// The harness's own check: a deliberately broken disposable that a
     /// run must report (`--self-check`).
-    public static var selfCheck: any StressScenario {
+    static var selfCheck: any StressScenario {
         SingleAssignmentSetVersusDispose<BrokenSingleAssignmentDisposable<WidenedWindow>>(
             name: "self-check.broken-single-assignment",
             // Two actors: on two cores both run at once, so the broken window is hit.
@@ -33,7 +34,7 @@ public enum StressMain {
     }
 
     /// The broken variants `--self-check` measures detection on.
-    public static var brokenVariants: [BrokenVariant] {
+    static var brokenVariants: [BrokenVariant] {
         [
             BrokenVariant(
                 label: "widened gap", window: "two locks, 20 µs pause",
@@ -59,7 +60,7 @@ public enum StressMain {
     /// The command runs each scenario in a child process of this program
     /// (`--isolate`, the default), so a scenario that traps is reported and
     /// the others still run.
-    public static func command(registering schedulers: [StressScheduler]) throws -> StressCommand {
+    static func command(registering schedulers: [StressScheduler]) throws -> StressCommand {
         var command = StressCommand(
             scenarios: try ScenarioCatalog.all(registering: schedulers),
             selfCheck: selfCheck, brokenVariants: brokenVariants,
@@ -79,6 +80,14 @@ public enum StressMain {
     /// and exit status 2. The command line is the installed
     /// ``ToolInvocation``'s arguments; when none is installed, this
     /// process's, named after its executable.
+    ///
+    /// Exit status (as `--help` prints it): 0 no forbidden outcome and no
+    /// leak (and after `--help` or `--list`); 1 a forbidden outcome (a hang
+    /// or a crash included) or a leak, a deadlock under `--explore`, a broken
+    /// disposable `--self-check` did not notice, or a `--replay` that
+    /// reproduced a forbidden outcome; 2 a bad command line, a schedule that
+    /// does not fit, an unwritable CSV path or a refused registration; 66
+    /// ThreadSanitizer stopped a scenario's process.
     public static func run(registering schedulers: [StressScheduler] = []) -> Never {
         if ToolInvocation.current == nil {
             ToolInvocation.install(.commandLine(fallbackName: "Stress"))

@@ -6,14 +6,14 @@ import ToolSupport
 ///
 /// A bad value is reported with the option and what it needs; ``StressCommand``
 /// turns any parse error into a message and exit status 2.
-public struct StressOptions: ParsableCommand {
+struct StressOptions: ParsableCommand {
     /// Iterations per scenario when neither `--iterations` nor `--duration` is given.
-    public static let defaultIterations = 20_000
+    static let defaultIterations = 20_000
 
     /// The name, summary and exit statuses shown by `--help`; the name is
     /// the program's (``StressCommand/programName``), read once, after the
     /// entry point installed it.
-    public static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: StressCommand.programName,
         abstract: "Hammers the racy guarantees of the Schedulers library on its schedulers and every registered one.",
         discussion: """
@@ -45,7 +45,7 @@ public struct StressOptions: ParsableCommand {
 
     /// `--list`: print the scenarios and exit.
     @ArgumentParser.Flag(help: "List the scenarios and exit.")
-    public var list = false
+    var list = false
 
     /// `--filter`, as given (each may hold several comma-separated texts); see ``filters``.
     @Option(
@@ -53,13 +53,13 @@ public struct StressOptions: ParsableCommand {
         help: ArgumentHelp(
             "Run only scenarios whose name <text> selects (repeatable, or comma-separated).",
             discussion: NameFilter.ruleSummary, valueName: "text"))
-    public var filterArguments: [String] = []
+    var filterArguments: [String] = []
 
     /// `--iterations`, per scenario.
     @Option(
         help: ArgumentHelp("Iterations per scenario (default \(defaultIterations)).", valueName: "n"),
         transform: StressOptions.positiveCount)
-    public var iterations: Int?
+    var iterations: Int?
 
     /// `--duration`, per scenario, in seconds.
     @Option(
@@ -67,7 +67,7 @@ public struct StressOptions: ParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp("Run each scenario for this long instead (e.g. 0.5).", valueName: "seconds"),
         transform: StressOptions.positiveSeconds)
-    public var duration: Double?
+    var duration: Double?
 
     /// `--seed`; `nil` means pick one and print it.
     @Option(
@@ -77,21 +77,21 @@ public struct StressOptions: ParsableCommand {
                 + "the same seed replays the same choices.",
             valueName: "n"),
         transform: StressOptions.seedValue)
-    public var seed: UInt64?
+    var seed: UInt64?
 
     /// `--stop-at-first-forbidden`: end each scenario at its first forbidden outcome.
     @ArgumentParser.Flag(
         help: "End each scenario at its first forbidden outcome (on real threads, after the batch that saw it).")
-    public var stopAtFirstForbidden = false
+    var stopAtFirstForbidden = false
 
     /// `--csv`: where to write the results.
     @Option(name: .customLong("csv"), help: ArgumentHelp("Also write the results as CSV to <path>.", valueName: "path"))
-    public var csvPath: String?
+    var csvPath: String?
 
     /// `--self-check`: prove the harness can fail.
     @ArgumentParser.Flag(
         help: "Run a scenario against a deliberately broken disposable; exit 0 only if the harness catches it.")
-    public var selfCheck = false
+    var selfCheck = false
 
     /// `--explore`: run every scenario under a schedule controller instead of real threads.
     @Option(
@@ -101,19 +101,19 @@ public struct StressOptions: ParsableCommand {
                 + "--iterations counts schedules (default \(defaultSchedules)).",
             valueName: "strategy"),
         transform: StressOptions.strategy)
-    public var explore: ExplorationStrategyKind?
+    var explore: ExplorationStrategyKind?
 
     /// `--pct-depth`: PCT's bug depth.
     @Option(
         help: ArgumentHelp("PCT's bug depth d: d - 1 priority change points per schedule (default 3).", valueName: "d"),
         transform: StressOptions.positiveCount)
-    public var pctDepth: Int = 3
+    var pctDepth: Int = 3
 
     /// `--preemptions`: exhaustive search's bound.
     @Option(
         help: ArgumentHelp("Exhaustive search's most preemptions per schedule (default 2).", valueName: "n"),
         transform: StressOptions.preemptionCount)
-    public var preemptions: Int = 2
+    var preemptions: Int = 2
 
     /// `--replay`: a schedule printed beside a forbidden outcome.
     @Option(
@@ -121,20 +121,20 @@ public struct StressOptions: ParsableCommand {
             "Replay a schedule printed beside a forbidden outcome (scenario:seed:runs:build:steps); "
                 + "--iterations replays it that many times.",
             valueName: "schedule"))
-    public var replay: String?
+    var replay: String?
 
     /// `--detection-runs`: the self-check's runs per variant and method.
     @Option(
         help: ArgumentHelp("Self-check: detection runs per broken variant and method (default 5).", valueName: "n"),
         transform: StressOptions.positiveCount)
-    public var detectionRuns: Int = 5
+    var detectionRuns: Int = 5
 
     /// `--detection-seconds`: the self-check's longest detection run.
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Self-check: the longest one detection run may take (default 2).", valueName: "seconds"),
         transform: StressOptions.positiveSeconds)
-    public var detectionSeconds: Double = 2
+    var detectionSeconds: Double = 2
 
     /// `--isolate` (the default) / `--no-isolate`: each scenario in a child process.
     @ArgumentParser.Flag(
@@ -143,7 +143,7 @@ public struct StressOptions: ParsableCommand {
             "Run each scenario in a child process of its own (the default), so that a scenario that traps, or "
                 + "that ThreadSanitizer stops, is reported with its signal and the others still run; "
                 + "--no-isolate runs them all in this process."))
-    public var isolate = true
+    var isolate = true
 
     /// `--hang-seconds`: the watchdog's bound.
     @Option(
@@ -153,52 +153,49 @@ public struct StressOptions: ParsableCommand {
                 + "a forbidden 'hung' outcome, with every thread's stack and the seed (default \(Int(defaultHangSeconds))).",
             valueName: "seconds"),
         transform: StressOptions.positiveSeconds)
-    public var hangSeconds: Double = defaultHangSeconds
+    var hangSeconds: Double = defaultHangSeconds
 
     /// Set by the parent of an isolated run: the one scenario this child runs.
     @Option(help: .hidden)
-    public var childScenario: String?
+    var childScenario: String?
 
     /// Set by the parent of an isolated run: where this child writes its result CSV.
     @Option(help: .hidden)
-    public var childCSV: String?
+    var childCSV: String?
 
     /// Whether this run is one scenario of an isolated parent's.
-    public var isChild: Bool { childScenario != nil }
+    var isChild: Bool { childScenario != nil }
 
     /// Where the results go: the parent's file for a child, else `--csv`.
-    public var resultCSVPath: String? { childCSV ?? csvPath }
+    var resultCSVPath: String? { childCSV ?? csvPath }
 
     /// Schedules per scenario under `--explore` when neither `--iterations` nor `--duration` is given.
-    public static let defaultSchedules = 2_000
+    static let defaultSchedules = 2_000
 
     /// The watchdog's bound when `--hang-seconds` is not given: three times
     /// a registration's default stall timeout, so that a scheduler that
     /// settles late is graded by its scenario, not taken for a hang.
-    public static let defaultHangSeconds: Double = 30
-
-    /// Creates the default options.
-    public init() {}
+    static let defaultHangSeconds: Double = 30
 
     /// The limit per scenario under `--explore` (schedules) or `--replay` (replays).
-    public var explorationLimit: RunLimit {
+    var explorationLimit: RunLimit {
         if let duration { return .duration(seconds: duration) }
         return .iterations(iterations ?? Self.defaultSchedules)
     }
 
     /// The scenario-name texts of every `--filter`, split at commas.
-    public var filters: [String] {
+    var filters: [String] {
         filterArguments.flatMap { $0.split(separator: ",").map(String.init) }
     }
 
     /// `--iterations` or `--duration`, per scenario.
-    public var limit: RunLimit {
+    var limit: RunLimit {
         if let duration { return .duration(seconds: duration) }
         return .iterations(iterations ?? Self.defaultIterations)
     }
 
     /// Rejects what each option cannot say alone.
-    public func validate() throws {
+    func validate() throws {
         if !filterArguments.isEmpty && filters.isEmpty {
             throw ValidationError("--filter needs a non-empty text")
         }

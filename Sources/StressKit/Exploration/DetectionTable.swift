@@ -1,19 +1,19 @@
 import ToolSupport
 
 /// A deliberately broken subject, run by a scenario, for the self-check's measurements.
-public struct BrokenVariant: Sendable {
+struct BrokenVariant: Sendable {
     /// The row's label.
-    public let label: String
+    let label: String
     /// How wide its bug's window is (one phrase).
-    public let window: String
+    let window: String
     /// The scenario that runs it; it must be explorable.
-    public let scenario: any StressScenario
+    let scenario: any StressScenario
     /// Whether every exploration strategy must find it in every run (the
     /// self-check fails otherwise).
-    public let explorationMustFind: Bool
+    let explorationMustFind: Bool
 
     /// Creates a variant.
-    public init(label: String, window: String, scenario: any StressScenario, explorationMustFind: Bool) {
+    init(label: String, window: String, scenario: any StressScenario, explorationMustFind: Bool) {
         self.label = label
         self.window = window
         self.scenario = scenario
@@ -22,7 +22,7 @@ public struct BrokenVariant: Sendable {
 }
 
 /// How the self-check looks for a broken variant's forbidden outcome.
-public enum DetectionMethod: String, CaseIterable, Sendable {
+enum DetectionMethod: String, CaseIterable, Sendable {
     /// Real threads racing freely (`StressRunner`).
     case realThreads = "real threads"
     /// Exploration with seeded random choices.
@@ -43,16 +43,16 @@ public enum DetectionMethod: String, CaseIterable, Sendable {
 }
 
 /// How often and how fast one method found one variant's bug.
-public struct Detection: Sendable, Equatable {
+struct Detection: Sendable, Equatable {
     /// Runs that found a forbidden outcome.
-    public let found: Int
+    let found: Int
     /// Runs made.
-    public let runs: Int
+    let runs: Int
     /// Median seconds to the first forbidden outcome, over the runs that found one.
-    public let medianSeconds: Double?
+    let medianSeconds: Double?
 
     /// `found/runs, median s`.
-    public var text: String {
+    var text: String {
         let rate = "\(found)/\(runs)"
         guard let medianSeconds else { return rate + ", never" }
         return rate + ", " + Self.seconds(medianSeconds)
@@ -66,29 +66,20 @@ public struct Detection: Sendable, Equatable {
 /// The self-check's measurements: for each broken variant, the detection
 /// rate and median time to detection under real threads and under each
 /// exploration strategy, each run bounded by `budgetSeconds`.
-public struct DetectionTable: Sendable {
+struct DetectionTable: Sendable {
     /// Runs per variant and method.
-    public let runs: Int
+    let runs: Int
     /// The most seconds one run may take.
-    public let budgetSeconds: Double
+    let budgetSeconds: Double
     /// The seed of the first run (run `i` uses `seed + i`).
-    public let seed: UInt64
-    /// Settings every exploration run starts from (depth, bound).
-    public let pctDepth: Int
+    let seed: UInt64
+    /// PCT's bug depth in every PCT run.
+    var pctDepth = 3
     /// Exhaustive search's preemption bound.
-    public let preemptionBound: Int
-
-    /// Creates the measurement.
-    public init(runs: Int, budgetSeconds: Double, seed: UInt64, pctDepth: Int = 3, preemptionBound: Int = 2) {
-        self.runs = runs
-        self.budgetSeconds = budgetSeconds
-        self.seed = seed
-        self.pctDepth = pctDepth
-        self.preemptionBound = preemptionBound
-    }
+    var preemptionBound = 2
 
     /// Measures `method` on `variant`.
-    public func measure(_ variant: BrokenVariant, _ method: DetectionMethod) -> Detection {
+    func measure(_ variant: BrokenVariant, _ method: DetectionMethod) -> Detection {
         var times: [Double] = []
         for run in 0..<runs {
             if let seconds = timeToDetection(variant.scenario, method, seed: seed &+ UInt64(run)) {
@@ -120,7 +111,7 @@ public struct DetectionTable: Sendable {
 
     /// Measures every method on every variant; returns the table's lines and
     /// whether every variant that exploration must find was found in every run.
-    public func render(_ variants: [BrokenVariant], progress: (String) -> Void = { _ in }) -> (text: String, passed: Bool) {
+    func render(_ variants: [BrokenVariant], progress: (String) -> Void = { _ in }) -> (text: String, passed: Bool) {
         var passed = true
         var rows: [[String]] = []
         for variant in variants {

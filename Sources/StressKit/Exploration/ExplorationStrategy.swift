@@ -1,5 +1,5 @@
 /// How `Stress --explore` picks the schedules it runs.
-public enum ExplorationStrategyKind: String, CaseIterable, Sendable {
+enum ExplorationStrategyKind: String, CaseIterable, Sendable {
     /// At every step, a random runnable thread (seeded): uniform in half
     /// the schedules, weighted by a per-thread random weight in the other
     /// half (see `RandomStrategy`).
@@ -287,16 +287,16 @@ struct ExhaustiveStrategy: ExplorationStrategy {
 
 /// Where a replay left its recorded schedule: the step (0-based) and what
 /// was recorded there against what this run found.
-public struct ReplayDivergence: Equatable, Sendable, CustomStringConvertible {
+struct ReplayDivergence: Equatable, Sendable, CustomStringConvertible {
     /// The step, counted from 0.
-    public let step: Int
+    let step: Int
     /// What the schedule recorded (`runnable {a, b}, then a`).
-    public let expected: String
+    let expected: String
     /// What this run found (`runnable {a}`).
-    public let found: String
+    let found: String
 
     /// `diverged at step N: expected …, found …` (N counted from 1).
-    public var description: String {
+    var description: String {
         "diverged at step \(step + 1): expected \(expected), found \(found)"
     }
 }

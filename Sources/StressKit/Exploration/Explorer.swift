@@ -1,66 +1,66 @@
 /// What exploration adds to a scenario's result.
-public struct ExplorationSummary: Sendable {
+struct ExplorationSummary: Sendable {
     /// The strategy, as printed (`random`, `pct (depth 3)`, `exhaustive (≤ 2 preemptions)`).
-    public let strategy: String
+    let strategy: String
     /// Schedules run.
-    public let schedules: Int
+    let schedules: Int
     /// Exhaustive only: whether every schedule within the bound was run.
-    public let exhausted: Bool
+    let exhausted: Bool
     /// Exhaustive only: how many states (seeds of the scenario's own
     /// choices) were searched completely (1 when the state makes no choice).
-    public let statesSearched: Int
+    let statesSearched: Int
     /// Exhaustive only: whether the preemption bound left schedules out.
-    public let boundLeftSchedulesOut: Bool
+    let boundLeftSchedulesOut: Bool
     /// The first schedule that ended in a forbidden outcome (shrunk), if any.
-    public let failingSchedule: Schedule?
+    let failingSchedule: Schedule?
     /// Steps and switches of that schedule before shrinking.
-    public let unshrunk: (steps: Int, switches: Int)?
+    let unshrunk: (steps: Int, switches: Int)?
     /// Seconds from the start to the first forbidden outcome, if any.
-    public let secondsToFirstFailure: Double?
+    let secondsToFirstFailure: Double?
     /// Whether the library's own locks and atomics were sync points.
-    public let libraryInstrumented: Bool
+    let libraryInstrumented: Bool
     /// Exhaustive only: where a replayed prefix first found other threads
     /// runnable than the schedule it extends (the scenario is not
     /// deterministic under the controller), if it did. A search that
     /// diverged did not run every schedule, and fails.
-    public var divergence: ReplayDivergence? = nil
+    var divergence: ReplayDivergence? = nil
     /// PCT only: change points drawn, change points reached (at steps with
     /// more than one runnable thread), and such steps, over every schedule.
-    public var changePoints: (drawn: Int, reached: Int, choiceSteps: Int)? = nil
+    var changePoints: (drawn: Int, reached: Int, choiceSteps: Int)? = nil
 }
 
 /// Settings of an exploration run.
-public struct ExplorationSettings: Sendable {
+struct ExplorationSettings: Sendable {
     /// Which strategy picks the schedules.
-    public var strategy: ExplorationStrategyKind
+    var strategy: ExplorationStrategyKind
     /// Seed of the strategy's choices and of the states' choices.
-    public var seed: UInt64
+    var seed: UInt64
     /// Schedules (`.iterations`) or seconds per scenario.
-    public var limit: RunLimit
+    var limit: RunLimit
     /// PCT's bug depth `d` (`d - 1` priority change points).
-    public var pctDepth: Int = 3
+    var pctDepth: Int = 3
     /// Exhaustive search's most preemptions per schedule.
-    public var preemptionBound: Int = 2
+    var preemptionBound: Int = 2
     /// The most steps one schedule may take.
-    public var stepBudget: Int = 20_000
+    var stepBudget: Int = 20_000
     /// Exhaustive only: the most states searched for a scenario whose state
     /// makes seeded choices (one search per state).
-    public var maximumExhaustiveStates = 16
+    var maximumExhaustiveStates = 16
     /// Whether to stop at the first forbidden outcome (the self-check's detection runs).
-    public var stopAtFirstFailure = false
+    var stopAtFirstFailure = false
     /// Whether to shrink the first failing schedule.
-    public var shrink = true
+    var shrink = true
     /// How long to wait, after tear-down, for tracked instances to be freed.
-    public var leakGraceSeconds: Double = 5
+    var leakGraceSeconds: Double = 5
     /// The longest one schedule (or the shrinking of a failing one) may take
     /// before the watchdog reports it hung; the watchdog runs when both this
     /// and ``onHang`` are set.
-    public var hangSeconds: Double? = nil
+    var hangSeconds: Double? = nil
     /// What happens to a hung schedule's result; see `StressRunner.onHang`.
-    public var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
+    var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
 
     /// Creates settings.
-    public init(strategy: ExplorationStrategyKind, seed: UInt64, limit: RunLimit) {
+    init(strategy: ExplorationStrategyKind, seed: UInt64, limit: RunLimit) {
         self.strategy = strategy
         self.seed = seed
         self.limit = limit
@@ -77,31 +77,31 @@ public struct ExplorationSettings: Sendable {
 }
 
 /// What one replay of a schedule gave.
-public struct ReplayResult: Sendable {
+struct ReplayResult: Sendable {
     /// The outcome (a declared one, or an exploration outcome such as a deadlock).
-    public let outcome: OutcomeDeclaration
+    let outcome: OutcomeDeclaration
     /// The choices actually made (the recorded ones, then non-preemptive ones).
-    public let choices: [Int]
+    let choices: [Int]
     /// The first recorded step that this run did not follow (its thread
     /// could not run, or the runnable set differs from the recorded one), if
     /// any: the schedule does not fit this build of the scenario, and the
     /// outcome is not a verdict on it.
-    public let divergence: ReplayDivergence?
+    let divergence: ReplayDivergence?
 }
 
 /// Runs scenarios under a schedule controller, one thread at a time, in the
 /// order an exploration strategy picks; see `ScheduleController`.
-public struct Explorer: Sendable {
+struct Explorer: Sendable {
     /// The settings.
-    public let settings: ExplorationSettings
+    let settings: ExplorationSettings
 
     /// Creates an explorer.
-    public init(_ settings: ExplorationSettings) {
+    init(_ settings: ExplorationSettings) {
         self.settings = settings
     }
 
     /// Explores `scenario` to the limit: its table's counts are per schedule.
-    public func run<Scenario: StressScenario>(_ scenario: Scenario) -> ScenarioResult {
+    func run<Scenario: StressScenario>(_ scenario: Scenario) -> ScenarioResult {
         let declared = Array(Scenario.Outcome.allCases)
         var counts = [Scenario.Outcome: Int]()
         var abandoned: ScheduleEnd?
@@ -222,7 +222,7 @@ public struct Explorer: Sendable {
 
     /// Replays `schedule` on `scenario` `times` times (set up and torn down
     /// once); returns each replay's result.
-    public static func replay<Scenario: StressScenario>(
+    static func replay<Scenario: StressScenario>(
         _ schedule: Schedule, on scenario: Scenario, times: Int = 1
     ) -> [ReplayResult] {
         scenario.setUp()

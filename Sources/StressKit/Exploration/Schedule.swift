@@ -25,30 +25,30 @@
 /// The older text `<scenario>:<seed>:<runs>` is still read; it records
 /// neither the build nor the runnable sets, so its replay cannot be checked
 /// and says so.
-public struct Schedule: Equatable, Sendable, CustomStringConvertible {
+struct Schedule: Equatable, Sendable, CustomStringConvertible {
     /// The scenario's name.
-    public let scenario: String
+    let scenario: String
     /// The seed of the scenario's `IterationChoices` for the state.
-    public let stateSeed: UInt64
+    let stateSeed: UInt64
     /// The thread of each step, in order.
-    public let choices: [Int]
+    let choices: [Int]
     /// The build the schedule was recorded on (``Exploration/buildIdentity``);
     /// nil for a schedule in the older text, which does not record it.
-    public let build: String?
+    let build: String?
     /// The runnable threads of each recorded step, as bit masks (bit `t`:
     /// thread `t` could run), one per choice; nil for the older text.
-    public let runnable: [UInt32]?
+    let runnable: [UInt32]?
     /// What the chosen thread stopped at in each recorded step (a
     /// ``SyncStep`` raw value, 255 returned, 254 unknown), one per choice;
     /// nil for the older text.
-    public let stepKinds: [UInt8]?
+    let stepKinds: [UInt8]?
 
     /// The most threads a schedule can name.
-    public static let maximumThreads = 26
+    static let maximumThreads = 26
 
     /// Creates a schedule. `runnable` and `stepKinds`, when given, have one
     /// entry per choice; either both are given or neither.
-    public init(
+    init(
         scenario: String, stateSeed: UInt64, choices: [Int], build: String? = nil, runnable: [UInt32]? = nil,
         stepKinds: [UInt8]? = nil
     ) {
@@ -63,13 +63,13 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// What was wrong with a schedule's text.
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
+    struct ParseError: Error, Equatable, CustomStringConvertible {
         /// One sentence saying what is wrong and what a schedule looks like.
-        public let description: String
+        let description: String
     }
 
     /// Parses `text` as printed by ``description``.
-    public init(parsing text: String) throws(ParseError) {
+    init(parsing text: String) throws(ParseError) {
         let format = "a schedule looks like 'scenario-name:1f2e3d:a3b2a:exploration:abC3.abD.aR' "
             + "(as printed beside a forbidden outcome)"
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -103,12 +103,12 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The letter of thread `thread` (`a` for 0).
-    public static func letter(_ thread: Int) -> Character {
+    static func letter(_ thread: Int) -> Character {
         Character(UnicodeScalar(UInt8(97 + min(max(thread, 0), 25))))
     }
 
     /// A runnable set as `{a, c}`.
-    public static func describeSet(_ mask: UInt32) -> String {
+    static func describeSet(_ mask: UInt32) -> String {
         "{" + (0..<maximumThreads).filter { mask & (1 << UInt32($0)) != 0 }.map { String(letter($0)) }
             .joined(separator: ", ") + "}"
     }
@@ -134,7 +134,7 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// A step kind in words (`atomic load`, `returned`).
-    public static func describeKind(_ kind: UInt8) -> String {
+    static func describeKind(_ kind: UInt8) -> String {
         switch kind {
         case ScheduleController.returnedStep: return "returned"
         case ScheduleController.unknownStep: return "no sync point"
@@ -152,7 +152,7 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The steps of `text` (the fifth part): one runnable mask and one step kind per step.
-    public static func decodeSteps(_ text: String) throws(ParseError) -> (runnable: [UInt32], kinds: [UInt8]) {
+    static func decodeSteps(_ text: String) throws(ParseError) -> (runnable: [UInt32], kinds: [UInt8]) {
         var masks: [UInt32] = []
         var kinds: [UInt8] = []
         let shape = "a step is the runnable threads' letters a-z, a step kind A-F or R, then an optional count"
@@ -182,7 +182,7 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The fifth part of the text for `masks` and `kinds`.
-    public static func encodeSteps(_ masks: [UInt32], _ kinds: [UInt8]) -> String {
+    static func encodeSteps(_ masks: [UInt32], _ kinds: [UInt8]) -> String {
         var groups: [String] = []
         var index = 0
         while index < masks.count {
@@ -202,14 +202,14 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The schedule cut to its first `count` steps.
-    public func prefix(_ count: Int) -> Schedule {
+    func prefix(_ count: Int) -> Schedule {
         Schedule(
             scenario: scenario, stateSeed: stateSeed, choices: Array(choices.prefix(count)), build: build,
             runnable: runnable.map { Array($0.prefix(count)) }, stepKinds: stepKinds.map { Array($0.prefix(count)) })
     }
 
     /// The choices of `runs` (the third part of the text).
-    public static func decodeRuns(_ runs: String) throws(ParseError) -> [Int] {
+    static func decodeRuns(_ runs: String) throws(ParseError) -> [Int] {
         var choices: [Int] = []
         var thread: Int?
         var count = ""
@@ -238,7 +238,7 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The runs part of the text for `choices`.
-    public static func encodeRuns(_ choices: [Int]) -> String {
+    static func encodeRuns(_ choices: [Int]) -> String {
         var text = ""
         var index = 0
         while index < choices.count {
@@ -258,7 +258,7 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
 
     /// `<scenario>:<seed in hex>:<runs>:<build>:<runnable>`, or the older
     /// `<scenario>:<seed in hex>:<runs>` when neither is recorded.
-    public var description: String {
+    var description: String {
         var text = "\(scenario):\(String(stateSeed, radix: 16)):\(Self.encodeRuns(choices))"
         if let build, let runnable, let stepKinds {
             text += ":\(build):\(Self.encodeSteps(runnable, stepKinds))"
@@ -267,7 +267,7 @@ public struct Schedule: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// How many times the schedule switches from a thread to another.
-    public var switches: Int {
+    var switches: Int {
         zip(choices, choices.dropFirst()).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
     }
 }

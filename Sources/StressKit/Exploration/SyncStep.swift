@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// The raw values are the library's `SyncPointKind` (Sources/Schedulers/Internal/SyncPoint.swift),
 /// which `SyncStepMirrorTests` checks case by case.
-public enum SyncStep: UInt8, Sendable, CaseIterable {
+enum SyncStep: UInt8, Sendable, CaseIterable {
     /// About to take a lock.
     case lockAcquire = 0
     /// Found the lock taken: cannot go on until another thread makes progress.
@@ -39,7 +39,7 @@ public enum SyncStep: UInt8, Sendable, CaseIterable {
 /// Sync points for code outside the library (the self-check's broken
 /// disposables, tests): the same seam the library's locks and atomics pass
 /// through in a build with the `Exploration` trait.
-public enum Exploration {
+enum Exploration {
     /// Announces that the calling thread is about to perform `step`. On a
     /// thread a schedule controller owns, parks it until the controller picks
     /// it again; on any other thread returns at once.
@@ -48,7 +48,7 @@ public enum Exploration {
     ///   its controller gave up a schedule and let the threads run freely:
     ///   a loop that waits for another thread must then block or give up).
     @discardableResult
-    public static func syncPoint(_ step: SyncStep) -> Bool {
+    static func syncPoint(_ step: SyncStep) -> Bool {
         guard let box = ControlledPartyBox.current, box.oneStepDepth == 0 else { return false }
         return box.party.controller.yield(party: box.party.index, step: step)
     }
@@ -66,7 +66,7 @@ public enum Exploration {
     /// that thread blocked outside the seam. The interleavings inside `body`
     /// are then not explored (real threads still race them). Contract:
     /// `body` must not wait for another controlled thread.
-    public static func asOneStep<Result>(_ body: () throws -> Result) rethrows -> Result {
+    static func asOneStep<Result>(_ body: () throws -> Result) rethrows -> Result {
         guard let box = ControlledPartyBox.current else { return try body() }
         box.oneStepDepth += 1
         defer { box.oneStepDepth -= 1 }
@@ -79,7 +79,7 @@ public enum Exploration {
     /// controller's virtual clock, which starts every schedule at
     /// `ScheduleController.virtualEpochNanoseconds` and moves only when a
     /// virtual timer fires; on any other thread the real clock.
-    public static func uptimeNanoseconds() -> UInt64 {
+    static func uptimeNanoseconds() -> UInt64 {
         ControlledParty.current?.controller.virtualUptimeNanoseconds() ?? DispatchTime.now().uptimeNanoseconds
     }
 
@@ -89,21 +89,21 @@ public enum Exploration {
     /// the calling thread, or that prepares a schedule's state on it, if that
     /// controller has hand-off workers; `nil` otherwise (the default
     /// executor: a task on real threads is unchanged).
-    public static var taskExecutor: (any TaskExecutor)? {
+    static var taskExecutor: (any TaskExecutor)? {
         guard let controller = ControlledParty.current?.controller ?? ScheduleController.preparingOnThisThread,
               controller.workers > 0 else { return nil }
         return controller.taskExecutor
     }
 
     /// Whether the calling thread is run by a schedule controller.
-    public static var isControlledThread: Bool {
+    static var isControlledThread: Bool {
         ControlledParty.current != nil
     }
 
     /// Whether the library in this build has sync points (built with the
     /// package trait `Exploration`); without them, exploration interleaves
     /// the library's code only at the harness's own sync points.
-    public static var libraryIsInstrumented: Bool {
+    static var libraryIsInstrumented: Bool {
         #if SCHEDULERS_EXPLORATION
         SchedulersExploration.isInstrumented
         #else
@@ -118,7 +118,7 @@ public enum Exploration {
     /// exchange), joined by `+`; `plain` for neither. A schedule recorded on
     /// one build does not follow the same steps on another, so `--replay`
     /// refuses it there.
-    public static var buildIdentity: String {
+    static var buildIdentity: String {
         var parts: [String] = []
         if libraryIsInstrumented {
             parts.append("exploration")
@@ -131,7 +131,7 @@ public enum Exploration {
 
     /// Whether the calling thread is one of a schedule controller's hand-off
     /// workers, running a block handed to a queue (as if on that queue).
-    public static var isHandOffWorker: Bool {
+    static var isHandOffWorker: Bool {
         guard let party = ControlledParty.current else { return false }
         return party.index >= party.controller.parties
     }
@@ -140,7 +140,7 @@ public enum Exploration {
     /// same seam as the library's hand-offs: on a controlled thread whose
     /// controller has hand-off workers, the controller runs it in the queue's
     /// order; otherwise `queue.async`.
-    public static func handOff(to queue: DispatchQueue, barrier: Bool = false, _ block: @escaping @Sendable () -> Void) {
+    static func handOff(to queue: DispatchQueue, barrier: Bool = false, _ block: @escaping @Sendable () -> Void) {
         if let box = ControlledPartyBox.current,
            box.party.controller.handOff(from: box, to: queue, barrier: barrier, block: block) {
             return
@@ -150,7 +150,7 @@ public enum Exploration {
 
     /// Adds an operation running `block` to `queue`, through the same seam
     /// as the library's hand-offs (see `handOff(to:barrier:_:)`).
-    public static func handOff(to queue: OperationQueue, _ block: @escaping @Sendable () -> Void) {
+    static func handOff(to queue: OperationQueue, _ block: @escaping @Sendable () -> Void) {
         let operation = BlockOperation(block: block)
         let transfer = UnsafeTransfer(operation)
         if let box = ControlledPartyBox.current,
@@ -164,7 +164,7 @@ public enum Exploration {
     /// blocks may interleave. A `DispatchQueue` not declared is treated as
     /// serial (Dispatch cannot tell); an `OperationQueue` is serial when its
     /// `maxConcurrentOperationCount` is 1.
-    public static func declareConcurrent(_ queue: DispatchQueue) {
+    static func declareConcurrent(_ queue: DispatchQueue) {
         concurrentQueues.withLock { queues in
             if !queues.contains(where: { $0 === queue }) {
                 queues.append(queue)

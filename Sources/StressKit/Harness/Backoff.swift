@@ -43,7 +43,7 @@ struct Backoff {
 ///
 /// On a thread a schedule controller runs, returns at once: nothing runs
 /// beside it, and the schedule, not time, decides the interleaving.
-public func spinDelay(nanoseconds: Int) {
+func spinDelay(nanoseconds: Int) {
     guard nanoseconds > 0, !Exploration.isControlledThread else { return }
     let end = monotonicNanoseconds() &+ UInt64(nanoseconds)
     while monotonicNanoseconds() < end {}

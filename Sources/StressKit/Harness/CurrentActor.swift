@@ -11,9 +11,9 @@ import Darwin
 /// Probes record it when disposed, so an arbiter can tell whether a resource
 /// was disposed by the disposing actor, by the assigning actor, or by a
 /// scheduler's thread.
-public enum CurrentActor {
+enum CurrentActor {
     /// The index of the actor running on this thread, or `nil` on any other thread.
-    public static var index: Int? {
+    static var index: Int? {
         let raw = Int(bitPattern: pthread_getspecific(key))
         return raw == 0 ? nil : raw - 1
     }

@@ -1,5 +1,5 @@
 /// How a scenario judges one of its outcomes, as jcstress does.
-public enum Grade: String, Sendable, CaseIterable {
+enum Grade: String, Sendable, CaseIterable {
     /// Allowed by the guarantee, and expected to be seen: a scenario that never
     /// sees one of these did not exercise its race.
     case acceptable
@@ -9,7 +9,7 @@ public enum Grade: String, Sendable, CaseIterable {
     case forbidden
 
     /// The label printed in tables and CSV.
-    public var label: String {
+    var label: String {
         switch self {
         case .acceptable: "ACCEPTABLE"
         case .interesting: "INTERESTING"

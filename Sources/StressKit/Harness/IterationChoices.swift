@@ -5,15 +5,15 @@
 /// other scenarios run (each scenario's generator is seeded from the run seed
 /// and the scenario's name). Thread interleavings themselves cannot be
 /// replayed; the choices that steer them can.
-public struct IterationChoices: Sendable, Equatable {
+struct IterationChoices: Sendable, Equatable {
     /// Nanoseconds each actor busy-waits after the start barrier, by actor index.
-    public internal(set) var delays: [Int]
+    var delays: [Int]
     /// `order[thread]` is the actor that thread runs in this iteration.
-    public internal(set) var order: [Int]
+    var order: [Int]
     private var generator: SeededGenerator
 
     /// The longest start delay, in nanoseconds.
-    public static let maximumDelay = 1_000
+    static let maximumDelay = 1_000
 
     init(actorCount: Int, generator: inout SeededGenerator) {
         var delays: [Int] = []
@@ -33,7 +33,7 @@ public struct IterationChoices: Sendable, Equatable {
     }
 
     /// A seeded choice in `0..<count`, for the scenario's own use.
-    public mutating func pick(_ count: Int) -> Int {
+    mutating func pick(_ count: Int) -> Int {
         precondition(count > 0, "IterationChoices.pick(_:) needs a positive count")
         return Int(generator.next() % UInt64(count))
     }

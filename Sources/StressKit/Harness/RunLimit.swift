@@ -1,5 +1,5 @@
 /// How long each scenario runs.
-public enum RunLimit: Sendable, Equatable {
+enum RunLimit: Sendable, Equatable {
     /// Exactly this many iterations.
     case iterations(Int)
     /// As many iterations as fit in this many seconds.

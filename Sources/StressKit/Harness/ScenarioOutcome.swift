@@ -3,7 +3,7 @@
 /// A scenario declares them as an enum, so that every outcome it can report
 /// is listed (and graded) before the first run: the table shows the ones never
 /// seen, too.
-public protocol ScenarioOutcome: Hashable, CaseIterable, Sendable {
+protocol ScenarioOutcome: Hashable, CaseIterable, Sendable {
     /// A short, stable identifier: the table's and the CSV's outcome column.
     var id: String { get }
     /// Whether the outcome is allowed, interesting or forbidden.
@@ -18,33 +18,33 @@ public protocol ScenarioOutcome: Hashable, CaseIterable, Sendable {
 
 extension ScenarioOutcome {
     /// No outcome stops a run unless it says so.
-    public var stopsTheRun: Bool { false }
+    var stopsTheRun: Bool { false }
 }
 
 extension ScenarioOutcome where Self: RawRepresentable, RawValue == String {
     /// An outcome with a `String` raw value is identified by it: the raw
     /// value is what the table and the CSV show.
-    public var id: String { rawValue }
+    var id: String { rawValue }
 }
 
 /// One declared outcome, with the scenario's type erased (for tables and CSV).
-public struct OutcomeDeclaration: Hashable, Sendable {
+struct OutcomeDeclaration: Hashable, Sendable {
     /// See `ScenarioOutcome.id`.
-    public let id: String
+    let id: String
     /// See `ScenarioOutcome.grade`.
-    public let grade: Grade
+    let grade: Grade
     /// See `ScenarioOutcome.meaning`.
-    public let meaning: String
+    let meaning: String
 
     /// Creates a declaration.
-    public init(id: String, grade: Grade, meaning: String) {
+    init(id: String, grade: Grade, meaning: String) {
         self.id = id
         self.grade = grade
         self.meaning = meaning
     }
 
     /// The declaration of `outcome`.
-    public init<Outcome: ScenarioOutcome>(_ outcome: Outcome) {
+    init<Outcome: ScenarioOutcome>(_ outcome: Outcome) {
         self.init(id: outcome.id, grade: outcome.grade, meaning: outcome.meaning)
     }
 }

@@ -1,15 +1,15 @@
 /// What one scenario's run produced: counts per outcome, leaks, and the verdict.
-public struct ScenarioResult: Sendable {
+struct ScenarioResult: Sendable {
     /// One line of the table.
-    public struct Row: Sendable, Equatable {
+    struct Row: Sendable, Equatable {
         /// The declared outcome (or an undeclared one, graded forbidden).
-        public let outcome: OutcomeDeclaration
+        let outcome: OutcomeDeclaration
         /// How many iterations ended in it.
-        public let count: Int
+        let count: Int
     }
 
     /// The verdict on one scenario.
-    public enum Verdict: String, Sendable {
+    enum Verdict: String, Sendable {
         /// No forbidden outcome, no leak, every acceptable outcome seen.
         case passed = "OK"
         /// No forbidden outcome and no leak, but some acceptable outcome was
@@ -20,44 +20,44 @@ public struct ScenarioResult: Sendable {
     }
 
     /// The scenario's name.
-    public let name: String
+    let name: String
     /// The numbers of the guarantees (Guarantees.md) it hammers.
-    public let guarantees: String
+    let guarantees: String
     /// The scenario's one-line summary.
-    public let summary: String
+    let summary: String
     /// The seed its choices came from.
-    public let seed: UInt64
+    let seed: UInt64
     /// How many iterations ran.
-    public let iterations: Int
+    let iterations: Int
     /// Wall time of the iterations, in seconds.
-    public let seconds: Double
+    let seconds: Double
     /// One row per declared outcome, in declaration order (then undeclared ones).
-    public let rows: [Row]
+    let rows: [Row]
     /// Tracked instances still alive after tear-down (should be 0).
-    public let leaked: Int
+    let leaked: Int
     /// Under `--explore`: the strategy, the schedules and the failing schedule
     /// (`iterations` then counts schedules); `nil` for a run on real threads.
-    public internal(set) var exploration: ExplorationSummary? = nil
+    var exploration: ExplorationSummary? = nil
     /// Why the run ended before its limit (a scheduler that did not settle), or `nil`.
-    public internal(set) var stoppedBecause: String? = nil
+    var stoppedBecause: String? = nil
 
     /// The count of the outcome with `id`, or 0.
-    public func count(of id: String) -> Int {
+    func count(of id: String) -> Int {
         rows.first { $0.outcome.id == id }?.count ?? 0
     }
 
     /// Iterations that ended in a forbidden outcome.
-    public var forbiddenCount: Int {
+    var forbiddenCount: Int {
         rows.filter { $0.outcome.grade == .forbidden }.reduce(0) { $0 + $1.count }
     }
 
     /// Acceptable outcomes that never happened.
-    public var unseenAcceptable: [String] {
+    var unseenAcceptable: [String] {
         rows.filter { $0.outcome.grade == .acceptable && $0.count == 0 }.map(\.outcome.id)
     }
 
     /// See `Verdict`.
-    public var verdict: Verdict {
+    var verdict: Verdict {
         if forbiddenCount > 0 || leaked != 0 {
             return .failed
         }

@@ -5,25 +5,25 @@
 ///
 /// A scenario subclasses it and adds its own outcomes, state, actors,
 /// `settle()` and arbiter (``StressScenario``).
-public class SchedulerScenario: @unchecked Sendable {
+class SchedulerScenario: @unchecked Sendable {
     /// The scenario's name: its kind, then the registration's name.
-    public let name: String
+    let name: String
     /// The numbers of the guarantees (Guarantees.md) the scenario hammers.
-    public let guarantees: String
+    let guarantees: String
     /// One line on what races.
-    public let summary: String
+    let summary: String
     /// The hand-off workers an explored schedule needs (see
     /// `StressScenario.explorationWorkers`).
-    public let explorationWorkers: Int
+    let explorationWorkers: Int
     /// How many actors race in every iteration (two unless the scenario says otherwise).
-    public let actorCount: Int
+    let actorCount: Int
     /// Counts the instances the scenario made that are still alive.
-    public let live = LiveCounter()
+    let live = LiveCounter()
     /// `nil` on the library's schedulers: they hand their work through the
     /// library's seam, which the schedule controller takes over (see
     /// `StressScenario.explorationBlocker`). A user's scheduler runs its own
     /// threads, which no controller runs.
-    public let explorationBlocker: String?
+    let explorationBlocker: String?
     /// The scheduler the actors race on.
     let scheduler: ScenarioScheduler
 
@@ -41,12 +41,12 @@ public class SchedulerScenario: @unchecked Sendable {
     }
 
     /// Makes the scheduler, before the first iteration.
-    public func setUp() {
+    func setUp() {
         scheduler.setUp()
     }
 
     /// Drains and drops the scheduler, after the last iteration.
-    public func tearDown() {
+    func tearDown() {
         scheduler.tearDown()
     }
 }

@@ -4,30 +4,30 @@ import Synchronization
 import ToolSupport
 
 /// Runs scenarios: the iterations, the barrier, the counting and the leak check.
-public struct StressRunner: Sendable {
+struct StressRunner: Sendable {
     /// How long each scenario runs.
-    public let limit: RunLimit
+    let limit: RunLimit
     /// The run seed; see `IterationChoices`.
-    public let seed: UInt64
+    let seed: UInt64
     /// How long to wait, after tear-down, for tracked instances to be freed.
-    public let leakGraceSeconds: Double
+    let leakGraceSeconds: Double
     /// Iterations the actors run per crossing of the start barrier.
-    public let batchSize: Int
+    let batchSize: Int
     /// Whether to stop after the first batch with a forbidden outcome (the
     /// self-check's detection runs measure the time to it).
-    public let stopAtFirstForbidden: Bool
+    let stopAtFirstForbidden: Bool
     /// The longest one batch (its actors, `settle()` and the arbiter) may
     /// take before the watchdog reports it hung; the watchdog runs when both
     /// this and ``onHang`` are set.
-    public var hangSeconds: Double? = nil
+    var hangSeconds: Double? = nil
     /// What happens to a hung batch's result (its counts so far and one
     /// forbidden ``StressRunner/hungOutcome``): called on the watchdog's
     /// thread while the batch's threads are still stuck, so it should end
     /// the process.
-    public var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
+    var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
 
     /// The outcome a watchdog gives a batch that did not finish in time.
-    public static func hungOutcome(seconds: Double) -> OutcomeDeclaration {
+    static func hungOutcome(seconds: Double) -> OutcomeDeclaration {
         OutcomeDeclaration(
             id: "hung", grade: .forbidden,
             meaning: "a batch did not finish within \(NumberFormat.twoDecimals(seconds)) s (an actor, settle() or the arbiter never returned)")
@@ -39,7 +39,7 @@ public struct StressRunner: Sendable {
     ///   stride). Parking and waking a thread costs far more than a race, so
     ///   the actors run a batch of fresh states back to back, meeting at each
     ///   one (spinning briefly, never parking) so they stay in step.
-    public init(
+    init(
         limit: RunLimit, seed: UInt64, leakGraceSeconds: Double = 5, batchSize: Int = 64,
         stopAtFirstForbidden: Bool = false
     ) {
@@ -52,7 +52,7 @@ public struct StressRunner: Sendable {
     }
 
     /// Runs `scenario` to the limit and returns its counts and verdict.
-    public func run<Scenario: StressScenario>(_ scenario: Scenario) -> ScenarioResult {
+    func run<Scenario: StressScenario>(_ scenario: Scenario) -> ScenarioResult {
         let actorCount = scenario.actorCount
         precondition((1...8).contains(actorCount), "\(scenario.name): actorCount must be 1 to 8")
         var generator = SeededGenerator(seed: seed, scenario: scenario.name)

@@ -7,7 +7,7 @@
 /// returned (iterations run in batches; see `StressRunner`). After
 /// the last iteration it calls `tearDown()` and checks that `live` is back to
 /// zero (guarantee 8 in Guarantees.md).
-public protocol StressScenario: AnyObject, Sendable {
+protocol StressScenario: AnyObject, Sendable {
     /// The per-iteration state the actors race on.
     associatedtype State: AnyObject
     /// The outcomes the arbiter can report.
@@ -53,46 +53,46 @@ public protocol StressScenario: AnyObject, Sendable {
 
 extension StressScenario {
     /// Does nothing.
-    public func setUp() {}
+    func setUp() {}
     /// Does nothing.
-    public func tearDown() {}
+    func tearDown() {}
     /// Does nothing: for scenarios whose actors leave nothing pending.
-    public func settle() {}
+    func settle() {}
     /// By default a scenario hands work to a scheduler's own threads, which
     /// no controller runs: not explorable.
-    public var explorationBlocker: String? {
+    var explorationBlocker: String? {
         "its actions run on a scheduler's own threads, which the schedule controller does not run"
     }
 
     /// None: the actors hand nothing to a queue.
-    public var explorationWorkers: Int { 0 }
+    var explorationWorkers: Int { 0 }
 
     /// The declared outcomes, in declaration order.
-    public var declaredOutcomes: [OutcomeDeclaration] {
+    var declaredOutcomes: [OutcomeDeclaration] {
         Outcome.allCases.map(OutcomeDeclaration.init)
     }
 }
 
 /// A scenario whose actors are the only threads that touch its state and
 /// wait for each other only through sync points: `--explore` can run it.
-public protocol ExplorableScenario: StressScenario {}
+protocol ExplorableScenario: StressScenario {}
 
 extension ExplorableScenario {
     /// `nil`: the actors are the only threads, so a schedule decides the whole run.
-    public var explorationBlocker: String? { nil }
+    var explorationBlocker: String? { nil }
 }
 
 /// A scenario's per-iteration state made from the scenario's live counter
 /// and the iteration's choices alone: a scenario whose `State` is one needs
 /// no `makeState` of its own.
-public protocol ScenarioState: AnyObject {
+protocol ScenarioState: AnyObject {
     /// A fresh state for one iteration; what it allocates counts in `live`.
     init(_ live: LiveCounter, choices: inout IterationChoices)
 }
 
 extension StressScenario where State: ScenarioState {
     /// `State(live, choices: &choices)`.
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         State(live, choices: &choices)
     }
 }

@@ -3,9 +3,8 @@ import Schedulers
 
 /// A scheduler to stress-test: a ``SchedulerRegistration`` (the description
 /// both tools take) as Stress races on it; what
-/// ``ScenarioCatalog/all(registering:)`` and `StressMain.run(registering:)`
-/// take. This library's own schedulers are registered through the same type
-/// (``ScenarioCatalog/builtinSchedulers``).
+/// ``StressMain/run(registering:)`` takes. This library's own schedulers
+/// are registrations too, made through the same ``init(_:)``.
 ///
 /// The scenarios it gets follow from its conformances:
 /// - any `ImmediateScheduler`: `dispose-vs-action.<name>` (an action racing
@@ -22,7 +21,7 @@ import Schedulers
 /// that order, one at a time — the promise a `SerialScheduler` makes. A
 /// scheduler that does not make it registers with a `gate` of its own that
 /// does (the library's concurrent schedulers use a barrier); without one,
-/// ``StressRegistry/register(_:)`` refuses it.
+/// ``StressMain/run(registering:)`` refuses it (exit status 2).
 ///
 /// Every scheduler a scenario makes gets the registration's teardown when
 /// the scenario is done with it (after its last iteration has settled).
@@ -42,15 +41,15 @@ public struct StressScheduler: Sendable {
     let holdsBehindGate: Bool
     /// Makes the scheduler and its harness hooks, fresh for a scenario's run.
     let make: @Sendable () -> SchedulerUnderTest
-    /// The library's scenarios choose which of them run on a builtin scheduler.
-    var scenarios: Set<ScenarioGroup>
+    /// The groups of scenarios it is raced by: by conformance, or the
+    /// library's choice (``library(scenarios:)``).
+    private(set) var scenarios: Set<ScenarioGroup>
     /// Whether the scenarios may run under `--explore`: only the library's
-    /// schedulers hand their work through the seam a controller takes over.
-    let explorable: Bool
-    /// Which builtin scheduler this is; `nil` for a user's registration.
-    let kind: SchedulerUnderTest.Kind?
-    /// The user's description, checked when registered; `nil` for a builtin scheduler.
-    let registration: SchedulerRegistration?
+    /// schedulers hand their work through the seam a controller takes over
+    /// (``library(scenarios:)``).
+    private(set) var explorable = false
+    /// The description it was made from, checked when registered.
+    let registration: SchedulerRegistration
 
     /// The groups of scenarios a scheduler is raced by, by conformance.
     enum ScenarioGroup: Sendable, CaseIterable {
@@ -62,16 +61,15 @@ public struct StressScheduler: Sendable {
     /// that scheduler after the last. When the registration has `isCurrent`,
     /// the scenarios also check where the scheduler runs the work they give
     /// it (subscribeOn's subscription and disposal, a scheduled disposable's
-    /// disposal: guarantees 4 and 7). ``StressRegistry/register(_:)``
-    /// refuses a registration that fails ``SchedulerRegistration/check()``.
+    /// disposal: guarantees 4 and 7). ``StressMain/run(registering:)``
+    /// refuses a registration that fails ``SchedulerRegistration/check()``
+    /// (exit status 2, with the check's message).
     public init(_ registration: SchedulerRegistration) {
         name = registration.name
         isSerial = registration.isSerial
         isScheduler = registration.isScheduler
         isPeriodic = registration.isPeriodic
         holdsBehindGate = isSerial || registration.gate != nil
-        explorable = false
-        kind = nil
         self.registration = registration
         stallTimeoutSeconds = registration.stallTimeoutSeconds ?? 10
         var groups: Set<ScenarioGroup> = [.action, .observeOn, .subscribeOn]
@@ -102,7 +100,7 @@ public struct StressScheduler: Sendable {
 
     /// `StressScheduler(SchedulerRegistration(name, isCurrent: isCurrent, gate: gate, make: make))`:
     /// a scheduler raced on under `name`, with no teardown.
-    public init<S: ImmediateScheduler & SendableMetatype>(
+    init<S: ImmediateScheduler & SendableMetatype>(
         _ name: String, isCurrent: (@Sendable (S) -> Bool)? = nil,
         gate: (@Sendable (S, _ block: @escaping @Sendable () -> Void) -> Void)? = nil,
         make: @escaping @Sendable () -> S
@@ -117,32 +115,33 @@ public struct StressScheduler: Sendable {
         return copy
     }
 
-    /// A builtin scheduler of `kind`.
-    init(_ kind: SchedulerUnderTest.Kind, scenarios: Set<ScenarioGroup>) {
-        name = kind.rawValue
-        isSerial = kind.isSerial
-        isScheduler = true
-        isPeriodic = true
-        holdsBehindGate = true
-        explorable = true
-        self.kind = kind
-        registration = nil
-        self.scenarios = scenarios
-        make = { SchedulerUnderTest(kind) }
+    /// This registration as one of the library's own schedulers: raced by
+    /// `scenarios` instead of the groups its conformances give, and
+    /// explorable, because the library's schedulers hand their work through
+    /// the seam a schedule controller takes over (`Exploration.handOff`, the
+    /// library's sync points), which a user's threads never pass.
+    func library(scenarios: Set<ScenarioGroup>) -> StressScheduler {
+        var copy = self
+        copy.scenarios = scenarios
+        copy.explorable = true
+        return copy
+    }
+
+    /// Whether the scheduler is `MainScheduler`, whose executor is the main
+    /// actor's: the runtime sends that executor's jobs to the main queue itself.
+    var isMainScheduler: Bool {
+        registration.schedulerType is MainScheduler.Type
     }
 }
 
 /// The schedulers a `Stress` run races on, in order; refuses a name the
 /// scenario names cannot carry, one registered twice, and a registration
 /// that fails its check.
-public struct StressRegistry: Sendable {
-    public private(set) var schedulers: [StressScheduler] = []
-
-    /// An empty registry.
-    public init() {}
+struct StressRegistry: Sendable {
+    private(set) var schedulers: [StressScheduler] = []
 
     /// This library's schedulers (``ScenarioCatalog/builtinSchedulers``).
-    public static var builtin: StressRegistry {
+    static var builtin: StressRegistry {
         var registry = StressRegistry()
         registry.schedulers = ScenarioCatalog.builtinSchedulers
         return registry
@@ -153,7 +152,7 @@ public struct StressRegistry: Sendable {
     /// (the rule BenchRunner applies too), a name taken, a scheduler that is
     /// neither serial nor gated, or a failed ``SchedulerRegistration/check()``
     /// (run here, on the calling thread).
-    public mutating func register(_ scheduler: StressScheduler) throws(SchedulerRegistrationError) {
+    mutating func register(_ scheduler: StressScheduler) throws(SchedulerRegistrationError) {
         let name = scheduler.name
         try SchedulerRegistration.validate(name: name)
         guard !schedulers.contains(where: { $0.name == name }) else {
@@ -167,7 +166,7 @@ public struct StressRegistry: Sendable {
                     + "before it: register it with a gate (SchedulerRegistration(_:isCurrent:gate:teardown:make:)) "
                     + "that keeps the next action from starting until the gate returns")
         }
-        try scheduler.registration?.check()
+        try scheduler.registration.check()
         schedulers.append(scheduler)
     }
 }

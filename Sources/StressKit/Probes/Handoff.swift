@@ -4,26 +4,23 @@ import Synchronization
 ///
 /// The write happens before the releasing store of the flag, every read after
 /// an acquiring load of it, so no lock is needed.
-public final class Handoff<Value>: @unchecked Sendable {
+final class Handoff<Value>: @unchecked Sendable {
     private let published = Atomic<Bool>(false)
     private var value: Value?
 
-    /// Creates an empty handoff.
-    public init() {}
-
     /// Publishes `value`. Call at most once.
-    public func publish(_ value: Value) {
+    func publish(_ value: Value) {
         self.value = value
         published.store(true, ordering: .releasing)
     }
 
     /// The value if it was published, without waiting.
-    public var current: Value? {
+    var current: Value? {
         published.load(ordering: .acquiring) ? value : nil
     }
 
     /// Waits (spin, yield, nap) until the value is published, then returns it.
-    public func wait() -> Value {
+    func wait() -> Value {
         var backoff = Backoff()
         while !published.load(ordering: .acquiring) {
             backoff.pause()

@@ -11,8 +11,8 @@ import Schedulers
 /// on the scheduler's queue, isolated to the actor. Afterwards the actor, the
 /// scheduler, its executor and its queue are all freed, whichever thread let
 /// go last (the job's own, on the queue, included).
-public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case tornDownFirst = "torn-down-before-enqueue"
         case pendingAtTearDown = "torn-down-while-job-pending"
         case ranBeforeTearDown = "job-ran-before-tear-down"
@@ -20,13 +20,13 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
         case ranTwice = "job-ran-twice"
         case neverRan = "job-never-ran"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .tornDownFirst, .pendingAtTearDown, .ranBeforeTearDown: .acceptable
             case .ranOffExecutor, .ranTwice, .neverRan: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .tornDownFirst: "the last references were dropped before the job could be enqueued"
             case .pendingAtTearDown: "the last outside references were dropped after the job took the actor, before it ran"
@@ -71,35 +71,33 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
         let tornDownFirst = Flag()
     }
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         /// The only reference outside a job: the tear-down takes it out.
         let actor: Locked<SchedulerBoundActor?>
         let log = JobLog()
         let tearDownDelay: Int
 
-        public init(_ live: LiveCounter, choices: inout IterationChoices) {
+        init(_ live: LiveCounter, choices: inout IterationChoices) {
             actor = Locked(SchedulerBoundActor(live))
             tearDownDelay = choices.pick(20_000)
         }
     }
 
-    public let name = "actor-job-vs-teardown.serial-dispatch"
+    let name = "actor-job-vs-teardown.serial-dispatch"
     /// Explorable: the actor's job reaches the scheduler's queue through the
     /// library's hand-off seam, and the task prefers the controller's task
     /// executor (`Exploration.taskExecutor`), so every job runs on the
     /// controller's workers (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
+    let explorationBlocker: String? = nil
     /// The actor's job on the scheduler's queue, and the task's own.
-    public let explorationWorkers = 2
-    public let guarantees = "5, 8"
-    public let summary = "an actor on a serial scheduler's executor: a job is enqueued while the actor and scheduler are dropped"
-    public let actorCount = 2
-    public let live = LiveCounter()
-
-    public init() {}
+    let explorationWorkers = 2
+    let guarantees = "5, 8"
+    let summary = "an actor on a serial scheduler's executor: a job is enqueued while the actor and scheduler are dropped"
+    let actorCount = 2
+    let live = LiveCounter()
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         let log = state.log
         if actor == 0 {
             guard let target = state.actor.withLock({ $0 }) else {
@@ -131,7 +129,7 @@ public final class ActorJobVersusSchedulerTeardown: StressScenario, @unchecked S
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         let log = state.log
         if log.tornDownFirst.isSet {
             return .tornDownFirst

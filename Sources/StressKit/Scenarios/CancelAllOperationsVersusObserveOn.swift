@@ -13,21 +13,21 @@ import Schedulers
 /// subscription waiting for a drain that will never come: after both actors
 /// returned, one more element is sent, and it and every element before it
 /// must arrive, once each, in order.
-public final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case cancelledFirst = "cancelled-before-any-delivery"
         case cancelledBetween = "cancelled-between-deliveries"
         case cancelledLast = "cancelled-after-every-delivery"
         case stalled = "stalled-after-cancel"
         case wrongOrder = "out-of-order-or-duplicate"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .cancelledFirst, .cancelledBetween, .cancelledLast: .acceptable
             case .stalled, .wrongOrder: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .cancelledFirst: "the queue was cancelled before any element was delivered; all arrived afterwards"
             case .cancelledBetween: "the queue was cancelled between deliveries; the rest arrived afterwards"
@@ -41,7 +41,7 @@ public final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecke
     /// Elements sent by actor 0; the one sent after the actors is this.
     static let elementCount = 3
 
-    public final class State: @unchecked Sendable {
+    final class State: @unchecked Sendable {
         private let received = Locked<[Int]>([])
         let deliveredAtCancel = Locked<Int?>(nil)
         let arrivedLast = DispatchSemaphore(value: 0)
@@ -79,17 +79,15 @@ public final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecke
         }
     }
 
-    public let name = "cancel-all-vs-observeOn.operation-queue"
-    public let guarantees = "3"
-    public let summary = "operation-queue (2 at a time): elements flow through observeOn while the queue's operations are all cancelled"
-    public let actorCount = 2
-    public let live = LiveCounter()
+    let name = "cancel-all-vs-observeOn.operation-queue"
+    let guarantees = "3"
+    let summary = "operation-queue (2 at a time): elements flow through observeOn while the queue's operations are all cancelled"
+    let actorCount = 2
+    let live = LiveCounter()
     private var queue: OperationQueue?
     private var scheduler: OperationQueueScheduler?
 
-    public init() {}
-
-    public func setUp() {
+    func setUp() {
         let queue = OperationQueue()
         queue.name = "stress.cancel-all"
         queue.maxConcurrentOperationCount = 2
@@ -97,17 +95,17 @@ public final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecke
         scheduler = OperationQueueScheduler(operationQueue: queue)
     }
 
-    public func tearDown() {
+    func tearDown() {
         queue?.waitUntilAllOperationsAreFinished()
         scheduler = nil
         queue = nil
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         State(live, scheduler: scheduler.unsafelyUnwrapped, choices: &choices)
     }
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         if actor == 0 {
             let sent = state.observer.wait()
             for value in 0..<Self.elementCount {
@@ -121,7 +119,7 @@ public final class CancelAllOperationsVersusObserveOn: StressScenario, @unchecke
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         // Work scheduled after the cancel runs normally: one more element
         // must reach the observer, after the three before it.
         state.observer.wait().onNext(Self.elementCount)

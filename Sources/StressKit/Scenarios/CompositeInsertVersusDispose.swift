@@ -7,8 +7,8 @@ import Schedulers
 /// member. An insert that returns `nil` came too late: it disposed the new
 /// member itself, at once. Every member, including one inserted before the
 /// race, is disposed exactly once.
-public final class CompositeInsertVersusDispose: ExplorableScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class CompositeInsertVersusDispose: ExplorableScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case bothInserted = "both-inserted-then-disposed"
         case oneInserted = "one-inserted-one-rejected"
         case bothRejected = "dispose-first-both-rejected"
@@ -16,13 +16,13 @@ public final class CompositeInsertVersusDispose: ExplorableScenario, @unchecked 
         case keyDisagrees = "insert-result-disagrees-with-disposer"
         case membersLeft = "members-left-after-dispose"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .bothInserted, .oneInserted, .bothRejected: .acceptable
             case .notExactlyOnce, .keyDisagrees, .membersLeft: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .bothInserted: "both inserts returned a key; dispose() disposed both"
             case .oneInserted: "one insert was in time, the other returned nil and disposed its member"
@@ -34,29 +34,27 @@ public final class CompositeInsertVersusDispose: ExplorableScenario, @unchecked 
         }
     }
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         let composite = CompositeDisposable()
         let existing: ProbeDisposable
         let members: [ProbeDisposable]
         let gotKey = [Flag(), Flag()]
 
-        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
+        init(_ live: LiveCounter, choices _: inout IterationChoices) {
             existing = ProbeDisposable(live)
             members = [ProbeDisposable(live), ProbeDisposable(live)]
             composite.insert(existing)
         }
     }
 
-    public let name = "composite.insert-vs-dispose"
-    public let guarantees = "7"
-    public let summary = "CompositeDisposable: two inserts race dispose(); every member is disposed exactly once"
-    public let actorCount = 3
-    public let live = LiveCounter()
-
-    public init() {}
+    let name = "composite.insert-vs-dispose"
+    let guarantees = "7"
+    let summary = "CompositeDisposable: two inserts race dispose(); every member is disposed exactly once"
+    let actorCount = 3
+    let live = LiveCounter()
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         if actor < 2 {
             if state.composite.insert(state.members[actor]) != nil {
                 state.gotKey[actor].set()
@@ -66,7 +64,7 @@ public final class CompositeInsertVersusDispose: ExplorableScenario, @unchecked 
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         guard ([state.existing] + state.members).allSatisfy({ $0.disposeCount == 1 }) else {
             return .notExactlyOnce
         }

@@ -8,8 +8,8 @@ import Schedulers
 /// `SingleAssignmentDisposable`, `CompositeDisposable`, `ScheduledDisposable`
 /// on `CurrentThreadScheduler`. Each underlying resource is disposed exactly
 /// once, by whichever thread won; the others return having done nothing.
-public final class ConcurrentDisposeExactlyOnce: ExplorableScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class ConcurrentDisposeExactlyOnce: ExplorableScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case actor0Won = "actor-0-disposed"
         case actor1Won = "actor-1-disposed"
         case actor2Won = "actor-2-disposed"
@@ -17,14 +17,14 @@ public final class ConcurrentDisposeExactlyOnce: ExplorableScenario, @unchecked 
         case splitAcrossThreads = "members-disposed-by-several-threads"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .actor0Won, .actor1Won, .actor2Won: .acceptable
             case .splitAcrossThreads: .interesting
             case .notExactlyOnce, .notMarkedDisposed: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .actor0Won, .actor1Won, .actor2Won: "that actor's dispose() released every resource; the others did nothing"
             case .splitAcrossThreads: "members were released by different threads (allowed: still once each)"
@@ -39,7 +39,7 @@ public final class ConcurrentDisposeExactlyOnce: ExplorableScenario, @unchecked 
         "anonymous", "binary", "ternary", "array", "serial", "single-assignment", "composite", "scheduled",
     ]
 
-    public final class State: @unchecked Sendable {
+    final class State: @unchecked Sendable {
         let subject: Disposable
         let resources: [ProbeDisposable]
         let notMarked = Flag()
@@ -87,26 +87,24 @@ public final class ConcurrentDisposeExactlyOnce: ExplorableScenario, @unchecked 
         }
     }
 
-    public let name = "exactly-once.concurrent-dispose"
-    public let guarantees = "7"
-    public let summary = "Every disposable kind (seeded choice per iteration) disposed by 3 threads at once: each resource exactly once"
-    public let actorCount = 3
-    public let live = LiveCounter()
+    let name = "exactly-once.concurrent-dispose"
+    let guarantees = "7"
+    let summary = "Every disposable kind (seeded choice per iteration) disposed by 3 threads at once: each resource exactly once"
+    let actorCount = 3
+    let live = LiveCounter()
 
-    public init() {}
-
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         State(kind: choices.pick(Self.kinds.count), live: live)
     }
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         state.subject.dispose()
         if let cancelable = state.subject as? Cancelable, !cancelable.isDisposed {
             state.notMarked.set()
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         guard state.resources.allSatisfy({ $0.disposeCount == 1 }) else { return .notExactlyOnce }
         guard !state.notMarked.isSet else { return .notMarkedDisposed }
         let disposers = Set(state.resources.map(\.disposedBy))

@@ -11,23 +11,23 @@ import Schedulers
 /// other, in either order. A `dispose()` that returned before the gate opened
 /// must keep the action from ever running. The arbiter disposes once more:
 /// the result is still disposed exactly once.
-public final class DispatchDisposeVersusAction: SchedulerScenario, StressScenario, @unchecked Sendable {
-    public typealias Outcome = ScheduledActionOutcome
-    public typealias State = ScheduledActionProbe
+final class DispatchDisposeVersusAction: SchedulerScenario, StressScenario, @unchecked Sendable {
+    typealias Outcome = ScheduledActionOutcome
+    typealias State = ScheduledActionProbe
 
     /// Creates the scenario for the registered scheduler.
-    public init(_ registration: StressScheduler) {
+    init(_ registration: StressScheduler) {
         super.init(
             registration, name: "dispose-vs-action.\(registration.name)", guarantees: "5, 7",
             summary: "\(registration.name): dispose() from another thread races the start of a scheduled action",
             explorationWorkers: 2)  // the gate and the action, each on a worker
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         ScheduledActionProbe(live, choices: &choices)
     }
 
-    public func act(_ actor: Int, on probe: State) {
+    func act(_ actor: Int, on probe: State) {
         guard let target = scheduler.current else { return }
         if actor == 0 {
             target.enqueueGate { probe.holdGateAfterMeeting() }
@@ -41,11 +41,11 @@ public final class DispatchDisposeVersusAction: SchedulerScenario, StressScenari
         }
     }
 
-    public func settle() {
+    func settle() {
         scheduler.settle()
     }
 
-    public func arbitrate(_ probe: State) -> Outcome {
+    func arbitrate(_ probe: State) -> Outcome {
         if !scheduler.settledInTime {
             probe.hung.set()
         }

@@ -7,21 +7,21 @@ import Schedulers
 /// whichever thread dropped the last reference; a bag already gone is not
 /// inserted into (the inserter disposes its member itself). Every member is
 /// disposed exactly once and the bag is freed.
-public final class DisposeBagDeinitVersusInsert: ExplorableScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class DisposeBagDeinitVersusInsert: ExplorableScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case insertedThenDeinit = "inserted-then-deinit"
         case bagGoneBeforeInsert = "bag-gone-before-insert"
         case inserterHeldLastReference = "deinit-on-inserting-thread"
         case notExactlyOnce = "not-disposed-exactly-once"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .insertedThenDeinit, .bagGoneBeforeInsert: .acceptable
             case .inserterHeldLastReference: .interesting
             case .notExactlyOnce: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .insertedThenDeinit: "inserted in time; the owner's release ran deinit, which disposed it"
             case .bagGoneBeforeInsert: "the bag was gone; nothing was inserted"
@@ -31,14 +31,14 @@ public final class DisposeBagDeinitVersusInsert: ExplorableScenario, @unchecked 
         }
     }
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         var bag: DisposeBag?
         weak var weakBag: DisposeBag?
         let existing: ProbeDisposable
         let inserted: ProbeDisposable
         let foundBag = Flag()
 
-        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
+        init(_ live: LiveCounter, choices _: inout IterationChoices) {
             existing = ProbeDisposable(live)
             inserted = ProbeDisposable(live)
             let bag = DisposeBag()
@@ -48,16 +48,14 @@ public final class DisposeBagDeinitVersusInsert: ExplorableScenario, @unchecked 
         }
     }
 
-    public let name = "dispose-bag.deinit-vs-insert"
-    public let guarantees = "7, 8"
-    public let summary = "DisposeBag: deinit (owner drops it) races an insert through a weak reference"
-    public let actorCount = 2
-    public let live = LiveCounter()
-
-    public init() {}
+    let name = "dispose-bag.deinit-vs-insert"
+    let guarantees = "7, 8"
+    let summary = "DisposeBag: deinit (owner drops it) races an insert through a weak reference"
+    let actorCount = 2
+    let live = LiveCounter()
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         if actor == 0 {
             state.bag = nil
         } else if let bag = state.weakBag {
@@ -68,7 +66,7 @@ public final class DisposeBagDeinitVersusInsert: ExplorableScenario, @unchecked 
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         guard state.existing.disposeCount == 1, state.inserted.disposeCount == 1 else {
             return .notExactlyOnce
         }

@@ -15,8 +15,8 @@ import Synchronization
 /// 0's job must run before actor 0's action, and actor 1's job after actor
 /// 1's action, whatever the other jobs do: a job never joins a batch of
 /// jobs whose block the queue holds ahead of an action enqueued before it.
-public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case othersFirst = "other-jobs-before-job"
         case othersBetween = "other-jobs-around-job"
         case othersLast = "other-jobs-after-action"
@@ -27,8 +27,8 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
 
         /// A scheduler that lost a job stops the scenario: the next batches
         /// would only wait out the same timeout.
-        public var stopsTheRun: Bool { self == .lost }
-        public var grade: Grade {
+        var stopsTheRun: Bool { self == .lost }
+        var grade: Grade {
             switch self {
             case .othersBetween, .othersLast: .acceptable
             // Allowed, but an exhaustive search within two preemptions may
@@ -37,7 +37,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
             case .jobAfterAction, .jobBeforeAction, .offExecutor, .lost: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .othersFirst: "the other threads' jobs ran before actor 0's job, which ran before its action"
             case .othersBetween: "the other threads' jobs ran around actor 0's job, which ran before its action"
@@ -96,7 +96,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
         }
     }
 
-    public final class State: @unchecked Sendable {
+    final class State: @unchecked Sendable {
         let log = OrderLog()
         let token: LiveToken
 
@@ -109,7 +109,7 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
     private var actors: [ScheduledActor] = []
 
     /// Creates the scenario for the registered serial scheduler.
-    public init(_ registration: StressScheduler) {
+    init(_ registration: StressScheduler) {
         super.init(
             registration, name: "executor-fifo.\(registration.name)", guarantees: "5",
             summary: "\(registration.name): one thread enqueues a job on the scheduler's executor, then schedules an "
@@ -119,18 +119,18 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
             // The main scheduler's executor is the main actor's: the runtime
             // sends its jobs to the main queue itself, past the library's
             // hand-off seam, so a schedule would order only the actions.
-            explorationBlocker: registration.kind == .main
+            explorationBlocker: registration.explorable && registration.isMainScheduler
                 ? "the main actor's jobs reach the main queue through the runtime, which the schedule controller does not run"
                 : nil)
     }
 
-    public override func setUp() {
+    override func setUp() {
         super.setUp()
         let executor = Self.executor(of: scheduler.current.unsafelyUnwrapped.scheduler)
         actors = (0..<3).map { _ in ScheduledActor(executor) }
     }
 
-    public override func tearDown() {
+    override func tearDown() {
         actors = []
         super.tearDown()
     }
@@ -147,11 +147,11 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
         return SerialSchedulerExecutor(serial)
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         State(live)
     }
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         let log = state.log
         let target = actors[actor]
         if actor == 1 {
@@ -173,11 +173,11 @@ public final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScena
         }
     }
 
-    public func settle() {
+    func settle() {
         scheduler.settle()
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         let log = state.log
         let deadline = DispatchTime.now() + (scheduler.current?.settleSeconds ?? 10)
         for _ in 0..<OrderLog.slots where log.done.wait(timeout: deadline) != .success {

@@ -13,8 +13,8 @@ import Schedulers
 /// disposes the subscription from its own thread. Disposal drops whatever is
 /// queued: the drop must not call back into a lock the disposal holds, so
 /// `dispose()` returns, and every element is freed.
-public final class ObserveOnDeinitReentry: SchedulerScenario, StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class ObserveOnDeinitReentry: SchedulerScenario, StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case noneDelivered = "disposed-before-any-delivery"
         case someDelivered = "some-delivered-then-disposed"
         case allDelivered = "all-delivered-then-disposed"
@@ -23,14 +23,14 @@ public final class ObserveOnDeinitReentry: SchedulerScenario, StressScenario, @u
         case hung = "never-settled"
 
         /// A scheduler that did not settle stops the scenario.
-        public var stopsTheRun: Bool { self == .hung }
-        public var grade: Grade {
+        var stopsTheRun: Bool { self == .hung }
+        var grade: Grade {
             switch self {
             case .noneDelivered, .someDelivered, .allDelivered: .acceptable
             case .overlappingCalls, .wrongOrder, .hung: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .noneDelivered: "dispose ran before any element was delivered"
             case .someDelivered: "some elements were delivered, then dispose dropped the rest (their deinits sent events)"
@@ -87,7 +87,7 @@ public final class ObserveOnDeinitReentry: SchedulerScenario, StressScenario, @u
         }
     }
 
-    public final class State: @unchecked Sendable {
+    final class State: @unchecked Sendable {
         let log = DeliveryLog()
         let observer = Handoff<AnyObserver<Payload>>()
         let subscription: Disposable
@@ -115,7 +115,7 @@ public final class ObserveOnDeinitReentry: SchedulerScenario, StressScenario, @u
     private let path: ObserveOnPath
 
     /// Creates the scenario for the registered scheduler, on `path`.
-    public init(_ registration: StressScheduler, path: ObserveOnPath = .automatic) {
+    init(_ registration: StressScheduler, path: ObserveOnPath = .automatic) {
         self.path = path
         let pathName = path == .generic ? "-generic-path" : ""
         super.init(
@@ -125,11 +125,11 @@ public final class ObserveOnDeinitReentry: SchedulerScenario, StressScenario, @u
             explorationWorkers: 2)  // the busy gate and the drain
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         State(live, scheduler: scheduler.current.unsafelyUnwrapped.scheduler, path: path, choices: &choices)
     }
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         if actor == 0 {
             if state.busy {
                 let started = Flag()
@@ -156,11 +156,11 @@ public final class ObserveOnDeinitReentry: SchedulerScenario, StressScenario, @u
         }
     }
 
-    public func settle() {
+    func settle() {
         scheduler.settle(rounds: 2)
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         guard scheduler.settledInTime else { return .hung }
         if state.log.overlapped.isSet {
             return .overlappingCalls

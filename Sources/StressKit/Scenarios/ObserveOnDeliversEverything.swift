@@ -8,21 +8,21 @@ import Schedulers
 /// emitting thread handing an element over and a drain finding the queue
 /// empty and going idle: an element that lands in between must still be
 /// delivered (a lost wake-up strands it).
-public final class ObserveOnDeliversEverything: SchedulerScenario, StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class ObserveOnDeliversEverything: SchedulerScenario, StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case caughtUp = "drain-caught-up-with-source"
         case batched = "delivered-after-source-finished"
         case stranded = "element-or-completion-never-delivered"
         case wrongOrder = "out-of-order-or-duplicate"
         case hung = "never-settled"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .caughtUp, .batched: .acceptable
             case .stranded, .wrongOrder, .hung: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .caughtUp: "some element was delivered before the source emitted the next: a drain went idle in between"
             case .batched: "every element but the last arrived after the source had emitted the next one"
@@ -35,7 +35,7 @@ public final class ObserveOnDeliversEverything: SchedulerScenario, StressScenari
 
     static let elementCount = 3
 
-    public final class State: @unchecked Sendable {
+    final class State: @unchecked Sendable {
         let observer = Handoff<AnyObserver<Int>>()
         /// Written by the observer (on the scheduler), read by the arbiter
         /// after the scheduler settled.
@@ -72,7 +72,7 @@ public final class ObserveOnDeliversEverything: SchedulerScenario, StressScenari
     }
 
     /// Creates the scenario for the registered scheduler.
-    public init(_ registration: StressScheduler) {
+    init(_ registration: StressScheduler) {
         super.init(
             registration, name: "observeOn-delivers-all.\(registration.name)", guarantees: "3",
             summary: "\(registration.name): a source emits from one thread while the scheduler drains; "
@@ -80,11 +80,11 @@ public final class ObserveOnDeliversEverything: SchedulerScenario, StressScenari
             explorationWorkers: 2)  // drains, each on a worker
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         State(live, scheduler: scheduler.current.unsafelyUnwrapped.scheduler, choices: &choices)
     }
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         // One source, one emitting thread (events of one sequence never
         // overlap); the other actor has nothing to race with.
         guard actor == 0 else { return }
@@ -98,11 +98,11 @@ public final class ObserveOnDeliversEverything: SchedulerScenario, StressScenari
         observer.onCompleted()
     }
 
-    public func settle() {
+    func settle() {
         scheduler.settle()
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         defer {
             state.subscription?.dispose()
             state.subscription = nil

@@ -8,8 +8,8 @@ import Schedulers
 /// scheduler, no further event reaches the observer. On every scheduler the
 /// observer sees the elements in order, never twice, never two calls at
 /// once, and the source's own disposable is disposed exactly once.
-public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case noneDelivered = "disposed-before-any-delivery"
         case someDelivered = "some-delivered-then-disposed"
         case allDelivered = "all-delivered-then-disposed"
@@ -21,15 +21,15 @@ public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScen
         case hung = "never-settled"
 
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
-    public var stopsTheRun: Bool { self == .hung }
-        public var grade: Grade {
+    var stopsTheRun: Bool { self == .hung }
+        var grade: Grade {
             switch self {
             case .noneDelivered, .someDelivered, .allDelivered: .acceptable
             case .eventAfterDisposeOnConcurrent: .interesting
             case .eventAfterDispose, .wrongOrder, .overlappingCalls, .sourceNotDisposedOnce, .hung: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .noneDelivered: "the dispose action ran before any element was delivered"
             case .someDelivered: "some elements were delivered, then dispose cut the rest off"
@@ -89,7 +89,7 @@ public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScen
         }
     }
 
-    public final class State: @unchecked Sendable {
+    final class State: @unchecked Sendable {
         let log: DeliveryLog
         let emitter: Emitter
         let subscription: Disposable
@@ -115,7 +115,7 @@ public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScen
     private let path: ObserveOnPath
 
     /// Creates the scenario for the registered scheduler, on `path`.
-    public init(_ registration: StressScheduler, path: ObserveOnPath = .automatic) {
+    init(_ registration: StressScheduler, path: ObserveOnPath = .automatic) {
         self.path = path
         let pathName = path == .generic ? "-generic-path" : ""
         // Explorable on the library's schedulers on both paths: the schedulers
@@ -127,11 +127,11 @@ public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScen
             explorationWorkers: 3)  // drains and the scheduled disposal, each on a worker
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         State(live, scheduler: scheduler.current.unsafelyUnwrapped.scheduler, path: path, choices: &choices)
     }
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         if actor == 0 {
             let observer = state.emitter.observer.wait()
             for (value, gap) in state.emitGaps.enumerated() {
@@ -150,11 +150,11 @@ public final class ObserveOnDisposeVersusDelivery: SchedulerScenario, StressScen
         }
     }
 
-    public func settle() {
+    func settle() {
         scheduler.settle()
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         guard scheduler.settledInTime, state.log.disposeReturned.isSet else { return .hung }
         if state.log.overlapped.isSet {
             return .overlappingCalls

@@ -11,8 +11,8 @@ import Schedulers
 /// so at most one tick can do that; a second tick that begins after
 /// `dispose()` returned is a broken guarantee. The arbiter waits several
 /// periods before judging, so such a tick would have had time to come.
-public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case disposedBeforeFirstTick = "disposed-before-first-tick"
         case tickedThenDisposed = "ticked-then-disposed"
         case tickInFlight = "one-tick-in-flight-at-dispose"
@@ -22,15 +22,15 @@ public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario,
         case hung = "never-settled"
 
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
-    public var stopsTheRun: Bool { self == .hung }
-        public var grade: Grade {
+    var stopsTheRun: Bool { self == .hung }
+        var grade: Grade {
             switch self {
             case .disposedBeforeFirstTick, .tickedThenDisposed: .acceptable
             case .tickInFlight: .interesting
             case .ticksAfterDispose, .overlapped, .stateNotPassed, .hung: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .disposedBeforeFirstTick: "dispose() returned before the first tick; no tick ever ran"
             case .tickedThenDisposed: "one or more ticks ran, all before dispose() returned; none after"
@@ -46,7 +46,7 @@ public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario,
     /// The job's period.
     static let periodMicroseconds = 20
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         let ticks = Counter()
         let inFlight = Counter()
         let overlapped = Flag()
@@ -58,7 +58,7 @@ public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario,
         let disposeDelay: Int
         let token: LiveToken
 
-        public init(_ live: LiveCounter, choices: inout IterationChoices) {
+        init(_ live: LiveCounter, choices: inout IterationChoices) {
             token = LiveToken(live)
             startAfterMicroseconds = choices.pick(10)
             disposeDelay = choices.pick(25_000)
@@ -83,7 +83,7 @@ public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario,
     private let emulated: Bool
 
     /// Creates the scenario for the registered scheduler, native or emulated.
-    public init(_ registration: StressScheduler, emulated: Bool = false) {
+    init(_ registration: StressScheduler, emulated: Bool = false) {
         self.emulated = emulated
         let kind = emulated ? "emulated" : registration.isPeriodic ? "native" : "schedulePeriodic (the library's emulation: not a PeriodicScheduler)"
         // Explorable on the library's schedulers, natively and emulated: the
@@ -101,7 +101,7 @@ public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario,
     }
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         guard let target = scheduler.current else { return }
         if actor == 0 {
             let startAfter = RxTimeInterval.microseconds(state.startAfterMicroseconds)
@@ -120,13 +120,13 @@ public final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario,
         }
     }
 
-    public func settle() {
+    func settle() {
         // Leave time for ticks that should not come, then drain the queue.
         spinDelay(nanoseconds: 10 * Self.periodMicroseconds * 1_000)
         scheduler.settle()
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         if !scheduler.settledInTime {
             return .hung
         }

@@ -13,7 +13,7 @@ import Schedulers
 /// after a step that ended once `dispose()` had returned is one no scheduler
 /// may run. At most one step (the committed one) can start after `dispose()`
 /// returned, and its `recurse` calls are ignored.
-public enum RecursiveChainOutcome: String, ScenarioOutcome {
+enum RecursiveChainOutcome: String, ScenarioOutcome {
     case disposedBeforeFirstStep = "disposed-before-first-step"
     case stoppedMidChain = "stopped-mid-chain"
     case completed = "chain-completed"
@@ -24,7 +24,7 @@ public enum RecursiveChainOutcome: String, ScenarioOutcome {
     case stepsLostWithoutDispose = "steps-lost-without-dispose"
     case actionOrStateKept = "action-or-state-kept"
 
-    public var grade: Grade {
+    var grade: Grade {
         switch self {
         case .disposedBeforeFirstStep, .stoppedMidChain, .completed: .acceptable
         case .committedStepAfterDisposeReturned: .interesting
@@ -32,7 +32,7 @@ public enum RecursiveChainOutcome: String, ScenarioOutcome {
              .actionOrStateKept: .forbidden
         }
     }
-    public var meaning: String {
+    var meaning: String {
         switch self {
         case .disposedBeforeFirstStep: "dispose() won: no step ran"
         case .stoppedMidChain: "dispose() stopped the chain part-way: the step running (if any) finished, no step started after dispose() returned"
@@ -49,9 +49,9 @@ public enum RecursiveChainOutcome: String, ScenarioOutcome {
 
 /// One step's state: which step it is, and a token the iteration's `held`
 /// counter counts, so a state the recursion keeps shows up.
-public final class ChainStep: Sendable {
+final class ChainStep: Sendable {
     /// Where the step sits in the chain; see `RecursiveChainProbe.Plan`.
-    public let id: Int
+    let id: Int
     let token: LiveToken
 
     init(_ id: Int, held: LiveCounter) {
@@ -65,7 +65,7 @@ public final class ChainStep: Sendable {
 /// Every step field is written only by the thread running the chain and read
 /// by the arbiter after the runner's end barrier, so they need no atomics
 /// (a step on another thread would be a data race ThreadSanitizer reports).
-public final class RecursiveChainProbe: @unchecked Sendable {
+final class RecursiveChainProbe: @unchecked Sendable {
     /// The chain's shape, chosen per iteration: a main chain of steps
     /// `0...depth`; main step `level` (below `depth`) on a fan-out level also
     /// calls `recurse` a second time, for a branch step `depth + 1 + 2·level`,

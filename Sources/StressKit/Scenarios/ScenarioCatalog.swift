@@ -1,8 +1,11 @@
 import Schedulers
 
 /// Every scenario `Stress` runs, in the order it runs them.
-public enum ScenarioCatalog {
-    /// This library's schedulers, registered as a user's are. Each gets
+enum ScenarioCatalog {
+    /// This library's schedulers: each a ``SchedulerRegistration``
+    /// (``LibrarySchedulers``) made into a ``StressScheduler`` as a user's
+    /// is, with the library's scenario choice and exploration on top
+    /// (``StressScheduler/library(scenarios:)``). Each gets
     /// every scheduler scenario (the main schedulers' observeOn and periodic
     /// scenarios too), the serial dispatch scheduler also the generic
     /// observeOn path, the concurrent one also forced periodic emulation
@@ -10,24 +13,25 @@ public enum ScenarioCatalog {
     /// code is the same on every scheduler). MainScheduler.asyncInstance is a
     /// SerialDispatchQueueScheduler on the main queue: the serial-dispatch and
     /// main scenarios cover its code.
-    public static var builtinSchedulers: [StressScheduler] {
+    static var builtinSchedulers: [StressScheduler] {
         let common: Set<StressScheduler.ScenarioGroup> = [.action, .observeOn, .subscribeOn, .periodic]
-        return SchedulerUnderTest.Kind.allCases.filter { $0 != .mainAsync }.map { kind in
-            var groups = common
-            if kind == .serialDispatch { groups.insert(.observeOnGenericPath) }
-            if kind == .concurrentDispatch { groups.insert(.periodicEmulated) }
-            return StressScheduler(kind, scenarios: groups)
-        }
+        return [
+            StressScheduler(LibrarySchedulers.serialDispatch).library(scenarios: common.union([.observeOnGenericPath])),
+            StressScheduler(LibrarySchedulers.concurrentDispatch).library(scenarios: common.union([.periodicEmulated])),
+            StressScheduler(LibrarySchedulers.operationQueue).library(scenarios: common),
+            StressScheduler(LibrarySchedulers.main).library(scenarios: common),
+            StressScheduler(LibrarySchedulers.concurrentMain).library(scenarios: common),
+        ]
     }
 
     /// Fresh instances of all scenarios on this library's schedulers.
-    public static func all() -> [any StressScenario] {
+    static func all() -> [any StressScenario] {
         all(registry: .builtin)
     }
 
     /// Fresh instances of all scenarios: on this library's schedulers, then
     /// on `schedulers`; throws ``SchedulerRegistrationError`` for a refused registration.
-    public static func all(registering schedulers: [StressScheduler]) throws -> [any StressScenario] {
+    static func all(registering schedulers: [StressScheduler]) throws -> [any StressScenario] {
         var registry = StressRegistry.builtin
         for scheduler in schedulers {
             try registry.register(scheduler)
@@ -36,7 +40,7 @@ public enum ScenarioCatalog {
     }
 
     /// Fresh instances of all scenarios on `registry`'s schedulers.
-    public static func all(registry: StressRegistry) -> [any StressScenario] {
+    static func all(registry: StressRegistry) -> [any StressScenario] {
         let schedulers = registry.schedulers
         func on(_ group: StressScheduler.ScenarioGroup) -> [StressScheduler] {
             schedulers.filter { $0.scenarios.contains(group) }

@@ -11,7 +11,7 @@ import Schedulers
 /// gate (the outer trampoline action, or a blocking action queued before it
 /// on a serial queue): the action cannot be dequeued before the gate opens,
 /// and a `dispose()` that returned before the gate opened must stop it.
-public enum ScheduledActionOutcome: String, ScenarioOutcome {
+enum ScheduledActionOutcome: String, ScenarioOutcome {
     case disposedBeforeStart = "disposed-before-start"
     case ranThenDisposed = "ran-then-disposed"
     case disposedWhileRunning = "disposed-while-running"
@@ -23,15 +23,15 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
     case hung = "never-settled"
 
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
-    public var stopsTheRun: Bool { self == .hung }
-    public var grade: Grade {
+    var stopsTheRun: Bool { self == .hung }
+    var grade: Grade {
         switch self {
         case .disposedBeforeStart, .ranThenDisposed: .acceptable
         case .disposedWhileRunning, .bodyAfterDisposeReturned: .interesting
         case .ranAfterDisposeReturned, .ranTwice, .resultNotDisposed, .resultDisposedTwice, .hung: .forbidden
         }
     }
-    public var meaning: String {
+    var meaning: String {
         switch self {
         case .disposedBeforeStart: "dispose() won: the action never ran"
         case .ranThenDisposed: "the action ran, then dispose() disposed what it returned"
@@ -48,7 +48,7 @@ public enum ScheduledActionOutcome: String, ScenarioOutcome {
 
 /// The per-iteration state of a scheduled action racing its disposal: the
 /// gate, what the action saw when it started, and what it returned.
-public final class ScheduledActionProbe: @unchecked Sendable {
+final class ScheduledActionProbe: @unchecked Sendable {
     /// Set just before the scheduled action's `dispose()` is called.
     let disposeBegan = Flag()
     /// Set right after the scheduled action's `dispose()` returned.

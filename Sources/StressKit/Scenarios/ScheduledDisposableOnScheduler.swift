@@ -5,18 +5,18 @@ import Schedulers
 /// One scenario per registered scheduler (the library's and a user's alike):
 /// where the registration can tell whether the calling thread is its own
 /// (`isCurrent`), the disposal must also have run there.
-public final class ScheduledDisposableOnScheduler: SchedulerScenario, StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class ScheduledDisposableOnScheduler: SchedulerScenario, StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case disposedOnScheduler = "disposed-once-on-scheduler"
         case notExactlyOnce = "not-disposed-exactly-once"
         case disposedOffScheduler = "disposed-off-scheduler"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
         case hung = "never-settled"
 
-        public var grade: Grade {
+        var grade: Grade {
             self == .disposedOnScheduler ? .acceptable : .forbidden
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .disposedOnScheduler: "the wrapped disposable was disposed once, on the scheduler"
             case .notExactlyOnce: "the wrapped disposable was disposed 0 or 2+ times"
@@ -27,7 +27,7 @@ public final class ScheduledDisposableOnScheduler: SchedulerScenario, StressScen
         }
     }
 
-    public final class State: @unchecked Sendable {
+    final class State: @unchecked Sendable {
         let subject: ScheduledDisposable
         let resource: ProbeDisposable
         let offScheduler = Flag()
@@ -50,14 +50,14 @@ public final class ScheduledDisposableOnScheduler: SchedulerScenario, StressScen
     }
 
     /// Creates the scenario for the registered scheduler.
-    public init(_ registration: StressScheduler) {
+    init(_ registration: StressScheduler) {
         super.init(
             registration, name: "scheduled-disposable.concurrent-dispose.\(registration.name)", guarantees: "7",
             summary: "\(registration.name): a ScheduledDisposable disposed by 2 threads at once disposes once, on the scheduler",
             explorationWorkers: 2)  // the scheduled disposal on a worker
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         // Set up before the first iteration (`setUp()`); `current` is nil only outside a run.
         guard let target = scheduler.current else {
             preconditionFailure("\(name): makeState before setUp")
@@ -65,18 +65,18 @@ public final class ScheduledDisposableOnScheduler: SchedulerScenario, StressScen
         return State(live, target: target)
     }
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         state.subject.dispose()
         if !state.subject.isDisposed {
             state.notMarked.set()
         }
     }
 
-    public func settle() {
+    func settle() {
         scheduler.settle()
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         if !scheduler.settledInTime {
             return .hung
         }

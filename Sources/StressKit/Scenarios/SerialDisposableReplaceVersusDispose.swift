@@ -8,8 +8,8 @@ import Schedulers
 /// the one that was current when it ran; the others are disposed by the
 /// replacing thread (the replaced one, or the new one when the serial
 /// disposable was already disposed).
-public final class SerialDisposableReplaceVersusDispose: ExplorableScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class SerialDisposableReplaceVersusDispose: ExplorableScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case disposerTookInitial = "dispose-took-initial"
         case disposerTookFirst = "dispose-took-replacement-a"
         case disposerTookSecond = "dispose-took-replacement-b"
@@ -17,13 +17,13 @@ public final class SerialDisposableReplaceVersusDispose: ExplorableScenario, @un
         case disposerTookNoneOrSeveral = "dispose-took-none-or-several"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .disposerTookInitial, .disposerTookFirst, .disposerTookSecond: .acceptable
             case .notExactlyOnce, .disposerTookNoneOrSeveral, .notMarkedDisposed: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .disposerTookInitial: "dispose ran first; both replacements were disposed on assignment"
             case .disposerTookFirst: "dispose disposed replacement a, the current one"
@@ -35,14 +35,14 @@ public final class SerialDisposableReplaceVersusDispose: ExplorableScenario, @un
         }
     }
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         let serial = SerialDisposable()
         let initial: ProbeDisposable
         let first: ProbeDisposable
         let second: ProbeDisposable
         let markedDisposed = Flag()
 
-        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
+        init(_ live: LiveCounter, choices _: inout IterationChoices) {
             initial = ProbeDisposable(live)
             first = ProbeDisposable(live)
             second = ProbeDisposable(live)
@@ -50,16 +50,14 @@ public final class SerialDisposableReplaceVersusDispose: ExplorableScenario, @un
         }
     }
 
-    public let name = "serial-disposable.replace-vs-dispose"
-    public let guarantees = "7"
-    public let summary = "SerialDisposable: two replacements race dispose(); each disposable is disposed exactly once"
-    public let actorCount = 3
-    public let live = LiveCounter()
-
-    public init() {}
+    let name = "serial-disposable.replace-vs-dispose"
+    let guarantees = "7"
+    let summary = "SerialDisposable: two replacements race dispose(); each disposable is disposed exactly once"
+    let actorCount = 3
+    let live = LiveCounter()
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         switch actor {
         case 0: state.serial.disposable = state.first
         case 1: state.serial.disposable = state.second
@@ -71,7 +69,7 @@ public final class SerialDisposableReplaceVersusDispose: ExplorableScenario, @un
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         let probes = [state.initial, state.first, state.second]
         guard probes.allSatisfy({ $0.disposeCount == 1 }) else { return .notExactlyOnce }
         guard state.markedDisposed.isSet else { return .notMarkedDisposed }

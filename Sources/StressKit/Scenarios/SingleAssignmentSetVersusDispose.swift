@@ -2,7 +2,7 @@ import Schedulers
 
 /// What the single-assignment scenario needs of the disposable under test, so
 /// the self-check can run the same scenario against a broken one.
-public protocol AssignOnceDisposable: Cancelable, AnyObject {
+protocol AssignOnceDisposable: Cancelable, AnyObject {
     /// Creates an empty disposable.
     init()
     /// Assigns the disposable (once).
@@ -16,21 +16,21 @@ extension SingleAssignmentDisposable: AssignOnceDisposable {}
 ///
 /// The assigned disposable is disposed exactly once: by a disposer if the
 /// assignment came first, by the assigning thread otherwise.
-public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposable>: ExplorableScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposable>: ExplorableScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case setThenDisposed = "set-then-disposed"
         case disposedThenSet = "disposed-then-set"
         case neverDisposed = "assigned-never-disposed"
         case disposedTwice = "assigned-disposed-twice"
         case notMarkedDisposed = "isDisposed-false-after-dispose"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .setThenDisposed, .disposedThenSet: .acceptable
             case .neverDisposed, .disposedTwice, .notMarkedDisposed: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .setThenDisposed: "assigned first; a disposer disposed it"
             case .disposedThenSet: "disposed first; the assignment disposed it at once"
@@ -41,25 +41,25 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
         }
     }
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         let subject = Subject()
         let assigned: ProbeDisposable
         let notMarked = Flag()
 
-        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
+        init(_ live: LiveCounter, choices _: inout IterationChoices) {
             assigned = ProbeDisposable(live)
         }
     }
 
-    public let name: String
-    public let guarantees = "7"
-    public let summary: String
-    public let actorCount: Int
-    public let live = LiveCounter()
+    let name: String
+    let guarantees = "7"
+    let summary: String
+    let actorCount: Int
+    let live = LiveCounter()
 
     /// Creates the scenario; `name` distinguishes the self-check's broken
     /// subject. `disposers` threads (1 or 2) race the assigning one.
-    public init(name: String = "single-assignment.set-vs-dispose", disposers: Int = 2) {
+    init(name: String = "single-assignment.set-vs-dispose", disposers: Int = 2) {
         precondition((1...2).contains(disposers), "SingleAssignmentSetVersusDispose(disposers:) must be 1 or 2")
         self.name = name
         actorCount = 1 + disposers
@@ -68,7 +68,7 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
     }
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         if actor == 0 {
             state.subject.setDisposable(state.assigned)
         } else {
@@ -79,7 +79,7 @@ public final class SingleAssignmentSetVersusDispose<Subject: AssignOnceDisposabl
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         switch state.assigned.disposeCount {
         case 0: return .neverDisposed
         case 1: break

@@ -9,8 +9,8 @@ import Schedulers
 /// that returned before the gate opened means the source is never
 /// subscribed; otherwise the subscription and its disposal both run on the
 /// scheduler, and the source's resource is disposed exactly once.
-public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case disposedBeforeSubscribe = "disposed-before-subscribe"
         case subscribedThenDisposed = "subscribed-then-disposed-on-scheduler"
         case disposedWhileSubscribing = "dispose-came-while-subscribing"
@@ -22,8 +22,8 @@ public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressS
         case hung = "never-settled"
 
     /// A scheduler that did not settle stops the scenario (see `ScenarioOutcome.stopsTheRun`).
-    public var stopsTheRun: Bool { self == .hung }
-        public var grade: Grade {
+    var stopsTheRun: Bool { self == .hung }
+        var grade: Grade {
             switch self {
             case .disposedBeforeSubscribe, .subscribedThenDisposed: .acceptable
             case .disposedWhileSubscribing: .interesting
@@ -32,7 +32,7 @@ public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressS
                 .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .disposedBeforeSubscribe: "dispose() won: the source was never subscribed"
             case .subscribedThenDisposed: "subscribed on the scheduler, later disposed on the scheduler"
@@ -47,18 +47,18 @@ public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressS
         }
     }
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         let probe: ScheduledActionProbe
         let subscribedOff = Flag()
         let disposedOff = Flag()
 
-        public init(_ live: LiveCounter, choices: inout IterationChoices) {
+        init(_ live: LiveCounter, choices: inout IterationChoices) {
             probe = ScheduledActionProbe(live, choices: &choices)
         }
     }
 
     /// Creates the scenario for the registered scheduler.
-    public init(_ registration: StressScheduler) {
+    init(_ registration: StressScheduler) {
         super.init(
             registration, name: "dispose-vs-subscribeOn.\(registration.name)", guarantees: "4, 7, 8",
             summary: "\(registration.name): dispose() from another thread races a pending subscribe(on:) subscription",
@@ -66,7 +66,7 @@ public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressS
     }
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         let probe = state.probe
         guard let target = scheduler.current else { return }
         if actor == 0 {
@@ -92,12 +92,12 @@ public final class SubscribeOnDisposeVersusSubscribe: SchedulerScenario, StressS
         }
     }
 
-    public func settle() {
+    func settle() {
         // Disposal after a running subscription is itself scheduled: settle twice.
         scheduler.settle(rounds: 2)
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         let probe = state.probe
         if !scheduler.settledInTime {
             return .hung

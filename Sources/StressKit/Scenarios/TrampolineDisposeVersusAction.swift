@@ -8,23 +8,21 @@ import Schedulers
 /// cannot start before the outer returns); actor 1 disposes the holder after a
 /// seeded delay. Actor 0 disposes the inner action again once its trampoline
 /// drained: the result is still disposed exactly once.
-public final class TrampolineDisposeVersusAction: ExplorableScenario, @unchecked Sendable {
-    public typealias Outcome = ScheduledActionOutcome
-    public typealias State = ScheduledActionProbe
+final class TrampolineDisposeVersusAction: ExplorableScenario, @unchecked Sendable {
+    typealias Outcome = ScheduledActionOutcome
+    typealias State = ScheduledActionProbe
 
-    public let name = "dispose-vs-action.current-thread"
-    public let guarantees = "5, 7"
-    public let summary = "CurrentThreadScheduler: dispose() from another thread races a queued trampoline action"
-    public let actorCount = 2
-    public let live = LiveCounter()
+    let name = "dispose-vs-action.current-thread"
+    let guarantees = "5, 7"
+    let summary = "CurrentThreadScheduler: dispose() from another thread races a queued trampoline action"
+    let actorCount = 2
+    let live = LiveCounter()
 
-    public init() {}
-
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         ScheduledActionProbe(live, choices: &choices)
     }
 
-    public func act(_ actor: Int, on probe: State) {
+    func act(_ actor: Int, on probe: State) {
         if actor == 0 {
             _ = CurrentThreadScheduler.instance.schedule(probe) { probe in
                 let inner = CurrentThreadScheduler.instance.schedule(probe) { probe in
@@ -39,7 +37,7 @@ public final class TrampolineDisposeVersusAction: ExplorableScenario, @unchecked
         }
     }
 
-    public func arbitrate(_ probe: State) -> Outcome {
+    func arbitrate(_ probe: State) -> Outcome {
         // Actor 0 returned only after its trampoline drained: nothing is pending.
         probe.classify()
     }

@@ -4,18 +4,18 @@ import Schedulers
 /// (guarantees 2 and 5 in Guarantees.md): each thread has its own trampoline, runs its own
 /// actions in FIFO order on itself, skips a queued action disposed before it
 /// starts, and reports `isScheduleRequired` correctly.
-public final class TrampolineFromManyThreads: ExplorableScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class TrampolineFromManyThreads: ExplorableScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case inOrderOnOwnThread = "fifo-on-own-thread"
         case wrongOrder = "wrong-order"
         case ranOnOtherThread = "ran-on-another-thread"
         case disposedItemRan = "disposed-item-ran"
         case scheduleRequiredWrong = "isScheduleRequired-wrong"
 
-        public var grade: Grade {
+        var grade: Grade {
             self == .inOrderOnOwnThread ? .acceptable : .forbidden
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .inOrderOnOwnThread: "every thread ran its own actions, FIFO, nested ones after the outer"
             case .wrongOrder: "a thread's actions ran out of FIFO order, or some never ran"
@@ -26,29 +26,27 @@ public final class TrampolineFromManyThreads: ExplorableScenario, @unchecked Sen
         }
     }
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         // Each actor writes only its own log, on its own thread.
         let logs = [ThreadLog(), ThreadLog(), ThreadLog()]
         let token: LiveToken
 
-        public init(_ live: LiveCounter, choices _: inout IterationChoices) {
+        init(_ live: LiveCounter, choices _: inout IterationChoices) {
             token = LiveToken(live)
         }
     }
 
-    public let name = "current-thread.many-threads"
-    public let guarantees = "2, 5"
-    public let summary = "CurrentThreadScheduler from 3 threads at once: per-thread FIFO, no cross-thread runs, disposed items skipped"
-    public let actorCount = 3
-    public let live = LiveCounter()
+    let name = "current-thread.many-threads"
+    let guarantees = "2, 5"
+    let summary = "CurrentThreadScheduler from 3 threads at once: per-thread FIFO, no cross-thread runs, disposed items skipped"
+    let actorCount = 3
+    let live = LiveCounter()
 
     /// The order each thread must see: outer (0), then 1, 3, then 1's child (4); 2 is disposed.
     static let expected = [0, 1, 3, 4]
 
-    public init() {}
 
-
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         let scheduler = CurrentThreadScheduler.instance
         if !CurrentThreadScheduler.isScheduleRequired {
             state.logs[actor].requiredWrong = true
@@ -88,7 +86,7 @@ public final class TrampolineFromManyThreads: ExplorableScenario, @unchecked Sen
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         if state.logs.contains(where: \.ranElsewhere) {
             return .ranOnOtherThread
         }

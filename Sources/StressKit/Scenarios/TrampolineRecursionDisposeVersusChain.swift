@@ -11,30 +11,30 @@ import Schedulers
 /// in either order, a branch sometimes recursing once more). Actor 1 disposes
 /// the holder after a seeded delay: before the first step, mid-chain, or
 /// after the end. See `RecursiveChainOutcome` for the grading.
-public final class TrampolineRecursionDisposeVersusChain: StressScenario, @unchecked Sendable {
-    public typealias Outcome = RecursiveChainOutcome
-    public typealias State = RecursiveChainProbe
+final class TrampolineRecursionDisposeVersusChain: StressScenario, @unchecked Sendable {
+    typealias Outcome = RecursiveChainOutcome
+    typealias State = RecursiveChainProbe
     /// A step's body, as `scheduleRecursive` calls it.
-    public typealias StepAction = (ChainStep, (ChainStep) -> Void) -> Void
+    typealias StepAction = (ChainStep, (ChainStep) -> Void) -> Void
     /// Starts a recursive chain and returns what cancels it.
-    public typealias Start = @Sendable (ChainStep, @escaping StepAction) -> Disposable
+    typealias Start = @Sendable (ChainStep, @escaping StepAction) -> Disposable
 
-    public let name: String
-    public let guarantees = "5, 8"
-    public let summary = "CurrentThreadScheduler: dispose() from another thread races a running scheduleRecursive chain with fan-out"
-    public let actorCount = 2
-    public let live = LiveCounter()
+    let name: String
+    let guarantees = "5, 8"
+    let summary = "CurrentThreadScheduler: dispose() from another thread races a running scheduleRecursive chain with fan-out"
+    let actorCount = 2
+    let live = LiveCounter()
     /// Explorable: the chain runs on actor 0's own trampoline, and under a
     /// controller the disposer's bounded wait for the chain is a bounded
     /// number of spin-wait sync points, so the schedule decides how long it
     /// lasts (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
+    let explorationBlocker: String? = nil
     private let start: Start
 
     /// Creates the scenario on `CurrentThreadScheduler.scheduleRecursive`;
     /// `name` and `start` let a test run the same grading against a
     /// deliberately broken recursion.
-    public init(
+    init(
         name: String = "dispose-vs-recursive-chain.current-thread",
         start: @escaping Start = { state, action in
             CurrentThreadScheduler.instance.scheduleRecursive(state, action: action)
@@ -44,11 +44,11 @@ public final class TrampolineRecursionDisposeVersusChain: StressScenario, @unche
         self.start = start
     }
 
-    public func makeState(_ choices: inout IterationChoices) -> State {
+    func makeState(_ choices: inout IterationChoices) -> State {
         RecursiveChainProbe(live, choices: &choices)
     }
 
-    public func act(_ actor: Int, on probe: State) {
+    func act(_ actor: Int, on probe: State) {
         guard actor == 0 else {
             probe.disposeRacing()
             return
@@ -71,7 +71,7 @@ public final class TrampolineRecursionDisposeVersusChain: StressScenario, @unche
         probe.drained()
     }
 
-    public func arbitrate(_ probe: State) -> Outcome {
+    func arbitrate(_ probe: State) -> Outcome {
         probe.classify()
     }
 }

@@ -12,8 +12,8 @@ import Synchronization
 /// (`next()` returns `nil`, never throws), the elements that did arrive came
 /// in order and once each, the source's disposable is disposed exactly once
 /// if the task subscribed at all, and everything the iteration held is freed.
-public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendable {
-    public enum Outcome: String, ScenarioOutcome {
+final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendable {
+    enum Outcome: String, ScenarioOutcome {
         case cancelledBeforeSubscribing = "cancelled-before-subscribing"
         case noneDelivered = "cancelled-before-any-delivery"
         case someDelivered = "some-delivered-then-cancelled"
@@ -24,13 +24,13 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         case sourceNotDisposedOnce = "source-not-disposed-exactly-once"
         case hung = "iteration-never-ended"
 
-        public var grade: Grade {
+        var grade: Grade {
             switch self {
             case .cancelledBeforeSubscribing, .noneDelivered, .someDelivered, .allDelivered: .acceptable
             case .deliveredAfterCancel, .wrongOrder, .threw, .sourceNotDisposedOnce, .hung: .forbidden
             }
         }
-        public var meaning: String {
+        var meaning: String {
             switch self {
             case .cancelledBeforeSubscribing: "the task was cancelled before its first next() subscribed"
             case .noneDelivered: "the task subscribed, then was cancelled before any element reached it"
@@ -68,7 +68,7 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         }
     }
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         let observer = Handoff<AnyObserver<Int>>()
         let sourceDisposable: ProbeDisposable
         let log = ConsumerLog()
@@ -79,7 +79,7 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         let emitGaps: [Int]
         let cancelDelay: Int
 
-        public init(_ live: LiveCounter, choices: inout IterationChoices) {
+        init(_ live: LiveCounter, choices: inout IterationChoices) {
             let observer = self.observer
             let sourceDisposable = ProbeDisposable(live)
             let token = LiveToken(live)
@@ -114,22 +114,20 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         }
     }
 
-    public let name = "cancel-vs-values.task"
+    let name = "cancel-vs-values.task"
     /// Explorable: under a schedule controller the consumer task prefers
     /// the controller's task executor (`Exploration.taskExecutor`), so its
     /// jobs run on the controller's workers (see `StressScenario.explorationBlocker`).
-    public let explorationBlocker: String? = nil
+    let explorationBlocker: String? = nil
     /// The consumer task's jobs (one at a time), and one to spare.
-    public let explorationWorkers = 2
-    public let guarantees = "3, 7, 8"
-    public let summary = "observable.values: one thread emits while another cancels the iterating task"
-    public let actorCount = 2
-    public let live = LiveCounter()
-
-    public init() {}
+    let explorationWorkers = 2
+    let guarantees = "3, 7, 8"
+    let summary = "observable.values: one thread emits while another cancels the iterating task"
+    let actorCount = 2
+    let live = LiveCounter()
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         if actor == 0 {
             // The task subscribes on its first next(), unless it was cancelled before.
             var backoff = Backoff()
@@ -160,7 +158,7 @@ public final class ValuesCancelVersusDelivery: StressScenario, @unchecked Sendab
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         guard state.log.ended.wait(timeout: .now() + 10) == .success else { return .hung }
         if state.log.threw.isSet {
             return .threw

@@ -10,14 +10,14 @@ import Schedulers
 /// while on the running thread; the action cannot be taken before the gate
 /// returns, so a `dispose()` that returned before the gate opened must keep
 /// it from running.
-public final class VirtualTimeDisposeVersusAction: ExplorableScenario, @unchecked Sendable {
-    public typealias Outcome = ScheduledActionOutcome
+final class VirtualTimeDisposeVersusAction: ExplorableScenario, @unchecked Sendable {
+    typealias Outcome = ScheduledActionOutcome
 
-    public final class State: ScenarioState, @unchecked Sendable {
+    final class State: ScenarioState, @unchecked Sendable {
         let probe: ScheduledActionProbe
         let scheduler = HistoricalScheduler()
 
-        public init(_ live: LiveCounter, choices: inout IterationChoices) {
+        init(_ live: LiveCounter, choices: inout IterationChoices) {
             let probe = ScheduledActionProbe(live, choices: &choices)
             self.probe = probe
             _ = scheduler.schedule(probe) { probe in
@@ -32,16 +32,14 @@ public final class VirtualTimeDisposeVersusAction: ExplorableScenario, @unchecke
         }
     }
 
-    public let name = "dispose-vs-action.historical"
-    public let guarantees = "5, 7"
-    public let summary = "HistoricalScheduler: dispose() from another thread races start() running a queued action"
-    public let actorCount = 2
-    public let live = LiveCounter()
-
-    public init() {}
+    let name = "dispose-vs-action.historical"
+    let guarantees = "5, 7"
+    let summary = "HistoricalScheduler: dispose() from another thread races start() running a queued action"
+    let actorCount = 2
+    let live = LiveCounter()
 
 
-    public func act(_ actor: Int, on state: State) {
+    func act(_ actor: Int, on state: State) {
         if actor == 0 {
             state.scheduler.start()
         } else {
@@ -49,7 +47,7 @@ public final class VirtualTimeDisposeVersusAction: ExplorableScenario, @unchecke
         }
     }
 
-    public func arbitrate(_ state: State) -> Outcome {
+    func arbitrate(_ state: State) -> Outcome {
         // start() returned on actor 0 with the queue empty: nothing is pending.
         state.probe.disposeKeptAgain()
         return state.probe.classify()

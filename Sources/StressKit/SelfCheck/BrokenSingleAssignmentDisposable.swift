@@ -18,8 +18,6 @@ final class BrokenSingleAssignmentDisposable<Window: BugWindow>: AssignOnceDispo
     private var held: Disposable?
     private var disposed = false
 
-    init() {}
-
     var isDisposed: Bool {
         Exploration.syncPoint(.lockAcquire)
         return lock.withLock { disposed }
@@ -77,8 +75,6 @@ final class CheckThenActSingleAssignmentDisposable: AssignOnceDisposable, @unche
     private let lock = NSLock()
     private var held: Disposable?
     private var disposedUnderLock = false
-
-    init() {}
 
     var isDisposed: Bool {
         Exploration.syncPoint(.atomicLoad)
