@@ -61,6 +61,13 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     private let scheduler: (any SerialScheduler)?
     /// For `scheduler`: the thread running one of this executor's jobs.
     private let runningJob = RunningJobThread()
+    /// Whether this is the main queue's executor, the main actor's: neither
+    /// `dispatchJobs` nor `scheduler` is set (all three are `let`s, set
+    /// together in `init`). Stored so that `asUnownedSerialExecutor()`,
+    /// inlined into the actor's module, reads one field, and the two
+    /// optionals stay private.
+    @usableFromInline
+    let isMainActorExecutor: Bool
 
     /// An executor for a serial scheduler that is not a dispatch scheduler:
     /// every job is one `scheduler.scheduleInOrder` call (one action, so the
@@ -81,6 +88,7 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     private init(dispatchJobs: DispatchJobQueue?, scheduler: (any SerialScheduler)?) {
         self.dispatchJobs = dispatchJobs
         self.scheduler = scheduler
+        isMainActorExecutor = dispatchJobs == nil && scheduler == nil
     }
 
     /// An executor on a dispatch scheduler's serial queue, `batch` its gate;
@@ -94,7 +102,7 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
     convenience init(dispatchScheduler: SerialDispatchQueueScheduler) {
         self.init(
             queue: dispatchScheduler.configuration.queue, batch: dispatchScheduler.executorBatch,
-            isMainQueue: dispatchScheduler.executor.dispatchJobs == nil)
+            isMainQueue: dispatchScheduler.executor.isMainActorExecutor)
     }
 
     /// Runs `job` on the scheduler after every job enqueued before it.
@@ -129,8 +137,12 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
 
     /// The unowned reference an actor returns from `unownedExecutor`; for the
     /// main queue, the main actor's executor.
+    ///
+    /// Inlined into the actor's `unownedExecutor`, which the runtime reads
+    /// twice per hop.
+    @inlinable
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        if case .none = dispatchJobs, case .none = scheduler {
+        if isMainActorExecutor {
             // unsafe: the main actor's executor lives for the whole process.
             return unsafe MainActor.sharedUnownedExecutor
         }
