@@ -7,16 +7,16 @@ import Schedulers
 /// consumer, all on the calling thread. CPU work on one thread, so its
 /// instructions are counted exactly (`instructions_per_element`, per element
 /// produced); `ns_per_element` times the same path.
-public struct ElementPathBenchmark: NamedBenchmark {
-    public static let name = "elementPath"
+struct ElementPathBenchmark: NamedBenchmark {
+    static let name = "elementPath"
     /// Its variants and metrics, as ``CSVSchema`` lists them.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.currentThread], metrics: [.perElement.time, .perElement.instructions] + InstructionPass.lookupMetrics)
     }
 
     /// Elements per timing repetition at each suite size.
-    public static func elements(in size: SuiteSize) -> Int {
+    static func elements(in size: SuiteSize) -> Int {
         switch size {
         case .standard: 1_000_000
         case .quick: 200_000
@@ -27,9 +27,9 @@ public struct ElementPathBenchmark: NamedBenchmark {
     /// Elements whose instructions are counted, in every suite.
     static let countedElements = 100_000
 
-    public init() {}
+    init() {}
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let elements = Self.elements(in: configuration.size)
         return [
             MeasurementPlan(

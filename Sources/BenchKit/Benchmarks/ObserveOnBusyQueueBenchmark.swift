@@ -13,10 +13,10 @@
 ///
 /// Last in the catalogue: the state a busy queue leaves behind lasts for
 /// seconds, so any benchmark measured after this one would inherit it.
-public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
-    public static let name = "observeOn.busyQueue"
+struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
+    static let name = "observeOn.busyQueue"
     /// Its variants and metrics, as ``CSVSchema`` lists them.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: HopCatalog.busyQueue(.active).map(\.id),
             metrics: [
@@ -36,12 +36,12 @@ public struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
     let floodHops: [HopVariant]
 
     /// The benchmark of `registry`'s hops that a busy queue touches.
-    public init(registry: SchedulerRegistry = .active) {
+    init(registry: SchedulerRegistry = .active) {
         hops = HopCatalog.busyQueue(registry)
         floodHops = HopCatalog.busyQueueFloods(registry)
     }
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         ObserveOnThroughputBenchmark.throughputPlans(
             benchmark: Self.name, hops: hops, configuration: configuration,
             sessionSetupSeconds: BusyQueueDisturbance.estimatedSeconds)

@@ -16,12 +16,12 @@ import Synchronization
 ///   throughput), and every `timed_every`-th element carries its send time;
 ///   the others carry 0. The figure is a hop into a drain that is already
 ///   running: the hand-off plus at most `in_flight - 1` elements ahead of it.
-public struct ObserveOnLatencyBenchmark: NamedBenchmark {
-    public static let name = "observeOn.latency"
+struct ObserveOnLatencyBenchmark: NamedBenchmark {
+    static let name = "observeOn.latency"
     /// Two regimes, told apart by `params`: rows without a `regime` key are
     /// the wake-up regime (whatever run wrote them), `regime=busy;…` rows the
     /// busy one.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: HopCatalog.all(.active).map(\.id),
             metrics: [.latencyP50, .latencyP99, .latencyP999, .latencyMax])
@@ -29,14 +29,14 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     let hops: [HopVariant]
 
     /// What a repetition measures at each suite size.
-    public struct Configuration: Sendable, Equatable {
+    struct Configuration: Sendable, Equatable {
         /// Timed elements per repetition, in each regime.
-        public var samples: Int
+        var samples: Int
         /// The wake-up regime's pace.
-        public var ratePerSecond: Int
+        var ratePerSecond: Int
 
         /// The sizes this benchmark measures in a suite of `size`.
-        public init(_ size: SuiteSize) {
+        init(_ size: SuiteSize) {
             switch size {
             case .standard: (samples, ratePerSecond) = (10_000, 20_000)
             case .quick: (samples, ratePerSecond) = (2_000, 20_000)
@@ -46,12 +46,12 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     }
 
     /// The hops of the active registry (``SchedulerRegistry/active``).
-    public init() {
+    init() {
         self.init(registry: .active)
     }
 
     /// The hops of `registry`.
-    public init(registry: SchedulerRegistry) {
+    init(registry: SchedulerRegistry) {
         hops = HopCatalog.all(registry)
     }
 
@@ -64,7 +64,7 @@ public struct ObserveOnLatencyBenchmark: NamedBenchmark {
     /// The busy regime times one element in this many.
     static let busyTimedEvery = 16
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let sizes = Configuration(configuration.size)
         let samples = sizes.samples
         let rate = sizes.ratePerSecond

@@ -11,10 +11,10 @@
 /// chain alone. `allocs_per_lifecycle` and `bytes_per_lifecycle` come from the
 /// counting pass: warm-up lifecycles, then `countingBatch` lifecycles counted
 /// (the harness's own objects are made before the counted region).
-public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
-    public static let name = "observeOn.subscription"
+struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
+    static let name = "observeOn.subscription"
     /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: SubscriptionVariants.all(.active).map(\.id),
             metrics: [.perLifecycle.time, .perLifecycle.allocations, .perLifecycle.bytes, .perLifecycle.instructions]
@@ -41,12 +41,12 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     let variants: [SubscriptionVariant]
 
     /// What a repetition measures at each suite size.
-    public struct Configuration: Sendable, Equatable {
+    struct Configuration: Sendable, Equatable {
         /// Subscription lifecycles per timing repetition.
-        public var lifecycles: Int
+        var lifecycles: Int
 
         /// The sizes this benchmark measures in a suite of `size`.
-        public init(_ size: SuiteSize) {
+        init(_ size: SuiteSize) {
             switch size {
             case .standard: lifecycles = 5_000
             case .quick: lifecycles = 1_000
@@ -56,12 +56,12 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
     }
 
     /// The variants of the active registry (``SchedulerRegistry/active``).
-    public init() {
+    init() {
         self.init(registry: .active)
     }
 
     /// The variants of `registry`.
-    public init(registry: SchedulerRegistry) {
+    init(registry: SchedulerRegistry) {
         variants = SubscriptionVariants.all(registry)
     }
 
@@ -81,7 +81,7 @@ public struct ObserveOnSubscriptionBenchmark: NamedBenchmark {
         self.variants = variants
     }
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let lifecycles = Configuration(configuration.size).lifecycles
         let batch = configuration.countingBatch
         let params = formatParams(["lifecycles": String(lifecycles)])

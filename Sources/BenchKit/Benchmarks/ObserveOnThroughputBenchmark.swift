@@ -9,10 +9,10 @@
 /// Allocations are not taken from the timed flood, where they would depend on
 /// how the elements happened to batch, but from a separate counting pass at
 /// steady state (`HopAllocationCount`).
-public struct ObserveOnThroughputBenchmark: NamedBenchmark {
-    public static let name = "observeOn.throughput"
+struct ObserveOnThroughputBenchmark: NamedBenchmark {
+    static let name = "observeOn.throughput"
     /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: HopCatalog.throughput(.active).map(\.id),
             metrics: [.elementsPerSecond, .perElement.time, .perElement.allocations, .perElement.bytes],
@@ -34,25 +34,25 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     /// repetitions within one explain, and only more processes shrink that
     /// part of its uncertainty (Performance.md, "Hops across processes";
     /// `CompareRepetitionModelTests` prints both spreads).
-    public func processes(in size: SuiteSize) -> Int { size == .tiny ? 1 : 5 }
+    func processes(in size: SuiteSize) -> Int { size == .tiny ? 1 : 5 }
 
     /// Six repetitions in each of ``processes(in:)``: compare reads those
     /// at the run's usual level (``BenchmarkSchema/readsUsualLevel``), which
     /// an episode of the slow level may cut to a few, so thirty are taken.
-    public func repetitions(in size: SuiteSize) -> Int { size == .tiny ? size.repetitions : 30 }
+    func repetitions(in size: SuiteSize) -> Int { size == .tiny ? size.repetitions : 30 }
 
     /// Twelve floods at most per repetition (the suite's 25 would fill its
     /// 50 ms): the median of twelve does not hang on one preemption, and the
     /// time saved pays for twice the repetitions.
-    public func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { size == .tiny ? nil : 12 }
+    func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { size == .tiny ? nil : 12 }
 
     /// What a repetition measures at each suite size.
-    public struct Configuration: Sendable, Equatable {
+    struct Configuration: Sendable, Equatable {
         /// Elements per timed flood.
-        public var elements: Int
+        var elements: Int
 
         /// The sizes this benchmark measures in a suite of `size`.
-        public init(_ size: SuiteSize) {
+        init(_ size: SuiteSize) {
             switch size {
             case .standard: elements = 500_000
             case .quick: elements = 100_000
@@ -62,12 +62,12 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
     }
 
     /// The hops of the active registry (``SchedulerRegistry/active``).
-    public init() {
+    init() {
         self.init(registry: .active)
     }
 
     /// The hops of `registry`.
-    public init(registry: SchedulerRegistry) {
+    init(registry: SchedulerRegistry) {
         hops = HopCatalog.throughput(registry)
     }
 
@@ -75,7 +75,7 @@ public struct ObserveOnThroughputBenchmark: NamedBenchmark {
         self.hops = hops
     }
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         Self.throughputPlans(benchmark: Self.name, hops: hops, configuration: configuration).map { plan in
             // The anchors' floods take 10-100 times the library's: every
             // other repetition (fifteen a run) times them.

@@ -7,10 +7,10 @@ import ToolSupport
 ///
 /// A fixed-rate job keeps its lateness bounded; a fixed-delay one (each tick
 /// scheduled after the previous ran) accumulates it: `final_drift_us` shows which.
-public struct PeriodicDriftBenchmark: NamedBenchmark {
-    public static let name = "periodic.drift"
+struct PeriodicDriftBenchmark: NamedBenchmark {
+    static let name = "periodic.drift"
     /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: catalog(.active).map(\.id),
             metrics: [.latenessP50, .latenessP99, .latenessMax, .finalDrift, .skippedTicks, .latenessAtTick])
@@ -31,22 +31,22 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
     let jobs: [PeriodicJob]
 
     /// What a repetition measures at each suite size.
-    public struct Configuration: Sendable, Equatable {
+    struct Configuration: Sendable, Equatable {
         /// Drift is measured at each period for this many ticks.
-        public struct Period: Sendable, Equatable {
-            public var periodMilliseconds: Int
-            public var ticks: Int
+        struct Period: Sendable, Equatable {
+            var periodMilliseconds: Int
+            var ticks: Int
             /// The variants measured at this period; `nil` for all of them.
-            public var variants: [VariantID]?
+            var variants: [VariantID]?
 
-            public init(periodMilliseconds: Int, ticks: Int, variants: [VariantID]? = nil) {
+            init(periodMilliseconds: Int, ticks: Int, variants: [VariantID]? = nil) {
                 self.periodMilliseconds = periodMilliseconds
                 self.ticks = ticks
                 self.variants = variants
             }
         }
 
-        public var periods: [Period]
+        var periods: [Period]
 
         /// The library's native timer and its emulation, on its serial queue
         /// and on a user's scheduler: the jobs a longer or coarser period is
@@ -56,10 +56,10 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
         ]
 
         /// How many per-tick lateness samples a repetition writes for the plot.
-        public var traceSamples: Int
+        var traceSamples: Int
 
         /// The sizes this benchmark measures in a suite of `size`.
-        public init(_ size: SuiteSize) {
+        init(_ size: SuiteSize) {
             switch size {
             case .standard:
                 periods = [
@@ -91,16 +91,16 @@ public struct PeriodicDriftBenchmark: NamedBenchmark {
     }
 
     /// The jobs of the active registry (``SchedulerRegistry/active``).
-    public init() {
+    init() {
         self.init(registry: .active)
     }
 
     /// The jobs of `registry`.
-    public init(registry: SchedulerRegistry) {
+    init(registry: SchedulerRegistry) {
         jobs = Self.catalog(registry)
     }
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let sizes = Configuration(configuration.size)
         let traceSamples = sizes.traceSamples
         return sizes.periods.flatMap { period in

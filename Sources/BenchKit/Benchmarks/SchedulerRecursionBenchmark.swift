@@ -13,10 +13,10 @@ import Schedulers
 /// (``BenchScheduler/BenchmarkGroup/recursion``); this library's schedulers are
 /// measured by `trampoline.recursion` instead, so the standard run has no
 /// such rows and the benchmark is listed only when a registration has it.
-public struct SchedulerRecursionBenchmark: NamedBenchmark {
-    public static let name = "scheduler.recursion"
+struct SchedulerRecursionBenchmark: NamedBenchmark {
+    static let name = "scheduler.recursion"
     /// Its variants (the registered schedulers with the group) and metrics.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: schedulers(.active).map { $0.id($0.names.recursion) },
             metrics: [.perSchedule.time, .perSchedule.allocations, .perSchedule.bytes])
@@ -28,12 +28,12 @@ public struct SchedulerRecursionBenchmark: NamedBenchmark {
     }
 
     /// What a repetition measures at each suite size.
-    public struct Configuration: Sendable, Equatable {
+    struct Configuration: Sendable, Equatable {
         /// Levels of one chain.
-        public var depth: Int
+        var depth: Int
 
         /// The sizes this benchmark measures in a suite of `size`.
-        public init(_ size: SuiteSize) {
+        init(_ size: SuiteSize) {
             switch size {
             case .standard: depth = 100_000
             case .quick: depth = 20_000
@@ -45,16 +45,16 @@ public struct SchedulerRecursionBenchmark: NamedBenchmark {
     let schedulers: [BenchScheduler]
 
     /// The schedulers of the active registry (``SchedulerRegistry/active``).
-    public init() {
+    init() {
         self.init(registry: .active)
     }
 
     /// The schedulers of `registry`.
-    public init(registry: SchedulerRegistry) {
+    init(registry: SchedulerRegistry) {
         schedulers = Self.schedulers(registry)
     }
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let depth = Configuration(configuration.size).depth
         let counted = configuration.countingBatch
         let params = formatParams(["depth": String(depth)])

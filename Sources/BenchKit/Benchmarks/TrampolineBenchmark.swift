@@ -9,12 +9,12 @@ import Schedulers
 /// the least a trampoline can be (``ClosureQueueReference``), at the params of each library variant.
 /// For contrast, the depth at which plain recursion of a small closure runs out of an 8 MiB stack,
 /// measured in a child process.
-public struct TrampolineBenchmark: NamedBenchmark {
-    public static let name = "trampoline.recursion"
+struct TrampolineBenchmark: NamedBenchmark {
+    static let name = "trampoline.recursion"
     /// One `scheduleRecursive` chain instead of a `schedule` per level.
     static let recursive = VariantID.library("current-thread.recursive")
     /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.currentThread, recursive, ClosureQueueReference.variant],
             metrics: [
@@ -24,14 +24,14 @@ public struct TrampolineBenchmark: NamedBenchmark {
     }
 
     /// What a repetition measures at each suite size.
-    public struct Configuration: Sendable, Equatable {
+    struct Configuration: Sendable, Equatable {
         /// Levels of the `schedule` chain (`current-thread`).
-        public var depth: Int
+        var depth: Int
         /// Levels of the `scheduleRecursive` chain (`current-thread.recursive`).
-        public var recursiveDepth: Int
+        var recursiveDepth: Int
 
         /// The sizes this benchmark measures in a suite of `size`.
-        public init(_ size: SuiteSize) {
+        init(_ size: SuiteSize) {
             switch size {
             case .standard: (depth, recursiveDepth) = (10_000_000, 100_000_000)
             case .quick: (depth, recursiveDepth) = (10_000_000, 10_000_000)
@@ -40,9 +40,9 @@ public struct TrampolineBenchmark: NamedBenchmark {
         }
     }
 
-    public init() {}
+    init() {}
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let probe = configuration.recursionProbe
         let counted = configuration.countingBatch
         let sizes = Configuration(configuration.size)

@@ -6,16 +6,16 @@ import Schedulers
 /// millisecond of virtual time later (`scheduleRelative`), and `start()`
 /// runs them all in time order on the calling thread; `ns_per_schedule` and
 /// `instructions_per_schedule` are per action (schedule, queue, run).
-public struct VirtualTimeBenchmark: NamedBenchmark {
-    public static let name = "virtualTime.scheduling"
+struct VirtualTimeBenchmark: NamedBenchmark {
+    static let name = "virtualTime.scheduling"
     static let historical = VariantID.library("historical")
     /// Its variants and metrics, as ``CSVSchema`` lists them.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(name: name, variants: [historical], metrics: [.perSchedule.time, .perSchedule.instructions] + InstructionPass.lookupMetrics)
     }
 
     /// Actions per timing repetition at each suite size.
-    public static func actions(in size: SuiteSize) -> Int {
+    static func actions(in size: SuiteSize) -> Int {
         switch size {
         case .standard: 200_000
         case .quick: 50_000
@@ -26,9 +26,9 @@ public struct VirtualTimeBenchmark: NamedBenchmark {
     /// Actions whose instructions are counted, in every suite.
     static let countedActions = 10_000
 
-    public init() {}
+    init() {}
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let actions = Self.actions(in: configuration.size)
         return [
             MeasurementPlan(

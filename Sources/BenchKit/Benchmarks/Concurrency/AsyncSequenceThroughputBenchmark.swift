@@ -9,17 +9,17 @@
 /// session per repetition made outside the measured region, which ends when
 /// the last element was consumed; allocations from the gated counting pass
 /// (`HopAllocationCount`, `BatchGate`).
-public struct AsyncSequenceThroughputBenchmark: NamedBenchmark {
-    public static let name = "asyncSequence.throughput"
+struct AsyncSequenceThroughputBenchmark: NamedBenchmark {
+    static let name = "asyncSequence.throughput"
     /// Its variants (those of its catalogue) and metrics, as ``CSVSchema`` lists them.
-    public static var schema: BenchmarkSchema {
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [ObservableValuesHop.variant.id, AsyncStreamHop.variant.id],
             metrics: [.elementsPerSecond, .perElement.time, .perElement.allocations, .perElement.bytes])
     }
     let hops: [HopVariant]
 
-    public init() {
+    init() {
         hops = [ObservableValuesHop.variant, AsyncStreamHop.variant]
     }
 
@@ -27,7 +27,7 @@ public struct AsyncSequenceThroughputBenchmark: NamedBenchmark {
         self.hops = hops
     }
 
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         ObserveOnThroughputBenchmark.throughputPlans(benchmark: Self.name, hops: hops, configuration: configuration)
     }
 }

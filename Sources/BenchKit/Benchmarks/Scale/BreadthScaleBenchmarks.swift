@@ -11,26 +11,26 @@ import Schedulers
 /// bytes each queued action holds (jemalloc `stats.allocated`, read with all
 /// N queued), with their growth exponents. `reference.closure-array` queues
 /// the same N closures in a plain Swift array and runs them: the floor.
-public struct TrampolineScaleBenchmark: ScaleBenchmark {
-    public static let name = "scale.trampoline"
-    public static var schema: BenchmarkSchema {
+struct TrampolineScaleBenchmark: ScaleBenchmark {
+    static let name = "scale.trampoline"
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.currentThread, .reference("closure-array")],
             metrics: [.nanosecondsPerAction, .growthExponent, .bytesPerQueuedAction, .countGrowthExponent])
     }
 
     /// A queued action with its closure and disposable: about 160 bytes.
-    public static var limit: ScalePointLimit {
+    static var limit: ScalePointLimit {
         .memory(benchmark: name, quantity: "queued actions", bytesPerItem: 160, cap: 10_000_000)
     }
 
-    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleSweeps.points(in: configuration, tiny: [1, 10, 100], modest: [1, 100, 10_000, 100_000], full: [1, 100, 10_000, 1_000_000])
     }
 
-    public init() {}
+    init() {}
 
-    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let params = formatParams(["points": String(points.count)])
         let total = Double(points.reduce(0, +))
         return [(VariantID.currentThread, Self.library), (.reference("closure-array"), Self.closureArray)].map { variant, run in
@@ -118,26 +118,26 @@ public struct TrampolineScaleBenchmark: ScaleBenchmark {
 /// the timing pass, a flood of elements through the newest subscription
 /// while all N stay live: time per delivered element (whether N live
 /// subscriptions slow one down; `scale.fanOut` delivers to all of them).
-public struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
-    public static let name = "scale.liveSubscriptions"
-    public static var schema: BenchmarkSchema {
+struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
+    static let name = "scale.liveSubscriptions"
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.fastPath, .peer("opencombine")],
             metrics: [.nanosecondsPerDelivery, .growthExponent, .bytesPerLiveSubscription, .countGrowthExponent])
     }
 
     /// A subscription's chain, its queue's storage and its source: about 1.5 KB.
-    public static var limit: ScalePointLimit {
+    static var limit: ScalePointLimit {
         .memory(benchmark: name, quantity: "live subscriptions", bytesPerItem: 1_536, cap: 1_000_000)
     }
 
-    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleSweeps.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000, 100_000])
     }
 
-    public init() {}
+    init() {}
 
-    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let deliveries = configuration.size == .tiny ? 200 : 20_000
         let params = formatParams(["deliveries": String(deliveries)])
         let total = Double(points.reduce(0, +))

@@ -50,28 +50,28 @@ final class DeliveryGate: @unchecked Sendable {
 /// the first send to the last delivery, and the p99 of send-to-delivery
 /// latency (in a flood: mostly the time an element waits behind the others),
 /// and time per element (the inverse rate) with its growth exponent over P.
-public struct FanInScaleBenchmark: FanSweepBenchmark {
-    public static let name = "scale.fanIn"
-    public static var schema: BenchmarkSchema {
+struct FanInScaleBenchmark: FanSweepBenchmark {
+    static let name = "scale.fanIn"
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.fastPath, .peer("opencombine")],
             metrics: [.elementsPerSecond, .perElement.time, .latencyP99, .growthExponent])
     }
 
     /// A producer is a thread with its stack: 256 threads are what a run may start.
-    public static var limit: ScalePointLimit {
+    static var limit: ScalePointLimit {
         ScalePointLimit(
             benchmark: name, quantity: "producer threads", maximum: 256,
             reason: "each producer is a thread with its own stack")
     }
 
-    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    static func points(_ configuration: SuiteConfiguration) -> [Int] {
         let threads = [1, 2, 4, 8, 16, 32, 64]
         return ScaleSweeps.points(in: configuration, tiny: [1, 2, 4], modest: threads, full: threads)
     }
 
     /// A fixed number of elements per point, shared out among the producers.
-    public static let sweep = FanSweep(
+    static let sweep = FanSweep(
         work: (name: "elements", tiny: 512, modest: 64_000, full: 256_000), pointLabel: "P", secondsPerWork: 0.5e-6,
         fitting: .perElement.time, warmUp: (n: 2, work: 2_000), runs: (library, openCombine)
     ) { outcome, producers, recorder in
@@ -81,7 +81,7 @@ public struct FanInScaleBenchmark: FanSweepBenchmark {
         recorder.record(.latencyP99, n: producers, Statistics.percentile(sorted: latencies.sorted(), 99))
     }
 
-    public init() {}
+    init() {}
 
     /// Runs a producer thread per source of `sources`, each sending its
     /// share of `elements` once all are ready, stamped with the time it was
@@ -182,31 +182,31 @@ final class LatencyLog: @unchecked Sendable {
 /// a fixed number of deliveries is reached (elements × N). Per N: time per
 /// delivered element, from the first send to the last delivery, with its
 /// growth exponent.
-public struct FanOutScaleBenchmark: FanSweepBenchmark {
-    public static let name = "scale.fanOut"
-    public static var schema: BenchmarkSchema {
+struct FanOutScaleBenchmark: FanSweepBenchmark {
+    static let name = "scale.fanOut"
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.fastPath, .peer("opencombine")], metrics: [.nanosecondsPerDelivery, .growthExponent])
     }
 
     /// A subscriber's chain and its queue: about 1 KB.
-    public static var limit: ScalePointLimit {
+    static var limit: ScalePointLimit {
         .memory(benchmark: name, quantity: "subscribers", bytesPerItem: 1_024, cap: 1_000_000)
     }
 
-    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleSweeps.points(in: configuration, tiny: [1, 10, 100], modest: [1, 10, 100, 1_000, 10_000], full: [1, 10, 100, 1_000, 10_000])
     }
 
     /// A fixed number of deliveries per point: elements × subscribers.
-    public static let sweep = FanSweep(
+    static let sweep = FanSweep(
         work: (name: "deliveries", tiny: 1_000, modest: 50_000, full: 200_000), pointLabel: "N", secondsPerWork: 1e-6,
         fitting: .nanosecondsPerDelivery, warmUp: (n: 10, work: 1_000), runs: (library, openCombine)
     ) { nanoseconds, n, recorder in
         recorder.record(.nanosecondsPerDelivery, n: n, nanoseconds)
     }
 
-    public init() {}
+    init() {}
 
     /// Elements so that `subscribers × elements` is about `deliveries`, at least 2.
     static func elements(subscribers: Int, deliveries: Int) -> Int {

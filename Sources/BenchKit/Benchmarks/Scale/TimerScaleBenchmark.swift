@@ -13,9 +13,9 @@ import ToolSupport
 /// of half the period (`schedulePeriodic(_:startAfter:period:leeway:action:)`):
 /// beside `serial-dispatch.native` it shows what coalesced wakeups save per
 /// tick.
-public struct TimerScaleBenchmark: ScaleBenchmark {
-    public static let name = "scale.timers"
-    public static var schema: BenchmarkSchema {
+struct TimerScaleBenchmark: ScaleBenchmark {
+    static let name = "scale.timers"
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: kinds.map(\.id),
             metrics: [.latenessP50, .latenessP99, .skippedTicks, .skippedTickFraction, .cpuNanosecondsPerTick, .growthExponent])
@@ -33,11 +33,11 @@ public struct TimerScaleBenchmark: ScaleBenchmark {
 
     /// A dispatch source with its handler, the job around it and its tick
     /// record: about 2 KB.
-    public static var limit: ScalePointLimit {
+    static var limit: ScalePointLimit {
         .memory(benchmark: name, quantity: "timers", bytesPerItem: 2_048, cap: 100_000)
     }
 
-    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleSweeps.points(in: configuration, tiny: [1, 10], modest: [1, 10, 100, 1_000], full: [1, 100, 1_000, 10_000])
     }
 
@@ -49,9 +49,9 @@ public struct TimerScaleBenchmark: ScaleBenchmark {
         ScaleSweeps.value(in: configuration, tiny: 10, modest: 20, full: 50)
     }
 
-    public init() {}
+    init() {}
 
-    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let periods = Self.windowPeriods(configuration)
         let params = formatParams(["period_ms": "10", "window_periods": String(periods)])
         let window = UInt64(periods) * Self.periodNanoseconds

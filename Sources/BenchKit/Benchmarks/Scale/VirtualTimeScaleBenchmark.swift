@@ -12,9 +12,9 @@ import Schedulers
 /// SwiftNIO's `EmbeddedEventLoop` (`scheduleTask(deadline:)`, `cancel()`,
 /// `advanceTime(to:)`), whose cancel searches its queue linearly and is
 /// therefore measured only up to ``peerLimit`` actions.
-public struct VirtualTimeScaleBenchmark: ScaleBenchmark {
-    public static let name = "scale.virtualTime"
-    public static var schema: BenchmarkSchema {
+struct VirtualTimeScaleBenchmark: ScaleBenchmark {
+    static let name = "scale.virtualTime"
+    static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: [.library("historical"), .peer("nio-embedded")],
             metrics: [.nanosecondsPerOperation, .growthExponent, .allocationsPerOperation, .countGrowthExponent])
@@ -27,18 +27,18 @@ public struct VirtualTimeScaleBenchmark: ScaleBenchmark {
 
     /// What memory allows: an action, its closure, its disposable and the
     /// harness's array slot take about 200 bytes.
-    public static var limit: ScalePointLimit {
+    static var limit: ScalePointLimit {
         .memory(benchmark: name, quantity: "actions", bytesPerItem: 200, cap: 10_000_000)
     }
 
     /// The N this sweep runs.
-    public static func points(_ configuration: SuiteConfiguration) -> [Int] {
+    static func points(_ configuration: SuiteConfiguration) -> [Int] {
         ScaleSweeps.points(in: configuration, tiny: [10, 100, 1_000], modest: [100, 1_000, 10_000, 100_000], full: [1_000, 10_000, 100_000, 1_000_000])
     }
 
-    public init() {}
+    init() {}
 
-    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let params = formatParams(["points": String(points.count)])
         let total = Double(points.reduce(0, +))
         return [
