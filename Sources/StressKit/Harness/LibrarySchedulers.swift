@@ -51,24 +51,25 @@ enum LibrarySchedulers {
         return OperationQueueScheduler(operationQueue: operations)
     }
 
-    /// `MainScheduler.instance`. Its gate is a block on the main queue,
-    /// handed through the seam as the concurrent main scheduler's is.
-    static let main = SchedulerRegistration(
-        "main", isCurrent: { _ in onMarkedQueue() },
-        gate: { _, block in Exploration.handOff(to: DispatchQueue.main, block) }
-    ) {
-        DispatchQueue.main.setSpecific(key: marker, value: 1)
-        return MainScheduler.instance
-    }
+    /// `MainScheduler.instance`.
+    static let main = onMainQueue("main") { MainScheduler.instance }
 
-    /// `ConcurrentMainScheduler.instance`, whose gate is a block on the
-    /// main queue (a serial queue, so no barrier is needed).
-    static let concurrentMain = SchedulerRegistration(
-        "concurrent-main", isCurrent: { _ in onMarkedQueue() },
-        gate: { _, block in Exploration.handOff(to: DispatchQueue.main, block) }
-    ) {
-        DispatchQueue.main.setSpecific(key: marker, value: 1)
-        return ConcurrentMainScheduler.instance
+    /// `ConcurrentMainScheduler.instance`.
+    static let concurrentMain = onMainQueue("concurrent-main") { ConcurrentMainScheduler.instance }
+
+    /// A scheduler that runs its work on the main queue: its gate is a block
+    /// on the main queue (a serial queue, so no barrier is needed), handed
+    /// through the seam.
+    private static func onMainQueue<S: Scheduler & SendableMetatype>(
+        _ name: String, _ instance: @escaping @Sendable () -> S
+    ) -> SchedulerRegistration {
+        SchedulerRegistration(
+            name, isCurrent: { _ in onMarkedQueue() },
+            gate: { _, block in Exploration.handOff(to: DispatchQueue.main, block) }
+        ) {
+            DispatchQueue.main.setSpecific(key: marker, value: 1)
+            return instance()
+        }
     }
 
     /// Marks the queues the dispatch and main schedulers run their work on.
