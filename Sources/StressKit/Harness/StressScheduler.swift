@@ -26,21 +26,14 @@ import Schedulers
 /// Every scheduler a scenario makes gets the registration's teardown when
 /// the scenario is done with it (after its last iteration has settled).
 public struct StressScheduler: Sendable {
-    /// The name given at registration; scenario names end with it.
-    public let name: String
+    /// The description it was made from, checked when registered; what the
+    /// scheduler is (its name, its conformances, its gate) is read from it.
+    let registration: SchedulerRegistration
     /// How long a scenario waits for the scheduler to run or drop what it
     /// was given (after each batch, and at tear-down) before it grades the
     /// batch `never-settled` and stops, naming the scheduler (10 s unless
     /// the registration's ``SchedulerRegistration/stallTimeoutSeconds`` says).
-    public var stallTimeoutSeconds: Double = 10
-    let isSerial: Bool
-    let isScheduler: Bool
-    let isPeriodic: Bool
-    /// Actions scheduled from one thread start in that order, one at a time
-    /// (or a gate of the registration's own holds them).
-    let holdsBehindGate: Bool
-    /// Makes the scheduler and its harness hooks, fresh for a scenario's run.
-    let make: @Sendable () -> SchedulerUnderTest
+    public var stallTimeoutSeconds: Double
     /// The groups of scenarios it is raced by: by conformance, or the
     /// library's choice (``library(scenarios:)``).
     private(set) var scenarios: Set<ScenarioGroup>
@@ -48,8 +41,6 @@ public struct StressScheduler: Sendable {
     /// schedulers hand their work through the seam a controller takes over
     /// (``library(scenarios:)``).
     private(set) var explorable = false
-    /// The description it was made from, checked when registered.
-    let registration: SchedulerRegistration
 
     /// The groups of scenarios a scheduler is raced by, by conformance.
     enum ScenarioGroup: Sendable, CaseIterable {
@@ -65,47 +56,50 @@ public struct StressScheduler: Sendable {
     /// refuses a registration that fails ``SchedulerRegistration/check()``
     /// (exit status 2, with the check's message).
     public init(_ registration: SchedulerRegistration) {
-        name = registration.name
-        isSerial = registration.isSerial
-        isScheduler = registration.isScheduler
-        isPeriodic = registration.isPeriodic
-        holdsBehindGate = isSerial || registration.gate != nil
         self.registration = registration
         stallTimeoutSeconds = registration.stallTimeoutSeconds ?? 10
         var groups: Set<ScenarioGroup> = [.action, .observeOn, .subscribeOn]
-        if isSerial { groups.insert(.observeOnGenericPath) }
-        if isScheduler { groups.insert(.periodic) }
-        if isPeriodic { groups.insert(.periodicEmulated) }
+        if registration.isSerial { groups.insert(.observeOnGenericPath) }
+        if registration.isScheduler { groups.insert(.periodic) }
+        if registration.isPeriodic { groups.insert(.periodicEmulated) }
         scenarios = groups
-        let name = registration.name, serial = isSerial
-        self.make = {
-            let box = SchedulerBox(registration.make())
-            var currentCheck: (@Sendable () -> Bool)?
-            if let isCurrent = registration.isCurrent {
-                currentCheck = { isCurrent(box.scheduler) }
-            }
-            var ownGate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
-            if let gate = registration.gate {
-                ownGate = { block in gate(box.scheduler, block) }
-            }
-            var teardown: (@Sendable () -> Void)?
-            if let ends = registration.teardown {
-                teardown = { ends(box.scheduler) }
-            }
-            return SchedulerUnderTest(
-                name: name, isSerial: serial, scheduler: box.scheduler, isCurrent: currentCheck, gate: ownGate,
-                teardown: teardown)
-        }
     }
 
-    /// `StressScheduler(SchedulerRegistration(name, isCurrent: isCurrent, gate: gate, make: make))`:
-    /// a scheduler raced on under `name`, with no teardown.
-    init<S: ImmediateScheduler & SendableMetatype>(
-        _ name: String, isCurrent: (@Sendable (S) -> Bool)? = nil,
-        gate: (@Sendable (S, _ block: @escaping @Sendable () -> Void) -> Void)? = nil,
-        make: @escaping @Sendable () -> S
-    ) {
-        self.init(SchedulerRegistration(name, isCurrent: isCurrent, gate: gate, make: make))
+    /// The name given at registration; scenario names end with it.
+    public var name: String {
+        registration.name
+    }
+
+    /// Whether the scheduler is a `SerialScheduler` (guarantee 3 applies to it).
+    var isSerial: Bool {
+        registration.isSerial
+    }
+
+    /// Actions scheduled from one thread start in that order, one at a time
+    /// (or a gate of the registration's own holds them).
+    var holdsBehindGate: Bool {
+        registration.isSerial || registration.gate != nil
+    }
+
+    /// Makes the scheduler and its harness hooks, fresh for a scenario's run.
+    func make() -> SchedulerUnderTest {
+        let registration = registration
+        let box = SchedulerBox(registration.make())
+        var currentCheck: (@Sendable () -> Bool)?
+        if let isCurrent = registration.isCurrent {
+            currentCheck = { isCurrent(box.scheduler) }
+        }
+        var ownGate: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+        if let gate = registration.gate {
+            ownGate = { block in gate(box.scheduler, block) }
+        }
+        var teardown: (@Sendable () -> Void)?
+        if let ends = registration.teardown {
+            teardown = { ends(box.scheduler) }
+        }
+        return SchedulerUnderTest(
+            name: registration.name, isSerial: registration.isSerial, scheduler: box.scheduler,
+            isCurrent: currentCheck, gate: ownGate, teardown: teardown)
     }
 
     /// This registration with ``stallTimeoutSeconds`` set to `seconds`.

@@ -85,7 +85,7 @@ final class PeriodicDisposeVersusTick: SchedulerScenario, StressScenario, @unche
     /// Creates the scenario for the registered scheduler, native or emulated.
     init(_ registration: StressScheduler, emulated: Bool = false) {
         self.emulated = emulated
-        let kind = emulated ? "emulated" : registration.isPeriodic ? "native" : "schedulePeriodic (the library's emulation: not a PeriodicScheduler)"
+        let kind = emulated ? "emulated" : registration.registration.isPeriodic ? "native" : "schedulePeriodic (the library's emulation: not a PeriodicScheduler)"
         // Explorable on the library's schedulers, natively and emulated: the
         // schedulers' timers pass the library's hand-off seam, where a schedule
         // controller makes them virtual, and the emulated job's clock reads pass
