@@ -227,3 +227,15 @@ final class StressCSVAfterEveryScenarioTests: XCTestCase {
         XCTAssertTrue(text.contains("fake.first") && text.contains("fake.second"), text)
     }
 }
+
+extension StressScheduler {
+    /// `StressScheduler(SchedulerRegistration(name, isCurrent: isCurrent, gate: gate, make: make))`,
+    /// shorter for these tests' many registrations.
+    fileprivate init<S: ImmediateScheduler & SendableMetatype>(
+        _ name: String, isCurrent: (@Sendable (S) -> Bool)? = nil,
+        gate: (@Sendable (S, _ block: @escaping @Sendable () -> Void) -> Void)? = nil,
+        make: @escaping @Sendable () -> S
+    ) {
+        self.init(SchedulerRegistration(name, isCurrent: isCurrent, gate: gate, make: make))
+    }
+}
