@@ -152,7 +152,9 @@ final class LeakSequencesTests: XCTestCase {
         wait(for: [received], timeout: 10)
         subscription.dispose()
         let deadline = Date().addingTimeInterval(5)
-        while liveSinks > baseline.sinks, Date() < deadline {
+        // The dispatch threads release sinks and disposers after dispose
+        // returns, each on its own schedule: wait for both counts.
+        while liveSinks > baseline.sinks || liveDisposers > baseline.disposers, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
         assertNothingLeft(since: baseline)
