@@ -124,7 +124,8 @@ struct ObserveOnThroughputBenchmark: NamedBenchmark {
                         MetricValue(.perElement.allocations, delta.map { Double($0.allocations) / Double(batch) }),
                         MetricValue(.perElement.bytes, delta.map { Double($0.bytes) / Double(batch) }),
                     ]
-                })
+                },
+                countInstructions: hop.instructions)
         }
     }
 

@@ -112,8 +112,10 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
 
     /// Runs `job` on the scheduler after every job enqueued before it.
     public func enqueue(_ job: UnownedJob) {
-        if let dispatchJobs {
-            dispatchJobs.enqueue(job, on: self)
+        if case .some = dispatchJobs {
+            // Optional chaining borrows the stored reference; `if let` would
+            // retain and release it per job.
+            dispatchJobs?.enqueue(job, on: self)
         } else if let scheduler {
             _ = scheduler.scheduleInOrder(self) { executor in
                 executor.runningJob.running {
@@ -259,9 +261,37 @@ final class DispatchJobQueue: @unchecked Sendable {
     private let batch: ExecutorBatchGate
 
     /// The jobs, their batches and the executor they keep alive, in one
-    /// value: each hold of the gate's lock makes one exclusivity check on
-    /// it, not one per field. Guarded by the gate's lock.
+    /// value. Guarded by the gate's lock.
+    ///
+    /// Exclusive access is the lock's job, so the run-time check of each
+    /// access (a thread-local lookup and an access-set insertion, paid per
+    /// job; Performance.md, "Executors") is not made:
+    /// every access is one call of a `BatchedJobs` method with the gate's
+    /// lock held, so accesses on two threads never overlap, and such a call
+    /// runs nothing that could reach this object (it calls only the standard
+    /// library's array operations and releases nothing: the executor it
+    /// keeps is stored into an empty field and moved out, never dropped
+    /// inside). Debug builds keep the check, so that their tests trap on
+    /// any access that overlaps another.
+    #if DEBUG
     private var jobs = BatchedJobs()
+    #else
+    @exclusivity(unchecked)
+    private var jobs = BatchedJobs()
+    #endif
+
+    /// Lends `jobs` to `body`, which must be one call of a `BatchedJobs`
+    /// method, with the gate's lock held (see `jobs`).
+    @inline(__always)
+    private func withJobs<Result>(_ body: (inout BatchedJobs) -> Result) -> Result {
+        #if DEBUG
+        return body(&jobs)
+        #else
+        // unsafe: `jobs` is unchecked; the caller holds the gate's lock and
+        // `body` is one call of a `BatchedJobs` method (see `jobs`).
+        return unsafe body(&jobs)
+        #endif
+    }
     /// The buffer of the jobs a block takes to run, kept for its capacity;
     /// empty between blocks. Touched only by `runOldestBatch`, which runs on
     /// the serial queue, one block at a time.
@@ -297,7 +327,7 @@ final class DispatchJobQueue: @unchecked Sendable {
     func enqueue(_ job: UnownedJob, on executor: SerialSchedulerExecutor) {
         let started = batch.lock.withLock {
             let joins = batch.openBatch == ObjectIdentifier(self)
-            guard jobs.add(job, keeping: executor, joiningOpenBatch: joins) else { return false }
+            guard withJobs({ $0.add(job, keeping: executor, joiningOpenBatch: joins) }) else { return false }
             batch.openBatch = ObjectIdentifier(self)
             #if SCHEDULERS_MUTANTS
             if let mutant = Mutant.active, mutant == .executorFIFO || mutant == .executorWrongQueue {
@@ -348,7 +378,7 @@ final class DispatchJobQueue: @unchecked Sendable {
         var ran = 0
         while true {
             let (executor, last) = batch.lock.withLock { () -> (SerialSchedulerExecutor?, SerialSchedulerExecutor?) in
-                let taken = jobs.takeOldestBatch(afterRunning: ran, into: &chunk)
+                let taken = withJobs { $0.takeOldestBatch(afterRunning: ran, into: &chunk) }
                 if taken.closedNewestBatch, batch.openBatch == ObjectIdentifier(self) {
                     batch.openBatch = nil
                 }
@@ -399,6 +429,9 @@ private struct BatchedJobs {
         pending.append(job)
         outstanding += 1
         if outstanding == 1 {
+            // Kept only while jobs are outstanding, so empty here: the store
+            // releases nothing (see `DispatchJobQueue.jobs`).
+            guard case .none = keepAlive else { preconditionFailure("an executor kept with no job outstanding") }
             keepAlive = executor
         }
         if joiningOpenBatch {
@@ -423,8 +456,7 @@ private struct BatchedJobs {
         outstanding -= ran
         var released: SerialSchedulerExecutor?
         if outstanding == 0 {
-            released = keepAlive
-            keepAlive = nil
+            released = keepAlive.take()
         }
         let waiting = batches[batchHead]
         guard waiting == 0 else {

@@ -1,5 +1,7 @@
-import Synchronization
+import Dispatch
+import Foundation
 import Schedulers
+import Synchronization
 
 /// The actor hops of `observeOn.throughput` and `observeOn.latency`: what a
 /// synchronous producer writes to hand each element to an actor,
@@ -21,9 +23,77 @@ import Schedulers
 /// the other variants, the scheduler behind `actor-executor` is made once and
 /// reused by every repetition (its queue is idle between passes).
 enum ActorHops {
-    static let schedulerExecutor = HopVariant(id: .library("actor-executor")) {
-        ActorHop { value, consume in
-            Task { @SchedulerExecutorBenchActor in consume(value) }
+    static let schedulerExecutor: HopVariant = {
+        var hop = HopVariant(id: .library("actor-executor")) {
+            ActorHop { value, consume in
+                Task { @SchedulerExecutorBenchActor in consume(value) }
+            }
+        }
+        hop.instructions = enqueueInstructions
+        return hop
+    }()
+
+    /// Jobs whose enqueuing is counted.
+    static let countedJobs = 10_000
+
+    /// The instructions of the enqueuing side of `actor-executor`'s hop,
+    /// per element: making the task and enqueuing its job on the
+    /// scheduler's executor, which is the producer's part of the hop.
+    ///
+    /// Only that side is CPU work on one thread: the jobs run on the
+    /// scheduler's queue. While the region runs, the queue's target is
+    /// suspended, so no job runs and every job after the first joins the
+    /// batch the first one opened, as in a flood whose jobs come faster
+    /// than the queue runs them; the jobs run after the region. A warm-up
+    /// of as many jobs first grows the executor's buffers.
+    static let enqueueInstructions = InstructionWorkload(
+        metric: .perElement.instructions, operations: countedJobs
+    ) { counted in
+        let ran = RanJobs()
+        func flood(_ count: Int) {
+            for job in 0..<count {
+                #if BENCHKIT_INSTRUCTION_CANARY
+                injectedCost(job, ran)
+                #endif
+                Task { @CountedEnqueueBenchActor in ran.count.add(1, ordering: .relaxed) }
+            }
+        }
+        let target = CountedEnqueueBenchActor.target
+        target.suspend()
+        flood(countedJobs)
+        target.resume()
+        try waitUntil(ran, reaches: countedJobs)
+        target.suspend()
+        counted { flood(countedJobs) }
+        target.resume()
+        try waitUntil(ran, reaches: 2 * countedJobs)
+    }
+
+    #if BENCHKIT_INSTRUCTION_CANARY
+    /// Test only, never in a shipped build: a few dozen more instructions
+    /// per counted job, under 2 % of one (`scripts/instruction-canary.sh`
+    /// shows that the gate catches it).
+    @inline(never)
+    static func injectedCost(_ job: Int, _ ran: RanJobs) {
+        // Multiply and xor-shift rounds: no closed form the optimiser could fold.
+        var mixed = job
+        for round in 0..<6 {
+            mixed = (mixed &* 31 &+ round) ^ (mixed >> 7)
+        }
+        if mixed == 0x5EED { ran.count.add(0, ordering: .relaxed) }
+    }
+    #endif
+
+    /// Waits, a millisecond at a time, until `counter` reaches `value`;
+    /// throws after two minutes (an executor that never runs its jobs).
+    private static func waitUntil(_ ran: RanJobs, reaches value: Int) throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ran.count.load(ordering: .relaxed) < value {
+            guard ContinuousClock.now < deadline else {
+                throw BenchmarkFailure(
+                    "actor-executor: \(ran.count.load(ordering: .relaxed)) of \(value) jobs ran within two minutes")
+            }
+            Thread.sleep(forTimeInterval: 0.001)
         }
     }
 
@@ -41,6 +111,27 @@ actor SchedulerExecutorBenchActor {
     static let shared = SchedulerExecutorBenchActor()
     /// Kept for the whole process: the actor's executor lives as long as it does.
     static let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "bench.actor-executor")
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        Self.scheduler.executor.asUnownedSerialExecutor()
+    }
+}
+
+/// How many of the instruction count's jobs have run.
+final class RanJobs: Sendable {
+    let count = Atomic<Int>(0)
+}
+
+/// The actor of `actor-executor`'s instruction count: as
+/// `SchedulerExecutorBenchActor`, on a scheduler of its own whose queue
+/// targets `target`, which the count suspends.
+@globalActor
+actor CountedEnqueueBenchActor {
+    static let shared = CountedEnqueueBenchActor()
+    static let target = DispatchQueue(label: "bench.actor-executor.counted-target")
+    /// Kept for the whole process: the actor's executor lives as long as it does.
+    static let scheduler = SerialDispatchQueueScheduler(
+        queue: target, internalSerialQueueName: "bench.actor-executor.counted")
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         Self.scheduler.executor.asUnownedSerialExecutor()

@@ -31,6 +31,10 @@ public struct HopVariant: MeasuredVariant, Sendable {
     /// How long a pass may wait for its last value before it fails naming
     /// the variant (a scheduler that never runs its actions).
     public var stallTimeoutSeconds: Double
+    /// What the instruction pass counts for the variant's throughput plan:
+    /// a part of its hop that is CPU work on one thread; `nil` for most
+    /// hops, whose work is spread over threads.
+    var instructions: InstructionWorkload?
 
     public init(
         id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
