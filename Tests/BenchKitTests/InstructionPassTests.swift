@@ -202,6 +202,7 @@ final class InstructionPassTests: XCTestCase {
         XCTAssertEqual(
             counted.map(\.identifier),
             [
+                "observeOn.throughput/actor-executor",
                 "observeOn.subscription/current-thread", "trampoline.recursion/current-thread",
                 "trampoline.recursion/current-thread.recursive", "trampoline.recursion/reference.closure-queue",
                 "elementPath/current-thread", "virtualTime.scheduling/historical",
@@ -214,7 +215,7 @@ final class InstructionPassTests: XCTestCase {
         try InstructionPass.runChild(plans: plans, manifestPath: path, environment: environment)
         let rows = try AllocationChild.rows(fromCSV: String(contentsOfFile: path, encoding: .utf8))
         XCTAssertEqual(rows.map { "\($0.benchmark)/\($0.variant)" }, counted.map(\.identifier))
-        XCTAssertEqual(rows.map(\.value), [1_000, 100_000, 100_000, 100_000, 100_000, 10_000])
+        XCTAssertEqual(rows.map(\.value), [10_000, 1_000, 100_000, 100_000, 100_000, 100_000, 10_000])
         for row in rows {
             XCTAssertEqual(CSVSchema.metric(row.metric, in: row.benchmark)?.kind, .instructions, row.metric)
             XCTAssertEqual(row.params, "operations=\(Int(row.value ?? 0))")

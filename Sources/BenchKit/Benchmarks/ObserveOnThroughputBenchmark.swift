@@ -15,7 +15,10 @@ struct ObserveOnThroughputBenchmark: NamedBenchmark {
     static var schema: BenchmarkSchema {
         BenchmarkSchema(
             name: name, variants: HopCatalog.throughput(.active).map(\.id),
-            metrics: [.elementsPerSecond, .perElement.time, .perElement.allocations, .perElement.bytes],
+            // The instruction metrics only `actor-executor` writes (its
+            // enqueuing side, `ActorHops.enqueueInstructions`).
+            metrics: [.elementsPerSecond, .perElement.time, .perElement.allocations, .perElement.bytes, .perElement.instructions]
+                + InstructionPass.lookupMetrics,
             wakeUpBoundVariants: ObserveOnSubscriptionBenchmark.hopMainThreadVariants(.active),
             // How many drains the counted batch takes on the main queue
             // depends on when the main run loop wakes, and each drain
