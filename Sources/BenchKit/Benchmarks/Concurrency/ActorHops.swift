@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Schedulers
 import Synchronization
 
@@ -49,24 +48,27 @@ enum ActorHops {
     static let enqueueInstructions = InstructionWorkload(
         metric: .perElement.instructions, operations: countedJobs
     ) { counted in
-        let ran = RanJobs()
-        func flood(_ count: Int) {
-            for job in 0..<count {
-                #if BENCHKIT_INSTRUCTION_CANARY
-                injectedCost(job, ran)
-                #endif
-                Task { @CountedEnqueueBenchActor in ran.count.add(1, ordering: .relaxed) }
-            }
-        }
+        try flood(counted: { $0() })
+        try flood(counted: counted)
+    }
+
+    /// Enqueues ``countedJobs`` jobs on `CountedEnqueueBenchActor` inside
+    /// `counted`, with the queue's target suspended, then lets them run and
+    /// waits for the last.
+    private static func flood(counted: (() -> Void) -> Void) throws {
+        let latch = CompletionLatch(expected: countedJobs) { _ in }
         let target = CountedEnqueueBenchActor.target
         target.suspend()
-        flood(countedJobs)
+        counted {
+            for job in 0..<countedJobs {
+                #if BENCHKIT_INSTRUCTION_CANARY
+                injectedCost(job)
+                #endif
+                Task { @CountedEnqueueBenchActor in latch.consume(0) }
+            }
+        }
         target.resume()
-        try waitUntil(ran, reaches: countedJobs)
-        target.suspend()
-        counted { flood(countedJobs) }
-        target.resume()
-        try waitUntil(ran, reaches: 2 * countedJobs)
+        try latch.wait(timeoutSeconds: 120, variant: "actor-executor")
     }
 
     #if BENCHKIT_INSTRUCTION_CANARY
@@ -74,28 +76,18 @@ enum ActorHops {
     /// per counted job, under 2 % of one (`scripts/instruction-canary.sh`
     /// shows that the gate catches it).
     @inline(never)
-    static func injectedCost(_ job: Int, _ ran: RanJobs) {
+    static func injectedCost(_ job: Int) {
         // Multiply and xor-shift rounds: no closed form the optimiser could fold.
         var mixed = job
         for round in 0..<6 {
             mixed = (mixed &* 31 &+ round) ^ (mixed >> 7)
         }
-        if mixed == 0x5EED { ran.count.add(0, ordering: .relaxed) }
+        canarySink.store(mixed, ordering: .relaxed)
     }
-    #endif
 
-    /// Waits, a millisecond at a time, until `counter` reaches `value`;
-    /// throws after two minutes (an executor that never runs its jobs).
-    private static func waitUntil(_ ran: RanJobs, reaches value: Int) throws {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while ran.count.load(ordering: .relaxed) < value {
-            guard ContinuousClock.now < deadline else {
-                throw BenchmarkFailure(
-                    "actor-executor: \(ran.count.load(ordering: .relaxed)) of \(value) jobs ran within two minutes")
-            }
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-    }
+    /// Where the canary's mix goes, so that the optimiser keeps it.
+    static let canarySink = Atomic<Int>(0)
+    #endif
 
     static let defaultActor = HopVariant(id: .peer("actor")) {
         ActorHop { value, consume in
@@ -115,11 +107,6 @@ actor SchedulerExecutorBenchActor {
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         Self.scheduler.executor.asUnownedSerialExecutor()
     }
-}
-
-/// How many of the instruction count's jobs have run.
-final class RanJobs: Sendable {
-    let count = Atomic<Int>(0)
 }
 
 /// The actor of `actor-executor`'s instruction count: as
