@@ -91,25 +91,10 @@ final class ConcurrentJobQueue: @unchecked Sendable {
     /// Held for a few instructions at a time by the enqueuing threads and the
     /// queue's threads at once.
     private let lock = Lock(spinning: true)
-    /// The jobs, the runs and the executor they keep alive, in one value.
-    /// Guarded by `lock`.
-    ///
-    /// Exclusive access is the lock's job, so the run-time check of each
-    /// access (a thread-local lookup and an access-set insertion, paid twice
-    /// per job: once to enqueue it, once to take it) is not made: every
-    /// access is one call of a `ConcurrentJobs` method with `lock` held, so
-    /// accesses on two threads never overlap, and such a call runs nothing
-    /// that could reach this object (it calls only the standard library's
-    /// array operations and releases nothing: the executor it keeps is
-    /// stored into an empty field and moved out, never dropped inside).
-    /// Debug builds keep the check, so that their tests trap on any access
-    /// that overlaps another.
-    #if DEBUG
-    private var jobs = ConcurrentJobs()
-    #else
-    @exclusivity(unchecked)
-    private var jobs = ConcurrentJobs()
-    #endif
+    /// The jobs, the runs and the executor they keep alive, in one value,
+    /// guarded by `lock`: exempt from run-time exclusivity checks in release
+    /// builds, two per job otherwise (`LockGuardedState`).
+    private let jobs = LockGuardedState(ConcurrentJobs())
     /// Runs jobs until none is left; set once in `init`.
     private var runBlock: (@Sendable @convention(block) () -> Void)?
 
@@ -120,22 +105,9 @@ final class ConcurrentJobQueue: @unchecked Sendable {
         }
     }
 
-    /// Lends `jobs` to `body`, which must be one call of a `ConcurrentJobs`
-    /// method, with `lock` held (see `jobs`).
-    @inline(__always)
-    private func withJobs<Result>(_ body: (inout ConcurrentJobs) -> Result) -> Result {
-        #if DEBUG
-        return body(&jobs)
-        #else
-        // unsafe: `jobs` is unchecked; the caller holds `lock` and `body` is
-        // one call of a `ConcurrentJobs` method (see `jobs`).
-        return unsafe body(&jobs)
-        #endif
-    }
-
     func enqueue(_ job: UnownedJob, on executor: SchedulerTaskExecutor) {
         let startsARun = lock.withLock {
-            withJobs { $0.add(job, keeping: executor, width: width) }
+            jobs.withValue { $0.add(job, keeping: executor, width: width) }
         }
         guard startsARun else { return }
         // Read only here: a block's copy and release cost a call each, paid
@@ -150,7 +122,7 @@ final class ConcurrentJobQueue: @unchecked Sendable {
     private func runJobs() {
         while true {
             let (next, last) = lock.withLock {
-                withJobs { $0.takeOldest() }
+                jobs.withValue { $0.takeOldest() }
             }
             // The last reference may go here, outside the lock.
             _ = last
@@ -177,7 +149,7 @@ private struct ConcurrentJobs {
     ///   than runs could take, and at most `width` run at once.
     mutating func add(_ job: UnownedJob, keeping executor: SchedulerTaskExecutor, width: Int) -> Bool {
         pending.append(job)
-        // A store into an empty field releases nothing (see `ConcurrentJobQueue.jobs`).
+        // A store into an empty field releases nothing (`LockGuardedState`, rule 2).
         if case .none = keepAlive {
             keepAlive = executor
         }

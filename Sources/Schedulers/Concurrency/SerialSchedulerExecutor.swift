@@ -261,37 +261,9 @@ final class DispatchJobQueue: @unchecked Sendable {
     private let batch: ExecutorBatchGate
 
     /// The jobs, their batches and the executor they keep alive, in one
-    /// value. Guarded by the gate's lock.
-    ///
-    /// Exclusive access is the lock's job, so the run-time check of each
-    /// access (a thread-local lookup and an access-set insertion, paid per
-    /// job; Performance.md, "Executors") is not made:
-    /// every access is one call of a `BatchedJobs` method with the gate's
-    /// lock held, so accesses on two threads never overlap, and such a call
-    /// runs nothing that could reach this object (it calls only the standard
-    /// library's array operations and releases nothing: the executor it
-    /// keeps is stored into an empty field and moved out, never dropped
-    /// inside). Debug builds keep the check, so that their tests trap on
-    /// any access that overlaps another.
-    #if DEBUG
-    private var jobs = BatchedJobs()
-    #else
-    @exclusivity(unchecked)
-    private var jobs = BatchedJobs()
-    #endif
-
-    /// Lends `jobs` to `body`, which must be one call of a `BatchedJobs`
-    /// method, with the gate's lock held (see `jobs`).
-    @inline(__always)
-    private func withJobs<Result>(_ body: (inout BatchedJobs) -> Result) -> Result {
-        #if DEBUG
-        return body(&jobs)
-        #else
-        // unsafe: `jobs` is unchecked; the caller holds the gate's lock and
-        // `body` is one call of a `BatchedJobs` method (see `jobs`).
-        return unsafe body(&jobs)
-        #endif
-    }
+    /// value, guarded by the gate's lock: exempt from run-time exclusivity
+    /// checks in release builds, one per job otherwise (`LockGuardedState`).
+    private let jobs = LockGuardedState(BatchedJobs())
     /// The buffer of the jobs a block takes to run, kept for its capacity;
     /// empty between blocks. Touched only by `runOldestBatch`, which runs on
     /// the serial queue, one block at a time.
@@ -327,7 +299,7 @@ final class DispatchJobQueue: @unchecked Sendable {
     func enqueue(_ job: UnownedJob, on executor: SerialSchedulerExecutor) {
         let started = batch.lock.withLock {
             let joins = batch.openBatch == ObjectIdentifier(self)
-            guard withJobs({ $0.add(job, keeping: executor, joiningOpenBatch: joins) }) else { return false }
+            guard jobs.withValue({ $0.add(job, keeping: executor, joiningOpenBatch: joins) }) else { return false }
             batch.openBatch = ObjectIdentifier(self)
             #if SCHEDULERS_MUTANTS
             if let mutant = Mutant.active, mutant == .executorFIFO || mutant == .executorWrongQueue {
@@ -378,7 +350,7 @@ final class DispatchJobQueue: @unchecked Sendable {
         var ran = 0
         while true {
             let (executor, last) = batch.lock.withLock { () -> (SerialSchedulerExecutor?, SerialSchedulerExecutor?) in
-                let taken = withJobs { $0.takeOldestBatch(afterRunning: ran, into: &chunk) }
+                let taken = jobs.withValue { $0.takeOldestBatch(afterRunning: ran, into: &chunk) }
                 if taken.closedNewestBatch, batch.openBatch == ObjectIdentifier(self) {
                     batch.openBatch = nil
                 }
@@ -430,7 +402,7 @@ private struct BatchedJobs {
         outstanding += 1
         if outstanding == 1 {
             // Kept only while jobs are outstanding, so empty here: the store
-            // releases nothing (see `DispatchJobQueue.jobs`).
+            // releases nothing (`LockGuardedState`, rule 2).
             guard case .none = keepAlive else { preconditionFailure("an executor kept with no job outstanding") }
             keepAlive = executor
         }
