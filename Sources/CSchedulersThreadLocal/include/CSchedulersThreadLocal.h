@@ -1,5 +1,6 @@
 // CSchedulersThreadLocal: one thread-local pointer for the Schedulers
-// library, read with a load instead of a call.
+// library, read with a load instead of a call; and the processor's spin-wait
+// hint, which Swift does not expose.
 //
 // Swift has no thread-local storage of its own. `pthread_getspecific` is a
 // call into libc on every `CurrentThreadScheduler.schedule`; a C11
@@ -30,6 +31,18 @@ static inline __attribute__((always_inline)) void *_Nullable csched_current_tram
 /// Records `trampoline` as the calling thread's trampoline (NULL: none).
 static inline __attribute__((always_inline)) void csched_set_current_trampoline(void *_Nullable trampoline) {
     csched_trampoline_slot = trampoline;
+}
+
+/// Tells the processor the calling thread is spinning on a lock (x86's
+/// `pause`, Arm's `yield`), so that it stops issuing reads of the lock ahead
+/// of time and lends its core to a sibling hardware thread. Has no other
+/// effect; on other processors it does nothing.
+static inline __attribute__((always_inline)) void csched_spin_hint(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
 }
 
 #ifdef __cplusplus
