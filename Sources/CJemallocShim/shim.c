@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 typedef int (*mallctlnametomib_fn)(const char *, size_t *, size_t *);
@@ -179,4 +182,15 @@ const char *cjs_version(void) {
         return "";
     }
     return version;
+}
+
+uint64_t cjs_glibc_fast_bin_bytes(void) {
+#if defined(__GLIBC__)
+    // Under a preloaded jemalloc this reads glibc's unused arenas: 0.
+    if (cjs_available()) return 0;
+    struct mallinfo2 info = mallinfo2();
+    return (uint64_t)info.fsmblks;
+#else
+    return 0;
+#endif
 }

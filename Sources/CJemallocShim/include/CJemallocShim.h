@@ -1,6 +1,7 @@
 // CJemallocShim: reads jemalloc's statistics through `mallctl`, found with
 // dlsym at run time. Nothing here links to jemalloc: when the process runs on
 // another allocator, `cjs_available()` is 0 and the counters read as zero.
+// One reader of glibc's own statistics sits beside them (`cjs_glibc_fast_bin_bytes`).
 #pragma once
 
 #include <stdint.h>
@@ -33,6 +34,12 @@ int cjs_read_allocated(uint64_t *out);
 
 /// The jemalloc version string, or "" when jemalloc is not the allocator.
 const char *cjs_version(void);
+
+/// Bytes in glibc's fast bins over every arena (`mallinfo2().fsmblks`): small
+/// blocks freed and not yet merged, which glibc merges all at once at a later
+/// request or free. 0 when the process allocator is not glibc's. Walks every
+/// fast bin under its arena's lock, so read it only outside a measured region.
+uint64_t cjs_glibc_fast_bin_bytes(void);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,9 @@
 import Foundation
 import ToolSupport
+#if SCHEDULERS_DRAIN_STATISTICS
+import CJemallocShim
+@_spi(DrainStatistics) import Schedulers
+#endif
 
 /// The flood series of `observeOn.busyQueue`: in one repetition,
 /// `floods` quiet floods of a hop, then `floods` floods each right after a
@@ -49,8 +53,8 @@ enum BusyQueueFloods {
                 benchmark: benchmark, variant: hop.id, params: params,
                 estimatedSeconds: estimatedSeconds(floods: floods, elements: elements),
                 warmUpEstimatedSeconds: Double(elements) * 1.5e-6 + 0.01, needsMainQueue: hop.needsMainQueue,
-                warmUp: { context in
-                    _ = try cpuNanoseconds(hop: hop, elements: elements, context: context)
+                warmUp: { _ in
+                    _ = try cpuNanoseconds(hop: hop, elements: elements, trace: nil)
                 },
                 measure: { context in
                     try measure(hop: hop, elements: elements, floods: floods, context: context)
@@ -65,13 +69,13 @@ enum BusyQueueFloods {
     /// One repetition: the quiet floods, then the floods after a busy queue.
     static func measure(hop: HopVariant, elements: Int, floods: Int, context: MeasureContext) throws -> [MetricValue] {
         var quiet: [Double] = []
-        for _ in 0..<floods {
-            quiet.append(Double(try cpuNanoseconds(hop: hop, elements: elements, context: context)) / Double(elements))
+        for index in 0..<floods {
+            quiet.append(Double(try cpuNanoseconds(hop: hop, elements: elements, trace: .init(hop, "quiet", index))) / Double(elements))
         }
         var afterBusyQueue: [Double] = []
-        for _ in 0..<floods {
+        for index in 0..<floods {
             BusyQueueDisturbance.run()
-            afterBusyQueue.append(Double(try cpuNanoseconds(hop: hop, elements: elements, context: context)) / Double(elements))
+            afterBusyQueue.append(Double(try cpuNanoseconds(hop: hop, elements: elements, trace: .init(hop, "busy", index))) / Double(elements))
         }
         let quietMedian = Statistics.median(quiet)
         let busyMedian = Statistics.median(afterBusyQueue)
@@ -89,13 +93,19 @@ enum BusyQueueFloods {
     }
 
     /// The process's CPU time over one flood of `elements` through a new
-    /// session of `hop` (made and closed outside the timed span).
-    static func cpuNanoseconds(hop: HopVariant, elements: Int, context: MeasureContext) throws -> UInt64 {
+    /// session of `hop` (made and closed outside the timed span). In a build
+    /// with drain statistics, `trace` names the flood for its line.
+    static func cpuNanoseconds(hop: HopVariant, elements: Int, trace: FloodTrace?) throws -> UInt64 {
         let session = try hop.makeSession()
         defer { session.close() }
+        let before = trace?.snapshot()
         let start = processCPUNanoseconds()
         try hop.flood(session: session, elements: elements)
-        return processCPUNanoseconds() &- start
+        let nanoseconds = processCPUNanoseconds() &- start
+        if let trace, let before {
+            trace.report(before: before, after: trace.snapshot(), nanoseconds: nanoseconds, elements: elements)
+        }
+        return nanoseconds
     }
 
     /// CPU time of every thread of the process so far, ns.
@@ -103,5 +113,53 @@ enum BusyQueueFloods {
         var time = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
+
+/// One line per flood on standard error, in a build with drain statistics
+/// only (`-Xswiftc -DSCHEDULERS_DRAIN_STATISTICS`, as
+/// `scripts/busy-queue-batching.sh` builds it): how the flood batched, how
+/// often its queue lock was found taken, and what glibc's fast bins held when
+/// it started. In any other build it does nothing, so a shipped BenchRunner
+/// times exactly what it always did.
+struct FloodTrace {
+    let variant: String
+    let kind: String
+    let index: Int
+
+    init(_ hop: HopVariant, _ kind: String, _ index: Int) {
+        variant = hop.id.description
+        self.kind = kind
+        self.index = index
+    }
+
+    /// Counters read around a flood (all zero without drain statistics).
+    struct Snapshot {
+        var drains = 0
+        var batches = 0
+        var contended = 0
+        var fastBinBytes: UInt64 = 0
+    }
+
+    func snapshot() -> Snapshot {
+        #if SCHEDULERS_DRAIN_STATISTICS
+        let counts = ObserveOnDrainStatistics.snapshot()
+        return Snapshot(
+            drains: counts.drains, batches: counts.batches, contended: counts.contended,
+            fastBinBytes: cjs_glibc_fast_bin_bytes())
+        #else
+        return Snapshot()
+        #endif
+    }
+
+    func report(before: Snapshot, after: Snapshot, nanoseconds: UInt64, elements: Int) {
+        #if SCHEDULERS_DRAIN_STATISTICS
+        let line = "flood variant=\(variant) kind=\(kind) index=\(index)"
+            + " elements=\(elements) cpu_ns_per_element=\(Double(nanoseconds) / Double(elements))"
+            + " drains=\(after.drains - before.drains) batches=\(after.batches - before.batches)"
+            + " contended=\(after.contended - before.contended)"
+            + " fast_bin_bytes_at_start=\(before.fastBinBytes)\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        #endif
     }
 }

@@ -8,10 +8,12 @@ import Synchronization
 public enum ObserveOnDrainStatistics {
     static let drains = Atomic<Int>(0)
     static let batches = Atomic<Int>(0)
+    static let contended = Atomic<Int>(0)
 
-    /// The counts so far: drains run, batches taken.
-    public static func snapshot() -> (drains: Int, batches: Int) {
-        (drains.load(ordering: .relaxed), batches.load(ordering: .relaxed))
+    /// The counts so far: drains run, batches taken, and acquisitions of a
+    /// queue lock that found it taken (by upstream or by the drain).
+    public static func snapshot() -> (drains: Int, batches: Int, contended: Int) {
+        (drains.load(ordering: .relaxed), batches.load(ordering: .relaxed), contended.load(ordering: .relaxed))
     }
 }
 #endif

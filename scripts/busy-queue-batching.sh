@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# How observeOn.busyQueue's floods batch, flood by flood.
+#
+# Builds BenchRunner with the library's drain statistics
+# (-DSCHEDULERS_DRAIN_STATISTICS, a build of its own under
+# .build-drain-stats, never shipped), runs the flood series of
+# observeOn.busyQueue for the chosen variants, and prints, per variant and
+# kind of flood (quiet, after a busy queue):
+#   - the CPU time per element of its floods (10th, 50th, 90th percentile,
+#     worst, and the worst over the quiet median, the figure the series
+#     reports);
+#   - the floods grouped by elements per batch, with each group's median CPU
+#     time per element and contended lock acquisitions per batch;
+#   - the bytes glibc's fast bins held when the floods started (what a busy
+#     queue leaves for glibc to merge).
+# The flood lines themselves follow the summary.
+#
+# Usage: scripts/busy-queue-batching.sh [--runs N] [--variants a,b,...] [--output FILE]
+#   --runs N       processes of the series to run, one after another (default 2)
+#   --variants     observeOn.busyQueue variants (default fast-path,generic,
+#                  concurrent,reference.spsc-ring)
+#   --output FILE  also write everything printed to FILE
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=2
+variants="fast-path,generic,concurrent,reference.spsc-ring"
+output=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) runs="${2:?--runs needs a count}"; shift 2 ;;
+        --variants) variants="${2:?--variants needs a list}"; shift 2 ;;
+        --output) output="${2:?--output needs a file}"; shift 2 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "busy-queue-batching: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+case "$runs" in
+    ''|*[!0-9]*|0) echo "busy-queue-batching: --runs wants a positive whole number, not '$runs'" >&2; exit 2 ;;
+esac
+
+scratch=.build-drain-stats
+swift build -c release --product BenchRunner --scratch-path "$scratch" \
+    -Xswiftc -DSCHEDULERS_DRAIN_STATISTICS >&2
+runner="$scratch/release/BenchRunner"
+
+filter=""
+IFS=',' read -r -a names <<< "$variants"
+for name in "${names[@]}"; do
+    filter="${filter:+$filter,}observeOn.busyQueue/$name"
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for run in $(seq "$runs"); do
+    echo "busy-queue-batching: run $run of $runs" >&2
+    # The series' own CSV is not kept: this is a probe, not a result.
+    "$runner" --filter "$filter" --output "$work/csv" 2> "$work/stderr-$run" > /dev/null \
+        || { cat "$work/stderr-$run" >&2; echo "busy-queue-batching: BenchRunner failed (above)" >&2; exit 1; }
+    grep '^flood ' "$work/stderr-$run" | sed "s/^flood /flood run=$run /" >> "$work/floods"
+done
+if [ ! -s "$work/floods" ]; then
+    echo "busy-queue-batching: no flood lines: was the build made with drain statistics?" >&2
+    exit 1
+fi
+
+revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+changes" || true)
+{
+    echo "== busy-queue-batching at $revision$dirty: $runs run(s) of observeOn.busyQueue/{$variants}, built with -DSCHEDULERS_DRAIN_STATISTICS; load $(cut -d' ' -f1-3 /proc/loadavg)"
+    python3 - "$work/floods" <<'PY'
+import sys
+
+floods = []
+for line in open(sys.argv[1]):
+    fields = dict(part.split("=", 1) for part in line.split()[1:])
+    floods.append(fields)
+
+def quantile(values, q):
+    values = sorted(values)
+    return values[int(q * (len(values) - 1))]
+
+print()
+print("CPU ns per element, every flood of every run:")
+print(f"{'variant':22} {'kind':6} {'floods':>6} {'p10':>7} {'p50':>7} {'p90':>7} {'worst':>7} {'worst/quiet p50':>16}")
+groups = {}
+for flood in floods:
+    groups.setdefault((flood["variant"], flood["kind"]), []).append(flood)
+quiet_median = {}
+for (variant, kind), members in sorted(groups.items()):
+    cpu = [float(f["cpu_ns_per_element"]) for f in members]
+    if kind == "quiet":
+        quiet_median[variant] = quantile(cpu, 0.5)
+for (variant, kind), members in sorted(groups.items()):
+    cpu = [float(f["cpu_ns_per_element"]) for f in members]
+    ratio = max(cpu) / quiet_median[variant] if quiet_median.get(variant) else float("nan")
+    print(f"{variant:22} {kind:6} {len(cpu):6} {quantile(cpu, .1):7.1f} {quantile(cpu, .5):7.1f} "
+          f"{quantile(cpu, .9):7.1f} {max(cpu):7.1f} {ratio:16.2f}")
+
+print()
+print("Floods by elements per batch (the library's paths; a reference keeps no drain statistics):")
+print(f"{'variant':22} {'elements/batch':>16} {'floods':>6} {'p50 CPU ns/elt':>15} {'contended/batch':>16}")
+bands = [(0, 100), (100, 1000), (1000, 10000), (10000, float("inf"))]
+for variant in sorted({f["variant"] for f in floods}):
+    members = [f for f in floods if f["variant"] == variant and int(f["batches"]) > 0]
+    for low, high in bands:
+        band = [f for f in members if low <= float(f["elements"]) / int(f["batches"]) < high]
+        if not band:
+            continue
+        cpu = [float(f["cpu_ns_per_element"]) for f in band]
+        contended = sum(int(f["contended"]) for f in band) / sum(int(f["batches"]) for f in band)
+        label = f"{low:g}-{high:g}" if high != float("inf") else f"{low:g}+"
+        print(f"{variant:22} {label:>16} {len(band):6} {quantile(cpu, .5):15.1f} {contended:16.2f}")
+
+print()
+print("glibc fast-bin bytes when a flood started (0 under another allocator):")
+print(f"{'kind':6} {'floods':>6} {'p50':>12} {'max':>12}")
+for kind in ("quiet", "busy"):
+    values = [int(f["fast_bin_bytes_at_start"]) for f in floods if f["kind"] == kind]
+    if values:
+        print(f"{kind:6} {len(values):6} {quantile(values, .5):12d} {max(values):12d}")
+PY
+    echo
+    echo "The flood lines:"
+    cat "$work/floods"
+} | if [ -n "$output" ]; then tee "$output"; else cat; fi
