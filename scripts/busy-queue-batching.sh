@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
         --runs) runs="${2:?--runs needs a count}"; shift 2 ;;
         --variants) variants="${2:?--variants needs a list}"; shift 2 ;;
         --output) output="${2:?--output needs a file}"; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;;
         *) echo "busy-queue-batching: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -123,4 +123,10 @@ PY
     echo
     echo "The flood lines:"
     cat "$work/floods"
-} | if [ -n "$output" ]; then tee "$output"; else cat; fi
+} > "$work/report"
+# Written whole before it is shown: a reader that stops early (a pager,
+# `head`) must not cut the file short.
+if [ -n "$output" ]; then
+    cp "$work/report" "$output"
+fi
+cat "$work/report"
