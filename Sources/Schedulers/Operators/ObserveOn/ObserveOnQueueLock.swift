@@ -84,12 +84,8 @@ struct ObserveOnQueueLock: ~Copyable, Sendable {
                 && held.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
                 return
             }
-            // Back off, twice as long after each failed look: every look
-            // pulls the lock's line to this core, and the holder (upstream
-            // between two elements, or the drain taking a batch) takes the
-            // lock again within nanoseconds of letting it go, so a waiter
-            // that keeps looking slows the holder on every element and, as
-            // the drain, takes batches too small to pay for themselves.
+            // Back off, twice as long after each failed look (the type's
+            // doc comment says why).
             for _ in 0..<backOff {
                 csched_spin_hint()
             }

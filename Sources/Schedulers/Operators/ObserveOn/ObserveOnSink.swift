@@ -17,11 +17,10 @@
 /// and a buffer append; on the drain side one flag check, a copy of the
 /// element and the call to the observer. Elements travel unwrapped (see
 /// `ElementObserver`): only the terminal event is an `Event`. Per batch: one
-/// scheduled drain and one lock round trip of the drain. A waiter for the
-/// lock spins, then yields, and sleeps only once a hold has outlasted many
-/// yields: a lock that parks a contending thread in the kernel would cost
-/// the producer and the drain a sleep and a wake-up each time they met
-/// there. (Performance.md, "observeOn", says where the time per element goes.)
+/// scheduled drain and one lock round trip of the drain. How a waiter for
+/// the lock waits, and why it does not sleep in the kernel, is
+/// `ObserveOnQueueLock`'s rule. (Performance.md, "observeOn", says where the
+/// time per element goes.)
 class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @unchecked Sendable {
     typealias Element = Observer.Element
 
