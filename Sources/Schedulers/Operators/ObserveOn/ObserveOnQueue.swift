@@ -96,6 +96,15 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
         }
     }
 
+    #if SCHEDULERS_DRAIN_STATISTICS
+    /// How many elements the batch taken by `takeQueued()` holds, for the
+    /// drain statistics' probe. Called only by the running drain.
+    final var batchCount: Int {
+        // unsafe: `batch` belongs to the one running drain, the caller.
+        unsafe batch.count
+    }
+    #endif
+
     /// Delivers the batch taken by `takeQueued()`, then empties it (see
     /// `ElementBuffer.deliverAll`). Called only by the running drain.
     @inline(__always)

@@ -77,10 +77,16 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
             #if SCHEDULERS_DRAIN_STATISTICS
             ObserveOnDrainStatistics.batches.add(1, ordering: .relaxed)
             #endif
+            #if SCHEDULERS_DRAIN_STATISTICS
+            let taken = queue.batchCount
+            #endif
             queue.deliverBatch(stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
             if let terminal, !isDisposed {
                 deliverTerminal(terminal)
             }
+            #if SCHEDULERS_DRAIN_STATISTICS
+            ObserveOnDrainGatherProbe.afterBatch(of: taken, ended: terminal != nil)
+            #endif
             #if SCHEDULERS_MUTANTS
             if Mutant.active == .observeOnLostWakeUp {
                 // The mutant: one batch per scheduled drain.
