@@ -6,6 +6,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import Synchronization
 
 /// Counts of `observe(on:)` drains and batches, for a program that studies
@@ -34,11 +35,12 @@ public enum ObserveOnDrainStatistics {
 enum ObserveOnDrainGatherProbe {
     /// The sleep after a small batch, in microseconds; 0 (unset): none.
     static let microseconds: UInt32 = {
-        // unsafe: getenv returns nil or a NUL-terminated string of the
-        // environment, copied at once (nothing here changes the environment).
-        guard let text = unsafe getenv("SCHEDULERS_PROBE_GATHER_US").map({ unsafe String(cString: $0) }) else { return 0 }
+        guard let text = ProcessInfo.processInfo.environment["SCHEDULERS_PROBE_GATHER_US"] else { return 0 }
         guard let value = UInt32(text) else {
-            preconditionFailure("SCHEDULERS_PROBE_GATHER_US wants a whole number of microseconds, not '\(text)'")
+            // Bad input, not a fault: say what to set, and stop as a tool does (status 2).
+            FileHandle.standardError.write(
+                Data("SCHEDULERS_PROBE_GATHER_US wants a whole number of microseconds, not '\(text)'\n".utf8))
+            exit(2)
         }
         return value
     }()
