@@ -1,11 +1,4 @@
 #if SCHEDULERS_DRAIN_STATISTICS
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Synchronization
 

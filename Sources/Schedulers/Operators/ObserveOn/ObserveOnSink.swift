@@ -76,8 +76,6 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
             }
             #if SCHEDULERS_DRAIN_STATISTICS
             ObserveOnDrainStatistics.batches.add(1, ordering: .relaxed)
-            #endif
-            #if SCHEDULERS_DRAIN_STATISTICS
             let taken = queue.batchCount
             #endif
             queue.deliverBatch(stoppingWhen: { isDisposed }, to: { forwardNextUnchecked($0) })
