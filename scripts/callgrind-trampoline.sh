@@ -43,8 +43,10 @@ report="$out/report.txt"
 binary="$out/BenchRunner"
 objcopy --strip-debug "$(swift build -c release --show-bin-path)/BenchRunner" "$binary"
 
+declare -A levels_run # variant -> the levels its chains ran, for breakdown
 count() { # variant, function pattern, levels run
     local variant=$1 pattern=$2 levels=$3
+    levels_run[$variant]=$levels
     valgrind --tool=callgrind --callgrind-out-file="$out/$variant.cg" --toggle-collect="$pattern" \
         "$binary" --quick --repetitions 1 --allocator system --filter "trampoline.recursion/$variant" \
         --output "$out" >"$out/$variant.stdout" 2>"$out/$variant.log" </dev/null ||
@@ -63,8 +65,8 @@ count() { # variant, function pattern, levels run
         tee -a "$report"
 }
 
-breakdown() { # variant, levels run: each function's self instructions per level, largest first
-    local variant=$1 levels=$2
+breakdown() { # variant counted above: each function's self instructions per level, largest first
+    local variant=$1 levels=${levels_run[$1]}
     echo "" | tee -a "$report"
     echo "$variant: self instructions per level, by function (1 or more per level)" | tee -a "$report"
     callgrind_annotate --threshold=100 "$out/$variant.cg" 2>/dev/null |
@@ -97,12 +99,15 @@ count current-thread.recursive '*TrampolineBenchmark*runRecursiveChain*' $((1000
 # The reference: one plan at the quick suite's depth, warm-up depth/100.
 count reference.closure-queue '*ClosureQueueReference*runChain*' $((10000000 + 100000))
 
-breakdown current-thread $((10000000 + 1000000))
-breakdown reference.closure-queue $((10000000 + 100000))
+breakdown current-thread
+breakdown reference.closure-queue
 
 if [ -n "$output" ]; then
+    # The revision as scripts/busy-queue-batching.sh names it: any uncommitted change to a tracked file marks it.
+    revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+    dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+changes" || true)
     {
-        echo "== callgrind-trampoline at $(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' (uncommitted changes)'): quick suite, one repetition per variant, system allocator"
+        echo "== callgrind-trampoline at $revision$dirty: quick suite, one repetition per variant, system allocator"
         cat "$report"
     } >"$output"
     echo "callgrind-trampoline: wrote $output"
