@@ -5,9 +5,11 @@ import XCTest
 
 /// The three rules that let `TrampolineItem.payload` go without Swift's
 /// run-time exclusivity checks (its doc comment states them), one test
-/// each. Debug builds assert each rule where the payload is touched, so a
-/// broken rule stops these tests there; under ASan (scripts/test-sanitizers.sh)
-/// a payload freed twice or read after its release is reported.
+/// each, and the rule that lets a trampoline entry's runner cast it without
+/// a check (`TrampolineWork`'s doc comment). Debug builds assert each rule
+/// where it is relied on, so a broken rule stops these tests there; under
+/// ASan (scripts/test-sanitizers.sh) a payload freed twice or read after
+/// its release is reported.
 final class TrampolineItemInvariantTests: XCTestCase {
     private let scheduler = CurrentThreadScheduler.instance
 
@@ -116,6 +118,36 @@ final class TrampolineItemInvariantTests: XCTestCase {
             expected.append("int \(level)")
         }
         XCTAssertEqual(received, expected)
+    }
+
+    /// The entries' rule: a runner is only called with the entry that
+    /// stores it. Every kind of entry is queued on one trampoline,
+    /// interleaved: items of two state types, a recursion whose first step
+    /// is queued, and the extra step a recursion queues when it fans out.
+    /// Each runs once, in queue order, with its own state; a runner handed
+    /// another kind of entry would stop at the debug build's check.
+    func testRunnersAreCalledOnlyWithTheirOwnEntries() {
+        var log: [String] = []
+        _ = scheduler.schedule(()) { _ in
+            _ = self.scheduler.schedule(1) { value in
+                log.append("item \(value)")
+                return Disposables.create()
+            }
+            _ = self.scheduler.scheduleRecursive(10) { value, recurse in
+                log.append("recursion \(value)")
+                if value == 10 {
+                    // Two pending steps: the second is an extra entry.
+                    recurse(11)
+                    recurse(12)
+                }
+            }
+            _ = self.scheduler.schedule("two") { text in
+                log.append("item \(text)")
+                return Disposables.create()
+            }
+            return Disposables.create()
+        }
+        XCTAssertEqual(log, ["item 1", "recursion 10", "item two", "recursion 11", "recursion 12"])
     }
 }
 

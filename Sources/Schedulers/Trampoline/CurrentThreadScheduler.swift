@@ -170,11 +170,6 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// that touches `payload` (rule 1).
     @usableFromInline
     let owner: ObjectIdentifier
-    /// `run(unreferenced:)`, specialised where `StateType` is concrete (see
-    /// `TrampolineWork`).
-    @usableFromInline
-    let runner: (TrampolineItem, Bool) -> Bool
-
     /// What a queued `schedule` runs.
     @usableFromInline
     typealias Payload = (state: StateType, action: (StateType) -> Disposable)
@@ -182,8 +177,10 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     @inlinable
     init(owner trampoline: Trampoline) {
         owner = ObjectIdentifier(trampoline)
-        runner = { item, unreferenced in item.runQueued(unreferenced: unreferenced) }
-        super.init(kind: ObjectIdentifier(StateType.self))
+        super.init(kind: ObjectIdentifier(StateType.self)) { work, unreferenced in
+            let item = TrampolineWork.entry(work, as: TrampolineItem.self)
+            return item.runQueued(unreferenced: unreferenced)
+        }
     }
 
     /// Whether the calling thread is the owner's (rule 1), for assertions.
@@ -273,10 +270,21 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
             if let spare = trampoline.takeSpare(ofKind: ObjectIdentifier(StateType.self)) {
                 reusing(spare)
             } else {
-                TrampolineItem(owner: trampoline)
+                makeNew(on: trampoline)
             }
         item.fill((state, action))
         return item
+    }
+
+    /// A new, empty entry: the rare case of `make` (a thread's first queued
+    /// `schedule` of this state type, or one made while the spare is taken).
+    /// Out of line: inlined, it makes `make` too large for the optimiser to
+    /// inline into `schedule` (13 more instructions per nested `schedule`,
+    /// counted under callgrind).
+    @usableFromInline
+    @inline(never)
+    static func makeNew(on trampoline: Trampoline) -> TrampolineItem {
+        TrampolineItem(owner: trampoline)
     }
 
     /// `spare`, an entry of this class's kind, as this class (rule 3).
@@ -286,11 +294,6 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
         // unsafe: rule 3: `takeSpare` returned it for `ObjectIdentifier(StateType.self)`,
         // the kind only `TrampolineItem<StateType>.init` gives.
         return unsafe unsafeDowncast(consume spare, to: TrampolineItem.self)
-    }
-
-    @usableFromInline
-    override func run(unreferenced: Bool) -> Bool {
-        runner(self, unreferenced)
     }
 
     /// Runs the action unless it was disposed first.

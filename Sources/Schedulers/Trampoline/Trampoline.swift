@@ -221,11 +221,20 @@ final class Trampoline {
 
 /// Work queued on a trampoline.
 ///
-/// Each subclass is generic and overrides `run(unreferenced:)` with a call of
-/// a function it stored when it was made, where its type was concrete: the
-/// override itself runs unspecialised (a generic class's overridden method
-/// does), so it touches no value of the generic type, while the stored
-/// function is specialised and needs no cast to find the subclass.
+/// Each subclass is generic and hands `init` its runner, a function made
+/// where its type was concrete, which `run(unreferenced:)` calls with the
+/// entry: so running an entry is one indirect call of specialised code,
+/// with neither a virtual call to an unspecialised override in between (a
+/// generic class's override runs unspecialised) nor a generic cast (a
+/// runtime call).
+///
+/// A runner casts the entry it is given to its own class without a check
+/// (`entry(_:as:)`), which rests on one rule: **a runner is only ever called
+/// with the entry that stores it.** `runner` is private to this class and
+/// constant, and its one caller, `run(unreferenced:)`, is final and passes
+/// `self`; the subclass whose `init` made the runner is the entry's class.
+/// Debug builds check the class before each cast, and
+/// `TrampolineItemInvariantTests` runs each kind of entry.
 @usableFromInline
 class TrampolineWork {
     /// For a `TrampolineItem<State>`, `State`'s identity; `nil` for other
@@ -236,10 +245,17 @@ class TrampolineWork {
     final let kind: ObjectIdentifier?
     /// The next entry in the trampoline's queue (see `Trampoline.incoming`).
     final var next: TrampolineWork?
+    /// Runs the work: called only by `run(unreferenced:)`, with this entry
+    /// (the rule above).
+    private final let runner: (TrampolineWork, Bool) -> Bool
 
+    /// - Parameter runner: What running this entry does, given the entry
+    ///   and whether nothing but the trampoline references it; returns
+    ///   whether the entry is empty and may be reused for a later schedule.
     @usableFromInline
-    init(kind: ObjectIdentifier? = nil) {
+    init(kind: ObjectIdentifier? = nil, runner: @escaping (TrampolineWork, Bool) -> Bool) {
         self.kind = kind
+        self.runner = runner
     }
 
     /// Runs the work, on the trampoline's thread, handed over by its drain.
@@ -247,8 +263,19 @@ class TrampolineWork {
     /// entry (so nobody can dispose it any more). Returns whether the entry
     /// is empty and may be reused for a later schedule.
     @usableFromInline
-    func run(unreferenced: Bool) -> Bool {
-        preconditionFailure("\(type(of: self)) does not override TrampolineWork.run(unreferenced:)")
+    final func run(unreferenced: Bool) -> Bool {
+        runner(self, unreferenced)
+    }
+
+    /// `work`, which a runner was given, as the class that made the runner.
+    ///
+    /// Called only by the runners given to `init`, each with its own class:
+    /// by the rule above, `work` is an instance of exactly that class.
+    @inlinable
+    static func entry<Entry: TrampolineWork>(_ work: TrampolineWork, as _: Entry.Type) -> Entry {
+        assert(type(of: work) == Entry.self, "a trampoline entry's runner is called with another entry")
+        // unsafe: the rule above: a runner is only called with the entry that stores it, an `Entry`.
+        return unsafe unsafeDowncast(work, to: Entry.self)
     }
 
     /// Whether the queued action a `TrampolineTicket` refers to has been

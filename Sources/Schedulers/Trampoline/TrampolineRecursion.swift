@@ -60,22 +60,15 @@ final class TrampolineRecursion<State>: TrampolineWork, Cancelable, @unchecked S
     @usableFromInline
     var queuedState: State?
 
-    /// `runQueuedStep`, specialised where `State` is concrete (see `TrampolineWork`).
-    @usableFromInline
-    let queuedStepRunner: (TrampolineRecursion<State>) -> Void
-
     @inlinable
     init(action: @escaping Action, trampoline: Trampoline) {
         self.action = action
         self.trampoline = trampoline
-        queuedStepRunner = { recursion in recursion.runQueuedStep() }
-        super.init()
-    }
-
-    @usableFromInline
-    override func run(unreferenced _: Bool) -> Bool {
-        queuedStepRunner(self)
-        return false
+        super.init { work, _ in
+            let recursion = TrampolineWork.entry(work, as: TrampolineRecursion.self)
+            recursion.runQueuedStep()
+            return false
+        }
     }
 
     /// Runs the first step at once when no trampoline runs on this thread
@@ -230,21 +223,14 @@ final class TrampolineRecursionStep<State>: TrampolineWork {
     @usableFromInline
     let state: State
 
-    /// Runs the step, specialised where `State` is concrete (see `TrampolineWork`).
-    @usableFromInline
-    let runner: (TrampolineRecursionStep<State>) -> Void
-
     @inlinable
     init(recursion: TrampolineRecursion<State>, state: State) {
         self.recursion = recursion
         self.state = state
-        runner = { step in step.recursion.runExtraStep(step.state) }
-        super.init()
-    }
-
-    @usableFromInline
-    override func run(unreferenced _: Bool) -> Bool {
-        runner(self)
-        return false
+        super.init { work, _ in
+            let step = TrampolineWork.entry(work, as: TrampolineRecursionStep.self)
+            step.recursion.runExtraStep(step.state)
+            return false
+        }
     }
 }
