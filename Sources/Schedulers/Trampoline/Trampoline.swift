@@ -271,7 +271,11 @@ class TrampolineWork {
     ///
     /// Called only by the runners given to `init`, each with its own class:
     /// by the rule above, `work` is an instance of exactly that class.
+    /// Always inlined: called, unspecialised code (a runner made where the
+    /// state type is generic) would look `Entry`'s metadata up for every
+    /// entry it runs, only to pass it here.
     @inlinable
+    @inline(__always)
     static func entry<Entry: TrampolineWork>(_ work: TrampolineWork, as _: Entry.Type) -> Entry {
         assert(type(of: work) == Entry.self, "a trampoline entry's runner is called with another entry")
         // unsafe: the rule above: a runner is only called with the entry that stores it, an `Entry`.
