@@ -18,14 +18,20 @@
 # With --gather-us, a probe of that build (never a shipped one) makes each
 # drain sleep that many microseconds after delivering a batch of fewer than
 # 256 elements, so that upstream fills bigger batches: run with and without
-# it, the two reports show what the batch size itself costs.
+# it, the two reports show what the batch size itself costs. With
+# --spin-gather-ns, a second probe of that build makes such a drain spin
+# instead, up to that many nanoseconds, and take the next batch as soon as
+# it holds 256 elements or stops growing: a remedy that keeps batches big
+# without the drain's thread sleeping.
 #
-# Usage: scripts/busy-queue-batching.sh [--runs N] [--variants a,b,...] [--gather-us N] [--output FILE]
+# Usage: scripts/busy-queue-batching.sh [--runs N] [--variants a,b,...] [--gather-us N] [--spin-gather-ns N] [--output FILE]
 #   --runs N        processes of the series to run, one after another (default 2)
 #   --variants      observeOn.busyQueue variants (default fast-path,generic,
 #                   concurrent,reference.spsc-ring)
 #   --gather-us N   the drain's sleep after a small batch, in microseconds
 #                   (default 0: none)
+#   --spin-gather-ns N  the drain's longest spin after a small batch, in
+#                   nanoseconds (default 0: none)
 #   --output FILE   also write everything printed to FILE
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,11 +40,13 @@ runs=2
 variants="fast-path,generic,concurrent,reference.spsc-ring"
 output=""
 gather_us=0
+spin_gather_ns=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) runs="${2:?--runs needs a count}"; shift 2 ;;
         --variants) variants="${2:?--variants needs a list}"; shift 2 ;;
         --gather-us) gather_us="${2:?--gather-us needs a number of microseconds}"; shift 2 ;;
+        --spin-gather-ns) spin_gather_ns="${2:?--spin-gather-ns needs a number of nanoseconds}"; shift 2 ;;
         --output) output="${2:?--output needs a file}"; shift 2 ;;
         -h|--help) awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;;
         *) echo "busy-queue-batching: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -49,6 +57,9 @@ case "$runs" in
 esac
 case "$gather_us" in
     ''|*[!0-9]*) echo "busy-queue-batching: --gather-us wants a whole number of microseconds, not '$gather_us'" >&2; exit 2 ;;
+esac
+case "$spin_gather_ns" in
+    ''|*[!0-9]*) echo "busy-queue-batching: --spin-gather-ns wants a whole number of nanoseconds, not '$spin_gather_ns'" >&2; exit 2 ;;
 esac
 
 scratch=.build-drain-stats
@@ -67,7 +78,7 @@ trap 'rm -rf "$work"' EXIT
 for run in $(seq "$runs"); do
     echo "busy-queue-batching: run $run of $runs" >&2
     # The series' own CSV is not kept: this is a probe, not a result.
-    SCHEDULERS_PROBE_GATHER_US=$gather_us "$runner" --filter "$filter" --output "$work/csv" 2> "$work/stderr-$run" > /dev/null \
+    SCHEDULERS_PROBE_GATHER_US=$gather_us SCHEDULERS_PROBE_SPIN_GATHER_NS=$spin_gather_ns "$runner" --filter "$filter" --output "$work/csv" 2> "$work/stderr-$run" > /dev/null \
         || { cat "$work/stderr-$run" >&2; echo "busy-queue-batching: BenchRunner failed (above)" >&2; exit 1; }
     grep '^flood ' "$work/stderr-$run" | sed "s/^flood /flood run=$run /" >> "$work/floods"
 done
@@ -79,7 +90,7 @@ fi
 revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+changes" || true)
 {
-    echo "== busy-queue-batching at $revision$dirty: $runs run(s) of observeOn.busyQueue/{$variants}, built with -DSCHEDULERS_DRAIN_STATISTICS; drain's sleep after a batch under 256 elements: ${gather_us} µs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "== busy-queue-batching at $revision$dirty: $runs run(s) of observeOn.busyQueue/{$variants}, built with -DSCHEDULERS_DRAIN_STATISTICS; drain's sleep after a batch under 256 elements: ${gather_us} µs, its longest spin: ${spin_gather_ns} ns; load $(cut -d' ' -f1-3 /proc/loadavg)"
     python3 - "$work/floods" <<'PY'
 import sys
 

@@ -1,4 +1,5 @@
 #if SCHEDULERS_DRAIN_STATISTICS
+import CSchedulersThreadLocal
 import Foundation
 import Synchronization
 
@@ -45,6 +46,59 @@ enum ObserveOnDrainGatherProbe {
     static func afterBatch(of delivered: Int, ended: Bool) {
         if microseconds > 0, !ended, delivered > 0, delivered < gatherBelow {
             usleep(microseconds)
+        }
+    }
+}
+
+/// A second probe, of a remedy a shipped drain could use (and, like the
+/// first, only in a build with drain statistics): when
+/// `SCHEDULERS_PROBE_SPIN_GATHER_NS` holds a number of nanoseconds, a drain
+/// that has just delivered a small batch (as above) neither sleeps nor
+/// goes idle at once: it spins, looking at how many elements upstream has
+/// queued meanwhile every `lookEveryNanoseconds`, and takes the next batch
+/// as soon as it holds `ObserveOnDrainGatherProbe.gatherBelow` elements,
+/// or the queue did not grow between two looks (upstream has stopped, or
+/// waits for this drain, as `observeOn.latency`'s bounded regime does), or
+/// the budget is spent. A flood's batches grow without the thread
+/// sleeping; an element that arrives alone waits at most one look.
+/// `scripts/busy-queue-batching.sh --spin-gather-ns` runs the floods with it.
+enum ObserveOnDrainSpinGatherProbe {
+    /// The longest spin after a small batch, in nanoseconds; 0 (unset): none.
+    static let budgetNanoseconds: UInt64 = {
+        guard let text = ProcessInfo.processInfo.environment["SCHEDULERS_PROBE_SPIN_GATHER_NS"] else { return 0 }
+        guard let value = UInt64(text) else {
+            // Bad input, not a fault: say what to set, and stop as a tool does (status 2).
+            FileHandle.standardError.write(
+                Data("SCHEDULERS_PROBE_SPIN_GATHER_NS wants a whole number of nanoseconds, not '\(text)'\n".utf8))
+            exit(2)
+        }
+        return value
+    }()
+    /// How long the drain spins between two looks at the queue.
+    static let lookEveryNanoseconds: UInt64 = 500
+
+    /// Called by the drain after it delivered a batch of `delivered`
+    /// elements and, if `ended`, the terminal event; `queued` says how many
+    /// elements upstream has queued since the batch was taken.
+    static func afterBatch(of delivered: Int, ended: Bool, queued: () -> Int) {
+        guard budgetNanoseconds > 0, !ended, delivered > 0, delivered < ObserveOnDrainGatherProbe.gatherBelow else {
+            return
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        var lookAt = start + lookEveryNanoseconds
+        var seen = queued()
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now < lookAt {
+                csched_spin_hint()
+                continue
+            }
+            let count = queued()
+            if count >= ObserveOnDrainGatherProbe.gatherBelow || count == seen || now - start >= budgetNanoseconds {
+                return
+            }
+            seen = count
+            lookAt = now + lookEveryNanoseconds
         }
     }
 }

@@ -1,3 +1,7 @@
+#if SCHEDULERS_DRAIN_STATISTICS
+import Synchronization
+#endif
+
 /// Upstream's side of an `observe(on:)` sink, in one object: the queue lock,
 /// the state machine and the queued elements it guards; and, past them, the
 /// drain's batch.
@@ -74,7 +78,17 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     private final func append(_ element: Element) {
         // unsafe: `elements` is unchecked, and its elements are always this class's `Element`; `lock` is held.
         unsafe elements.append(element)
+        #if SCHEDULERS_DRAIN_STATISTICS
+        queuedForProbe.add(1, ordering: .relaxed)
+        #endif
     }
+
+    #if SCHEDULERS_DRAIN_STATISTICS
+    /// How many elements are queued, for the drain statistics' spin probe,
+    /// which reads it without the lock: counted up by `append`, set to 0
+    /// when the drain takes the queue.
+    let queuedForProbe = Atomic<Int>(0)
+    #endif
 
     /// The terminal event arrived from upstream.
     final func terminalArrived(_ terminal: ObserveOnTerminalEvent) -> ObserveOnStateMachine.TerminalAction {
@@ -91,6 +105,9 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
             if case .deliverQueued = step {
                 // unsafe: `elements` under `lock`; `batch` belongs to the one running drain, the caller.
                 unsafe swap(&elements, &batch)
+                #if SCHEDULERS_DRAIN_STATISTICS
+                queuedForProbe.store(0, ordering: .relaxed)
+                #endif
             }
             return step
         }
