@@ -28,16 +28,7 @@ public enum ObserveOnDrainStatistics {
 /// `scripts/busy-queue-batching.sh --gather-us` runs the floods with it.
 enum ObserveOnDrainGatherProbe {
     /// The sleep after a small batch, in microseconds; 0 (unset): none.
-    static let microseconds: UInt32 = {
-        guard let text = ProcessInfo.processInfo.environment["SCHEDULERS_PROBE_GATHER_US"] else { return 0 }
-        guard let value = UInt32(text) else {
-            // Bad input, not a fault: say what to set, and stop as a tool does (status 2).
-            FileHandle.standardError.write(
-                Data("SCHEDULERS_PROBE_GATHER_US wants a whole number of microseconds, not '\(text)'\n".utf8))
-            exit(2)
-        }
-        return value
-    }()
+    static let microseconds: UInt32 = probeSetting("SCHEDULERS_PROBE_GATHER_US", unit: "microseconds")
     /// A batch of fewer elements than this (and more than none) is small.
     static let gatherBelow = 256
 
@@ -64,16 +55,7 @@ enum ObserveOnDrainGatherProbe {
 /// `scripts/busy-queue-batching.sh --spin-gather-ns` runs the floods with it.
 enum ObserveOnDrainSpinGatherProbe {
     /// The longest spin after a small batch, in nanoseconds; 0 (unset): none.
-    static let budgetNanoseconds: UInt64 = {
-        guard let text = ProcessInfo.processInfo.environment["SCHEDULERS_PROBE_SPIN_GATHER_NS"] else { return 0 }
-        guard let value = UInt64(text) else {
-            // Bad input, not a fault: say what to set, and stop as a tool does (status 2).
-            FileHandle.standardError.write(
-                Data("SCHEDULERS_PROBE_SPIN_GATHER_NS wants a whole number of nanoseconds, not '\(text)'\n".utf8))
-            exit(2)
-        }
-        return value
-    }()
+    static let budgetNanoseconds: UInt64 = probeSetting("SCHEDULERS_PROBE_SPIN_GATHER_NS", unit: "nanoseconds")
     /// How long the drain spins between two looks at the queue.
     static let lookEveryNanoseconds: UInt64 = 500
 
@@ -101,5 +83,16 @@ enum ObserveOnDrainSpinGatherProbe {
             lookAt = now + lookEveryNanoseconds
         }
     }
+}
+/// A probe's setting: the whole number in the environment variable `name`,
+/// or 0 when it is unset. A value that is not one ends the run with a
+/// message saying what to set and status 2 (bad input, not a fault).
+private func probeSetting<Value: FixedWidthInteger>(_ name: String, unit: String) -> Value {
+    guard let text = ProcessInfo.processInfo.environment[name] else { return 0 }
+    guard let value = Value(text) else {
+        FileHandle.standardError.write(Data("\(name) wants a whole number of \(unit), not '\(text)'\n".utf8))
+        exit(2)
+    }
+    return value
 }
 #endif
