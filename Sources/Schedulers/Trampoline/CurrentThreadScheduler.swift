@@ -279,8 +279,8 @@ final class TrampolineItem<StateType>: TrampolineWork, ScheduledActionCell, @unc
     /// A new, empty entry: the rare case of `make` (a thread's first queued
     /// `schedule` of this state type, or one made while the spare is taken).
     /// Out of line: inlined, it makes `make` too large for the optimiser to
-    /// inline into `schedule` (13 more instructions per nested `schedule`,
-    /// counted under callgrind).
+    /// inline into `schedule`, and a nested `schedule` then pays a call
+    /// (the instruction gate's `trampoline.recursion/current-thread` shows it).
     @usableFromInline
     @inline(never)
     static func makeNew(on trampoline: Trampoline) -> TrampolineItem {
