@@ -32,10 +32,17 @@ enum ObserveOnDrainGatherProbe {
     /// A batch of fewer elements than this (and more than none) is small.
     static let gatherBelow = 256
 
+    /// Whether a drain that delivered a batch of `delivered` elements and,
+    /// if `ended`, the terminal event, took a small batch and goes on: what
+    /// both probes act after.
+    static func isSmallBatch(of delivered: Int, ended: Bool) -> Bool {
+        !ended && delivered > 0 && delivered < gatherBelow
+    }
+
     /// Called by the drain after it delivered a batch of `delivered`
     /// elements and, if `ended`, the terminal event.
     static func afterBatch(of delivered: Int, ended: Bool) {
-        if microseconds > 0, !ended, delivered > 0, delivered < gatherBelow {
+        if microseconds > 0, isSmallBatch(of: delivered, ended: ended) {
             usleep(microseconds)
         }
     }
@@ -61,11 +68,10 @@ enum ObserveOnDrainSpinGatherProbe {
 
     /// Called by the drain after it delivered a batch of `delivered`
     /// elements and, if `ended`, the terminal event; `queued` says how many
-    /// elements upstream has queued since the batch was taken.
+    /// elements upstream has queued since the batch was taken (it takes the
+    /// queue's lock, once per look).
     static func afterBatch(of delivered: Int, ended: Bool, queued: () -> Int) {
-        guard budgetNanoseconds > 0, !ended, delivered > 0, delivered < ObserveOnDrainGatherProbe.gatherBelow else {
-            return
-        }
+        guard budgetNanoseconds > 0, ObserveOnDrainGatherProbe.isSmallBatch(of: delivered, ended: ended) else { return }
         let start = DispatchTime.now().uptimeNanoseconds
         var lookAt = start + lookEveryNanoseconds
         var seen = queued()
@@ -84,6 +90,7 @@ enum ObserveOnDrainSpinGatherProbe {
         }
     }
 }
+
 /// A probe's setting: the whole number in the environment variable `name`,
 /// or 0 when it is unset. A value that is not one ends the run with a
 /// message saying what to set and status 2 (bad input, not a fault).

@@ -1,7 +1,3 @@
-#if SCHEDULERS_DRAIN_STATISTICS
-import Synchronization
-#endif
-
 /// Upstream's side of an `observe(on:)` sink, in one object: the queue lock,
 /// the state machine and the queued elements it guards; and, past them, the
 /// drain's batch.
@@ -78,17 +74,7 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     private final func append(_ element: Element) {
         // unsafe: `elements` is unchecked, and its elements are always this class's `Element`; `lock` is held.
         unsafe elements.append(element)
-        #if SCHEDULERS_DRAIN_STATISTICS
-        queuedForProbe.add(1, ordering: .relaxed)
-        #endif
     }
-
-    #if SCHEDULERS_DRAIN_STATISTICS
-    /// How many elements are queued, for the drain statistics' spin probe,
-    /// which reads it without the lock: counted up by `append`, set to 0
-    /// when the drain takes the queue.
-    let queuedForProbe = Atomic<Int>(0)
-    #endif
 
     /// The terminal event arrived from upstream.
     final func terminalArrived(_ terminal: ObserveOnTerminalEvent) -> ObserveOnStateMachine.TerminalAction {
@@ -105,9 +91,6 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
             if case .deliverQueued = step {
                 // unsafe: `elements` under `lock`; `batch` belongs to the one running drain, the caller.
                 unsafe swap(&elements, &batch)
-                #if SCHEDULERS_DRAIN_STATISTICS
-                queuedForProbe.store(0, ordering: .relaxed)
-                #endif
             }
             return step
         }
@@ -119,6 +102,15 @@ final class ObserveOnQueue<Element>: @unchecked Sendable {
     final var batchCount: Int {
         // unsafe: `batch` belongs to the one running drain, the caller.
         unsafe batch.count
+    }
+
+    /// How many elements upstream has queued since the drain took its
+    /// batch, for the drain statistics' spin probe. Takes the lock, as the
+    /// drain does to take a batch: the probe looks every few hundred
+    /// nanoseconds, where a counter kept for it would cost every element.
+    final var queuedCount: Int {
+        // unsafe: `elements` is unchecked; `lock` is held.
+        lock.withLock { unsafe elements.count }
     }
     #endif
 

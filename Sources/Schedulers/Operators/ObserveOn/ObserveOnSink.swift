@@ -84,9 +84,7 @@ class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ElementObserver, @u
             }
             #if SCHEDULERS_DRAIN_STATISTICS
             ObserveOnDrainGatherProbe.afterBatch(of: taken, ended: terminal != nil)
-            ObserveOnDrainSpinGatherProbe.afterBatch(of: taken, ended: terminal != nil) {
-                queue.queuedForProbe.load(ordering: .relaxed)
-            }
+            ObserveOnDrainSpinGatherProbe.afterBatch(of: taken, ended: terminal != nil) { queue.queuedCount }
             #endif
             #if SCHEDULERS_MUTANTS
             if Mutant.active == .observeOnLostWakeUp {
