@@ -1,3 +1,4 @@
+import BenchAnalysis
 import Foundation
 import ToolSupport
 
@@ -24,6 +25,27 @@ public enum SummaryTable {
             benchmark: ObserveOnSubscriptionBenchmark.name, base: .fastPath, metric: .perLifecycle.time,
             meaning: "time per lifecycle of fast-path ÷ other; below 1 means the fast path is quicker"),
     ]
+
+    /// Two variants a reader holds against each other repetition by
+    /// repetition: the library's executor and the runtime's own in its place.
+    struct PairedRule {
+        let benchmark: String
+        let first: VariantID
+        let second: VariantID
+        let metric: Metric
+    }
+
+    static let pairedRules = [
+        PairedRule(
+            benchmark: ObserveOnThroughputBenchmark.name, first: .library("actor-executor"), second: .peer("actor"),
+            metric: .elementsPerSecond),
+        PairedRule(
+            benchmark: ObserveOnThroughputBenchmark.name, first: .library("task-executor"), second: .peer("task"),
+            metric: .elementsPerSecond),
+    ]
+
+    /// The confidence of a paired rule's interval.
+    static let pairedConfidence = 0.95
 
     /// Renders `rows` (rows with per-tick samples are left out).
     public static func render(_ rows: [CSVRow]) -> String {
@@ -88,6 +110,7 @@ public enum SummaryTable {
                 }
             }
         }
+        out += pairedLines(rows)
         let references = ReferenceBound.assess(rows: rows)
         if !references.isEmpty {
             out += "\nreferences (spread: interquartile range over the median of the repetitions; the limit only "
@@ -95,6 +118,51 @@ public enum SummaryTable {
             out += references.map { "  \($0.description)\n" }.joined()
         }
         return out
+    }
+
+    /// The paired rules' lines: for each rule whose two variants have values
+    /// of its metric in the same repetitions of one parameter set, the ratio
+    /// of the pairs (first over second) with its interval.
+    static func pairedLines(_ rows: [CSVRow]) -> String {
+        var lines = ""
+        for rule in pairedRules {
+            func values(_ variant: VariantID) -> [String: [Int: Double]] {
+                var byParams: [String: [Int: Double]] = [:]
+                for row in rows
+                where row.benchmark == rule.benchmark && row.variant == variant.name && row.metric == rule.metric.name {
+                    if let value = row.value { byParams[row.params, default: [:]][row.repetition] = value }
+                }
+                return byParams
+            }
+            let first = values(rule.first)
+            let second = values(rule.second)
+            for params in first.keys.sorted() {
+                guard let firstValues = first[params], let secondValues = second[params] else { continue }
+                let repetitions = Set(firstValues.keys).intersection(secondValues.keys).sorted()
+                guard !repetitions.isEmpty else { continue }
+                let label = "    \(rule.first.name) / \(rule.second.name)" + (first.count > 1 ? " [\(params)]" : "")
+                let interval = PairedRatioInterval(
+                    repetitions.map { firstValues[$0]! }, repetitions.map { secondValues[$0]! },
+                    confidence: pairedConfidence)
+                if let interval {
+                    lines += label + ": " + String(format: "%.3fx, %.0f%% interval %.3fx to %.3fx", interval.estimate,
+                        pairedConfidence * 100, interval.lower, interval.upper)
+                        + " (\(interval.pairs) pairs; \(verdict(interval)))\n"
+                } else {
+                    lines += label + ": \(repetitions.count) pairs, too few for an interval (6 at least)\n"
+                }
+            }
+        }
+        guard !lines.isEmpty else { return "" }
+        return "\nlibrary against the runtime, repetition by repetition (\(Metric.elementsPerSecond.name) of the "
+            + "first ÷ the second in the same repetition; above 1 means the library is faster):\n" + lines
+    }
+
+    /// What a paired interval shows, in words.
+    static func verdict(_ interval: PairedRatioInterval) -> String {
+        if interval.lower > 1 { return "the library is faster" }
+        if interval.upper < 1 { return "the library is slower" }
+        return "neither is shown faster"
     }
 
     struct Series: Hashable {
