@@ -80,7 +80,7 @@ final class PairedRatioIntervalTests: XCTestCase {
             rows.append(row("task-executor", index + 1, 300_000 / level))
         }
         let text = SummaryTable.render(rows)
-        XCTAssertTrue(text.contains("actor-executor / peer.actor: 0.900x, 95% interval 0.900x to 0.900x (8 pairs; the library is slower)"), text)
+        XCTAssertTrue(text.contains("actor-executor / peer.actor: 0.900× (95 % interval 0.900× to 0.900×, 8 pairs): the library is slower"), text)
         // No runtime variant in the rows: no line for the task executor.
         XCTAssertFalse(text.contains("task-executor / peer.task"), text)
     }

@@ -185,6 +185,48 @@ import Testing
         #expect(try Self.read(root).contains("The peer moved <!-- report:value hop/peer rate params=n=1 -->50<!-- /report --> elements/s, in prose."))
     }
 
+    @Test func aPairedRatioPairsTheRepetitionsAndShowsItsInterval() throws {
+        // The machine's level moves by repetition; `fast` is 10 % ahead in
+        // every one. Repetition 7 of `fast` has no partner; `peer`'s
+        // repetitions come in another order than `fast`'s.
+        var csv = "run_id,timestamp,git_rev,host,cpu,cores,swift_version,allocator,benchmark,variant,params,metric,unit,repetition,value\n"
+        let levels = [1.0, 3.0, 1.5, 2.5, 1.2, 2.0]
+        for (index, level) in levels.enumerated() {
+            csv += "r,t,g,h,c,2,6,system,hop,fast,n=1,rate,elements/s,\(index + 1),\(110 / level)\n"
+        }
+        csv += "r,t,g,h,c,2,6,system,hop,fast,n=1,rate,elements/s,7,999\n"
+        for (index, level) in levels.enumerated().reversed() {
+            csv += "r,t,g,h,c,2,6,system,hop,peer,n=1,rate,elements/s,\(index + 1),\(100 / level)\n"
+        }
+        let root = try Self.repository(
+            doc: """
+                <!-- report-source: results/run.csv -->
+                Ahead by <!-- report:paired hop fast peer rate -->?<!-- /report --> in every pair.
+                """,
+            csv: csv)
+        #expect(ReportTool.run(root: root.path, check: true).status == 1)
+        #expect(ReportTool.run(root: root.path, check: false).status == 0)
+        #expect(
+            try Self.read(root).contains(
+                "Ahead by <!-- report:paired hop fast peer rate -->1.100× (95 % interval 1.100× to 1.100×, 6 pairs)<!-- /report --> in every pair."))
+        #expect(ReportTool.run(root: root.path, check: true).status == 0)
+    }
+
+    @Test func aPairedRatioWithTooFewPairsOrWithoutRepetitionsIsRefused() throws {
+        let source = "<!-- report-source: results/run.csv -->\n"
+        #expect(
+            try Self.error(for: source + "x <!-- report:paired hop fast peer rate params=n=1 --><!-- /report -->\n")
+                .contains("docs/Doc.md:2: fast and peer share 3 repetitions in results/run.csv, too few for a 95 % interval (6 at least)"))
+        #expect(
+            try Self.error(for: source + "x <!-- report:paired hop fast peer --><!-- /report -->\n")
+                .contains("docs/Doc.md:2: report:paired takes BENCHMARK FIRST SECOND METRIC"))
+        #expect(
+            try Self.error(
+                for: source + "x <!-- report:paired hop fast peer rate --><!-- /report -->\n",
+                csv: "benchmark,variant,params,metric,unit,value\nhop,fast,,rate,e,1\nhop,peer,,rate,e,1\n")
+                .contains("hop/fast rate in results/run.csv has no repetition numbers to pair its values by"))
+    }
+
     @Test func markersInsideACodeFenceAreText() throws {
         let doc = """
             ```
@@ -270,7 +312,7 @@ import Testing
                 .contains("docs/Doc.md:2: the region opened here is never closed: add <!-- /report -->"))
         #expect(
             try Self.error(for: source + "<!-- report:chart hop -->\n<!-- /report -->\n")
-                .contains("docs/Doc.md:2: unknown kind report:chart (kinds: table, value, sweep, compare, history)"))
+                .contains("docs/Doc.md:2: unknown kind report:chart (kinds: table, value, paired, sweep, compare, history)"))
         #expect(
             try Self.error(for: "<!-- report:table hop metrics=rate -->\n<!-- /report -->\n")
                 .contains("docs/Doc.md:1: this region needs the run it comes from: add <!-- report-source: results/<run>.csv -->"))

@@ -29,6 +29,8 @@ package struct PairedRatioInterval: Sendable, Equatable {
     package let upper: Double
     /// How many pairs the interval rests on.
     package let pairs: Int
+    /// The confidence the interval was made at.
+    package let confidence: Double
 
     /// Largest number of pairs for which the exact distribution of `T` is used.
     package static let maximumExactPairs = 60
@@ -62,6 +64,15 @@ package struct PairedRatioInterval: Sendable, Equatable {
         lower = exp(walsh[k - 1])
         upper = exp(walsh[walsh.count - k])
         pairs = n
+        self.confidence = confidence
+    }
+
+    /// The interval as the run summary and the documents print it, e.g.
+    /// `0.905× (95 % interval 0.854× to 0.933×, 30 pairs)`.
+    package var text: String {
+        func ratio(_ value: Double) -> String { String(format: "%.3f×", value) }
+        let percent = (confidence * 100).formatted(.number.precision(.fractionLength(0...1)))
+        return "\(ratio(estimate)) (\(percent) % interval \(ratio(lower)) to \(ratio(upper)), \(pairs) pairs)"
     }
 
     /// The largest `k` with `P(T ≤ k - 1) ≤ tail` for `pairs` pairs: exact

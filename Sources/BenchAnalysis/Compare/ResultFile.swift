@@ -58,6 +58,7 @@ public struct ResultFile: Sendable {
         var positionOfKey: [ResultSeriesKey: Int] = [:]
         var revisions: [String] = []
         let hasRevision = table.hasColumn("git_rev")
+        let hasRepetition = table.hasColumn("repetition")
         var facts: RunFacts?
         for row in try CSVInput.rows(of: table, path: path) {
             if facts == nil {
@@ -81,6 +82,9 @@ public struct ResultFile: Sendable {
                 }
                 value = number
             }
+            // A repetition that is not a whole number leaves the series without
+            // repetition numbers (`repetitions` then falls short of `values`).
+            let repetition = hasRepetition ? Int(row["repetition"].trimmingCharacters(in: .whitespaces)) : nil
             if let position = positionOfKey[key] {
                 guard series[position].unit == unit else {
                     throw CompareInputError(
@@ -90,11 +94,13 @@ public struct ResultFile: Sendable {
                 }
                 if let value {
                     series[position].values.append(value)
+                    if let repetition { series[position].repetitions.append(repetition) }
                 }
             } else {
                 positionOfKey[key] = series.count
-                series.append(
-                    ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: row.line))
+                var new = ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: row.line)
+                if value != nil, let repetition { new.repetitions = [repetition] }
+                series.append(new)
             }
         }
         return ResultFile(path: path, series: series, revisions: revisions, facts: facts ?? RunFacts())

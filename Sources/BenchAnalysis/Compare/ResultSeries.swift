@@ -10,6 +10,10 @@ public struct ResultSeries: Sendable, Equatable {
     public var values: [Double]
     /// Line of the first row with this key.
     public let firstLine: Int
+    /// The `repetition` column of each value, in the same order as `values`
+    /// (as a result file gives them; empty for a series made otherwise, or
+    /// when the file has no such column).
+    package var repetitions: [Int] = []
 
     package init(key: ResultSeriesKey, unit: String, values: [Double], firstLine: Int) {
         self.key = key

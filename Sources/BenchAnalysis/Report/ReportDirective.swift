@@ -7,6 +7,10 @@
 ///   `ratio-to` a column with the first metric's ratio to that variant's.
 /// - `report:value BENCHMARK/VARIANT METRIC [params=k=v;…] [allocator=NAME]`:
 ///   one median, inline.
+/// - `report:paired BENCHMARK FIRST SECOND METRIC [params=k=v;…] [allocator=NAME]`:
+///   inline, `FIRST`'s values of `METRIC` over `SECOND`'s repetition by
+///   repetition (pairs of the same `repetition`): the estimate and 95 %
+///   interval of the ratio (`PairedRatioInterval`) and the number of pairs.
 /// - `report:sweep BENCHMARK METRIC [variants=a,b] [params=k=v;…] [allocator=NAME]`:
 ///   a scale sweep as a Markdown table, one row per variant, one column per
 ///   point `n=` (the median of the run's repetitions; `–` where a variant
@@ -35,6 +39,8 @@ package enum ReportDirective: Equatable, Sendable {
         allocator: String?)
     case value(benchmark: String, variant: String, metric: String, params: [String: String], allocator: String?)
     case sweep(benchmark: String, metric: String, variants: [String]?, params: [String: String], allocator: String?)
+    case paired(
+        benchmark: String, first: String, second: String, metric: String, params: [String: String], allocator: String?)
     /// `resolution`: a resolution table's path, `none`, or nil for
     /// ``ResolutionTable/defaultPath`` where it exists (as compare run from the root).
     case compare(base: String, new: String, resolution: String?)
@@ -58,7 +64,7 @@ package enum ReportDirective: Equatable, Sendable {
                 return .failure(ReportDirectiveProblem("report:compare names its two runs itself; it takes no source="))
             case .history:
                 return .failure(ReportDirectiveProblem("report:history reads the committed runs; it takes no source="))
-            case .table, .value, .sweep:
+            case .table, .value, .sweep, .paired:
                 break
             }
             guard !source.isEmpty else {
@@ -71,7 +77,7 @@ package enum ReportDirective: Equatable, Sendable {
     private static func parseDirective(_ text: String) -> Result<(ReportDirective, [String: String]), ReportDirectiveProblem> {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let kind = words.first else {
-            return .failure(ReportDirectiveProblem("an empty directive: write report:table, report:value, report:sweep, report:compare or report:history"))
+            return .failure(ReportDirectiveProblem("an empty directive: write report:table, report:value, report:paired, report:sweep, report:compare or report:history"))
         }
         var positional: [String] = []
         var options: [String: String] = [:]
@@ -117,6 +123,17 @@ package enum ReportDirective: Equatable, Sendable {
                 (.value(
                     benchmark: String(series[..<slash]), variant: String(series[series.index(after: slash)...]),
                     metric: positional[1], params: params, allocator: allocator), options))
+        case "paired":
+            guard positional.count == 4 else {
+                return .failure(ReportDirectiveProblem("report:paired takes BENCHMARK FIRST SECOND METRIC, e.g. report:paired observeOn.throughput actor-executor peer.actor elements_per_s"))
+            }
+            guard options["variants"] == nil, options["metrics"] == nil, options["ratio-to"] == nil else {
+                return .failure(ReportDirectiveProblem("report:paired names its two variants and its metric itself; it takes no variants=, metrics= or ratio-to="))
+            }
+            return .success(
+                (.paired(
+                    benchmark: positional[0], first: positional[1], second: positional[2], metric: positional[3],
+                    params: params, allocator: allocator), options))
         case "sweep":
             guard positional.count == 2 else {
                 return .failure(ReportDirectiveProblem("report:sweep takes BENCHMARK METRIC, e.g. report:sweep scale.fanOut ns_per_delivery"))
@@ -141,7 +158,7 @@ package enum ReportDirective: Equatable, Sendable {
             }
             return .success((.history(filters: options["filter"].map(list) ?? [], until: until), options))
         default:
-            return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, sweep, compare, history)"))
+            return .failure(ReportDirectiveProblem("unknown kind report:\(kind) (kinds: table, value, paired, sweep, compare, history)"))
         }
     }
 

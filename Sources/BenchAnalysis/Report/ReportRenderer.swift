@@ -61,6 +61,11 @@ package struct ReportRenderer {
                 throw ReportError(document, region.line, "\(benchmark)/\(variant) \(metric) has no values in the run")
             }
             return Self.figure(median)
+        case let .paired(benchmark, first, second, metric, params, allocator):
+            let (_, file) = try run()
+            return try paired(
+                file: file, benchmark: benchmark, first: first, second: second, metric: metric, params: params,
+                allocator: allocator, at: (document, region.line))
         case let .sweep(benchmark, metric, variants, params, allocator):
             let (name, file) = try run()
             return try sweep(
@@ -97,6 +102,57 @@ package struct ReportRenderer {
             let filter = filters.isEmpty ? "" : " --filter \(filters.joined(separator: ","))"
             return "```\n$ BenchRunner history\(filter)   # the runs up to \(until)\n\(text)```"
         }
+    }
+
+    /// The confidence of `report:paired`'s interval.
+    static let pairedConfidence = 0.95
+
+    /// `report:paired`: `first` over `second`, repetition by repetition.
+    private func paired(
+        file: ResultFile, benchmark: String, first: String, second: String, metric: String, params: [String: String],
+        allocator: String?, at place: (String, Int)
+    ) throws(ReportError) -> String {
+        var values: [[Int: Double]] = []
+        var chosen: [Row] = []
+        for variant in [first, second] {
+            let rows = try rows(
+                file: file, benchmark: benchmark, variants: [variant], metrics: [metric], params: params, at: place)
+            guard rows.count == 1 else {
+                throw ReportError(
+                    place.0, place.1,
+                    "\(benchmark)/\(variant) has \(rows.count) parameter sets in the run "
+                        + "(\(rows.map(\.params).joined(separator: " | "))): pick one with params=")
+            }
+            guard let series = try cell(file: file, row: rows[0], benchmark: benchmark, metric: metric, allocator: allocator, at: place),
+                !series.values.isEmpty
+            else {
+                throw ReportError(place.0, place.1, "\(benchmark)/\(variant) \(metric) has no values in the run")
+            }
+            guard series.repetitions.count == series.values.count else {
+                throw ReportError(
+                    place.0, place.1,
+                    "\(benchmark)/\(variant) \(metric) in \(file.path) has no repetition numbers to pair its values by")
+            }
+            chosen.append(rows[0])
+            values.append(Dictionary(zip(series.repetitions, series.values), uniquingKeysWith: { earlier, _ in earlier }))
+        }
+        guard chosen[0].params == chosen[1].params else {
+            throw ReportError(
+                place.0, place.1,
+                "\(first) (\(chosen[0].params)) and \(second) (\(chosen[1].params)) were measured with other parameters: "
+                    + "pick one set for both with params=")
+        }
+        let repetitions = Set(values[0].keys).intersection(values[1].keys).sorted()
+        guard
+            let interval = PairedRatioInterval(
+                repetitions.map { values[0][$0]! }, repetitions.map { values[1][$0]! }, confidence: Self.pairedConfidence)
+        else {
+            throw ReportError(
+                place.0, place.1,
+                "\(first) and \(second) share \(repetitions.count) repetitions in \(file.path), too few for a "
+                    + "\(Int(Self.pairedConfidence * 100)) % interval (6 at least)")
+        }
+        return interval.text
     }
 
     /// A figure as the documents print it: four significant digits, an SI prefix from 10 000 on.

@@ -145,9 +145,7 @@ public enum SummaryTable {
                     repetitions.map { firstValues[$0]! }, repetitions.map { secondValues[$0]! },
                     confidence: pairedConfidence)
                 if let interval {
-                    lines += label + ": " + String(format: "%.3fx, %.0f%% interval %.3fx to %.3fx", interval.estimate,
-                        pairedConfidence * 100, interval.lower, interval.upper)
-                        + " (\(interval.pairs) pairs; \(verdict(interval)))\n"
+                    lines += label + ": " + interval.text + ": " + verdict(interval) + "\n"
                 } else {
                     lines += label + ": \(repetitions.count) pairs, too few for an interval (6 at least)\n"
                 }
