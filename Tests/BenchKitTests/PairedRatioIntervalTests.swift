@@ -80,9 +80,25 @@ final class PairedRatioIntervalTests: XCTestCase {
             rows.append(row("task-executor", index + 1, 300_000 / level))
         }
         let text = SummaryTable.render(rows)
-        XCTAssertTrue(text.contains("actor-executor / peer.actor: 0.900× (95 % interval 0.900× to 0.900×, 8 pairs): the library is slower"), text)
+        XCTAssertTrue(text.contains("actor-executor / peer.actor, elements_per_s: 0.900× (95 % interval 0.900× to 0.900×, 8 pairs): actor-executor is slower"), text)
         // No runtime variant in the rows: no line for the task executor.
         XCTAssertFalse(text.contains("task-executor / peer.task"), text)
+    }
+
+    func testATimeRatioAboveOneIsTheFirstBeingSlower() {
+        func row(_ variant: String, _ repetition: Int, _ value: Double) -> CSVRow {
+            CSVRow(
+                benchmark: "trampoline.recursion", variant: variant, params: "depth=1000", metric: "ns_per_schedule",
+                unit: "ns", repetition: repetition, value: value)
+        }
+        let rows = (1...6).flatMap { repetition in
+            [row("current-thread", repetition, 30 * Double(repetition)), row("reference.closure-queue", repetition, 10 * Double(repetition))]
+        }
+        let text = SummaryTable.render(rows)
+        XCTAssertTrue(
+            text.contains(
+                "current-thread / reference.closure-queue, ns_per_schedule: 3.000× (95 % interval 3.000× to 3.000×, 6 pairs): current-thread is slower"),
+            text)
     }
 
     func testTheSummarySaysWhenThePairsAreTooFew() {
@@ -93,6 +109,6 @@ final class PairedRatioIntervalTests: XCTestCase {
                     unit: "elements/s", repetition: repetition, value: 1000)
             }
         }
-        XCTAssertTrue(SummaryTable.render(rows).contains("actor-executor / peer.actor: 3 pairs, too few for an interval"))
+        XCTAssertTrue(SummaryTable.render(rows).contains("actor-executor / peer.actor, elements_per_s: 3 pairs, too few for an interval"))
     }
 }

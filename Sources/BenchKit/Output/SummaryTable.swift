@@ -27,7 +27,8 @@ public enum SummaryTable {
     ]
 
     /// Two variants a reader holds against each other repetition by
-    /// repetition: the library's executor and the runtime's own in its place.
+    /// repetition: the library's executors against the runtime's own in their
+    /// place, the nested trampoline against the closure queue under it.
     struct PairedRule {
         let benchmark: String
         let first: VariantID
@@ -42,6 +43,9 @@ public enum SummaryTable {
         PairedRule(
             benchmark: ObserveOnThroughputBenchmark.name, first: .library("task-executor"), second: .peer("task"),
             metric: .elementsPerSecond),
+        PairedRule(
+            benchmark: TrampolineBenchmark.name, first: .currentThread, second: ClosureQueueReference.variant,
+            metric: .perSchedule.time),
     ]
 
     /// The confidence of a paired rule's interval.
@@ -122,7 +126,7 @@ public enum SummaryTable {
 
     /// The paired rules' lines: for each rule whose two variants have values
     /// of its metric in the same repetitions of one parameter set, the ratio
-    /// of the pairs (first over second) with its interval.
+    /// of the pairs (first over second) with its interval and what it shows.
     static func pairedLines(_ rows: [CSVRow]) -> String {
         var lines = ""
         for rule in pairedRules {
@@ -140,27 +144,30 @@ public enum SummaryTable {
                 guard let firstValues = first[params], let secondValues = second[params] else { continue }
                 let repetitions = Set(firstValues.keys).intersection(secondValues.keys).sorted()
                 guard !repetitions.isEmpty else { continue }
-                let label = "    \(rule.first.name) / \(rule.second.name)" + (first.count > 1 ? " [\(params)]" : "")
+                let label = "    \(rule.first.name) / \(rule.second.name), \(rule.metric.name)"
+                    + (first.count > 1 ? " [\(params)]" : "")
                 let interval = PairedRatioInterval(
                     repetitions.map { firstValues[$0]! }, repetitions.map { secondValues[$0]! },
                     confidence: pairedConfidence)
                 if let interval {
-                    lines += label + ": " + interval.text + ": " + verdict(interval) + "\n"
+                    lines += label + ": " + interval.text + ": " + verdict(interval, rule) + "\n"
                 } else {
                     lines += label + ": \(repetitions.count) pairs, too few for an interval (6 at least)\n"
                 }
             }
         }
         guard !lines.isEmpty else { return "" }
-        return "\nlibrary against the runtime, repetition by repetition (\(Metric.elementsPerSecond.name) of the "
-            + "first ÷ the second in the same repetition; above 1 means the library is faster):\n" + lines
+        return "\nrepetition by repetition (the first's value over the second's in the same repetition, "
+            + "which leaves out the machine's level then):\n" + lines
     }
 
-    /// What a paired interval shows, in words.
-    static func verdict(_ interval: PairedRatioInterval) -> String {
-        if interval.lower > 1 { return "the library is faster" }
-        if interval.upper < 1 { return "the library is slower" }
-        return "neither is shown faster"
+    /// What a paired interval shows, in words, by the direction of the rule's metric.
+    static func verdict(_ interval: PairedRatioInterval, _ rule: PairedRule) -> String {
+        let above = interval.lower > 1
+        let below = interval.upper < 1
+        guard above || below else { return "neither is shown faster" }
+        let firstIsFaster = (rule.metric.direction == .lowerIsBetter) == below
+        return "\(rule.first.name) is \(firstIsFaster ? "faster" : "slower")"
     }
 
     struct Series: Hashable {
