@@ -46,6 +46,9 @@ public enum SummaryTable {
         PairedRule(
             benchmark: TrampolineBenchmark.name, first: .currentThread, second: ClosureQueueReference.variant,
             metric: .perSchedule.time),
+        PairedRule(
+            benchmark: TrampolineBenchmark.name, first: TrampolineBenchmark.recursive,
+            second: ClosureQueueReference.variant, metric: .perSchedule.time),
     ]
 
     /// The confidence of a paired rule's interval.
