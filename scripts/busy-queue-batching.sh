@@ -87,10 +87,10 @@ if [ ! -s "$work/floods" ]; then
     exit 1
 fi
 
-revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+changes" || true)
+# shellcheck source=scripts/report-revision.sh
+source scripts/report-revision.sh  # the working directory is the repository root
 {
-    echo "== busy-queue-batching at $revision$dirty: $runs run(s) of observeOn.busyQueue/{$variants}, built with -DSCHEDULERS_DRAIN_STATISTICS; drain's sleep after a batch under 256 elements: ${gather_us} µs, its longest spin: ${spin_gather_ns} ns; load $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "== busy-queue-batching at $(report_revision): $runs run(s) of observeOn.busyQueue/{$variants}, built with -DSCHEDULERS_DRAIN_STATISTICS; drain's sleep after a batch under 256 elements: ${gather_us} µs, its longest spin: ${spin_gather_ns} ns; load $(cut -d' ' -f1-3 /proc/loadavg)"
     python3 - "$work/floods" <<'PY'
 import sys
 

@@ -103,11 +103,10 @@ breakdown current-thread
 breakdown reference.closure-queue
 
 if [ -n "$output" ]; then
-    # The revision as scripts/busy-queue-batching.sh names it: any uncommitted change to a tracked file marks it.
-    revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-    dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+changes" || true)
+    # shellcheck source=scripts/report-revision.sh
+    source scripts/report-revision.sh  # the working directory is the repository root
     {
-        echo "== callgrind-trampoline at $revision$dirty: quick suite, one repetition per variant, system allocator"
+        echo "== callgrind-trampoline at $(report_revision): quick suite, one repetition per variant, system allocator"
         cat "$report"
     } >"$output"
     echo "callgrind-trampoline: wrote $output"

@@ -45,11 +45,10 @@ swiftc -O -swift-version 6 scripts/executor-floor/main.swift -o "$out/executor-f
 "$out/executor-floor" "$elements" "$rounds" | tee "$out/report.txt"
 
 if [ -n "$output" ]; then
-    # The revision as scripts/busy-queue-batching.sh names it: any uncommitted change to a tracked file marks it.
-    revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-    dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+changes" || true)
+    # shellcheck source=scripts/report-revision.sh
+    source scripts/report-revision.sh  # the working directory is the repository root
     {
-        echo "== executor-floor at $revision$dirty: $rounds rounds of $elements tasks per variant, $(nproc) cores, $(swift --version 2>&1 | head -1)"
+        echo "== executor-floor at $(report_revision): $rounds rounds of $elements tasks per variant, $(nproc) cores, $(swift --version 2>&1 | head -1)"
         cat "$out/report.txt"
     } >"$output"
     echo "executor-floor: wrote $output"
