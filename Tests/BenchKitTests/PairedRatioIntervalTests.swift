@@ -19,6 +19,9 @@ final class PairedRatioIntervalTests: XCTestCase {
         XCTAssertEqual(PairedRatioInterval.rankOfBound(pairs: 30, tail: 0.025), 138)
         // Five pairs cannot reach 95 %: even T = 0 has probability 1/32.
         XCTAssertEqual(PairedRatioInterval.rankOfBound(pairs: 5, tail: 0.025), 0)
+        XCTAssertEqual(PairedRatioInterval.fewestPairs(confidence: 0.95), 6)
+        // At 90 %, T = 0 with five pairs (1/32) is within the 5 % tail.
+        XCTAssertEqual(PairedRatioInterval.fewestPairs(confidence: 0.90), 5)
         // The normal approximation takes over close to where the exact count ends.
         let exact = PairedRatioInterval.rankOfBound(pairs: PairedRatioInterval.maximumExactPairs, tail: 0.025)
         let approximate = PairedRatioInterval.rankOfBound(pairs: PairedRatioInterval.maximumExactPairs + 1, tail: 0.025)
@@ -36,6 +39,12 @@ final class PairedRatioIntervalTests: XCTestCase {
         XCTAssertEqual(interval.upper, 1.3, accuracy: 1e-12)
         XCTAssertGreaterThan(interval.estimate, 1.1)
         XCTAssertLessThan(interval.estimate, 1.2)
+    }
+
+    func testPairsAreTheRepetitionsBothSidesHaveInRepetitionOrder() {
+        let pairs = PairedRatioInterval.pairs([3: 30, 1: 10, 7: 70, 2: 20], [2: 2, 9: 9, 1: 1, 3: 3])
+        XCTAssertEqual(pairs.first, [10, 20, 30])
+        XCTAssertEqual(pairs.second, [1, 2, 3])
     }
 
     func testTooFewPairsOrAValueNotPositiveGiveNoInterval() {

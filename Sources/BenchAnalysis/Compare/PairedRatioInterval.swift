@@ -35,9 +35,30 @@ package struct PairedRatioInterval: Sendable, Equatable {
     /// Largest number of pairs for which the exact distribution of `T` is used.
     package static let maximumExactPairs = 60
 
+    /// The confidence the run summary and the documents' `report:paired` use.
+    package static let standardConfidence = 0.95
+
+    /// The values of the repetitions both `first` and `second` have (keyed
+    /// by repetition number), in repetition order, as the two sides of the
+    /// pairs: repetition `r` pairs `first[r]` with `second[r]`.
+    package static func pairs(_ first: [Int: Double], _ second: [Int: Double]) -> (first: [Double], second: [Double]) {
+        let shared = first.keys.filter { second[$0] != nil }.sorted()
+        return (shared.map { first[$0]! }, shared.map { second[$0]! })
+    }
+
+    /// The fewest pairs that give an interval at `confidence` (6 at 0.95).
+    package static func fewestPairs(confidence: Double) -> Int {
+        var n = 1
+        while rankOfBound(pairs: n, tail: (1 - confidence) / 2) < 1 {
+            n += 1
+        }
+        return n
+    }
+
     /// The interval at `confidence` (e.g. 0.95) of `first[i] / second[i]`,
     /// or nil when the pairs are too few for any interval to reach that
-    /// confidence (fewer than 6 at 0.95), or a value is not positive.
+    /// confidence (fewer than ``fewestPairs(confidence:)``), or a value is
+    /// not positive.
     ///
     /// - Precondition: `first` and `second` have the same length (pair `i`
     ///   is `first[i]`, `second[i]`).

@@ -82,25 +82,27 @@ public struct ResultFile: Sendable {
                 }
                 value = number
             }
-            // A repetition that is not a whole number leaves the series without
-            // repetition numbers (`repetitions` then falls short of `values`).
-            let repetition = hasRepetition ? Int(row["repetition"].trimmingCharacters(in: .whitespaces)) : nil
-            if let position = positionOfKey[key] {
-                guard series[position].unit == unit else {
+            let position: Int
+            if let known = positionOfKey[key] {
+                guard series[known].unit == unit else {
                     throw CompareInputError(
                         file: path, line: row.line,
-                        message: "unit \"\(unit)\" of \(key) differs from \"\(series[position].unit)\" "
-                            + "on line \(series[position].firstLine)")
+                        message: "unit \"\(unit)\" of \(key) differs from \"\(series[known].unit)\" "
+                            + "on line \(series[known].firstLine)")
                 }
-                if let value {
-                    series[position].values.append(value)
-                    if let repetition { series[position].repetitions.append(repetition) }
-                }
+                position = known
             } else {
-                positionOfKey[key] = series.count
-                var new = ResultSeries(key: key, unit: unit, values: value.map { [$0] } ?? [], firstLine: row.line)
-                if value != nil, let repetition { new.repetitions = [repetition] }
-                series.append(new)
+                position = series.count
+                positionOfKey[key] = position
+                series.append(ResultSeries(key: key, unit: unit, values: [], firstLine: row.line))
+            }
+            if let value {
+                series[position].values.append(value)
+                // A repetition that is not a whole number leaves the series without
+                // repetition numbers (`repetitions` then falls short of `values`).
+                if hasRepetition, let repetition = Int(row["repetition"].trimmingCharacters(in: .whitespaces)) {
+                    series[position].repetitions.append(repetition)
+                }
             }
         }
         return ResultFile(path: path, series: series, revisions: revisions, facts: facts ?? RunFacts())

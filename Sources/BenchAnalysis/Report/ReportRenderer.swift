@@ -45,22 +45,11 @@ package struct ReportRenderer {
                 params: params, allocator: allocator, at: (document, region.line))
         case let .value(benchmark, variant, metric, params, allocator):
             let (_, file) = try run()
-            let rows = try rows(
-                file: file, benchmark: benchmark, variants: [variant], metrics: [metric], params: params,
-                at: (document, region.line))
-            guard rows.count == 1 else {
-                throw ReportError(
-                    document, region.line,
-                    "\(benchmark)/\(variant) has \(rows.count) parameter sets in the run "
-                        + "(\(rows.map(\.params).joined(separator: " | "))): pick one with params=")
-            }
-            let series = try cell(
-                file: file, row: rows[0], benchmark: benchmark, metric: metric, allocator: allocator,
-                at: (document, region.line))
-            guard let median = series.flatMap({ Statistics.median($0.values) }) else {
-                throw ReportError(document, region.line, "\(benchmark)/\(variant) \(metric) has no values in the run")
-            }
-            return Self.figure(median)
+            let (_, series) = try onlySeries(
+                file: file, benchmark: benchmark, variant: variant, metric: metric, params: params,
+                allocator: allocator, at: (document, region.line))
+            // `onlySeries` gives a series with values, so it has a median.
+            return Self.figure(Statistics.median(series.values)!)
         case let .paired(benchmark, first, second, metric, params, allocator):
             let (_, file) = try run()
             return try paired(
@@ -104,37 +93,45 @@ package struct ReportRenderer {
         }
     }
 
-    /// The confidence of `report:paired`'s interval.
-    static let pairedConfidence = 0.95
+    /// The one series of `variant` and `metric` that `params` leave, with values.
+    private func onlySeries(
+        file: ResultFile, benchmark: String, variant: String, metric: String, params: [String: String],
+        allocator: String?, at place: (String, Int)
+    ) throws(ReportError) -> (Row, ResultSeries) {
+        let rows = try rows(file: file, benchmark: benchmark, variants: [variant], metrics: [metric], params: params, at: place)
+        guard rows.count == 1 else {
+            throw ReportError(
+                place.0, place.1,
+                "\(benchmark)/\(variant) has \(rows.count) parameter sets in the run "
+                    + "(\(rows.map(\.params).joined(separator: " | "))): pick one with params=")
+        }
+        guard
+            let series = try cell(file: file, row: rows[0], benchmark: benchmark, metric: metric, allocator: allocator, at: place),
+            !series.values.isEmpty
+        else {
+            throw ReportError(place.0, place.1, "\(benchmark)/\(variant) \(metric) has no values in the run")
+        }
+        return (rows[0], series)
+    }
 
     /// `report:paired`: `first` over `second`, repetition by repetition.
     private func paired(
         file: ResultFile, benchmark: String, first: String, second: String, metric: String, params: [String: String],
         allocator: String?, at place: (String, Int)
     ) throws(ReportError) -> String {
-        var values: [[Int: Double]] = []
+        var byRepetition: [[Int: Double]] = []
         var chosen: [Row] = []
         for variant in [first, second] {
-            let rows = try rows(
-                file: file, benchmark: benchmark, variants: [variant], metrics: [metric], params: params, at: place)
-            guard rows.count == 1 else {
-                throw ReportError(
-                    place.0, place.1,
-                    "\(benchmark)/\(variant) has \(rows.count) parameter sets in the run "
-                        + "(\(rows.map(\.params).joined(separator: " | "))): pick one with params=")
-            }
-            guard let series = try cell(file: file, row: rows[0], benchmark: benchmark, metric: metric, allocator: allocator, at: place),
-                !series.values.isEmpty
-            else {
-                throw ReportError(place.0, place.1, "\(benchmark)/\(variant) \(metric) has no values in the run")
-            }
+            let (row, series) = try onlySeries(
+                file: file, benchmark: benchmark, variant: variant, metric: metric, params: params, allocator: allocator,
+                at: place)
             guard series.repetitions.count == series.values.count else {
                 throw ReportError(
                     place.0, place.1,
                     "\(benchmark)/\(variant) \(metric) in \(file.path) has no repetition numbers to pair its values by")
             }
-            chosen.append(rows[0])
-            values.append(Dictionary(zip(series.repetitions, series.values), uniquingKeysWith: { earlier, _ in earlier }))
+            chosen.append(row)
+            byRepetition.append(Dictionary(zip(series.repetitions, series.values), uniquingKeysWith: { earlier, _ in earlier }))
         }
         guard chosen[0].params == chosen[1].params else {
             throw ReportError(
@@ -142,15 +139,13 @@ package struct ReportRenderer {
                 "\(first) (\(chosen[0].params)) and \(second) (\(chosen[1].params)) were measured with other parameters: "
                     + "pick one set for both with params=")
         }
-        let repetitions = Set(values[0].keys).intersection(values[1].keys).sorted()
-        guard
-            let interval = PairedRatioInterval(
-                repetitions.map { values[0][$0]! }, repetitions.map { values[1][$0]! }, confidence: Self.pairedConfidence)
-        else {
+        let confidence = PairedRatioInterval.standardConfidence
+        let pairs = PairedRatioInterval.pairs(byRepetition[0], byRepetition[1])
+        guard let interval = PairedRatioInterval(pairs.first, pairs.second, confidence: confidence) else {
             throw ReportError(
                 place.0, place.1,
-                "\(first) and \(second) share \(repetitions.count) repetitions in \(file.path), too few for a "
-                    + "\(Int(Self.pairedConfidence * 100)) % interval (6 at least)")
+                "\(first) and \(second) share \(pairs.first.count) repetitions in \(file.path), too few for a "
+                    + "\(Int(confidence * 100)) % interval (\(PairedRatioInterval.fewestPairs(confidence: confidence)) at least)")
         }
         return interval.text
     }

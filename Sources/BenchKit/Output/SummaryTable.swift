@@ -51,9 +51,6 @@ public enum SummaryTable {
             second: ClosureQueueReference.variant, metric: .perSchedule.time),
     ]
 
-    /// The confidence of a paired rule's interval.
-    static let pairedConfidence = 0.95
-
     /// Renders `rows` (rows with per-tick samples are left out).
     public static func render(_ rows: [CSVRow]) -> String {
         var medians: [Key: Double] = [:]
@@ -145,17 +142,16 @@ public enum SummaryTable {
             let second = values(rule.second)
             for params in first.keys.sorted() {
                 guard let firstValues = first[params], let secondValues = second[params] else { continue }
-                let repetitions = Set(firstValues.keys).intersection(secondValues.keys).sorted()
-                guard !repetitions.isEmpty else { continue }
+                let pairs = PairedRatioInterval.pairs(firstValues, secondValues)
+                guard !pairs.first.isEmpty else { continue }
                 let label = "    \(rule.first.name) / \(rule.second.name), \(rule.metric.name)"
                     + (first.count > 1 ? " [\(params)]" : "")
-                let interval = PairedRatioInterval(
-                    repetitions.map { firstValues[$0]! }, repetitions.map { secondValues[$0]! },
-                    confidence: pairedConfidence)
-                if let interval {
+                let confidence = PairedRatioInterval.standardConfidence
+                if let interval = PairedRatioInterval(pairs.first, pairs.second, confidence: confidence) {
                     lines += label + ": " + interval.text + ": " + verdict(interval, rule) + "\n"
                 } else {
-                    lines += label + ": \(repetitions.count) pairs, too few for an interval (6 at least)\n"
+                    lines += label + ": \(pairs.first.count) pairs, too few for an interval "
+                        + "(\(PairedRatioInterval.fewestPairs(confidence: confidence)) at least)\n"
                 }
             }
         }
