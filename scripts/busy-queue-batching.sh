@@ -87,8 +87,8 @@ if [ ! -s "$work/floods" ]; then
     exit 1
 fi
 
-# shellcheck source=scripts/report-revision.sh
-source scripts/report-revision.sh  # the working directory is the repository root
+# shellcheck source=scripts/report-file.sh
+source scripts/report-file.sh  # the working directory is the repository root
 {
     echo "== busy-queue-batching at $(report_revision): $runs run(s) of observeOn.busyQueue/{$variants}, built with -DSCHEDULERS_DRAIN_STATISTICS; drain's sleep after a batch under 256 elements: ${gather_us} µs, its longest spin: ${spin_gather_ns} ns; load $(cut -d' ' -f1-3 /proc/loadavg)"
     python3 - "$work/floods" <<'PY'

@@ -103,11 +103,7 @@ breakdown current-thread
 breakdown reference.closure-queue
 
 if [ -n "$output" ]; then
-    # shellcheck source=scripts/report-revision.sh
-    source scripts/report-revision.sh  # the working directory is the repository root
-    {
-        echo "== callgrind-trampoline at $(report_revision): quick suite, one repetition per variant, system allocator"
-        cat "$report"
-    } >"$output"
-    echo "callgrind-trampoline: wrote $output"
+    # shellcheck source=scripts/report-file.sh
+    source scripts/report-file.sh  # the working directory is the repository root
+    write_report callgrind-trampoline "quick suite, one repetition per variant, system allocator" "$report" "$output"
 fi

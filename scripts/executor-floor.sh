@@ -45,11 +45,8 @@ swiftc -O -swift-version 6 scripts/executor-floor/main.swift -o "$out/executor-f
 "$out/executor-floor" "$elements" "$rounds" | tee "$out/report.txt"
 
 if [ -n "$output" ]; then
-    # shellcheck source=scripts/report-revision.sh
-    source scripts/report-revision.sh  # the working directory is the repository root
-    {
-        echo "== executor-floor at $(report_revision): $rounds rounds of $elements tasks per variant, $(nproc) cores, $(swift --version 2>&1 | head -1)"
-        cat "$out/report.txt"
-    } >"$output"
-    echo "executor-floor: wrote $output"
+    # shellcheck source=scripts/report-file.sh
+    source scripts/report-file.sh  # the working directory is the repository root
+    write_report executor-floor "$rounds rounds of $elements tasks per variant, $(nproc) cores, $(swift --version 2>&1 | head -1)" \
+        "$out/report.txt" "$output"
 fi
