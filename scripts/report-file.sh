@@ -1,8 +1,8 @@
 # Sourced by the scripts that write a report file (busy-queue-batching.sh,
-# callgrind-trampoline.sh, executor-floor.sh): the revision a report names,
-# by BenchRunner's rule for a run's (the commit, then "+changes" when any
-# tracked file differs from it; untracked files do not count), and the
-# report file itself.
+# callgrind-trampoline.sh, executor-floor.sh, trampoline-floor.sh): the
+# revision a report names, by BenchRunner's rule for a run's (the commit,
+# then "+changes" when any tracked file differs from it; untracked files do
+# not count), and the report file itself.
 
 # Prints the revision of the working tree, e.g. 0123456789ab or
 # 0123456789ab+changes.
