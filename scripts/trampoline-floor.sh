@@ -8,7 +8,10 @@
 # queuing returns one that can skip the action from any thread, an entry no
 # disposable refers to any more is reused), and on the same for entries of
 # any state type in one queue (`contract.any-state`, which a thread's shared
-# trampoline must hold). None of them looks its queue up per thread.
+# trampoline must hold), with its queue inlined into `schedule` or reached
+# through a call (`contract.any-state.queue-out-of-line`, as a library's
+# inlined `schedule` reaches a queue whose fields stay behind non-inlined
+# methods). None of them looks its queue up per thread.
 #
 # What it tells: how far above a closure queue any trampoline keeping that
 # contract must stay, whatever its own code; BenchRunner's `current-thread`
@@ -57,7 +60,7 @@ swiftc -O -swift-version 6 scripts/trampoline-floor/main.swift -o "$out/trampoli
 
 echo "instructions per level (callgrind, inside one chain of $levels levels):" | tee -a "$report"
 floor=""
-for variant in closure-queue contract contract.any-state; do
+for variant in closure-queue contract contract.any-state contract.any-state.queue-out-of-line; do
     valgrind --tool=callgrind --callgrind-out-file="$out/$variant.cg" --toggle-collect='*runChain*' \
         "$out/trampoline-floor" count "$variant" "$levels" >"$out/$variant.stdout" 2>"$out/$variant.log" </dev/null || {
         echo "trampoline-floor: valgrind failed for $variant:" >&2
@@ -68,7 +71,7 @@ for variant in closure-queue contract contract.any-state; do
     per_level=$(awk -v total="$total" -v levels="$levels" 'BEGIN { printf "%.1f", total / levels }')
     [ -n "$floor" ] || floor=$per_level
     awk -v variant="$variant" -v per="$per_level" -v floor="$floor" \
-        'BEGIN { printf "  %-20s %7.1f   %5.3f× closure-queue\n", variant, per, per / floor }' | tee -a "$report"
+        'BEGIN { printf "  %-38s %7.1f   %5.3f× closure-queue\n", variant, per, per / floor }' | tee -a "$report"
 done
 echo "" | tee -a "$report"
 "$out/trampoline-floor" time "$time_levels" "$rounds" | tee -a "$report"

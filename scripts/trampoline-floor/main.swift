@@ -22,6 +22,10 @@
 //   queue, as a trampoline shared by every caller on a thread must hold
 //   them: a base class, a generic subclass per state type, and the drain
 //   reaching the subclass's run through a function the entry stores.
+// - `contract.any-state.queue-out-of-line`: `contract.any-state` whose
+//   `schedule` puts the entry into the queue through a call the optimiser
+//   cannot see into, as a library's inlined `schedule` reaches a queue
+//   whose fields stay behind non-inlined methods.
 //
 // `count VARIANT LEVELS` runs one chain (for callgrind, which counts inside
 // `runChain`); `time LEVELS ROUNDS` interleaves the variants over ROUNDS
@@ -322,6 +326,49 @@ enum AnyStateContract {
         }
         return NothingToDispose()
     }
+
+    /// `contract.any-state.queue-out-of-line`: the same, but `schedule`
+    /// reaches the queue through a call the optimiser cannot see into, as
+    /// code inlined into a caller's module reaches a library's queue when
+    /// the queue's own fields stay behind non-inlined methods.
+    enum QueueOutOfLine {
+        @inline(never)
+        static func enqueue(_ work: Work, on trampoline: Trampoline) {
+            trampoline.queue.push(work)
+        }
+
+        @inline(__always)
+        static func schedule<State>(
+            _ state: State, on trampoline: Trampoline, action: @escaping (State, Trampoline) -> Disposable
+        ) -> Disposable {
+            let entry =
+                if trampoline.spare?.kind == ObjectIdentifier(State.self), let reused = trampoline.spare.take() {
+                    unsafeDowncast(reused, to: Entry<State>.self)
+                } else {
+                    Entry<State>()
+                }
+            entry.state = state
+            entry.action = action
+            let ticket = Ticket(entry: entry)
+            enqueue(entry, on: trampoline)
+            return ticket
+        }
+
+        @inline(never)
+        static func runChain(_ chain: Chain) {
+            let trampoline = Trampoline()
+            _ = schedule(chain, on: trampoline, action: level)
+            trampoline.drain()
+        }
+
+        static func level(_ chain: Chain, _ trampoline: Trampoline) -> Disposable {
+            chain.noteFrame()
+            if chain.count < chain.target {
+                _ = schedule(chain, on: trampoline, action: level)
+            }
+            return NothingToDispose()
+        }
+    }
 }
 
 // MARK: driver
@@ -330,6 +377,7 @@ let variants: [(name: String, run: (Chain) -> Void)] = [
     ("closure-queue", ClosureQueue.runChain),
     ("contract", Contract.runChain),
     ("contract.any-state", AnyStateContract.runChain),
+    ("contract.any-state.queue-out-of-line", AnyStateContract.QueueOutOfLine.runChain),
 ]
 
 func fail(_ message: String) -> Never {
@@ -385,7 +433,7 @@ case "time" where arguments.count == 3:
         let times = nanoseconds[variant.name]!
         let ratios = zip(times, floor).map { $0 / $1 }
         print(
-            "  " + variant.name.padding(toLength: 20, withPad: " ", startingAt: 0)
+            "  " + variant.name.padding(toLength: 38, withPad: " ", startingAt: 0)
                 + String(format: "%7.2f ns   %5.3f× closure-queue (median of the rounds' ratios)", median(times), median(ratios)))
     }
 default:
