@@ -53,8 +53,8 @@ final class CSVSchemaTests: XCTestCase {
             Set(schema.variants.map(\.name)),
             [
                 "fast-path", "generic", "concurrent", "operation-queue", "main", "actor-executor",
-                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.actor", "peer.nio",
-                "reference.batched-handoff", "reference.spsc-ring", "fast-path.disturbed", "generic.disturbed",
+                "peer.dispatch-async", "peer.opencombine", "peer.asyncstream", "peer.actor", "peer.dispatch-executor",
+                "peer.nio", "reference.batched-handoff", "reference.spsc-ring", "fast-path.disturbed", "generic.disturbed",
                 "task-executor", "peer.task",
             ])
         XCTAssertEqual(
@@ -70,7 +70,10 @@ final class CSVSchemaTests: XCTestCase {
         let schema = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.busyQueue"))
         let throughput = try XCTUnwrap(CSVSchema.benchmark(named: "observeOn.throughput"))
         let measured = throughput.variants.filter {
-            !["main", "actor-executor", "peer.actor", "peer.asyncstream", "task-executor", "peer.task"].contains($0.name)
+            ![
+                "main", "actor-executor", "peer.actor", "peer.dispatch-executor", "peer.asyncstream", "task-executor",
+                "peer.task",
+            ].contains($0.name)
                 && !$0.name.hasSuffix(".disturbed")
         }
         XCTAssertEqual(schema.variants, measured)

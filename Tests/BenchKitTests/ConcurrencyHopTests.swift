@@ -41,6 +41,10 @@ final class ConcurrencyHopTests: XCTestCase {
         try passInOrder(ActorHops.defaultActor)
     }
 
+    func testLeastDispatchExecutorHopDeliversEveryElementInOrder() throws {
+        try passInOrder(ActorHops.dispatchExecutor)
+    }
+
     func testValuesHopDeliversEveryElementInOrder() throws {
         try passInOrder(ObservableValuesHop.variant)
     }
@@ -48,7 +52,7 @@ final class ConcurrencyHopTests: XCTestCase {
     func testTheNewVariantsAreRegisteredWhereListAndCompareFindThem() {
         let throughput = CSVSchema.benchmark(named: "observeOn.throughput")?.variants.map(\.name) ?? []
         let latency = CSVSchema.benchmark(named: "observeOn.latency")?.variants.map(\.name) ?? []
-        for name in ["actor-executor", "peer.actor", "task-executor", "peer.task"] {
+        for name in ["actor-executor", "peer.actor", "peer.dispatch-executor", "task-executor", "peer.task"] {
             XCTAssertTrue(throughput.contains(name), name)
             XCTAssertTrue(latency.contains(name), name)
             XCTAssertTrue(HopCatalog.all(.standard).contains { $0.name == name }, name)
@@ -60,7 +64,7 @@ final class ConcurrencyHopTests: XCTestCase {
     func testTimedAndGatedCountingPassesCompleteForEveryNewVariant() throws {
         let context = MeasureContext(counter: .disabled, configuration: .tiny(recursionProbe: nil))
         for hop in [
-            ActorHops.schedulerExecutor, ActorHops.defaultActor, ObservableValuesHop.variant,
+            ActorHops.schedulerExecutor, ActorHops.defaultActor, ActorHops.dispatchExecutor, ObservableValuesHop.variant,
             TaskHops.schedulerTaskExecutor, TaskHops.globalExecutor,
         ] {
             let region = try ObserveOnThroughputBenchmark.measureOnce(hop: hop, elements: 5_000, context: context)

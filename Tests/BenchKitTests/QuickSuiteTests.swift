@@ -71,8 +71,9 @@ final class QuickSuiteTests: XCTestCase {
             .filter { $0.metric == "elements_per_s" }
         let order = rows.map { "\($0.repetition) \($0.variant)" }
         let variants = rows.filter { $0.repetition == 1 }.map(\.variant)
-        // peer.dispatch-async, peer.opencombine, peer.asyncstream, peer.actor, peer.nio, peer.task
-        XCTAssertEqual(variants.count, 6)
+        // peer.dispatch-async, peer.opencombine, peer.asyncstream, peer.actor, peer.dispatch-executor, peer.nio,
+        // peer.task
+        XCTAssertEqual(variants.count, 7)
         XCTAssertEqual(order, (1...configuration.repetitions).flatMap { repetition in variants.map { "\(repetition) \($0)" } })
     }
 

@@ -28,7 +28,9 @@ public enum SummaryTable {
 
     /// Two variants a reader holds against each other repetition by
     /// repetition: the library's executors against the runtime's own in their
-    /// place, the nested trampoline against the closure queue under it.
+    /// place, the serial one also against the least executor a user would
+    /// write on a queue of their own, the nested trampoline against the
+    /// closure queue under it.
     struct PairedRule {
         let benchmark: String
         let first: VariantID
@@ -40,6 +42,9 @@ public enum SummaryTable {
         PairedRule(
             benchmark: ObserveOnThroughputBenchmark.name, first: .library("actor-executor"), second: .peer("actor"),
             metric: .elementsPerSecond),
+        PairedRule(
+            benchmark: ObserveOnThroughputBenchmark.name, first: .library("actor-executor"),
+            second: .peer("dispatch-executor"), metric: .elementsPerSecond),
         PairedRule(
             benchmark: ObserveOnThroughputBenchmark.name, first: .library("task-executor"), second: .peer("task"),
             metric: .elementsPerSecond),

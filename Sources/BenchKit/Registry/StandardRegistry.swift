@@ -16,7 +16,8 @@ extension SchedulerRegistry {
             }
             for hop in [
                 ActorHops.schedulerExecutor, DispatchAsyncHop.variant, OpenCombineHop.variant, AsyncStreamHop.variant,
-                ActorHops.defaultActor, NIOHop.variant, BatchedHandoffHop.variant, SPSCRingHop.variant,
+                ActorHops.defaultActor, ActorHops.dispatchExecutor, NIOHop.variant, BatchedHandoffHop.variant,
+                SPSCRingHop.variant,
                 TaskHops.schedulerTaskExecutor, TaskHops.globalExecutor,
             ] {
                 try registry.register(hop: hop)

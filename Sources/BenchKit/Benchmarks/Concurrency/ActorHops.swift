@@ -94,6 +94,73 @@ enum ActorHops {
             Task { @DefaultBenchActor in consume(value) }
         }
     }
+
+    /// `peer.dispatch-executor`: what a user writes instead of
+    /// `actor-executor` to run an actor's jobs on a serial queue of their
+    /// own, the least executor that batches (``LeastDispatchExecutor``).
+    /// Held against `actor-executor` repetition by repetition (the run
+    /// summary's paired ratio), it tells the library's executor code from
+    /// what running jobs through any custom executor on Dispatch costs.
+    static let dispatchExecutor = HopVariant(id: .peer("dispatch-executor")) {
+        ActorHop { value, consume in
+            Task { @DispatchExecutorBenchActor in consume(value) }
+        }
+    }
+}
+
+/// The least serial executor on a `DispatchQueue` that batches: jobs wait
+/// in an array under a mutex, and the job that finds no batch open enqueues
+/// one block, which runs jobs until the array is empty. No isolation check
+/// of its own, no ordering with other work on the queue: only what
+/// running an actor's jobs in order on the queue needs.
+final class LeastDispatchExecutor: SerialExecutor, Sendable {
+    private struct Jobs {
+        var waiting: [UnownedJob] = []
+        var batchOpen = false
+    }
+
+    private let queue: DispatchQueue
+    private let jobs = Mutex(Jobs())
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let opensBatch = jobs.withLock { jobs in
+            jobs.waiting.append(job)
+            guard !jobs.batchOpen else { return false }
+            jobs.batchOpen = true
+            return true
+        }
+        if opensBatch {
+            queue.async { self.runBatch() }
+        }
+    }
+
+    /// Runs the waiting jobs, taken out a batch at a time, until none is left;
+    /// the batch closes under the lock when the array is found empty.
+    private func runBatch() {
+        var taken: [UnownedJob] = []
+        while true {
+            jobs.withLock { jobs in
+                swap(&taken, &jobs.waiting)
+                if taken.isEmpty {
+                    jobs.batchOpen = false
+                }
+            }
+            guard !taken.isEmpty else { return }
+            for job in taken {
+                job.runSynchronously(on: asUnownedSerialExecutor())
+            }
+            taken.removeAll(keepingCapacity: true)
+        }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
 }
 
 /// The actor of `actor-executor`: its jobs run on one
@@ -122,6 +189,20 @@ actor CountedEnqueueBenchActor {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         Self.scheduler.executor.asUnownedSerialExecutor()
+    }
+}
+
+/// The actor of `peer.dispatch-executor`: its jobs run on a serial queue of
+/// its own through ``LeastDispatchExecutor``, reached as `actor-executor`'s
+/// is (a static the executor getter reads).
+@globalActor
+actor DispatchExecutorBenchActor {
+    static let shared = DispatchExecutorBenchActor()
+    /// Kept for the whole process: the actor's executor lives as long as it does.
+    static let executor = LeastDispatchExecutor(queue: DispatchQueue(label: "bench.peer.dispatch-executor"))
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        Self.executor.asUnownedSerialExecutor()
     }
 }
 
