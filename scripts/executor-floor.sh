@@ -3,7 +3,8 @@
 # without the Schedulers library: scripts/executor-floor/main.swift, built
 # with swiftc -O, sends each element as a task isolated to an actor (the
 # hop of BenchRunner's `actor-executor` and `peer.actor`) on the runtime's
-# default executor and on the least batching executor there is, whose
+# default executor and on the least batching executor there is
+# (BenchRunner's `peer.dispatch-executor`, whose file it builds in), whose
 # batch block runs on a serial queue of its own, on a serial queue
 # targeting the global concurrent queue, or on the global concurrent queue
 # itself. Rounds interleave the variants, and each executor is divided by
@@ -41,7 +42,8 @@ done
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-swiftc -O -swift-version 6 scripts/executor-floor/main.swift -o "$out/executor-floor"
+swiftc -O -wmo -swift-version 6 scripts/executor-floor/main.swift \
+    Sources/BenchKit/Benchmarks/Concurrency/LeastDispatchExecutor.swift -o "$out/executor-floor"
 "$out/executor-floor" "$elements" "$rounds" | tee "$out/report.txt"
 
 if [ -n "$output" ]; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The floor under a trampolined `schedule` that keeps the contract of
 # `CurrentThreadScheduler.schedule`, without the Schedulers library:
-# scripts/trampoline-floor/main.swift, built with swiftc -O, runs the chain of
-# BenchRunner's `trampoline.recursion` (each level queues the next) on a bare
+# scripts/trampoline-floor/main.swift, built with swiftc -O beside
+# BenchRunner's chain state, runs the chain of BenchRunner's
+# `trampoline.recursion` (each level queues the next) on a bare
 # closure queue (`closure-queue`), on the least queue that keeps the
 # contract for one state type (`contract`: the action returns a disposable,
 # queuing returns one that can skip the action from any thread, an entry no
@@ -56,7 +57,19 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 report="$out/report.txt"
-swiftc -O -swift-version 6 scripts/trampoline-floor/main.swift -o "$out/trampoline-floor"
+# BenchRunner's chain state, the lines between its two marks, as a file of
+# this program's.
+chain_source=Sources/BenchKit/Benchmarks/TrampolineBenchmark.swift
+{
+    echo "extension TrampolineBenchmark {"
+    sed -n '/\/\/ trampoline-floor: begin/,/\/\/ trampoline-floor: end/p' "$chain_source"
+    echo "}"
+} >"$out/Chain.swift"
+grep -q 'final class Chain' "$out/Chain.swift" || {
+    echo "trampoline-floor: $chain_source has no chain between its trampoline-floor marks" >&2
+    exit 1
+}
+swiftc -O -wmo -swift-version 6 scripts/trampoline-floor/main.swift "$out/Chain.swift" -o "$out/trampoline-floor"
 
 echo "instructions per level (callgrind, inside one chain of $levels levels):" | tee -a "$report"
 floor=""

@@ -5,7 +5,9 @@
 //
 // Every custom executor here is the least a batching executor does: a
 // mutex-guarded array of jobs and one block per batch that runs them until
-// the array is empty. They differ only in where that block runs:
+// the array is empty (`LeastDispatchExecutor`, BenchRunner's
+// `peer.dispatch-executor`, which the script builds into this program).
+// They differ only in where that block runs:
 // - `serial-queue`: a serial queue of its own, as a
 //   `SerialDispatchQueueScheduler`'s queue is;
 // - `serial-queue.global-target`: a serial queue whose target is the global
@@ -43,62 +45,10 @@ final class Latch: Sendable {
 
 let latch = Latch()
 
-/// Jobs wait in an array under a mutex; the first job of a batch enqueues
-/// the block that runs jobs until none is left.
-final class BatchingExecutor: SerialExecutor, Sendable {
-    private struct Jobs {
-        var waiting: [UnownedJob] = []
-        var blockEnqueued = false
-    }
-
-    private let queue: DispatchQueue
-    private let jobs = Mutex(Jobs())
-
-    init(queue: DispatchQueue) {
-        self.queue = queue
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let startsBatch = jobs.withLock { jobs in
-            jobs.waiting.append(job)
-            guard !jobs.blockEnqueued else { return false }
-            jobs.blockEnqueued = true
-            return true
-        }
-        if startsBatch {
-            queue.async { self.runBatch() }
-        }
-    }
-
-    private func runBatch() {
-        var taken: [UnownedJob] = []
-        while true {
-            jobs.withLock { jobs in
-                swap(&taken, &jobs.waiting)
-                if taken.isEmpty {
-                    jobs.blockEnqueued = false
-                }
-            }
-            if taken.isEmpty {
-                return
-            }
-            for job in taken {
-                job.runSynchronously(on: asUnownedSerialExecutor())
-            }
-            taken.removeAll(keepingCapacity: true)
-        }
-    }
-
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
-    }
-}
-
-let serialQueue = BatchingExecutor(queue: DispatchQueue(label: "floor.serial-queue"))
-let serialQueueGlobalTarget = BatchingExecutor(
+let serialQueue = LeastDispatchExecutor(queue: DispatchQueue(label: "floor.serial-queue"))
+let serialQueueGlobalTarget = LeastDispatchExecutor(
     queue: DispatchQueue(label: "floor.serial-queue.global-target", target: .global()))
-let globalQueue = BatchingExecutor(queue: .global())
+let globalQueue = LeastDispatchExecutor(queue: .global())
 
 @globalActor actor DefaultActor {
     static let shared = DefaultActor()

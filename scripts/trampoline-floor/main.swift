@@ -1,6 +1,8 @@
 // The floor under a trampolined `schedule` that keeps the contract of
 // `CurrentThreadScheduler.schedule`, without the Schedulers library.
-// `scripts/trampoline-floor.sh` builds and runs it.
+// `scripts/trampoline-floor.sh` builds it with BenchRunner's chain state
+// (taken from `Sources/BenchKit/Benchmarks/TrampolineBenchmark.swift`) and
+// runs it.
 //
 // Every variant runs the chain of BenchRunner's `trampoline.recursion`: each
 // level notes where its frame is and queues the next level, and a loop runs
@@ -43,26 +45,12 @@ struct NothingToDispose: Disposable {
     func dispose() {}
 }
 
-/// The chain's state, as BenchRunner's `TrampolineBenchmark.Chain`.
-final class Chain {
-    let target: Int
-    @exclusivity(unchecked) var count = 0
-    @exclusivity(unchecked) var lowestAddress = UInt.max
-    @exclusivity(unchecked) var highestAddress: UInt = 0
+/// Where BenchRunner's chain state lives (`TrampolineBenchmark.Chain`, whose
+/// lines `scripts/trampoline-floor.sh` takes from BenchKit's source and
+/// builds into this program).
+enum TrampolineBenchmark {}
 
-    init(target: Int) {
-        self.target = target
-    }
-
-    @inline(__always)
-    func noteFrame() {
-        var marker: UInt8 = 0
-        let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        if address < lowestAddress { lowestAddress = address }
-        if address > highestAddress { highestAddress = address }
-        count += 1
-    }
-}
+typealias Chain = TrampolineBenchmark.Chain
 
 /// A growable ring of `Element`s, first in first out: the queue of every
 /// variant. Its storage sits behind a pointer (a class's stored array would
@@ -139,42 +127,101 @@ enum ClosureQueue {
     }
 }
 
+// MARK: what every contract-keeping variant shares
+
+/// What a disposer on any thread touches of a queued entry: whether it was
+/// disposed and, while a disposable for the entry is held, what its action
+/// returned (taken by whichever of the run and `dispose` comes second).
+struct Cancellation: ~Copyable, Sendable {
+    let disposed = Atomic<Bool>(false)
+    let result = Mutex<Disposable?>(nil)
+
+    /// Skips the action if it has not run; disposes what it returned if it has.
+    func dispose() {
+        disposed.store(true, ordering: .sequentiallyConsistent)
+        result.withLock { $0.take() }?.dispose()
+    }
+
+    /// Runs an entry no disposable refers to any more: nobody can dispose it
+    /// or what its action returns, which is dropped. Leaves it pending.
+    @inline(__always)
+    func runUnreferenced(_ action: () -> Void) {
+        if !disposed.load(ordering: .relaxed) {
+            action()
+        }
+        disposed.store(false, ordering: .relaxed)
+    }
+
+    /// Runs an entry a disposable still refers to, keeping what the action
+    /// returned for that disposable.
+    @inline(__always)
+    func runReferenced(_ action: () -> Disposable) {
+        guard !disposed.load(ordering: .sequentiallyConsistent) else { return }
+        let returned = action()
+        result.withLock { $0 = returned }
+        if disposed.load(ordering: .sequentiallyConsistent) {
+            result.withLock { $0.take() }?.dispose()
+        }
+    }
+}
+
+/// A contract-keeping trampoline: what a level needs of it.
+protocol FloorTrampoline: AnyObject {
+    init()
+    /// Queues `action`; the result skips it if disposed before it runs.
+    func schedule(_ chain: Chain, action: @escaping (Chain, Self) -> Disposable) -> Disposable
+    /// Runs the queue until it is empty.
+    func drain()
+}
+
+/// One chain on a new `Trampoline` (what `count` counts).
+@inline(never)
+func runChain<Trampoline: FloorTrampoline>(on _: Trampoline.Type, _ chain: Chain) {
+    let trampoline = Trampoline()
+    _ = trampoline.schedule(chain, action: level)
+    trampoline.drain()
+}
+
+/// One level: notes where its frame is and queues the next, dropping the
+/// disposable it is given (as BenchRunner's chain does).
+func level<Trampoline: FloorTrampoline>(_ chain: Chain, _ trampoline: Trampoline) -> Disposable {
+    chain.noteFrame()
+    if chain.count < chain.target {
+        _ = trampoline.schedule(chain, action: level)
+    }
+    return NothingToDispose()
+}
+
 // MARK: contract
 
 enum Contract {
     typealias Action = (Chain, Trampoline) -> Disposable
 
-    /// One queued action: the state and action until it runs, whether it was
-    /// disposed, and, while a disposable for it is held, what it returned.
+    /// One queued action: the state and action until it runs.
     /// `@unchecked Sendable`: `state` and `action` are touched only on the
-    /// trampoline's thread; a disposer touches the atomic and the mutex.
+    /// trampoline's thread; a disposer touches `cancellation` alone.
     final class Entry: @unchecked Sendable {
         @exclusivity(unchecked) var state: Chain?
         @exclusivity(unchecked) var action: Action?
-        let disposed = Atomic<Bool>(false)
-        /// What the action returned, for a disposable still held; taken by
-        /// whichever of the run and `dispose` comes second.
-        let result = Mutex<Disposable?>(nil)
+        let cancellation = Cancellation()
     }
 
-    /// What `schedule` returns: skips the action before it runs, disposes
-    /// what it returned after.
+    /// What `schedule` returns.
     struct Ticket: Disposable {
         let entry: Entry
         func dispose() {
-            entry.disposed.store(true, ordering: .sequentiallyConsistent)
-            entry.result.withLock { $0.take() }?.dispose()
+            entry.cancellation.dispose()
         }
     }
 
-    final class Trampoline {
+    final class Trampoline: FloorTrampoline {
         let queue = Ring<Entry>()
         @exclusivity(unchecked) var spare: Entry?
 
         @inline(__always)
-        func schedule(_ state: Chain, action: @escaping Action) -> Disposable {
+        func schedule(_ chain: Chain, action: @escaping Action) -> Disposable {
             let entry = spare.take() ?? Entry()
-            entry.state = state
+            entry.state = chain
             entry.action = action
             queue.push(entry)
             return Ticket(entry: entry)
@@ -184,43 +231,41 @@ enum Contract {
             while var entry = queue.pop() {
                 guard let state = entry.state.take(), let action = entry.action.take() else { continue }
                 if isKnownUniquelyReferenced(&entry) {
-                    // No disposable is left: nobody can dispose the action
-                    // or what it returns any more.
-                    if !entry.disposed.load(ordering: .relaxed) {
-                        _ = action(state, self)
-                    }
-                    entry.disposed.store(false, ordering: .relaxed)
+                    entry.cancellation.runUnreferenced { _ = action(state, self) }
                     if case .none = spare { spare = entry }
-                } else if !entry.disposed.load(ordering: .sequentiallyConsistent) {
-                    let result = action(state, self)
-                    entry.result.withLock { $0 = result }
-                    if entry.disposed.load(ordering: .sequentiallyConsistent) {
-                        entry.result.withLock { $0.take() }?.dispose()
-                    }
+                } else {
+                    entry.cancellation.runReferenced { action(state, self) }
                 }
             }
         }
-    }
-
-    @inline(never)
-    static func runChain(_ chain: Chain) {
-        let trampoline = Trampoline()
-        _ = trampoline.schedule(chain, action: level)
-        trampoline.drain()
-    }
-
-    static func level(_ chain: Chain, _ trampoline: Trampoline) -> Disposable {
-        chain.noteFrame()
-        if chain.count < chain.target {
-            _ = trampoline.schedule(chain, action: level)
-        }
-        return NothingToDispose()
     }
 }
 
 // MARK: contract.any-state
 
-enum AnyStateContract {
+/// Where `schedule` puts an entry into the queue: `Inlined` where the
+/// optimiser sees it, `OutOfLine` through a call it cannot see into, as code
+/// inlined into a caller's module reaches a library's queue whose fields
+/// stay behind non-inlined methods.
+protocol QueuePlacement {
+    static func push<Element>(_ element: Element, into queue: Ring<Element>)
+}
+
+enum Inlined: QueuePlacement {
+    @inline(__always)
+    static func push<Element>(_ element: Element, into queue: Ring<Element>) {
+        queue.push(element)
+    }
+}
+
+enum OutOfLine: QueuePlacement {
+    @inline(never)
+    static func push<Element>(_ element: Element, into queue: Ring<Element>) {
+        queue.push(element)
+    }
+}
+
+enum AnyStateContract<Placement: QueuePlacement> {
     /// A queued action of some state type. A generic class's override runs
     /// unspecialised when called through its base class, so the drain runs
     /// an entry through `runner`, a function made where the state type was
@@ -232,8 +277,7 @@ enum AnyStateContract {
         /// only `Entry.init` sets it, so the spare of a kind is cast down to
         /// that kind's class without a run-time check.
         let kind: ObjectIdentifier
-        let disposed = Atomic<Bool>(false)
-        let result = Mutex<Disposable?>(nil)
+        let cancellation = Cancellation()
         /// Runs the entry it is given, which is always this one.
         let runner: (Work, Bool, Trampoline) -> Bool
 
@@ -257,37 +301,34 @@ enum AnyStateContract {
         func run(unreferenced: Bool, on trampoline: Trampoline) -> Bool {
             guard let state = state.take(), let action = action.take() else { return false }
             if unreferenced {
-                if !disposed.load(ordering: .relaxed) {
-                    _ = action(state, trampoline)
-                }
-                disposed.store(false, ordering: .relaxed)
-                return true
+                cancellation.runUnreferenced { _ = action(state, trampoline) }
+            } else {
+                cancellation.runReferenced { action(state, trampoline) }
             }
-            if !disposed.load(ordering: .sequentiallyConsistent) {
-                let returned = action(state, trampoline)
-                result.withLock { $0 = returned }
-                if disposed.load(ordering: .sequentiallyConsistent) {
-                    result.withLock { $0.take() }?.dispose()
-                }
-            }
-            return false
+            return unreferenced
         }
     }
 
     struct Ticket: Disposable {
         let entry: Work
         func dispose() {
-            entry.disposed.store(true, ordering: .sequentiallyConsistent)
-            entry.result.withLock { $0.take() }?.dispose()
+            entry.cancellation.dispose()
         }
     }
 
-    final class Trampoline {
+    final class Trampoline: FloorTrampoline {
         let queue = Ring<Work>()
         @exclusivity(unchecked) var spare: Work?
 
+        init() {}
+
         @inline(__always)
-        func schedule<State>(_ state: State, action: @escaping (State, Trampoline) -> Disposable) -> Disposable {
+        func schedule(_ chain: Chain, action: @escaping (Chain, Trampoline) -> Disposable) -> Disposable {
+            schedule(state: chain, action: action)
+        }
+
+        @inline(__always)
+        func schedule<State>(state: State, action: @escaping (State, Trampoline) -> Disposable) -> Disposable {
             // The spare is reused only by its own state type; its kind says
             // which class it is, so the cast needs no run-time check.
             let entry =
@@ -298,75 +339,18 @@ enum AnyStateContract {
                 }
             entry.state = state
             entry.action = action
-            queue.push(entry)
-            return Ticket(entry: entry)
+            let ticket = Ticket(entry: entry)
+            Placement.push(entry, into: queue)
+            return ticket
         }
 
         func drain() {
             while var work = queue.pop() {
                 let unreferenced = isKnownUniquelyReferenced(&work)
-                if work.runner(work, unreferenced, self), unreferenced, case .none = spare {
+                if work.runner(work, unreferenced, self), case .none = spare {
                     spare = work
                 }
             }
-        }
-    }
-
-    @inline(never)
-    static func runChain(_ chain: Chain) {
-        let trampoline = Trampoline()
-        _ = trampoline.schedule(chain, action: level)
-        trampoline.drain()
-    }
-
-    static func level(_ chain: Chain, _ trampoline: Trampoline) -> Disposable {
-        chain.noteFrame()
-        if chain.count < chain.target {
-            _ = trampoline.schedule(chain, action: level)
-        }
-        return NothingToDispose()
-    }
-
-    /// `contract.any-state.queue-out-of-line`: the same, but `schedule`
-    /// reaches the queue through a call the optimiser cannot see into, as
-    /// code inlined into a caller's module reaches a library's queue when
-    /// the queue's own fields stay behind non-inlined methods.
-    enum QueueOutOfLine {
-        @inline(never)
-        static func enqueue(_ work: Work, on trampoline: Trampoline) {
-            trampoline.queue.push(work)
-        }
-
-        @inline(__always)
-        static func schedule<State>(
-            _ state: State, on trampoline: Trampoline, action: @escaping (State, Trampoline) -> Disposable
-        ) -> Disposable {
-            let entry =
-                if trampoline.spare?.kind == ObjectIdentifier(State.self), let reused = trampoline.spare.take() {
-                    unsafeDowncast(reused, to: Entry<State>.self)
-                } else {
-                    Entry<State>()
-                }
-            entry.state = state
-            entry.action = action
-            let ticket = Ticket(entry: entry)
-            enqueue(entry, on: trampoline)
-            return ticket
-        }
-
-        @inline(never)
-        static func runChain(_ chain: Chain) {
-            let trampoline = Trampoline()
-            _ = schedule(chain, on: trampoline, action: level)
-            trampoline.drain()
-        }
-
-        static func level(_ chain: Chain, _ trampoline: Trampoline) -> Disposable {
-            chain.noteFrame()
-            if chain.count < chain.target {
-                _ = schedule(chain, on: trampoline, action: level)
-            }
-            return NothingToDispose()
         }
     }
 }
@@ -375,9 +359,9 @@ enum AnyStateContract {
 
 let variants: [(name: String, run: (Chain) -> Void)] = [
     ("closure-queue", ClosureQueue.runChain),
-    ("contract", Contract.runChain),
-    ("contract.any-state", AnyStateContract.runChain),
-    ("contract.any-state.queue-out-of-line", AnyStateContract.QueueOutOfLine.runChain),
+    ("contract", { runChain(on: Contract.Trampoline.self, $0) }),
+    ("contract.any-state", { runChain(on: AnyStateContract<Inlined>.Trampoline.self, $0) }),
+    ("contract.any-state.queue-out-of-line", { runChain(on: AnyStateContract<OutOfLine>.Trampoline.self, $0) }),
 ]
 
 func fail(_ message: String) -> Never {
