@@ -14,9 +14,9 @@
 # inlined `schedule` reaches a queue whose fields stay behind non-inlined
 # methods). None of them looks its queue up per thread.
 #
-# What it tells: how far above a closure queue any trampoline keeping that
-# contract must stay, whatever its own code; BenchRunner's `current-thread`
-# held against `reference.closure-queue` is read against it. Prints
+# What it tells: how far above a closure queue the least trampoline we know
+# that keeps the contract stays; BenchRunner's `current-thread` held against
+# `reference.closure-queue` is read against it. Prints
 # instructions per level (callgrind, one chain of --levels levels per
 # variant), then ns per level over rounds that interleave the variants,
 # each over the closure queue of its round. Needs valgrind (`apt-get install
@@ -73,7 +73,9 @@ swiftc -O -wmo -swift-version 6 scripts/trampoline-floor/main.swift "$out/Chain.
 
 echo "instructions per level (callgrind, inside one chain of $levels levels):" | tee -a "$report"
 floor=""
-for variant in closure-queue contract contract.any-state contract.any-state.queue-out-of-line; do
+# The program lists its variants, the closure queue first: each count is
+# divided by the first.
+for variant in $("$out/trampoline-floor" list); do
     valgrind --tool=callgrind --callgrind-out-file="$out/$variant.cg" --toggle-collect='*runChain*' \
         "$out/trampoline-floor" count "$variant" "$levels" >"$out/$variant.stdout" 2>"$out/$variant.log" </dev/null || {
         echo "trampoline-floor: valgrind failed for $variant:" >&2

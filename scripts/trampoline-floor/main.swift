@@ -29,9 +29,10 @@
 //   cannot see into, as a library's inlined `schedule` reaches a queue
 //   whose fields stay behind non-inlined methods.
 //
-// `count VARIANT LEVELS` runs one chain (for callgrind, which counts inside
-// `runChain`); `time LEVELS ROUNDS` interleaves the variants over ROUNDS
-// rounds and prints ns per level and each variant over `closure-queue`.
+// `list` prints the variants' names, the closure queue first; `count VARIANT
+// LEVELS` runs one chain (for callgrind, which counts inside `runChain`);
+// `time LEVELS ROUNDS` interleaves the variants over ROUNDS rounds and
+// prints ns per level and each variant over `closure-queue`.
 import Foundation
 import Synchronization
 
@@ -357,6 +358,7 @@ enum AnyStateContract<Placement: QueuePlacement> {
 
 // MARK: driver
 
+/// Every variant, the closure queue (what the others are divided by) first.
 let variants: [(name: String, run: (Chain) -> Void)] = [
     ("closure-queue", ClosureQueue.runChain),
     ("contract", { runChain(on: Contract.Trampoline.self, $0) }),
@@ -392,6 +394,8 @@ func median(_ values: [Double]) -> Double {
 
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
+case "list" where arguments.count == 1:
+    for variant in variants { print(variant.name) }
 case "count" where arguments.count == 3:
     let name = arguments[arguments.startIndex + 1]
     guard let variant = variants.first(where: { $0.name == name }) else {
@@ -401,25 +405,23 @@ case "count" where arguments.count == 3:
 case "time" where arguments.count == 3:
     let levels = wholeNumber(arguments[arguments.startIndex + 1], "LEVELS")
     let rounds = wholeNumber(arguments[arguments.startIndex + 2], "ROUNDS")
-    for variant in variants { runChecked(variant, levels: levels / 10) }  // warm-up
-    var nanoseconds = [String: [Double]]()
+    for variant in variants { runChecked(variant, levels: max(1, levels / 10)) }  // warm-up
+    // nanoseconds[v][r]: ns per level of variants[v] in round r.
+    var nanoseconds = Array(repeating: [Double](), count: variants.count)
     for _ in 0..<rounds {
-        for variant in variants {
+        for (index, variant) in variants.enumerated() {
             let start = DispatchTime.now().uptimeNanoseconds
             runChecked(variant, levels: levels)
-            nanoseconds[variant.name, default: []].append(
-                Double(DispatchTime.now().uptimeNanoseconds - start) / Double(levels))
+            nanoseconds[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(levels))
         }
     }
-    let floor = nanoseconds["closure-queue"]!
     print("ns per level, median of \(rounds) rounds of \(levels) levels (each round runs every variant once):")
-    for variant in variants {
-        let times = nanoseconds[variant.name]!
-        let ratios = zip(times, floor).map { $0 / $1 }
+    for (variant, times) in zip(variants, nanoseconds) {
+        let ratios = zip(times, nanoseconds[0]).map { $0 / $1 }
         print(
             "  " + variant.name.padding(toLength: 38, withPad: " ", startingAt: 0)
                 + String(format: "%7.2f ns   %5.3f× closure-queue (median of the rounds' ratios)", median(times), median(ratios)))
     }
 default:
-    fail("usage: trampoline-floor count VARIANT LEVELS | trampoline-floor time LEVELS ROUNDS")
+    fail("usage: trampoline-floor list | trampoline-floor count VARIANT LEVELS | trampoline-floor time LEVELS ROUNDS")
 }
