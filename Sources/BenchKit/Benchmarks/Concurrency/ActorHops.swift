@@ -29,7 +29,7 @@ enum ActorHops {
             }
         }
         hop.instructions = enqueueInstructions
-        return hop
+        return hop.takingMicrosecondsPerElement()
     }()
 
     /// Jobs whose enqueuing is counted.
@@ -93,7 +93,7 @@ enum ActorHops {
         ActorHop { value, consume in
             Task { @DefaultBenchActor in consume(value) }
         }
-    }
+    }.takingMicrosecondsPerElement()
 
     /// `peer.dispatch-executor`: what a user writes instead of
     /// `actor-executor` to run an actor's jobs on a serial queue of their
@@ -105,7 +105,7 @@ enum ActorHops {
         ActorHop { value, consume in
             Task { @DispatchExecutorBenchActor in consume(value) }
         }
-    }
+    }.takingMicrosecondsPerElement()
 }
 
 /// The actor of `actor-executor`: its jobs run on one
@@ -191,14 +191,14 @@ enum TaskHops {
         return ActorHop { value, consume in
             Task(executorPreference: executor) { serial.run { consume(value) } }
         }
-    }
+    }.takingMicrosecondsPerElement()
 
     static let globalExecutor = HopVariant(id: .peer("task")) {
         let serial = OneAtATime()
         return ActorHop { value, consume in
             Task { serial.run { consume(value) } }
         }
-    }
+    }.takingMicrosecondsPerElement()
 }
 
 /// Runs one closure at a time, whichever threads call it.

@@ -19,5 +19,5 @@ final class AsyncStreamHop: HopSession {
         reader = nil
     }
 
-    static let variant = HopVariant(id: .peer("asyncstream")) { AsyncStreamHop() }
+    static let variant = HopVariant(id: .peer("asyncstream")) { AsyncStreamHop() }.takingMicrosecondsPerElement()
 }

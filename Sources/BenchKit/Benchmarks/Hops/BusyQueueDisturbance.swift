@@ -71,23 +71,18 @@ enum BusyQueueDisturbance {
     }
 
     /// The variants measured after a busy queue: every hop of `HopCatalog.all`
-    /// but `main` (whose drains wait for the main run loop, not for a
-    /// worker) and the hops that take microseconds per element
-    /// (`actor-executor`, `peer.actor`, `peer.dispatch-executor`,
-    /// `peer.asyncstream`, `task-executor`, `peer.task`: a task or a
-    /// continuation per element, microseconds each;
+    /// but those that deliver on the main queue (whose drains wait for the
+    /// main run loop, not for a worker) and those that take microseconds per
+    /// element (`HopVariant.takesMicrosecondsPerElement`: `actor-executor`,
+    /// `peer.actor`, `peer.dispatch-executor`, `peer.asyncstream`,
+    /// `task-executor`, `peer.task`, a task or a continuation per element;
     /// Performance.md, "After a busy queue", has the figures). Their floods take
     /// seconds, against which what a busy queue leaves behind (a one-time
     /// cost of tens of milliseconds) cannot show, and they would double the
     /// benchmark's time.
     static func applies(to variant: HopVariant) -> Bool {
-        !excluded.contains(variant.id)
+        !variant.needsMainQueue && !variant.takesMicrosecondsPerElement
     }
-
-    static let excluded: Set<VariantID> = [
-        .main, .library("actor-executor"), .peer("actor"), .peer("dispatch-executor"), .peer("asyncstream"),
-        .library("task-executor"), .peer("task"),
-    ]
 
     /// `variant`, same name, its sessions made after a busy queue.
     static func afterBusyQueue(_ variant: HopVariant) -> HopVariant {

@@ -35,6 +35,10 @@ public struct HopVariant: MeasuredVariant, Sendable {
     /// a part of its hop that is CPU work on one thread; `nil` for most
     /// hops, whose work is spread over threads.
     var instructions: InstructionWorkload?
+    /// Whether an element's hop takes microseconds (a task or a
+    /// continuation per element), which keeps the variant out of
+    /// `observeOn.busyQueue` (``BusyQueueDisturbance/applies(to:)``).
+    private(set) var takesMicrosecondsPerElement = false
 
     public init(
         id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
@@ -46,6 +50,13 @@ public struct HopVariant: MeasuredVariant, Sendable {
         self.unavailableReason = unavailableReason
         self.needsMainQueue = needsMainQueue
         self.makeSession = makeSession
+    }
+
+    /// This variant, marked as taking microseconds per element.
+    func takingMicrosecondsPerElement() -> HopVariant {
+        var variant = self
+        variant.takesMicrosecondsPerElement = true
+        return variant
     }
 
     /// A variant that cannot run here, and why.
