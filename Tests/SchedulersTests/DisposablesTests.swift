@@ -320,6 +320,26 @@ final class DisposablesTests: XCTestCase {
         XCTAssertEqual(extra.disposeCount, 1)
     }
 
+    /// Each of the four named members has a key of its own, apart from the
+    /// first insert's: removing the insert disposes it and leaves the fourth
+    /// member in place (a generated mutant gave the fourth member the first
+    /// insert's key, and `remove(for:)` then took the fourth member instead).
+    func testCompositeOfFourNamedMembersKeysAnInsertApartFromTheFourth() {
+        let members = (0..<4).map { _ in DisposalCounter() }
+        let four = CompositeDisposable(members[0], members[1], members[2], members[3])
+        let extra = DisposalCounter()
+        let key = four.insert(extra)
+        XCTAssertNotNil(key)
+        if let key {
+            four.remove(for: key)
+        }
+        XCTAssertEqual(extra.disposeCount, 1)
+        XCTAssertEqual(four.count, 4)
+        XCTAssertEqual(members.map(\.disposeCount), [0, 0, 0, 0])
+        four.dispose()
+        XCTAssertEqual(members.map(\.disposeCount), [1, 1, 1, 1])
+    }
+
     // MARK: - RefCountDisposable
 
     func testRefCountDisposesUnderlyingOnlyAfterPrimaryAndEveryRetainedReleased() {

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Measures the unit tests and Stress against mutants nobody here chose.
+
+universalmutator (PyPI) applies its Swift rules to the library's concurrency
+files; with a fixed seed this script draws mutants from all that it generates,
+keeps the first ones that compile, and runs each against the library's unit
+tests and against Stress, in a copy of the repository of their own (the work
+tree is never touched). Each mutant ends as one of:
+
+  tests        a unit test failed (or the test run hung past its bound)
+  stress       Stress reported a forbidden outcome, a leak, a hang or a trap
+  both         both of the above
+  neither      nothing caught it: a survivor, to be shown equivalent or
+               caught by a new test or scenario
+  no-compile   the mutant does not build; drawn again, not counted
+
+The result file lists every mutant run (file, line, the change, its verdict)
+and the survivors' reasons, which scripts/generated-mutants-reasons.txt
+holds by mutant key (file:line:rule) where one was shown equivalent.
+
+Usage: scripts/generated_mutants.py [--seed 1] [--count 40] [--out FILE]
+         [--work DIR] [--only KEY,KEY]
+Needs: pip install universalmutator; swift on PATH. It takes hours on two
+cores (a debug build, the library's tests and a Stress run per mutant); it
+is not part of CI.
+"""
+
+import argparse
+import difflib
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+
+# The library's concurrency files: disposables, the action cell,
+# observe(on:)'s queue, both executors, the periodic jobs, the trampoline.
+FILES = [
+    "Sources/Schedulers/Disposables/BooleanDisposable.swift",
+    "Sources/Schedulers/Disposables/CompositeDisposable.swift",
+    "Sources/Schedulers/Disposables/DisposeBag.swift",
+    "Sources/Schedulers/Disposables/RefCountDisposable.swift",
+    "Sources/Schedulers/Disposables/ScheduledDisposable.swift",
+    "Sources/Schedulers/Disposables/SerialDisposable.swift",
+    "Sources/Schedulers/Disposables/SingleAssignmentDisposable.swift",
+    "Sources/Schedulers/Internal/ScheduledActionCell.swift",
+    "Sources/Schedulers/Operators/ObserveOn/ObserveOnQueue.swift",
+    "Sources/Schedulers/Operators/ObserveOn/ObserveOnStateMachine.swift",
+    "Sources/Schedulers/Operators/ObserveOn/ElementBuffer.swift",
+    "Sources/Schedulers/Concurrency/SerialSchedulerExecutor.swift",
+    "Sources/Schedulers/Concurrency/SchedulerTaskExecutor.swift",
+    "Sources/Schedulers/Periodic/EmulatedPeriodicJob.swift",
+    "Sources/Schedulers/Periodic/PeriodicDisposable.swift",
+    "Sources/Schedulers/Dispatch/DispatchPeriodicTimer.swift",
+    "Sources/Schedulers/Trampoline/Trampoline.swift",
+    "Sources/Schedulers/Trampoline/CurrentThreadScheduler.swift",
+]
+
+TEST_TIMEOUT = 900
+STRESS_TIMEOUT = 900
+
+
+def run(cmd, cwd, timeout, log):
+    """Runs cmd; returns its exit status, or 'timeout'."""
+    with open(log, "w") as out:
+        try:
+            return subprocess.run(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                  timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            return "timeout"
+
+
+def is_code(line):
+    text = line.strip()
+    return bool(text) and not text.startswith("//") and not text.startswith("*") \
+        and not text.startswith("/*")
+
+
+def generate(repo, work):
+    """Every mutant universalmutator makes of FILES, as (key, file, line, old, new, path)."""
+    mutants = []
+    for rel in FILES:
+        source = os.path.join(repo, rel)
+        if not os.path.exists(source):
+            sys.exit(f"generated_mutants: {rel} does not exist; update FILES")
+        stem = os.path.basename(rel)[:-len(".swift")]
+        out = os.path.join(work, "generated", stem)
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        subprocess.run(["mutate", source, "swift", "--noCheck", "--mutantDir", out],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        original = open(source).read().splitlines()
+        names = sorted(os.listdir(out), key=lambda n: int(n.split(".")[-2]))
+        for name in names:
+            path = os.path.join(out, name)
+            mutated = open(path).read().splitlines()
+            changes = [op for op in difflib.SequenceMatcher(None, original, mutated, autojunk=False).get_opcodes()
+                       if op[0] != "equal"]
+            if len(changes) != 1 or changes[0][2] - changes[0][1] != 1:
+                continue
+            tag, i, _, j1, j2 = changes[0]
+            old = original[i]
+            new = mutated[j1] if tag == "replace" and j2 - j1 == 1 else "(line deleted)" if tag == "delete" else None
+            if new is None:
+                continue
+            if not is_code(old):
+                continue
+            key = f"{rel}:{i + 1}:{name.split('.')[-2]}"
+            mutants.append((key, rel, i + 1, old.strip(), new.strip(), path))
+    return mutants
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--count", type=int, default=40, help="mutants that compile, to run")
+    parser.add_argument("--out", help="result file (default results/generated-mutants-<rev>.txt)")
+    parser.add_argument("--work", default="/tmp/generated-mutants", help="scratch folder")
+    parser.add_argument("--only", help="comma-separated mutant keys to run instead of a sample")
+    args = parser.parse_args()
+    if args.count < 1:
+        sys.exit("generated_mutants: --count must be at least 1")
+    if shutil.which("mutate") is None:
+        sys.exit("generated_mutants: universalmutator is missing: pip install universalmutator")
+
+    repo = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    rev = subprocess.run(["git", "-C", repo, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    out_path = args.out or os.path.join(repo, "results", f"generated-mutants-{rev}.txt")
+    os.makedirs(args.work, exist_ok=True)
+    copy = os.path.join(args.work, "repo")
+    if not os.path.isdir(copy):
+        subprocess.run(["git", "clone", "-q", repo, copy], check=True)
+    subprocess.run(["git", "-C", copy, "fetch", "-q", repo, "HEAD"], check=True)
+    subprocess.run(["git", "-C", copy, "checkout", "-q", "--force", "FETCH_HEAD"], check=True)
+
+    version = subprocess.run([sys.executable, "-m", "pip", "show", "universalmutator"], capture_output=True,
+                             text=True).stdout
+    version = next((v.split()[-1] for v in version.splitlines() if v.startswith("Version:")), "unknown")
+    mutants = generate(copy, args.work)
+    by_key = {m[0]: m for m in mutants}
+    if args.only:
+        order = [by_key[k] for k in args.only.split(",")]
+    else:
+        order = list(mutants)
+        random.Random(args.seed).shuffle(order)
+    print(f"== {len(mutants)} mutants generated from {len(FILES)} files; seed {args.seed}", flush=True)
+
+    def write(rows, final):
+        reasons = {}
+        reasons_file = os.path.join(repo, "scripts", "generated-mutants-reasons.txt")
+        if os.path.exists(reasons_file):
+            for text in open(reasons_file):
+                if text.strip() and not text.startswith("#"):
+                    k, _, reason = text.rstrip("\n").partition(" ")
+                    reasons[k] = reason.strip()
+
+        counted = [r for r in rows if r[5] != "no-compile"]
+        equivalent = [r for r in counted if r[5] == "neither" and r[0] in reasons]
+        live = [r for r in counted if r not in equivalent]
+        caught = [r for r in live if r[5] != "neither"]
+        stress_alone = [r for r in live if r[5] in ("stress", "both")]
+        tests_alone = [r for r in live if r[5] in ("tests", "both")]
+        with open(out_path, "w") as out:
+            out.write(f"# Generated mutants at {rev}: universalmutator {version}'s Swift rules, seed {args.seed}, "
+                      f"{len(mutants)} generated, {drawn} drawn, {no_compile} did not compile"
+                      + ("." if final else f"; in progress ({len(counted)} of {args.count} run).") + "\n")
+            out.write("# scripts/generated_mutants.py --seed %d --count %d\n" % (args.seed, args.count))
+            out.write("# key | file | line | original | mutant | verdict | detail\n")
+            for key, rel, line, old, new, verdict, detail in rows:
+                if verdict == "neither" and key in reasons:
+                    verdict, detail = "equivalent", reasons[key]
+                out.write(f"{key} | {rel} | {line} | {old} | {new} | {verdict} | {detail}\n")
+            share = 100.0 * len(caught) / len(live) if live else 0.0
+            out.write(f"# Summary: {len(counted)} run, {len(equivalent)} equivalent, {len(live)} not equivalent; "
+                      f"caught {len(caught)} ({share:.1f} %): by unit tests {len(tests_alone)}, "
+                      f"by Stress {len(stress_alone)}; survivors {len(live) - len(caught)}\n")
+
+    logs = os.path.join(args.work, "logs")
+    os.makedirs(logs, exist_ok=True)
+    rows = []
+    drawn = no_compile = 0
+    for key, rel, line, old, new, path in order:
+        if len([r for r in rows if r[5] != "no-compile"]) >= args.count:
+            break
+        drawn += 1
+        target = os.path.join(copy, rel)
+        pristine = open(target).read()
+        shutil.copyfile(path, target)
+        started = time.time()
+        tag = key.replace("/", "_").replace(":", "_")
+        try:
+            status = run(["swift", "build", "--build-tests"], copy, 1800, f"{logs}/{tag}.build.log")
+            if status != 0:
+                no_compile += 1
+                rows.append((key, rel, line, old, new, "no-compile", ""))
+                print(f"   {key}: does not compile", flush=True)
+                continue
+            tests = run(["swift", "test", "--skip-build", "--filter", "SchedulersTests"], copy,
+                        TEST_TIMEOUT, f"{logs}/{tag}.tests.log")
+            stress = run([".build/debug/Stress", "--iterations", "2000", "--hang-seconds", "20",
+                          "--seed", str(args.seed)], copy, STRESS_TIMEOUT, f"{logs}/{tag}.stress.log")
+        finally:
+            open(target, "w").write(pristine)
+        by_tests, by_stress = tests != 0, stress != 0
+        verdict = {(True, True): "both", (True, False): "tests", (False, True): "stress",
+                   (False, False): "neither"}[(by_tests, by_stress)]
+        detail = f"tests exit {tests}, stress exit {stress}, {time.time() - started:.0f} s"
+        rows.append((key, rel, line, old, new, verdict, detail))
+        print(f"   {key}: {verdict} ({detail})", flush=True)
+        write(rows, False)
+
+    write(rows, True)
+    print(open(out_path).read().splitlines()[-1])
+    print(f"== written {out_path}")
+
+
+if __name__ == "__main__":
+    main()
