@@ -65,7 +65,8 @@ public class SerialDispatchQueueScheduler: DispatchQueueScheduler, SerialSchedul
         let batch = ExecutorBatchGate()
         executorBatch = batch
         executor = SerialSchedulerExecutor(queue: serialQueue, batch: batch, isMainQueue: isMainQueue)
-        super.init(configuration: DispatchQueueConfiguration(queue: serialQueue, leeway: leeway))
+        // The main queue's executor is the main actor's: it batches nothing.
+        super.init(configuration: DispatchQueueConfiguration(queue: serialQueue, leeway: leeway, gate: isMainQueue ? nil : batch))
     }
 
     /// Creates a scheduler on a new serial queue named `internalSerialQueueName`.

@@ -1,0 +1,189 @@
+import Dispatch
+import Foundation
+import Schedulers
+import Synchronization
+import XCTest
+
+/// The order in which work ran on a scheduler's queue: the sequence numbers
+/// of the jobs (0 and up) and `timedMark` where the timed work ran.
+private final class RunOrder: Sendable {
+    static let timedMark = -1
+    private let entries = Mutex<[Int]>([])
+
+    func append(_ entry: Int) {
+        entries.withLock { $0.append(entry) }
+    }
+
+    var snapshot: [Int] {
+        entries.withLock { $0 }
+    }
+}
+
+/// An actor on a serial dispatch scheduler's executor that logs each call.
+private actor FloodTarget {
+    private let scheduler: SerialDispatchQueueScheduler
+    private let order: RunOrder
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        scheduler.executor.asUnownedSerialExecutor()
+    }
+
+    init(scheduler: SerialDispatchQueueScheduler, order: RunOrder) {
+        self.scheduler = scheduler
+        self.order = order
+    }
+
+    /// Logs `sequence`, taking a few microseconds, so that the queue runs
+    /// calls more slowly than the flood makes them.
+    func record(_ sequence: Int) {
+        order.append(sequence)
+        let until = DispatchTime.now().uptimeNanoseconds + 5_000
+        while DispatchTime.now().uptimeNanoseconds < until {}
+    }
+}
+
+/// What the flood shares with the test: the sequence numbers handed out,
+/// whether to stop, and the first number handed out after the mark.
+private final class FloodState: Sendable {
+    let issued = Atomic<Int>(0)
+    let stop = Atomic<Bool>(false)
+    let timedRan = Atomic<Bool>(false)
+    /// Calls made and not yet returned.
+    let inFlight = Atomic<Int>(0)
+    /// Flood threads that have stopped.
+    let floodEnded = Atomic<Int>(0)
+    /// The first sequence number issued after the mark timer fired; `Int.max` until then.
+    let lateFrom = Atomic<Int>(.max)
+}
+
+/// A due timer, a periodic job's first tick and `interval`'s first element
+/// on a `SerialDispatchQueueScheduler` take their place in the queue's order
+/// when their timer fires: jobs of the scheduler's executor enqueued after
+/// that run after them, however many keep coming (`ExecutorBatchGate`).
+///
+/// Each test floods an actor on the scheduler's executor from two threads
+/// that call it without waiting (each call a task), faster than the queue
+/// runs the calls, each call numbered as it is made, arms the
+/// timed work 20 ms ahead, and arms a mark on a queue of its own half a
+/// second after that due time. A call numbered after the mark fired was
+/// made half a second after the timed work fell due, far longer than a
+/// timer's fire takes to reach the queue: none of those calls may run
+/// before the timed work. The waits are bounded (the flood stops after
+/// 10 s); how late the timed work ran decides nothing.
+final class SerialSchedulerTimerOrderTests: XCTestCase {
+    private static let dueMilliseconds = 20
+    private static let markMilliseconds = 520
+    private static let inFlightLimit = 1_000
+
+    /// Runs the flood around `arm`, which arms the timed work on the
+    /// scheduler to log `RunOrder.timedMark` (and call `ran`) when it runs
+    /// first; returns how many calls made after the mark ran before it.
+    private func callsMadeAfterTheMarkThatRanBefore(
+        arm: (SerialDispatchQueueScheduler, @escaping @Sendable () -> Void) -> Disposable
+    ) async throws -> Int {
+        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "timer-order.flood")
+        let order = RunOrder()
+        let target = FloodTarget(scheduler: scheduler, order: order)
+        let state = FloodState()
+        // Two threads make calls without waiting for them, at most
+        // `inFlightLimit` outstanding: the calls come faster than the queue
+        // runs them, so the executor's batch always has a job waiting.
+        let flood = (0..<2).map { _ in
+            Thread {
+                while !state.stop.load(ordering: .relaxed) {
+                    guard state.inFlight.load(ordering: .relaxed) < Self.inFlightLimit else {
+                        usleep(50)
+                        continue
+                    }
+                    state.inFlight.add(1, ordering: .relaxed)
+                    let sequence = state.issued.add(1, ordering: .relaxed).oldValue
+                    Task {
+                        await target.record(sequence)
+                        state.inFlight.subtract(1, ordering: .relaxed)
+                    }
+                }
+                state.floodEnded.add(1, ordering: .releasing)
+            }
+        }
+        for (index, thread) in flood.enumerated() {
+            thread.name = "timer-order.flood-\(index)"
+            thread.start()
+        }
+        // The flood is on: the executor has a batch open.
+        let started = Date().addingTimeInterval(10)
+        while order.snapshot.count < 1_000, Date() < started {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        let timed = arm(scheduler) {
+            if !state.timedRan.exchange(true, ordering: .relaxed) {
+                order.append(RunOrder.timedMark)
+            }
+        }
+        let mark = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "timer-order.mark"))
+        mark.schedule(deadline: .now() + .milliseconds(Self.markMilliseconds))
+        mark.setEventHandler {
+            state.lateFrom.store(state.issued.load(ordering: .relaxed), ordering: .relaxed)
+        }
+        mark.activate()
+        // Until the timed work ran and calls were made after the mark, at most 10 s.
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let lateFrom = state.lateFrom.load(ordering: .relaxed)
+            if state.timedRan.load(ordering: .relaxed), lateFrom != .max,
+               state.issued.load(ordering: .relaxed) > lateFrom + 100 {
+                break
+            }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        state.stop.store(true, ordering: .relaxed)
+        let floodEnded = Date().addingTimeInterval(10)
+        while state.floodEnded.load(ordering: .acquiring) < flood.count
+            || state.inFlight.load(ordering: .relaxed) > 0, Date() < floodEnded {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        // Without the flood the timed work runs (bounded wait).
+        let drained = Date().addingTimeInterval(10)
+        while !state.timedRan.load(ordering: .relaxed), Date() < drained {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        mark.cancel()
+        timed.dispose()
+        let ran = order.snapshot
+        let position = try XCTUnwrap(ran.firstIndex(of: RunOrder.timedMark), "the timed work never ran")
+        let lateFrom = state.lateFrom.load(ordering: .relaxed)
+        XCTAssertNotEqual(lateFrom, .max, "the mark never fired")
+        let overtaking = ran[..<position].filter { $0 >= lateFrom }.count
+        print("\(name): \(position) calls ran before the timed work, \(overtaking) of them made after the mark")
+        return overtaking
+    }
+
+    func testADueTimerIsNotOvertakenByJobsEnqueuedAfterItFellDue() async throws {
+        let overtaking = try await callsMadeAfterTheMarkThatRanBefore { scheduler, ran in
+            scheduler.scheduleRelative((), dueTime: .milliseconds(Self.dueMilliseconds)) { _ in
+                ran()
+                return Disposables.create()
+            }
+        }
+        XCTAssertEqual(overtaking, 0, "jobs enqueued half a second after the timer fell due ran before it")
+    }
+
+    func testAPeriodicTickIsNotOvertakenByJobsEnqueuedAfterItFellDue() async throws {
+        let overtaking = try await callsMadeAfterTheMarkThatRanBefore { scheduler, ran in
+            scheduler.schedulePeriodic(
+                0, startAfter: .milliseconds(Self.dueMilliseconds), period: .milliseconds(Self.dueMilliseconds)
+            ) { tick in
+                ran()
+                return tick + 1
+            }
+        }
+        XCTAssertEqual(overtaking, 0, "jobs enqueued half a second after the first tick fell due ran before it")
+    }
+
+    func testAnIntervalElementIsNotOvertakenByJobsEnqueuedAfterItFellDue() async throws {
+        let overtaking = try await callsMadeAfterTheMarkThatRanBefore { scheduler, ran in
+            Observable<Int>.interval(.milliseconds(Self.dueMilliseconds), scheduler: scheduler)
+                .subscribe(onNext: { _ in ran() })
+        }
+        XCTAssertEqual(overtaking, 0, "jobs enqueued half a second after the first element fell due ran before it")
+    }
+}
