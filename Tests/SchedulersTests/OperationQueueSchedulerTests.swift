@@ -45,7 +45,7 @@ import Testing
 
     /// Up to `maxConcurrentOperationCount` actions run at once: an action
     /// scheduled while another runs starts before the first one ends.
-    @Test
+    @Test(.tags(.guarantee10))
     func anActionStartsWhileAnotherRunsWhenTheQueueRunsTwoAtOnce() {
         let scheduler = OperationQueueScheduler(operationQueue: makeQueue(maxConcurrent: 2))
         let firstRuns = DispatchSemaphore(value: 0)

@@ -157,7 +157,7 @@ final class SerialSchedulerTimerOrderTests: XCTestCase {
         return overtaking
     }
 
-    func testADueTimerIsNotOvertakenByJobsEnqueuedAfterItFellDue() async throws {
+    func testGuarantee10_ADueTimerIsNotOvertakenByJobsEnqueuedAfterItFellDue() async throws {
         let overtaking = try await callsMadeAfterTheMarkThatRanBefore { scheduler, ran in
             scheduler.scheduleRelative((), dueTime: .milliseconds(Self.dueMilliseconds)) { _ in
                 ran()

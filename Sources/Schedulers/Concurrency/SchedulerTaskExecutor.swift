@@ -7,17 +7,21 @@ import Foundation
 /// Code isolated to an actor still runs on that actor's executor; what the
 /// preference moves is the rest (the task's body between actor calls,
 /// `nonisolated` async functions it calls, child tasks that inherit it).
-/// Jobs may run concurrently, as they do on the global executor.
+/// Jobs run concurrently, as they do on the global executor (guarantee 10
+/// in Guarantees.md): a job enqueued while fewer jobs run than the width
+/// below starts at once on another thread, however long the running ones
+/// take, whether or not they ever suspend.
 ///
 /// - `ConcurrentDispatchQueueScheduler`: jobs run on the scheduler's queue,
-///   up to one at a time per processor, each thread taking the oldest
-///   waiting job; a flood of jobs costs one `async` per thread started, not
-///   per job, and nothing of this executor is allocated per job. As on the
-///   global concurrent executor, a job must not wait for a job enqueued
-///   after it.
+///   at once on up to one thread per processor (the width), each thread
+///   taking the oldest waiting job; a job waits only while that many run,
+///   and never for a job enqueued after it. A flood of jobs costs one
+///   `async` per thread started, not per job, and nothing of this executor
+///   is allocated per job. As on the global concurrent executor, a job must
+///   not wait for a job enqueued after it.
 /// - `OperationQueueScheduler`: each job is one operation added to the
-///   scheduler's `operationQueue` at its `queuePriority`, so the queue's
-///   `maxConcurrentOperationCount` bounds how many run at once.
+///   scheduler's `operationQueue` at its `queuePriority`, so up to the
+///   queue's `maxConcurrentOperationCount` run at once.
 ///
 /// A job, once enqueued, always runs: a task on this executor runs to its
 /// end. `cancelAllOperations()` on the operation queue, which drops the
