@@ -186,4 +186,37 @@ final class SerialSchedulerTimerOrderTests: XCTestCase {
         }
         XCTAssertEqual(overtaking, 0, "jobs enqueued half a second after the first element fell due ran before it")
     }
+
+    /// A tick that fell due while the previous tick ran is enqueued when its
+    /// timer fired, so it runs before an action scheduled after that: the
+    /// first tick runs for half a second (a hundred periods: the timer
+    /// fires meanwhile) and schedules an action as it ends; the next tick
+    /// runs before that action. A tick whose fire found the previous one on
+    /// the queue and enqueued nothing would run only at a later fire, after
+    /// the action.
+    func testATickThatFellDueDuringTheLastTickRunsBeforeWorkEnqueuedAfterIt() {
+        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "timer-order.tick-during-tick")
+        let order = RunOrder()
+        let done = TestFulfilment()
+        let job = scheduler.schedulePeriodic(0, startAfter: .milliseconds(5), period: .milliseconds(5)) { tick in
+            order.append(tick)
+            switch tick {
+            case 0:
+                usleep(500_000)
+                _ = scheduler.schedule(()) { _ in
+                    order.append(RunOrder.timedMark)
+                    return Disposables.create()
+                }
+            case 1:
+                done.fulfill()
+            default:
+                break
+            }
+            return tick + 1
+        }
+        XCTAssertTrue(done.wait(timeout: 10), "the second tick never ran")
+        job.dispose()
+        dispatchDrain(scheduler)
+        XCTAssertEqual(Array(order.snapshot.prefix(3)), [0, 1, RunOrder.timedMark])
+    }
 }
