@@ -161,7 +161,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         placement: @autoclosure () -> DispatchPeriodicPlacement,
         action: @escaping (StateType) -> StateType
     ) {
-        let periodNanoseconds = period.nanosecondsOrNil.map { _ in period.validatedPeriodNanoseconds(argument: "period") }
+        let periodNanoseconds = period.validatedPeriodNanoseconds(argument: "period")
         self.init(
             state: state, placement: placement(), startAfter: startAfter.dueNanoseconds,
             periodNanoseconds: periodNanoseconds, action: action)

@@ -37,7 +37,8 @@ struct DispatchQueueConfiguration: Sendable {
     /// serial queue serves them all.
     static let timerFireQueue = DispatchQueue(label: "Schedulers.timer-fires")
 
-    /// Whether timers fire on `timerFireQueue` and enqueue through `gate`.
+    /// The gate a timer enqueues its work through, firing on
+    /// `timerFireQueue`; `nil`: the timer fires on the queue itself.
     private var firesThroughGate: ExecutorBatchGate? {
         #if SCHEDULERS_MUTANTS
         if Mutant.active == .timerPastBatchGate {

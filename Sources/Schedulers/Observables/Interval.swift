@@ -20,9 +20,7 @@ extension ObservableType where Element: RxAbstractInteger {
     /// - Precondition: `period` is zero or positive (finite, or `.never`);
     ///   a negative period stops the program with a message naming `period`.
     public static func interval(_ period: RxTimeInterval, scheduler: SchedulerType) -> Observable<Element> {
-        if period.nanosecondsOrNil != nil {
-            _ = period.validatedPeriodNanoseconds(argument: "period")
-        }
+        _ = period.validatedPeriodNanoseconds(argument: "period")
         return TimerObservable(dueTime: period, period: period, scheduler: scheduler)
     }
 }

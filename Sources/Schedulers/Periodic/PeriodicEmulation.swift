@@ -98,7 +98,7 @@ extension Scheduler {
         missedTicks: MissedTickPolicy = .default,
         action: @escaping (StateType) -> StateType
     ) -> PeriodicDisposable {
-        let periodNanoseconds = period.nanosecondsOrNil.map { _ in period.validatedPeriodNanoseconds(argument: "period") }
+        let periodNanoseconds = period.validatedPeriodNanoseconds(argument: "period")
         if periodNanoseconds == 0, let virtual = self as? any ZeroDelayProgress {
             precondition(
                 virtual.zeroDelayMovesClock,
