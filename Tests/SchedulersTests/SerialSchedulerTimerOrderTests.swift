@@ -23,22 +23,35 @@ private final class RunOrder: Sendable {
 private actor FloodTarget {
     private let scheduler: SerialDispatchQueueScheduler
     private let order: RunOrder
+    private let state: FloodState
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         scheduler.executor.asUnownedSerialExecutor()
     }
 
-    init(scheduler: SerialDispatchQueueScheduler, order: RunOrder) {
+    init(scheduler: SerialDispatchQueueScheduler, order: RunOrder, state: FloodState) {
         self.scheduler = scheduler
         self.order = order
+        self.state = state
     }
 
-    /// Logs `sequence`, taking a few microseconds, so that the queue runs
-    /// calls more slowly than the flood makes them.
+    /// Logs `sequence`, takes a few microseconds, and, until the flood
+    /// stops, makes the next call: a task isolated to this actor, whose
+    /// first job is enqueued on the actor's executor while this one runs.
+    /// So a job of the chain always waits behind the running one, and the
+    /// executor's open batch never runs out of jobs on its own.
     func record(_ sequence: Int) {
         order.append(sequence)
         let until = DispatchTime.now().uptimeNanoseconds + 5_000
         while DispatchTime.now().uptimeNanoseconds < until {}
+        guard !state.stop.load(ordering: .relaxed) else {
+            state.chainsEnded.add(1, ordering: .releasing)
+            return
+        }
+        let next = state.issued.add(1, ordering: .relaxed).oldValue
+        Task {
+            self.record(next)
+        }
     }
 }
 
@@ -48,10 +61,8 @@ private final class FloodState: Sendable {
     let issued = Atomic<Int>(0)
     let stop = Atomic<Bool>(false)
     let timedRan = Atomic<Bool>(false)
-    /// Calls made and not yet returned.
-    let inFlight = Atomic<Int>(0)
-    /// Flood threads that have stopped.
-    let floodEnded = Atomic<Int>(0)
+    /// Chains of calls that have stopped.
+    let chainsEnded = Atomic<Int>(0)
     /// The first sequence number issued after the mark timer fired; `Int.max` until then.
     let lateFrom = Atomic<Int>(.max)
 }
@@ -61,9 +72,9 @@ private final class FloodState: Sendable {
 /// when their timer fires: jobs of the scheduler's executor enqueued after
 /// that run after them, however many keep coming (`ExecutorBatchGate`).
 ///
-/// Each test floods an actor on the scheduler's executor from two threads
-/// that call it without waiting (each call a task), faster than the queue
-/// runs the calls, each call numbered as it is made, arms the
+/// Each test floods an actor on the scheduler's executor with two chains of
+/// calls, each call making the next (so a call always waits behind the
+/// running one), each numbered as it is made, arms the
 /// timed work 20 ms ahead, and arms a mark on a queue of its own half a
 /// second after that due time. A call numbered after the mark fired was
 /// made half a second after the timed work fell due, far longer than a
@@ -73,7 +84,6 @@ private final class FloodState: Sendable {
 final class SerialSchedulerTimerOrderTests: XCTestCase {
     private static let dueMilliseconds = 20
     private static let markMilliseconds = 520
-    private static let inFlightLimit = 1_000
 
     /// Runs the flood around `arm`, which arms the timed work on the
     /// scheduler to log `RunOrder.timedMark` (and call `ran`) when it runs
@@ -83,31 +93,14 @@ final class SerialSchedulerTimerOrderTests: XCTestCase {
     ) async throws -> Int {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "timer-order.flood")
         let order = RunOrder()
-        let target = FloodTarget(scheduler: scheduler, order: order)
         let state = FloodState()
-        // Two threads make calls without waiting for them, at most
-        // `inFlightLimit` outstanding: the calls come faster than the queue
-        // runs them, so the executor's batch always has a job waiting.
-        let flood = (0..<2).map { _ in
-            Thread {
-                while !state.stop.load(ordering: .relaxed) {
-                    guard state.inFlight.load(ordering: .relaxed) < Self.inFlightLimit else {
-                        usleep(50)
-                        continue
-                    }
-                    state.inFlight.add(1, ordering: .relaxed)
-                    let sequence = state.issued.add(1, ordering: .relaxed).oldValue
-                    Task {
-                        await target.record(sequence)
-                        state.inFlight.subtract(1, ordering: .relaxed)
-                    }
-                }
-                state.floodEnded.add(1, ordering: .releasing)
+        let target = FloodTarget(scheduler: scheduler, order: order, state: state)
+        let chains = 2
+        for _ in 0..<chains {
+            let first = state.issued.add(1, ordering: .relaxed).oldValue
+            Task {
+                await target.record(first)
             }
-        }
-        for (index, thread) in flood.enumerated() {
-            thread.name = "timer-order.flood-\(index)"
-            thread.start()
         }
         // The flood is on: the executor has a batch open.
         let started = Date().addingTimeInterval(10)
@@ -137,8 +130,7 @@ final class SerialSchedulerTimerOrderTests: XCTestCase {
         }
         state.stop.store(true, ordering: .relaxed)
         let floodEnded = Date().addingTimeInterval(10)
-        while state.floodEnded.load(ordering: .acquiring) < flood.count
-            || state.inFlight.load(ordering: .relaxed) > 0, Date() < floodEnded {
+        while state.chainsEnded.load(ordering: .acquiring) < chains, Date() < floodEnded {
             try await Task.sleep(nanoseconds: 1_000_000)
         }
         // Without the flood the timed work runs (bounded wait).
