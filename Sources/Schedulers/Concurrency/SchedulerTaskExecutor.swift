@@ -14,11 +14,12 @@ import Foundation
 ///
 /// - `ConcurrentDispatchQueueScheduler`: jobs run on the scheduler's queue,
 ///   at once on up to one thread per processor (the width), each thread
-///   taking the oldest waiting job; a job waits only while that many run,
-///   and never for a job enqueued after it. A flood of jobs costs one
-///   `async` per thread started, not per job, and nothing of this executor
-///   is allocated per job. As on the global concurrent executor, a job must
-///   not wait for a job enqueued after it.
+///   taking the oldest waiting job: a job waits for a thread only while
+///   that many run, and no job starts after one enqueued after it. A flood
+///   of jobs costs one `async` per thread started, not per job, and nothing
+///   of this executor is allocated per job. As on the global concurrent
+///   executor, a job must not block waiting for a job enqueued after it:
+///   with `width` such jobs running, the later one would never start.
 /// - `OperationQueueScheduler`: each job is one operation added to the
 ///   scheduler's `operationQueue` at its `queuePriority`, so up to the
 ///   queue's `maxConcurrentOperationCount` run at once.
@@ -81,8 +82,8 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
 /// none is left. A job enqueued while every run is busy with a job of its
 /// own starts another run, up to `width` (`ConcurrentJobs`): so jobs run at
 /// once on up to `width` threads, as on the global concurrent executor, a
-/// job waits for a thread only while `width` jobs run, and it never waits
-/// for a job enqueued after it. A flood of jobs costs one `async` per run of
+/// job waits for a thread only while `width` jobs run, and jobs start in
+/// the order enqueued. A flood of jobs costs one `async` per run of
 /// the block, not per job. Nothing of this type is allocated per job (the
 /// jobs wait in a buffer that keeps its capacity).
 ///
