@@ -3,7 +3,7 @@ import Schedulers
 import SchedulersTesting
 import Testing
 
-/// Guarantee 9's programming errors: a negative or `.never` period, a zero
+/// Guarantee 9's programming errors: a negative period, a zero
 /// period where the clock could never move, and an operation queue that can
 /// run nothing stop the program with a message naming what is wrong. Exit
 /// tests; the bad input that gets an answer instead is in `BadInputTests`.
@@ -24,22 +24,6 @@ import Testing
             _ = scheduler.schedulePeriodicEmulated(0, startAfter: .seconds(1), period: .milliseconds(-1)) { $0 }
         }
         expectStopped(result, messageContaining: "period must be positive")
-    }
-
-    @Test(.tags(.guarantee9)) func neverPeriodOfEmulatedPeriodicWorkStopsNamingPeriod() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let scheduler = TestScheduler(initialClock: 0)
-            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(1), period: .never) { $0 }
-        }
-        expectStopped(result, messageContaining: "period must be positive and finite, got .never")
-    }
-
-    @Test(.tags(.guarantee9)) func neverPeriodOnSerialDispatchQueueSchedulerStopsNamingPeriod() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let scheduler = SerialDispatchQueueScheduler(qos: .default)
-            _ = scheduler.schedulePeriodic(0, startAfter: .seconds(0), period: .never) { $0 }
-        }
-        expectStopped(result, messageContaining: "period must be positive and finite")
     }
 
     @Test(.tags(.guarantee9)) func negativePeriodOnConcurrentDispatchQueueSchedulerStopsNamingPeriod() async {

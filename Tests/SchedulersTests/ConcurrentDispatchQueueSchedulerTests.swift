@@ -14,7 +14,7 @@ import Testing
         #expect(asImmediate as? SerialScheduler == nil)
     }
 
-    @Test
+    @Test(.tags(.guarantee10))
     func runsActionsConcurrentlyOnAConcurrentQueue() {
         let queue = DispatchQueue(label: "test.concurrent", attributes: .concurrent)
         let scheduler = ConcurrentDispatchQueueScheduler(queue: queue)

@@ -11,12 +11,4 @@ import Testing
         }
         expectStopped(result, messageContaining: "period must be positive")
     }
-
-    @Test func neverPeriodStopsWithMessageNamingPeriod() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let scheduler = OperationQueueScheduler(operationQueue: OperationQueue())
-            _ = scheduler.schedulePeriodic((), startAfter: .seconds(0), period: .never) { $0 }
-        }
-        expectStopped(result, messageContaining: "period must be positive")
-    }
 }

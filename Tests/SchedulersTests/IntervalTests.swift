@@ -53,6 +53,62 @@ final class IntervalTests: XCTestCase {
         XCTAssertEqual(observer.events, [.next(1, 0), .next(2, 1), .next(3, 2), .completed(3)])
     }
 
+    func testIntervalWithANeverPeriodNeverSendsAnything() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let observer = scheduler.createObserver(Int.self)
+        let subscription = Observable<Int>.interval(.never, scheduler: scheduler).subscribe(observer)
+        scheduler.advanceTo(1_000_000)
+        // As RxSwift's: the first element would be due after one period.
+        XCTAssertEqual(observer.events, [])
+        subscription.dispose()
+    }
+
+    func testIntervalWithANeverPeriodOnADispatchSchedulerNeverSendsAnything() {
+        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.interval.never")
+        let probe = DispatchProbe()
+        let subscription = Observable<Int>.interval(.never, scheduler: scheduler)
+            .subscribe(onNext: { probe.record("\($0)") }, onCompleted: { probe.record("completed") })
+        usleep(20_000)
+        dispatchDrain(scheduler)
+        XCTAssertEqual(probe.events, [])
+        subscription.dispose()
+    }
+
+    /// A `.never` period: the first tick after `startAfter`, no other, as
+    /// RxSwift's; here on the emulation (virtual time).
+    func testSchedulePeriodicWithANeverPeriodTicksOnceAfterStartAfter() {
+        let scheduler = TestScheduler(initialClock: 0)
+        var ticks: [Int] = []
+        let job = scheduler.schedulePeriodic(0, startAfter: .seconds(30), period: .never) { count in
+            ticks.append(scheduler.clock)
+            return count + 1
+        }
+        scheduler.advanceTo(1_000_000)
+        XCTAssertEqual(ticks, [30])
+        job.dispose()
+    }
+
+    /// The same natively, on a dispatch timer of each scheduler that has one.
+    func testSchedulePeriodicWithANeverPeriodOnADispatchSchedulerTicksOnce() {
+        let schedulers: [any Scheduler] = [
+            SerialDispatchQueueScheduler(internalSerialQueueName: "test.periodic.never"),
+            ConcurrentDispatchQueueScheduler(qos: .default),
+            OperationQueueScheduler(operationQueue: OperationQueue()),
+        ]
+        for scheduler in schedulers {
+            let probe = DispatchProbe()
+            let job = scheduler.schedulePeriodic(0, startAfter: .milliseconds(1), period: .never) { count in
+                probe.record("\(count)")
+                return count + 1
+            }
+            XCTAssertTrue(dispatchEventually { !probe.events.isEmpty }, "\(type(of: scheduler))")
+            usleep(20_000)
+            XCTAssertEqual(probe.events, ["0"], "\(type(of: scheduler))")
+            XCTAssertEqual((job as? PeriodicDisposable)?.skippedTicks, 0, "\(type(of: scheduler))")
+            job.dispose()
+        }
+    }
+
     func testIntervalOnASerialDispatchQueueUsesTheNativeTimer() {
         let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "interval-native")
         let finished = expectation(description: "three ticks")

@@ -43,6 +43,28 @@ import Testing
         }
     }
 
+    /// Up to `maxConcurrentOperationCount` actions run at once: an action
+    /// scheduled while another runs starts before the first one ends.
+    @Test(.tags(.guarantee10))
+    func anActionStartsWhileAnotherRunsWhenTheQueueRunsTwoAtOnce() {
+        let scheduler = OperationQueueScheduler(operationQueue: makeQueue(maxConcurrent: 2))
+        let firstRuns = DispatchSemaphore(value: 0)
+        let secondStarted = DispatchSemaphore(value: 0)
+        let firstSawSecond = TestFulfilment()
+        _ = scheduler.schedule(()) { _ in
+            firstRuns.signal()
+            if secondStarted.wait(timeout: .now() + 10) == .success { firstSawSecond.fulfill() }
+            return Disposables.create()
+        }
+        // Scheduled only while the first action runs.
+        #expect(firstRuns.wait(timeout: .now() + 10) == .success, "the first action never started")
+        _ = scheduler.schedule(()) { _ in
+            secondStarted.signal()
+            return Disposables.create()
+        }
+        #expect(firstSawSecond.wait(timeout: 15), "the second action waited for the first to end")
+    }
+
     @Test
     func queuePriorityOrdersReadyOperations() {
         let queue = makeQueue(maxConcurrent: 1)

@@ -19,12 +19,4 @@ import Testing
         }
         expectStopped(result, messageContaining: "period must be positive")
     }
-
-    @Test func neverPeriodStopsWithAMessageNamingPeriod() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let scheduler = TestScheduler(initialClock: 0)
-            _ = scheduler.schedulePeriodicEmulated((), startAfter: .seconds(1), period: .never) { _ in }
-        }
-        expectStopped(result, messageContaining: "period must be positive and finite")
-    }
 }

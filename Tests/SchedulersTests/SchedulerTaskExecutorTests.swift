@@ -13,6 +13,35 @@ private func currentOperationQueueName() async -> String? {
     OperationQueue.current?.name
 }
 
+/// Blocks the calling thread, without suspending, until `semaphore` is
+/// signalled or 10 s pass; returns whether it was signalled.
+private func blockUntilSignalled(_ semaphore: DispatchSemaphore) -> Bool {
+    semaphore.wait(timeout: .now() + 10) == .success
+}
+
+/// Starts a task on `executor` that blocks its thread until a second task on
+/// the same executor has started, starts that second task once the first is
+/// running, and returns whether the second started while the first still
+/// ran (`false` when the first gave up after 10 s: the second waited for
+/// the first's thread).
+private func secondTaskStartsWhileTheFirstRuns(on executor: some TaskExecutor) async -> Bool {
+    let firstRuns = DispatchSemaphore(value: 0)
+    let secondStarted = DispatchSemaphore(value: 0)
+    let first = Task(executorPreference: executor) {
+        firstRuns.signal()
+        return blockUntilSignalled(secondStarted)
+    }
+    // The second job is enqueued only while the first one runs: enqueued
+    // before, it would find a run of the executor still idle.
+    guard blockUntilSignalled(firstRuns) else { return false }
+    let second = Task(executorPreference: executor) {
+        _ = secondStarted.signal()
+    }
+    let startedWhileFirstRan = await first.value
+    await second.value
+    return startedWhileFirstRan
+}
+
 final class SchedulerTaskExecutorTests: XCTestCase {
     func testATaskPreferringAConcurrentDispatchSchedulerRunsOnItsQueue() async {
         let key = DispatchSpecificKey<String>()
@@ -61,6 +90,26 @@ final class SchedulerTaskExecutorTests: XCTestCase {
             try await Task.sleep(nanoseconds: 1_000_000)
         }
         XCTAssertNil(weakExecutor, "nothing keeps the executor once its tasks have ended")
+    }
+
+    /// Jobs run at once on up to `width` threads (one per processor): a job
+    /// enqueued while another runs starts on a second thread, not after the
+    /// first ends, also when the first never suspends.
+    func testAJobStartsWhileAnotherJobOfTheConcurrentDispatchExecutorRuns() async throws {
+        try XCTSkipIf(ProcessInfo.processInfo.activeProcessorCount < 2, "one processor: the executor runs one job at a time")
+        let queue = DispatchQueue(label: "task-executor.parallel", attributes: .concurrent)
+        let executor = ConcurrentDispatchQueueScheduler(queue: queue).taskExecutor
+        let parallel = await secondTaskStartsWhileTheFirstRuns(on: executor)
+        XCTAssertTrue(parallel, "the second job waited for the first job's thread")
+    }
+
+    /// The same on an operation queue that runs two operations at once.
+    func testAJobStartsWhileAnotherJobOfTheOperationQueueExecutorRuns() async {
+        let operationQueue = OperationQueue()
+        operationQueue.maxConcurrentOperationCount = 2
+        let executor = OperationQueueScheduler(operationQueue: operationQueue).taskExecutor
+        let parallel = await secondTaskStartsWhileTheFirstRuns(on: executor)
+        XCTAssertTrue(parallel, "the second job waited for the first job's operation")
     }
 
     func testATaskPreferringAnOperationQueueSchedulerRunsOnItsOperationQueue() async {

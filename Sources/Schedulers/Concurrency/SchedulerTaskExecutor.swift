@@ -7,17 +7,22 @@ import Foundation
 /// Code isolated to an actor still runs on that actor's executor; what the
 /// preference moves is the rest (the task's body between actor calls,
 /// `nonisolated` async functions it calls, child tasks that inherit it).
-/// Jobs may run concurrently, as they do on the global executor.
+/// Jobs run concurrently, as they do on the global executor (guarantee 10
+/// in Guarantees.md): a job enqueued while fewer jobs run than the width
+/// below starts at once on another thread, however long the running ones
+/// take, whether or not they ever suspend.
 ///
 /// - `ConcurrentDispatchQueueScheduler`: jobs run on the scheduler's queue,
-///   up to one at a time per processor, each thread taking the oldest
-///   waiting job; a flood of jobs costs one `async` per thread started, not
-///   per job, and nothing of this executor is allocated per job. As on the
-///   global concurrent executor, a job must not wait for a job enqueued
-///   after it.
+///   at once on up to one thread per processor (the width), each thread
+///   taking the oldest waiting job: a job waits for a thread only while
+///   that many run, and no job starts after one enqueued after it. A flood
+///   of jobs costs one `async` per thread started, not per job, and nothing
+///   of this executor is allocated per job. As on the global concurrent
+///   executor, a job must not block waiting for a job enqueued after it:
+///   with `width` such jobs running, the later one would never start.
 /// - `OperationQueueScheduler`: each job is one operation added to the
-///   scheduler's `operationQueue` at its `queuePriority`, so the queue's
-///   `maxConcurrentOperationCount` bounds how many run at once.
+///   scheduler's `operationQueue` at its `queuePriority`, so up to the
+///   queue's `maxConcurrentOperationCount` run at once.
 ///
 /// A job, once enqueued, always runs: a task on this executor runs to its
 /// end. `cancelAllOperations()` on the operation queue, which drops the
@@ -74,10 +79,12 @@ public final class SchedulerTaskExecutor: TaskExecutor, @unchecked Sendable {
 ///
 /// Up to `width` runs of the block (one per processor) are on the queue at
 /// once; each takes the oldest job, runs it, and goes on with the next until
-/// none is left. So a flood of jobs costs one `async` per run of the block,
-/// not per job, and jobs run at once on up to `width` threads, as on the
-/// global concurrent executor, whose rule they keep: a job never waits for
-/// a job enqueued after it. Nothing of this type is allocated per job (the
+/// none is left. A job enqueued while every run is busy with a job of its
+/// own starts another run, up to `width` (`ConcurrentJobs`): so jobs run at
+/// once on up to `width` threads, as on the global concurrent executor, a
+/// job waits for a thread only while `width` jobs run, and jobs start in
+/// the order enqueued. A flood of jobs costs one `async` per run of
+/// the block, not per job. Nothing of this type is allocated per job (the
 /// jobs wait in a buffer that keeps its capacity).
 ///
 /// The block holds this object unowned; `keepAlive` keeps the executor
@@ -120,54 +127,78 @@ final class ConcurrentJobQueue: @unchecked Sendable {
 
     /// Runs the oldest job, then the next, until none waits.
     private func runJobs() {
+        var ranAJob = false
         while true {
             let (next, last) = lock.withLock {
-                jobs.withValue { $0.takeOldest() }
+                jobs.withValue { $0.takeOldest(afterRunningAJob: ranAJob) }
             }
             // The last reference may go here, outside the lock.
             _ = last
             guard let (job, executor) = next else { return }
             // unsafe: `executor` is a strong reference, alive for the call.
             unsafe job.runSynchronously(on: executor.asUnownedTaskExecutor())
+            ranAJob = true
         }
     }
 }
 
 /// A concurrent job queue's state under its lock.
+///
+/// A run of the block is busy while it runs a job, idle otherwise (on the
+/// queue, not yet started, or between two jobs, about to take the next).
+/// An idle run takes a waiting job; a busy one cannot until its job ends,
+/// however long that is. So a job enqueued starts a run when fewer runs are
+/// idle than jobs wait, as long as fewer than `width` runs are on the queue:
+/// every waiting job has an idle run to take it, up to `width` jobs at once.
 private struct ConcurrentJobs {
     /// Jobs enqueued and not yet taken.
     private var pending = WaitingJobs()
     /// Runs of the block on the queue or running.
     private var runners = 0
+    /// Runs of the block running a job (taken, not yet returned).
+    private var busyRunners = 0
     /// Set while `runners` is not zero, or a job waits.
     private var keepAlive: SchedulerTaskExecutor?
 
     /// Adds `job`, keeping `executor` alive.
     ///
-    /// - Returns: Whether a run of the block must start: a run already
-    ///   waiting takes this job, so one more starts only while more jobs wait
-    ///   than runs could take, and at most `width` run at once.
+    /// - Returns: Whether a run of the block must start: an idle run takes
+    ///   this job, so one more starts only while more jobs wait than idle
+    ///   runs could take, and at most `width` runs are on the queue at once.
     mutating func add(_ job: UnownedJob, keeping executor: SchedulerTaskExecutor, width: Int) -> Bool {
         pending.append(job)
         // A store into an empty field releases nothing (`LockGuardedState`, rule 2).
         if case .none = keepAlive {
             keepAlive = executor
         }
-        guard runners < width, runners < pending.count else { return false }
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .taskExecutorBusyRunnerFree {
+            // The mutant: a busy run counts as free for the new job.
+            guard runners < width, runners < pending.count else { return false }
+            runners += 1
+            return true
+        }
+        #endif
+        guard runners < width, runners - busyRunners < pending.count else { return false }
         runners += 1
         return true
     }
 
-    /// The oldest job and the executor to run it on; or, when none waits,
-    /// the run ends (`nil`), and the last run to end gives up the executor
-    /// (`released`, to be dropped outside the lock).
-    mutating func takeOldest() -> (next: (UnownedJob, SchedulerTaskExecutor)?, released: SchedulerTaskExecutor?) {
+    /// Ends the job the calling run ran (when `afterRunningAJob`), then
+    /// gives it the oldest job and the executor to run it on; or, when none
+    /// waits, the run ends (`nil`), and the last run to end gives up the
+    /// executor (`released`, to be dropped outside the lock).
+    mutating func takeOldest(afterRunningAJob: Bool) -> (next: (UnownedJob, SchedulerTaskExecutor)?, released: SchedulerTaskExecutor?) {
+        if afterRunningAJob {
+            busyRunners -= 1
+        }
         guard let job = pending.popFirst() else {
             runners -= 1
             // The last run ends: no job waits or runs.
             guard runners == 0 else { return (nil, nil) }
             return (nil, keepAlive.take())
         }
+        busyRunners += 1
         return ((job, keepAlive!), nil)
     }
 }

@@ -29,6 +29,11 @@ import Synchronization
 ///   batches: a job joins the batch whose queue block is already waiting
 ///   when the scheduler has enqueued nothing since, otherwise it enqueues
 ///   the block once more, so a flood of jobs costs one `async` per batch.
+///   A timer of the scheduler (`scheduleRelative`, a periodic tick,
+///   `interval`) takes its place in that order when it fires: jobs enqueued
+///   after it fired run after its action, however many keep coming, and a
+///   steady stream of jobs delays it by no more than the jobs enqueued
+///   before it fired.
 ///   The executor allocates nothing per job (jobs wait in buffers that keep
 ///   their capacity, and the block is made once). Blocks enqueued on the
 ///   queue directly, not through the scheduler, are not ordered with jobs
@@ -196,9 +201,17 @@ public final class SerialSchedulerExecutor: SerialExecutor, @unchecked Sendable 
 /// enqueued on its executor may join the batch whose block is already on
 /// the scheduler's queue.
 ///
+/// The rule it keeps: work runs on the queue in the order it was enqueued
+/// through this gate, whatever enqueues it. Jobs, actions, `observe(on:)`
+/// drains, and the work of a timer when it fires (a one-shot timer's
+/// action, a periodic job's tick: `enqueueFiredTimer`) all pass it, so a
+/// timer that fell due is not overtaken by jobs enqueued after it fired,
+/// however many keep coming.
+///
 /// A batch is open from the moment its block is enqueued until the
 /// scheduler enqueues anything of its own (an action, an `observe(on:)`
-/// drain: `enqueueClosingBatch`) or the block finds its batch done. Blocks,
+/// drain: `enqueueClosingBatch`; a timer's work: `enqueueFiredTimer`) or
+/// the block finds its batch done. Blocks,
 /// actions and drains are enqueued under this one lock, so the order in
 /// which they reach the queue is the order in which the lock saw them: a job
 /// that finds the batch open runs before everything enqueued after it,
@@ -227,6 +240,23 @@ final class ExecutorBatchGate: @unchecked Sendable {
             #endif
             openBatch = nil
             return enqueue()
+        }
+    }
+
+    /// Runs `enqueue`, which enqueues the work of a timer that has fired on
+    /// the scheduler's queue, under the lock, with no batch open: jobs
+    /// enqueued after it run after the timer's work.
+    func enqueueFiredTimer(_ enqueue: () -> Void) {
+        lock.withLock {
+            #if SCHEDULERS_MUTANTS
+            if Mutant.active == .executorUnboundedBatch {
+                // The mutant: the timer's work leaves the batch open.
+                enqueue()
+                return
+            }
+            #endif
+            openBatch = nil
+            enqueue()
         }
     }
 }

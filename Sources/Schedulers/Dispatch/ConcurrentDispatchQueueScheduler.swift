@@ -19,8 +19,11 @@ import Foundation
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
 /// Guarantees (Guarantees.md): 5 (disposed before it starts, an action never
-/// runs; disposed while running, it finishes and is not run again) and 6 (no
-/// periodic tick starts after `dispose()` returns; ticks never overlap).
+/// runs; disposed while running, it finishes and is not run again), 6 (no
+/// periodic tick starts after `dispose()` returns; ticks never overlap) and,
+/// on a concurrent queue, 10 (an action scheduled while others run starts at
+/// once on another of the queue's threads; so do the jobs of `taskExecutor`,
+/// up to one per processor).
 ///
 /// Teardown (guarantee 9): the scheduler retains its queue. Work scheduled on
 /// a suspended queue waits until the queue is resumed; disposing it

@@ -20,6 +20,10 @@ struct DispatchPeriodicPlacement {
     enum TickExecution {
         /// On the timer's own (target) queue, inside the timer's handler.
         case onTimerQueue
+        /// On this serial queue, enqueued through this gate when the timer
+        /// fires (`DispatchQueueConfiguration`): a tick takes its place in
+        /// the queue's order among the executor's jobs when it falls due.
+        case throughGate(ExecutorBatchGate, DispatchQueue)
         /// As an operation on an operation queue, with this priority.
         case operationQueue(OperationQueue, Operation.QueuePriority)
     }
@@ -51,9 +55,13 @@ struct DispatchPeriodicPlacement {
 ///   state and the action (guarantee 8 in Guarantees.md).
 /// - `skippedTicks` counts the ticks that did not run: fires the dispatch
 ///   timer merged into one handler call (`data - 1` each time), plus fires
-///   that came while the previous tick was still running. With a zero period
+///   that came while the previous tick was still running, or, on a gated
+///   queue, while a tick was waiting on the queue. With a zero period
 ///   the timer repeats at libdispatch's shortest interval (as RxSwift's does)
 ///   and nothing is counted: there are no due times to miss.
+/// - A `.never` period ticks once, after `startAfter`, and never again (as
+///   RxSwift's repeating dispatch timer with a `.never` interval); the job
+///   holds its state until disposed.
 final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sendable {
     private enum Phase {
         /// Between ticks: the state the next tick receives.
@@ -76,6 +84,10 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     /// Whether fires that did not run count in `skippedTicks`: not with a zero
     /// period, which has no due times to miss.
     private let countsSkips: Bool
+    /// On a gated queue: fires not yet handed to a tick, and whether a tick
+    /// is on the queue to take them. Guarded by `lock`.
+    private var forwardedFires = 0
+    private var tickForwarded = false
 
     /// Creates and starts the job.
     ///
@@ -84,12 +96,13 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     ///   - startAfter: Nanoseconds to the first tick (already clamped to zero), or `nil` for never.
     ///   - periodNanoseconds: The validated period; zero repeats the timer at
     ///     libdispatch's shortest interval (1 ns, as libdispatch itself turns a
-    ///     zero interval into), and then no fire counts as skipped.
+    ///     zero interval into), and then no fire counts as skipped; `nil`
+    ///     (`.never`) fires once.
     init(
         state: StateType,
         placement: DispatchPeriodicPlacement,
         startAfter: Int64?,
-        periodNanoseconds: Int64,
+        periodNanoseconds: Int64?,
         action: @escaping (StateType) -> StateType
     ) {
         // The schedule counts from the call, not from when the timer source
@@ -98,7 +111,7 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         let called = SyncPoint.dispatchNow()
         phase = .waiting(state)
         self.action = action
-        countsSkips = periodNanoseconds > 0
+        countsSkips = (periodNanoseconds ?? 0) > 0
         timer = HandOffTimer(queue: placement.timerQueue)
         // TIMER-SLACK: the kernel's timer slack (50 µs by default on Linux,
         // prctl PR_SET_TIMERSLACK) stretches sleeps with a timeout (nanosleep,
@@ -108,7 +121,8 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
         // "Periodic timers and timer slack"). So the slack is left alone;
         // `leeway` (zero by default) is the knob that counts.
         let deadline: DispatchTime = startAfter.map { called + .nanoseconds(Int($0)) } ?? .distantFuture
-        timer.schedule(deadline: deadline, repeating: .nanoseconds(Int(max(1, periodNanoseconds))), leeway: placement.leeway)
+        let repeating: DispatchTimeInterval = periodNanoseconds.map { .nanoseconds(Int(max(1, $0))) } ?? .never
+        timer.schedule(deadline: deadline, repeating: repeating, leeway: placement.leeway)
         // The handler holds the job until `dispose()` cancels the timer, which
         // releases the handler: the cycle lasts exactly as long as the job.
         switch placement.execution {
@@ -120,6 +134,15 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
             timer.setEventHandler { [self] in
                 fireOnOperationQueue(queue, priority: priority)
             }
+        case .throughGate(let gate, let queue):
+            // Made once per job; it holds the job until it has run, and the
+            // handler holds it until the timer is cancelled.
+            let tick: @Sendable @convention(block) () -> Void = { [self] in
+                runForwardedTick()
+            }
+            timer.setEventHandler { [self] in
+                forwardFire(through: gate, to: queue, tick: tick)
+            }
         }
         timer.activate()
     }
@@ -127,8 +150,10 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
     /// Validates `period`, then creates and starts the job on the timer
     /// `placement` gives (asked after the validation).
     ///
-    /// - Precondition: `period` is zero or positive, and finite; negative or
-    ///   `.never` stops the program with a message naming `period`.
+    /// A `.never` period ticks once, after `startAfter`.
+    ///
+    /// - Precondition: `period` is zero or positive (finite, or `.never`); a
+    ///   negative period stops the program with a message naming `period`.
     convenience init(
         state: StateType,
         startAfter: RxTimeInterval,
@@ -190,6 +215,61 @@ final class DispatchPeriodicTimer<StateType>: PeriodicDisposable, @unchecked Sen
 
     private func fireOnTimerQueue() {
         guard let (state, action) = beginTick(fires: Int(clamping: timer.data)) else { return }
+        finishTick(with: action(state))
+    }
+
+    /// The timer fired, on `DispatchQueueConfiguration.timerFireQueue`: the
+    /// fires wait for a tick, and unless one is on the queue already, a tick
+    /// is enqueued on it through the gate (fires that come while it waits
+    /// join it, counted as skipped, as the timer merges fires).
+    private func forwardFire(
+        through gate: ExecutorBatchGate, to queue: DispatchQueue,
+        tick: @escaping @Sendable @convention(block) () -> Void
+    ) {
+        let fires = Int(clamping: timer.data)
+        let enqueues: Bool = lock.withLock {
+            if case .disposed = phase { return false }
+            forwardedFires += fires
+            guard !tickForwarded else { return false }
+            tickForwarded = true
+            return true
+        }
+        guard enqueues else { return }
+        gate.enqueueFiredTimer {
+            if !SyncPoint.controllerTook(tick, for: queue) {
+                queue.async(execute: tick)
+            }
+        }
+    }
+
+    /// A tick enqueued through the gate, on the queue: takes the fires
+    /// forwarded so far, so a fire from now on enqueues the next tick.
+    private func runForwardedTick() {
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .timerLostWakeup {
+            // The mutant: the tick says it is no longer on the queue only
+            // after running, in a critical section of its own, so a fire
+            // during the tick finds one forwarded, adds to the fires and
+            // enqueues nothing: its wake-up is lost until a later fire.
+            let fires: Int = lock.withLock {
+                let fires = forwardedFires
+                forwardedFires = 0
+                return fires
+            }
+            if let (state, action) = beginTick(fires: fires) {
+                finishTick(with: action(state))
+            }
+            lock.withLock { tickForwarded = false }
+            return
+        }
+        #endif
+        let fires: Int = lock.withLock {
+            let fires = forwardedFires
+            forwardedFires = 0
+            tickForwarded = false
+            return fires
+        }
+        guard let (state, action) = beginTick(fires: fires) else { return }
         finishTick(with: action(state))
     }
 

@@ -10,8 +10,10 @@ import Foundation
 ///
 /// - `schedule` enqueues with `DispatchQueue.async`, never inline (a subclass
 ///   may do otherwise and says so).
-/// - `scheduleRelative` arms a one-shot `DispatchSourceTimer` on the queue; a
-///   negative due time is due at once, `.never` never runs.
+/// - `scheduleRelative` arms a one-shot `DispatchSourceTimer` on the queue
+///   (on a `SerialDispatchQueueScheduler`, one whose work is enqueued on the
+///   queue when it fires: see there); a negative due time is due at once,
+///   `.never` never runs.
 /// - `schedulePeriodic` is native (a repeating `DispatchSourceTimer` on the
 ///   queue, which `Scheduler`'s default implementation starts), fixed rate, and
 ///   returns a `PeriodicDisposable` (cast to read `skippedTicks`); ticks of
@@ -19,7 +21,7 @@ import Foundation
 ///   source runs its handler serially. A zero period, as in RxSwift, repeats
 ///   the timer at libdispatch's shortest interval: ticks follow each other as
 ///   fast as the queue runs them (each one a separate turn of the queue), and
-///   none counts as skipped.
+///   none counts as skipped. A `.never` period ticks once, after `startAfter`.
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
 /// Guarantees (Guarantees.md): 5 (disposed before it starts, an action never
@@ -100,9 +102,10 @@ public class DispatchQueueScheduler: PeriodicScheduler, @unchecked Sendable {
     /// this job only.
     ///
     /// - Returns: A `PeriodicDisposable`, as `schedulePeriodic(_:startAfter:period:action:)`.
-    /// - Precondition: `period` is zero or positive, and finite, as for
-    ///   `schedulePeriodic(_:startAfter:period:action:)`. A negative `leeway`
-    ///   counts as zero; `.never` lets the system fire as late as it likes.
+    /// - Precondition: `period` is zero or positive (finite, or `.never`:
+    ///   one tick), as for `schedulePeriodic(_:startAfter:period:action:)`. A
+    ///   negative `leeway` counts as zero; `.never` lets the system fire as
+    ///   late as it likes.
     public func schedulePeriodic<StateType>(
         _ state: StateType,
         startAfter: RxTimeInterval,

@@ -14,10 +14,18 @@ import Synchronization
 /// - `schedule` and `scheduleInOrder` always enqueue with `DispatchQueue.async`
 ///   (never inline), so actions run in FIFO order: this class is a
 ///   `SerialScheduler` and gets the `observe(on:)` fast path.
-/// - `scheduleRelative` arms a one-shot `DispatchSourceTimer` targeting the
-///   serial queue; a negative due time is due at once, `.never` never runs.
+/// - `scheduleRelative` arms a one-shot `DispatchSourceTimer`; a negative
+///   due time is due at once, `.never` never runs.
 /// - `schedulePeriodic` is native (a repeating `DispatchSourceTimer`), fixed
 ///   rate, and returns a `PeriodicDisposable`.
+/// - Work runs in the order it was enqueued (guarantee 10): actions,
+///   `observe(on:)` deliveries, the jobs of `executor`, and the work of a
+///   timer, which is enqueued when the timer fires (at or just after its due
+///   time; the timer fires on a queue of the library's and enqueues the
+///   action or tick on the serial queue, in order with the rest). So a timer
+///   that fell due is not overtaken by an actor's jobs enqueued after it,
+///   however many keep coming. (`MainScheduler`'s timers fire on the main
+///   queue itself: its executor is the main actor's, which batches nothing.)
 /// - `now` is `Date()`; due times are on `DispatchTime`, the monotonic clock.
 ///
 /// `now`, `scheduleRelative` and `schedulePeriodic` (with or without a
@@ -27,7 +35,8 @@ import Synchronization
 /// Guarantees (Guarantees.md): 5, a scheduled action disposed before it starts
 /// never runs, one disposed while running finishes, is not run again, and
 /// what it returned is disposed; 6, no periodic tick starts after `dispose()`
-/// returns and ticks never overlap.
+/// returns and ticks never overlap; 10, work runs in the order it fell due
+/// or was enqueued (above).
 ///
 /// Teardown (guarantee 9): the scheduler retains its queue, so the queue
 /// cannot go away under it. Work scheduled on a suspended queue waits until
@@ -65,7 +74,8 @@ public class SerialDispatchQueueScheduler: DispatchQueueScheduler, SerialSchedul
         let batch = ExecutorBatchGate()
         executorBatch = batch
         executor = SerialSchedulerExecutor(queue: serialQueue, batch: batch, isMainQueue: isMainQueue)
-        super.init(configuration: DispatchQueueConfiguration(queue: serialQueue, leeway: leeway))
+        // The main queue's executor is the main actor's: it batches nothing.
+        super.init(configuration: DispatchQueueConfiguration(queue: serialQueue, leeway: leeway, gate: isMainQueue ? nil : batch))
     }
 
     /// Creates a scheduler on a new serial queue named `internalSerialQueueName`.

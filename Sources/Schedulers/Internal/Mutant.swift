@@ -124,6 +124,40 @@ enum Mutant: String, CaseIterable, Sendable {
     /// disposable (a data race). Breaks guarantee 7.
     case scheduledDisposableSplitExchange = "scheduled-disposable-split-exchange"
 
+    /// Lost parallelism: `ConcurrentJobs.add` (the concurrent dispatch
+    /// scheduler's `taskExecutor`) starts a run of its block only while fewer
+    /// runs are on the queue than jobs wait, so a run busy with a job counts
+    /// as free for a new one, and a job enqueued while another runs waits for
+    /// that job to end. Breaks the executor's promise that jobs run at once
+    /// on up to `width` threads (guarantee 10, progress: parallelism).
+    case taskExecutorBusyRunnerFree = "task-executor-busy-runner-free"
+
+    /// A timer past the batch gate: a `SerialDispatchQueueScheduler`'s timers
+    /// (`scheduleRelative`, periodic ticks, `interval`) fire on the scheduler's
+    /// queue itself, as a block the open batch of executor jobs is not
+    /// closed for, so every job that joins the batch meanwhile runs first and
+    /// a steady stream of jobs holds the timer back without bound. Breaks
+    /// guarantee 10 (progress: a timer that fell due is not overtaken by work
+    /// enqueued after it).
+    case timerPastBatchGate = "timer-past-batch-gate"
+
+    /// A lost timer wake-up: a periodic tick that a gated timer
+    /// (`DispatchPeriodicTimer.runForwardedTick`, on a
+    /// `SerialDispatchQueueScheduler`) enqueued says it is no longer on the
+    /// queue only after its action ran, in a critical section of its own, so
+    /// a fire during the tick enqueues nothing and waits for the next fire
+    /// (or forever, if none comes). Breaks guarantee 10 (progress: a tick
+    /// that fell due runs) and miscounts guarantee 6's skipped ticks.
+    case timerLostWakeup = "timer-lost-wakeup"
+
+    /// An unbounded batch: a fired timer's work passes the gate's lock
+    /// (`ExecutorBatchGate.enqueueFiredTimer`) but leaves the executor's
+    /// batch open, so jobs enqueued after the timer fired join a batch whose
+    /// block the queue holds ahead of the timer's work: the batch grows for
+    /// as long as jobs keep coming and the timer waits behind all of them.
+    /// Breaks guarantee 10 (progress: due-time order).
+    case executorUnboundedBatch = "executor-unbounded-batch"
+
     /// The mutant `SCHEDULERS_MUTANT` names, read once; `nil` (the correct
     /// library) when it is unset or empty. A name that is no case stops the
     /// program with the list of names, so a typo cannot pass for a mutant

@@ -13,8 +13,12 @@ extension ObservableType where Element: RxAbstractInteger {
     /// dispatch scheduler, back to back, each element a separate turn of the
     /// queue); see `Scheduler.schedulePeriodic`.
     ///
-    /// - Precondition: `period` is zero or positive, and finite; otherwise the
-    ///   program stops with a message naming `period`.
+    /// A `.never` period never sends anything, as in RxSwift: the first
+    /// element would be due after one period (like `timer(.never, period: .never,
+    /// scheduler:)`).
+    ///
+    /// - Precondition: `period` is zero or positive (finite, or `.never`);
+    ///   a negative period stops the program with a message naming `period`.
     public static func interval(_ period: RxTimeInterval, scheduler: SchedulerType) -> Observable<Element> {
         _ = period.validatedPeriodNanoseconds(argument: "period")
         return TimerObservable(dueTime: period, period: period, scheduler: scheduler)

@@ -23,7 +23,7 @@ extension ObservableType where Element: RxAbstractInteger {
         period: RxTimeInterval? = nil,
         scheduler: SchedulerType
     ) -> Observable<Element> {
-        if let period, period.nanosecondsOrNil != nil {
+        if let period {
             _ = period.validatedPeriodNanoseconds(argument: "period")
         }
         return TimerObservable(dueTime: dueTime, period: period, scheduler: scheduler)

@@ -3,7 +3,8 @@
 ///
 /// Tick `k` is due at `start + k·period` on the scheduler's monotonic clock;
 /// with a zero period there is no grid: each tick is scheduled with a zero
-/// delay once the previous one has returned. The lock guards `phase`, the action, the state and the skipped count; the
+/// delay once the previous one has returned; with a `.never` period
+/// (`periodNanoseconds` `nil`) tick 0 is the only one. The lock guards `phase`, the action, the state and the skipped count; the
 /// action runs outside it. Transitions:
 ///
 /// - `waiting(k)` → `ticking(k)`: the scheduled tick starts (`beginTick`);
@@ -44,7 +45,10 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
 
     private let scheduler: SchedulerKind
     private let startNanoseconds: Int64
+    /// The period; 0 for a `.never` period, which `ticksOnce` marks.
     private let periodNanoseconds: Int64
+    /// A `.never` period: after tick 0 the job only waits to be disposed.
+    private let ticksOnce: Bool
     /// A backlog is dropped only when it holds more than `catchUpTicks` ticks
     /// and its oldest tick is more than `catchUpNanoseconds` overdue: both
     /// `Int64.max` for `.catchUp`, both 0 for `.skip`.
@@ -61,14 +65,15 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
         scheduler: SchedulerKind,
         state: State,
         startNanoseconds: Int64,
-        periodNanoseconds: Int64,
+        periodNanoseconds: Int64?,
         missedTicks: MissedTickPolicy,
         action: @escaping (State) -> State
     ) {
         self.scheduler = scheduler
         self.state = state
         self.startNanoseconds = startNanoseconds
-        self.periodNanoseconds = periodNanoseconds
+        self.periodNanoseconds = periodNanoseconds ?? 0
+        ticksOnce = periodNanoseconds == nil
         switch missedTicks {
         case .catchUp:
             (catchUpTicks, catchUpNanoseconds) = (.max, .max)
@@ -185,7 +190,7 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
             phase = .waiting(tick: next, pending: nil)
             return true
         }
-        guard stillActive else { return .stop }
+        guard stillActive, !ticksOnce else { return .stop }
         if periodNanoseconds == 0 {
             return .schedule(tick: next, delayNanoseconds: 0)
         }
@@ -235,7 +240,7 @@ final class EmulatedPeriodicJob<SchedulerKind: Scheduler, State>: PeriodicDispos
             phase = .waiting(tick: next, pending: nil)
             return true
         }
-        if goesOn {
+        if goesOn, !ticksOnce {
             scheduleTick(next, delayNanoseconds: max(0, delay))
         }
     }

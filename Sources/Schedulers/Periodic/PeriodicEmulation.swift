@@ -15,8 +15,12 @@ extension Scheduler {
     ///   with `missedTicks: .default` (catch up a short backlog, skip a
     ///   stall); see there for timing, zero periods and disposal.
     ///
-    /// - Precondition: `period` is zero or positive, and finite; a negative or
-    ///   `.never` period stops the program with a message naming `period`.
+    /// A `.never` period ticks once, after `startAfter`, and never again, as
+    /// RxSwift's periodic scheduling does (and `Observable.timer(_:period:scheduler:)`
+    /// with a `.never` period); `interval(.never, scheduler:)` never ticks.
+    ///
+    /// - Precondition: `period` is zero or positive (finite, or `.never`); a
+    ///   negative period stops the program with a message naming `period`.
     public func schedulePeriodic<StateType>(
         _ state: StateType,
         startAfter: RxTimeInterval,
@@ -78,14 +82,15 @@ extension Scheduler {
     /// receives the same state.
     ///
     /// A negative `startAfter` counts as zero; `.never` means no tick ever runs.
+    /// A `.never` period ticks once, after `startAfter`, and never again.
     /// On a scheduler that runs work due now a little later (`TestScheduler`'s
     /// processing delay), a first tick due at once (a zero or negative
     /// `startAfter`) runs that much later and `start` is that time, so the
     /// grid follows the first tick, as in RxSwift: on `TestScheduler` a job
     /// with period 1 made at 200 ticks at 201, 202, 203.
     ///
-    /// - Precondition: `period` is zero or positive, and finite; a negative or
-    ///   `.never` period stops the program with a message naming `period`.
+    /// - Precondition: `period` is zero or positive (finite, or `.never`); a
+    ///   negative period stops the program with a message naming `period`.
     public func schedulePeriodicEmulated<StateType>(
         _ state: StateType,
         startAfter: RxTimeInterval,
@@ -103,7 +108,7 @@ extension Scheduler {
         let startDelay = startAfter.dueNanoseconds
         let now = Int64(clamping: monotonicNanoseconds)
         var firstTickDelay = startDelay ?? 0
-        if firstTickDelay == 0, periodNanoseconds > 0, let lagging = self as? any ZeroDelayProgress {
+        if firstTickDelay == 0, (periodNanoseconds ?? 0) > 0, let lagging = self as? any ZeroDelayProgress {
             // Work due now runs this much later here (TestScheduler's
             // processing delay): so does the first tick, and the grid starts
             // where it runs, as RxSwift's does.

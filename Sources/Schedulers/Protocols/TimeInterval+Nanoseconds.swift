@@ -40,16 +40,13 @@ extension DispatchTimeInterval {
         return nanoseconds > 0 ? later(nanoseconds) : now()
     }
 
-    /// Validates a period: zero or positive, and finite; otherwise stops with
-    /// a message naming `argument`. Zero is allowed, as in RxSwift: it means
+    /// Validates a period: zero or positive, or `.never` (`nil`: the first
+    /// tick and no next one, as in RxSwift); a negative period stops with a
+    /// message naming `argument`. Zero is allowed, as in RxSwift: it means
     /// "as often as the scheduler allows" (see `schedulePeriodic`).
     @usableFromInline
-    func validatedPeriodNanoseconds(argument: String = "period") -> Int64 {
-        guard let nanoseconds = nanosecondsOrNil else {
-            preconditionFailure(
-                "\(argument) must be positive and finite, got .never; pass a finite period (zero ticks as often as the scheduler allows)"
-            )
-        }
+    func validatedPeriodNanoseconds(argument: String = "period") -> Int64? {
+        guard let nanoseconds = nanosecondsOrNil else { return nil }
         precondition(
             nanoseconds >= 0,
             "\(argument) must be positive (or zero: as often as the scheduler allows), got \(nanoseconds) ns"

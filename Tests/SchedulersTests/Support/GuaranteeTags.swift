@@ -27,4 +27,6 @@ extension Tag {
     @Tag static var guarantee8: Self
     /// Guarantee 9: bad input gets a clear answer.
     @Tag static var guarantee9: Self
+    /// Guarantee 10: work makes progress, in parallel where promised and in the order it fell due.
+    @Tag static var guarantee10: Self
 }
