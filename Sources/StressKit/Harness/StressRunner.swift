@@ -108,8 +108,9 @@ struct StressRunner: Sendable {
         var reporter = ProgressReporter(scenario, declared: declared.map(OutcomeDeclaration.init), seed: seed,
             started: started, report: onProgress)
         while true {
-            var size = batchSize
-            if case .iterations(let total) = limit {
+            var size = min(batchSize, scenario.batchLimit ?? batchSize)
+            if case .iterations(let asked) = limit {
+                let total = max(asked / max(scenario.iterationDivisor, 1), 1)
                 size = min(size, total - iterations)
             }
             if size <= 0 { break }
