@@ -110,7 +110,8 @@ struct SerialProgressTarget: Sendable {
     /// The main actor and the main queue: timers and actions are blocks on
     /// the main queue, jobs the main actor's. A reference, not gated.
     static let mainActor = SerialProgressTarget(name: "main-actor", isReference: true) {
-        Made(
+        DispatchQueue.main.setSpecific(key: mainQueueKey, value: 1)
+        return Made(
             after: { seconds, work in DispatchQueue.main.asyncAfter(deadline: .now() + seconds, execute: work) },
             action: { work in DispatchQueue.main.async(execute: work) },
             job: { work in Task.immediate { @MainActor in work() } },
@@ -127,9 +128,14 @@ struct SerialProgressTarget: Sendable {
                 return done.wait(timeout: .now() + seconds) == .success
             },
             finish: {},
-            isIsolated: { Thread.isMainThread })
+            // The main queue, not the main thread: under `dispatchMain()` on
+            // Linux the main thread exits and a worker drains the main queue.
+            isIsolated: { DispatchQueue.getSpecific(key: mainQueueKey) == 1 })
     }
 }
+
+/// Marks the main queue for the main actor's isolation check.
+private let mainQueueKey = DispatchSpecificKey<UInt8>()
 
 /// A default actor: its jobs run on the runtime's own serial executor.
 actor DefaultActor {
