@@ -49,7 +49,7 @@ enum ResultTable {
         if result.verdict == .reference {
             lines.append("    REFERENCE: the platform's own executor, reported beside the library's, never gated"
                 + (result.forbiddenCount > 0
-                    ? " (\(result.forbiddenCount) iteration(s) broke the promise the library keeps)" : ""))
+                    ? " (\(result.forbiddenCount) iteration(s) broke the promise the library makes)" : ""))
         } else if result.forbiddenCount > 0 {
             lines.append("    \(failed): \(result.forbiddenCount) iteration(s) ended in a forbidden outcome")
         }

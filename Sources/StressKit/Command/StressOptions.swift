@@ -17,7 +17,7 @@ struct StressOptions: ParsableCommand {
         commandName: StressCommand.programName,
         abstract: "Hammers the racy guarantees of the Schedulers library on its schedulers and every registered one.",
         discussion: """
-            Covers guarantees 2 to 8, numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
+            Covers guarantees 2 to 8 and 10 (progress), numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
             each scenario runs its actors concurrently, many times, and counts each outcome.
 
             --explore runs every scenario one thread at a time under a schedule controller \
@@ -29,11 +29,18 @@ struct StressOptions: ParsableCommand {
             schedule that --replay reproduces. --self-check also prints how often and how fast real \
             threads and each strategy find several broken disposables.
 
-            Every batch of iterations (and every explored schedule) runs under a watchdog: one that does not \
-            finish within --hang-seconds is a forbidden 'hung' outcome, printed with every thread's stack \
-            (through gdb) and the seed. Each scenario runs in a child process of its own (--isolate, the \
-            default): a scenario that traps is a forbidden 'crashed' outcome with its signal, one that hangs \
-            ends its own process, and the next scenario still runs.
+            A scenario's set-up (its scheduler's make), every batch of iterations (and every explored \
+            schedule) and its tear-down run under a watchdog: one that does not finish within --hang-seconds \
+            is a forbidden 'hung' outcome, printed with every thread's stack (through gdb) and the seed. Each \
+            scenario runs in a child process of its own (--isolate, the default): a scenario that traps is a \
+            forbidden 'crashed' outcome with its signal and the counts it had reported, one that hangs ends \
+            its own process, a child that shows no progress for --hang-seconds plus a grace is killed and \
+            reported 'hung', and the next scenario still runs. Every failed scenario prints the command that \
+            runs it alone again with the same choices.
+
+            Scenarios named reference.* run the platform's own executors (the main actor, a default actor, \
+            the global concurrent executor) through the same scenarios: their forbidden outcomes are \
+            reported, never gated.
 
             EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome (a hang or a crash \
             included) or a leak (or a deadlock under --explore; with --self-check, a broken disposable went \

@@ -15,6 +15,8 @@ import Schedulers
 /// - a `Scheduler`: `dispose-vs-periodic.<name>` (its `schedulePeriodic`,
 ///   the library's emulation unless it implements it);
 /// - a `PeriodicScheduler`: also `dispose-vs-periodic.<name>-emulated`.
+/// - declared with ``promisingParallelism()``: also
+///   `parallel-progress.<name>` (a second action starts while the first runs).
 ///
 /// The scenarios hold an action behind a gate scheduled just before it, so
 /// they need the scheduler to start actions scheduled from one thread in

@@ -62,7 +62,8 @@ final class ParallelProgress: StressScenario, @unchecked Sendable {
     }
 
     let name: String
-    let guarantees: String
+    /// Guarantee 10 (progress) in Guarantees.md.
+    let guarantees = "10"
     let summary: String
     let actorCount = 2
     let live = LiveCounter()
@@ -73,7 +74,6 @@ final class ParallelProgress: StressScenario, @unchecked Sendable {
     init(_ target: ParallelTarget) {
         self.target = target
         name = (target.isReference ? "reference." : "") + "parallel-progress.\(target.name)"
-        guarantees = target.guarantee
         summary = "\(target.name): a job waits up to \(Int(Self.waitSeconds)) s for a second one, submitted once it "
             + "started, to start too (\(target.promise))"
     }
@@ -146,14 +146,12 @@ struct ParallelTarget: Sendable {
     var isReference = false
     /// What promises the width, for the scenario's summary.
     let promise: String
-    /// The guarantee numbers the scenario names.
-    let guarantee: String
     /// Makes the target, once per scenario.
     let make: @Sendable () -> Runner
 
     /// `ConcurrentDispatchQueueScheduler` actions, on a concurrent queue of its own.
     static let concurrentDispatch = ParallelTarget(
-        name: "concurrent-dispatch", promise: "a concurrent queue runs its blocks at once", guarantee: "progress"
+        name: "concurrent-dispatch", promise: "a concurrent queue runs its blocks at once"
     ) {
         let scheduler = ConcurrentDispatchQueueScheduler(
             queue: DispatchQueue(label: "stress.parallel.concurrent", attributes: .concurrent))
@@ -164,7 +162,7 @@ struct ParallelTarget: Sendable {
     /// runs jobs at once on up to one thread per processor.
     static let concurrentDispatchTaskExecutor = ParallelTarget(
         name: "concurrent-dispatch.task-executor",
-        promise: "its taskExecutor runs jobs at once on up to one thread per processor", guarantee: "progress"
+        promise: "its taskExecutor runs jobs at once on up to one thread per processor"
     ) {
         let scheduler = ConcurrentDispatchQueueScheduler(
             queue: DispatchQueue(label: "stress.parallel.task-executor", attributes: .concurrent))
@@ -174,7 +172,7 @@ struct ParallelTarget: Sendable {
 
     /// `OperationQueueScheduler` actions on a queue that runs two operations at once.
     static let operationQueueWidth2 = ParallelTarget(
-        name: "operation-queue.width-2", promise: "maxConcurrentOperationCount 2", guarantee: "progress"
+        name: "operation-queue.width-2", promise: "maxConcurrentOperationCount 2"
     ) {
         let scheduler = OperationQueueScheduler(operationQueue: twoAtOnce("stress.parallel.operations"))
         return Runner(
@@ -184,7 +182,7 @@ struct ParallelTarget: Sendable {
 
     /// Tasks on the `taskExecutor` of an `OperationQueueScheduler` whose queue runs two operations at once.
     static let operationQueueWidth2TaskExecutor = ParallelTarget(
-        name: "operation-queue.width-2.task-executor", promise: "maxConcurrentOperationCount 2", guarantee: "progress"
+        name: "operation-queue.width-2.task-executor", promise: "maxConcurrentOperationCount 2"
     ) {
         let scheduler = OperationQueueScheduler(operationQueue: twoAtOnce("stress.parallel.task-operations"))
         let executor = scheduler.taskExecutor
@@ -196,8 +194,7 @@ struct ParallelTarget: Sendable {
     /// The platform's global concurrent executor (a task with no preference):
     /// a reference, not gated.
     static let globalConcurrentExecutor = ParallelTarget(
-        name: "global-concurrent-executor", isReference: true, promise: "the runtime's global concurrent executor",
-        guarantee: "reference"
+        name: "global-concurrent-executor", isReference: true, promise: "the runtime's global concurrent executor"
     ) {
         Runner(submit: { job in Task.detached { job() } }, finish: {})
     }
@@ -206,7 +203,7 @@ struct ParallelTarget: Sendable {
     /// (``StressScheduler/promisingParallelism()``): its actions.
     static func registered(_ registration: StressScheduler) -> ParallelTarget {
         ParallelTarget(
-            name: registration.name, promise: "registered as promising two actions at once", guarantee: "progress"
+            name: registration.name, promise: "registered as promising two actions at once"
         ) {
             let made = registration.make()
             return Runner(

@@ -21,7 +21,7 @@ final class ReferenceExecutorFIFO: StressScenario, @unchecked Sendable {
     }
 
     let name: String
-    let guarantees = "reference"
+    let guarantees = "5"
     let summary: String
     let actorCount = 3
     let live = LiveCounter()
