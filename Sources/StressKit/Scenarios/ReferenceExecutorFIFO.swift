@@ -39,6 +39,9 @@ final class ReferenceExecutorFIFO: StressScenario, @unchecked Sendable {
         "the platform's executor runs its jobs on the runtime's threads, which the schedule controller does not run"
     }
 
+    /// A reference needs fewer iterations than the gated scenario beside it.
+    var iterationDivisor: Int { 10 }
+
     func setUp() {
         made = target.make()
     }
