@@ -24,14 +24,26 @@ final class StressOptionsTests: XCTestCase {
     }
 
     func testBadInputIsRejectedWithAMessageNamingTheOption() {
+        let seconds = "needs a number of seconds greater than 0 and at most 1000000 s"
         let cases: [([String], String)] = [
             (["--bogus"], "Unknown option '--bogus'"),
             (["--iterations"], "Missing value for '--iterations <n>'"),
             (["--iterations", "--list"], "Missing value for '--iterations <n>'"),
             (["--iterations", "0"], "The value '0' is invalid for '--iterations <n>': needs a positive whole number"),
             (["--iterations", "many"], "The value 'many' is invalid for '--iterations <n>': needs a positive whole number"),
-            (["--duration", "-1"], "The value '-1' is invalid for '--duration <seconds>': needs a positive number of seconds"),
-            (["--duration", "inf"], "The value 'inf' is invalid for '--duration <seconds>': needs a positive number of seconds"),
+            (["--duration", "-1"], "The value '-1' is invalid for '--duration <seconds>': \(seconds)"),
+            (["--duration", "inf"], "The value 'inf' is invalid for '--duration <seconds>': \(seconds)"),
+            (["--duration", "1e11"], "The value '1e11' is invalid for '--duration <seconds>': \(seconds)"),
+            (["--duration", "nan"], "The value 'nan' is invalid for '--duration <seconds>': \(seconds)"),
+            (["--hang-seconds", "1e11"], "The value '1e11' is invalid for '--hang-seconds <seconds>': \(seconds)"),
+            (["--hang-seconds", "-0.5"], "The value '-0.5' is invalid for '--hang-seconds <seconds>': \(seconds)"),
+            (["--hang-seconds", "NaN"], "The value 'NaN' is invalid for '--hang-seconds <seconds>': \(seconds)"),
+            (["--hang-seconds", "0"], "The value '0' is invalid for '--hang-seconds <seconds>': \(seconds)"),
+            (["--detection-seconds", "1e300"], "The value '1e300' is invalid for '--detection-seconds <seconds>': \(seconds)"),
+            (["--pct-depth", "1000000000000"], "The value '1000000000000' is invalid for '--pct-depth <d>': needs a whole number from 1 to 100"),
+            (["--pct-depth", "0"], "The value '0' is invalid for '--pct-depth <d>': needs a whole number from 1 to 100"),
+            (["--preemptions", "11"], "The value '11' is invalid for '--preemptions <n>': needs a whole number from 0 to 10"),
+            (["--scenario", ","], "--scenario needs a scenario name (see --list)"),
             (["--seed", "-3"], "The value '-3' is invalid for '--seed <n>': needs a whole number from 0 to 2^64-1 (decimal or 0x-hex)"),
             (["--seed", "18446744073709551616"], "The value '18446744073709551616' is invalid for '--seed <n>': needs a whole number from 0 to 2^64-1 (decimal or 0x-hex)"),
             (["--filter", ","], "--filter needs a non-empty text"),
@@ -65,6 +77,10 @@ final class StressOptionsTests: XCTestCase {
         XCTAssertEqual(command.main(["--filter", "nothing-matches"]), 2)
         XCTAssertTrue(output.text.contains("Stress: error: 'nothing-matches' selects no scenario"), output.text)
         XCTAssertEqual(command.main(["--iterations", "4", "--csv", "/nonexistent-directory/x.csv"]), 2)
+        XCTAssertEqual(command.main(["--hang-seconds", "1e11"]), 2)
+        XCTAssertTrue(output.text.contains("at most 1000000 s"), output.text)
+        XCTAssertEqual(command.main(["--scenario", "fake"]), 2)
+        XCTAssertTrue(output.text.contains("--scenario: no scenario is named 'fake'"), output.text)
     }
 
     func testFilterSelectsScenariosAnyTextSelectsByWholeWords() throws {
@@ -78,6 +94,12 @@ final class StressOptionsTests: XCTestCase {
         )
         let chosen = command.selected(try StressOptions.parse(["--filter", "bag,serial"]))
         XCTAssertEqual(chosen.map(\.name), ["bag.one", "serial.two"])
+        // --scenario selects the whole name only, beside what --filter selects.
+        let exact = StressCommand(
+            scenarios: [FakeScenario(name: "kind.loop") { _ in .first }, FakeScenario(name: "kind.loop-generic-path") { _ in .first }],
+            output: { _ in })
+        XCTAssertEqual(exact.selected(try StressOptions.parse(["--filter", "kind.loop"])).map(\.name), ["kind.loop", "kind.loop-generic-path"])
+        XCTAssertEqual(exact.selected(try StressOptions.parse(["--scenario", "kind.loop"])).map(\.name), ["kind.loop"])
         // Part of a word selects nothing.
         XCTAssertEqual(command.selected(try StressOptions.parse(["--filter", "ag,erial.two"])).map(\.name), [])
     }

@@ -33,7 +33,8 @@ enum ResultTable {
         lines += table.lines(result.rows.map { row in
             var meaning = row.outcome.meaning
             if row.outcome.grade == .forbidden && row.count > 0 {
-                meaning += "   <-- FORBIDDEN OUTCOME SEEN"
+                meaning += result.verdict == .reference
+                    ? "   <-- forbidden on the library, seen on this reference" : "   <-- FORBIDDEN OUTCOME SEEN"
             } else if row.outcome.grade == .acceptable && row.count == 0 {
                 meaning += "   <-- never seen"
             }
@@ -42,10 +43,14 @@ enum ResultTable {
         if let stoppedBecause = result.stoppedBecause {
             lines.append("    STOPPED: \(stoppedBecause)")
         }
-        if result.leaked != 0 {
+        if result.leaked != 0 && result.verdict != .reference {
             lines.append("    \(failed): \(result.leaked) tracked instance(s) still alive after tear-down (leak)")
         }
-        if result.forbiddenCount > 0 {
+        if result.verdict == .reference {
+            lines.append("    REFERENCE: the platform's own executor, reported beside the library's, never gated"
+                + (result.forbiddenCount > 0
+                    ? " (\(result.forbiddenCount) iteration(s) broke the promise the library makes)" : ""))
+        } else if result.forbiddenCount > 0 {
             lines.append("    \(failed): \(result.forbiddenCount) iteration(s) ended in a forbidden outcome")
         }
         if !result.unseenAcceptable.isEmpty {
@@ -100,9 +105,15 @@ enum ResultTable {
     static func summary(_ results: [ScenarioResult]) -> String {
         let failed = results.filter { $0.verdict == .failed }.map(\.name)
         let unexercised = results.filter { $0.verdict == .notExercised }.map(\.name)
-        let passed = results.count - failed.count - unexercised.count
+        let references = results.filter { $0.verdict == .reference }
+        let passed = results.count - failed.count - unexercised.count - references.count
         var lines = ["Summary: \(results.count) scenario(s): \(passed) OK, "
-            + "\(unexercised.count) NOT EXERCISED, \(failed.count) FAILED"]
+            + "\(unexercised.count) NOT EXERCISED, \(failed.count) FAILED"
+            + (references.isEmpty ? "" : ", \(references.count) REFERENCE (the platform's executors, not gated)")]
+        let keptNot = references.filter { $0.forbiddenCount > 0 }.map(\.name)
+        if !keptNot.isEmpty {
+            lines.append("  references that broke the promise (reported, not gated): " + keptNot.joined(separator: ", "))
+        }
         if !unexercised.isEmpty {
             lines.append("  not exercised (an acceptable outcome never seen): " + unexercised.joined(separator: ", "))
         }

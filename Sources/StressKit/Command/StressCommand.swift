@@ -33,6 +33,12 @@ struct StressCommand: Sendable {
     /// The arguments in front of a child's own that select this tool in its
     /// executable (`["stress"]` in an executable with both tools), or none.
     var childSubcommand: [String] = []
+    /// Under `--isolate`: how much longer than `--hang-seconds` a child may
+    /// show no sign of life (a change of its progress file) before the parent
+    /// kills it and reports it `hung`. The child's own watchdog reports a
+    /// hang after `--hang-seconds` and then prints every thread's stack
+    /// through gdb, which this grace leaves time for.
+    var childGraceSeconds: Double = 60
 
     /// What messages call the program: the installed ``ToolInvocation``'s
     /// name (the executable's, or `MyEventLoop stress`), else `Stress`.
@@ -73,13 +79,16 @@ struct StressCommand: Sendable {
 
     /// The scenarios `options.filters` selects (all when there is no
     /// filter), by the rule both tools share (``NameFilter``).
+    /// and those `--scenario` names exactly.
     func selected(_ options: StressOptions) -> [any StressScenario] {
         if let child = options.childScenario {
             return scenarios.filter { $0.name == child }
         }
-        guard !options.filters.isEmpty else { return scenarios }
+        let names = options.scenarioNames
+        guard !options.filters.isEmpty || !names.isEmpty else { return scenarios }
         return scenarios.filter { scenario in
-            NameFilter.any(of: options.filters, selects: scenario.name)
+            names.contains(scenario.name)
+                || (!options.filters.isEmpty && NameFilter.any(of: options.filters, selects: scenario.name))
         }
     }
 
@@ -98,9 +107,14 @@ struct StressCommand: Sendable {
             guard write(ResultCSV.render([]), to: path, quietly: true) else { return Self.usageError }
         }
         let seed = options.seed ?? UInt64.random(in: 0...UInt64.max)
-        let runner = StressRunner(limit: options.limit, seed: seed, stopAtFirstForbidden: options.stopAtFirstForbidden)
+        var runner = StressRunner(limit: options.limit, seed: seed, stopAtFirstForbidden: options.stopAtFirstForbidden)
         if options.selfCheck {
             return runSelfCheck(runner, options)
+        }
+        if let unknown = options.scenarioNames.first(where: { name in !scenarios.contains { $0.name == name } }) {
+            output("\(programName): error: --scenario: no scenario is named '\(unknown)' (it takes a whole name, "
+                + "as --list prints it; --filter takes parts of names)")
+            return Self.usageError
         }
         let chosen = selected(options)
         guard !chosen.isEmpty else {
@@ -124,13 +138,13 @@ struct StressCommand: Sendable {
             output("\(programName): \(chosen.count) scenario(s), \(describe(options.limit)) each, seed \(seed) (replay with --seed \(seed))\n")
         }
         let results = ResultLog()
-        var watched = runner
-        watched.hangSeconds = options.hangSeconds
-        watched.onHang = hangHandler(after: results, options)
+        runner.hangSeconds = options.hangSeconds
+        runner.onHang = hangHandler(after: results, options)
+        runner.onProgress = progressWriter(options)
         for scenario in chosen {
-            let result = watched.run(scenario)
+            let result = runner.run(scenario)
             results.append(result)
-            output(ResultTable.render(result) + "\n")
+            output(ResultTable.render(result) + replayLine(for: result, options) + "\n")
             // After every scenario, not once at the end: a scheduler that
             // traps in a later scenario does not take these results with it.
             if let path = options.resultCSVPath,
@@ -159,14 +173,35 @@ struct StressCommand: Sendable {
     private func hangHandler(after log: ResultLog, _ options: StressOptions) -> @Sendable (ScenarioResult) -> Void {
         let csvPath = options.resultCSVPath, isChild = options.isChild
         return { hung in
-            reportHang(hung, after: log.all + [hung], csvPath: csvPath, isChild: isChild)
+            reportHang(
+                hung, after: log.all + [hung], csvPath: csvPath, isChild: isChild,
+                replay: replayCommand(hung.name, seed: hung.seed, options))
         }
+    }
+
+    /// In a child of an isolated run, what writes its counts so far to its
+    /// progress file (its parent's source of the counts if it dies, and of
+    /// its signs of life); otherwise `nil`.
+    private func progressWriter(_ options: StressOptions) -> (@Sendable (ScenarioResult) -> Void)? {
+        guard let path = options.childProgressPath else { return nil }
+        return { partial in
+            try? ResultCSV.render([partial]).write(toFile: path, atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// Under a failed scenario's table: the command that runs it alone again
+    /// with the same choices; empty for any other.
+    private func replayLine(for result: ScenarioResult, _ options: StressOptions) -> String {
+        guard result.verdict == .failed else { return "" }
+        return "\n    run it alone again with: \(replayCommand(result.name, seed: result.seed, options))"
     }
 
     /// Reports a hung scenario, with every thread's stack, and ends the
     /// process: the hung threads cannot be taken back. Runs on the watchdog's thread.
-    private func reportHang(_ hung: ScenarioResult, after results: [ScenarioResult], csvPath: String?, isChild: Bool) -> Never {
-        output(ResultTable.render(hung))
+    private func reportHang(
+        _ hung: ScenarioResult, after results: [ScenarioResult], csvPath: String?, isChild: Bool, replay: String
+    ) -> Never {
+        output(ResultTable.render(hung) + "\n    run it alone again with: \(replay)")
         if let path = csvPath {
             _ = write(ResultCSV.render(results), to: path, quietly: isChild)
         }
@@ -204,8 +239,11 @@ struct StressCommand: Sendable {
         var sanitizerStopped = false
         for (index, scenario) in chosen.enumerated() {
             let csv = folder.appendingPathComponent("\(index).csv").path
+            let progress = StressOptions.progressPath(forResult: csv)
             let arguments = childArguments(scenario.name, seed: seed, csv: csv, options)
-            var child = ChildRun.run(executable: executablePath ?? "", arguments: arguments)
+            let silence = options.hangSeconds + childGraceSeconds
+            var child = ChildRun.run(
+                executable: executablePath ?? "", arguments: arguments, progressPath: progress, silenceSeconds: silence)
             // A child killed before it started its scenario (it writes the
             // CSV's header first) died in process start-up, not in the code
             // under test: ThreadSanitizer's hook of the spawn can fail in a
@@ -213,7 +251,9 @@ struct StressCommand: Sendable {
             for _ in 0..<2 where child.killedBySignal && !FileManager.default.fileExists(atPath: csv) {
                 output("\(programName): the process for \(scenario.name) was killed by signal \(child.status) before "
                     + "it started the scenario; starting it again")
-                child = ChildRun.run(executable: executablePath ?? "", arguments: arguments)
+                child = ChildRun.run(
+                    executable: executablePath ?? "", arguments: arguments, progressPath: progress,
+                    silenceSeconds: silence)
             }
             let result: ScenarioResult
             switch child.ending(csv: csv) {
@@ -221,7 +261,11 @@ struct StressCommand: Sendable {
                 result = written
             case .abnormal(let ending):
                 sanitizerStopped = sanitizerStopped || ending.isSanitizerStop
-                result = ending.result(for: scenario, seed: seed, replay: replayCommand(scenario.name, seed: seed, options))
+                let reported = (try? String(contentsOfFile: progress, encoding: .utf8))
+                    .flatMap { try? ResultCSV.parse($0) }?.first
+                result = ending.result(
+                    for: scenario, seed: seed, replay: replayCommand(scenario.name, seed: seed, options),
+                    progress: reported)
                 output(ResultTable.render(result) + "\n")
             }
             results.append(result)
@@ -249,11 +293,27 @@ struct StressCommand: Sendable {
         return arguments
     }
 
-    /// How to run one scenario again in one process, with the same choices.
-    private func replayCommand(_ name: String, seed: UInt64, _ options: StressOptions) -> String {
-        var words = [programName, "--no-isolate", "--filter", name, "--seed", String(seed)]
-        if let iterations = options.iterations { words += ["--iterations", String(iterations)] }
-        if let strategy = options.explore { words += ["--explore", strategy.rawValue] }
+    /// How to run one scenario again, alone and in one process, with the
+    /// same choices: that scenario's exact name, the seed, and every option
+    /// that changes what runs (the limit, the watchdog's bound, stopping at
+    /// the first forbidden outcome, the strategy and its parameters).
+    func replayCommand(_ name: String, seed: UInt64, _ options: StressOptions) -> String {
+        var words = [programName, "--no-isolate", "--scenario", name, "--seed", String(seed)]
+        let limit = options.explore == nil ? options.limit : options.explorationLimit
+        switch limit {
+        case .iterations(let count): words += ["--iterations", String(count)]
+        case .duration(let seconds): words += ["--duration", String(seconds)]
+        }
+        words += ["--hang-seconds", String(options.hangSeconds)]
+        if options.stopAtFirstForbidden { words.append("--stop-at-first-forbidden") }
+        if let strategy = options.explore {
+            words += ["--explore", strategy.rawValue]
+            switch strategy {
+            case .pct: words += ["--pct-depth", String(options.pctDepth)]
+            case .exhaustive: words += ["--preemptions", String(options.preemptions)]
+            case .random: break
+            }
+        }
         return words.joined(separator: " ")
     }
 
@@ -323,10 +383,11 @@ struct StressCommand: Sendable {
             let log = ResultLog()
             settings.hangSeconds = options.hangSeconds
             settings.onHang = hangHandler(after: log, options)
+            settings.onProgress = progressWriter(options)
             for scenario in explorable {
                 let result = Explorer(settings).run(scenario)
                 log.append(result)
-                output(ResultTable.render(result) + "\n")
+                output(ResultTable.render(result) + replayLine(for: result, options) + "\n")
             }
             results = log.all
             if let path = options.resultCSVPath,

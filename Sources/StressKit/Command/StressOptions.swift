@@ -17,7 +17,7 @@ struct StressOptions: ParsableCommand {
         commandName: StressCommand.programName,
         abstract: "Hammers the racy guarantees of the Schedulers library on its schedulers and every registered one.",
         discussion: """
-            Covers guarantees 2 to 8, numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
+            Covers guarantees 2 to 8 and 10 (progress), numbered as in Sources/Schedulers/Schedulers.docc/Guarantees.md: \
             each scenario runs its actors concurrently, many times, and counts each outcome.
 
             --explore runs every scenario one thread at a time under a schedule controller \
@@ -29,11 +29,18 @@ struct StressOptions: ParsableCommand {
             schedule that --replay reproduces. --self-check also prints how often and how fast real \
             threads and each strategy find several broken disposables.
 
-            Every batch of iterations (and every explored schedule) runs under a watchdog: one that does not \
-            finish within --hang-seconds is a forbidden 'hung' outcome, printed with every thread's stack \
-            (through gdb) and the seed. Each scenario runs in a child process of its own (--isolate, the \
-            default): a scenario that traps is a forbidden 'crashed' outcome with its signal, one that hangs \
-            ends its own process, and the next scenario still runs.
+            A scenario's set-up (its scheduler's make), every batch of iterations (and every explored \
+            schedule) and its tear-down run under a watchdog: one that does not finish within --hang-seconds \
+            is a forbidden 'hung' outcome, printed with every thread's stack (through gdb) and the seed. Each \
+            scenario runs in a child process of its own (--isolate, the default): a scenario that traps is a \
+            forbidden 'crashed' outcome with its signal and the counts it had reported, one that hangs ends \
+            its own process, a child that shows no progress for --hang-seconds plus a grace is killed and \
+            reported 'hung', and the next scenario still runs. Every failed scenario prints the command that \
+            runs it alone again with the same choices.
+
+            Scenarios named reference.* run the platform's own executors (the main actor, a default actor, \
+            the global concurrent executor) through the same scenarios: their forbidden outcomes are \
+            reported, never gated.
 
             EXIT STATUS: 0 no forbidden outcome and no leak; 1 a forbidden outcome (a hang or a crash \
             included) or a leak (or a deadlock under --explore; with --self-check, a broken disposable went \
@@ -55,6 +62,16 @@ struct StressOptions: ParsableCommand {
             discussion: NameFilter.ruleSummary, valueName: "text"))
     var filterArguments: [String] = []
 
+    /// `--scenario`, as given: names a scenario must equal exactly (each may
+    /// hold several comma-separated names); see ``scenarioNames``.
+    @Option(
+        name: .customLong("scenario"),
+        help: ArgumentHelp(
+            "Run the scenario named exactly <name> (repeatable, or comma-separated); unlike --filter, "
+                + "'dispose-vs-observeOn.serial-dispatch' does not also select its -generic-path scenario.",
+            valueName: "name"))
+    var scenarioArguments: [String] = []
+
     /// `--iterations`, per scenario.
     @Option(
         help: ArgumentHelp("Iterations per scenario (default \(defaultIterations)).", valueName: "n"),
@@ -65,8 +82,9 @@ struct StressOptions: ParsableCommand {
     @Option(
         // Unconditional: `--duration -1` is a bad value to explain, not a missing one.
         parsing: .unconditional,
-        help: ArgumentHelp("Run each scenario for this long instead (e.g. 0.5).", valueName: "seconds"),
-        transform: StressOptions.positiveSeconds)
+        help: ArgumentHelp(
+            "Run each scenario for this long instead (e.g. 0.5; at most \(maximumSecondsText)).", valueName: "seconds"),
+        transform: StressOptions.seconds)
     var duration: Double?
 
     /// `--seed`; `nil` means pick one and print it.
@@ -105,8 +123,10 @@ struct StressOptions: ParsableCommand {
 
     /// `--pct-depth`: PCT's bug depth.
     @Option(
-        help: ArgumentHelp("PCT's bug depth d: d - 1 priority change points per schedule (default 3).", valueName: "d"),
-        transform: StressOptions.positiveCount)
+        help: ArgumentHelp(
+            "PCT's bug depth d: d - 1 priority change points per schedule (1 to \(maximumPCTDepth), default 3).",
+            valueName: "d"),
+        transform: StressOptions.pctDepthValue)
     var pctDepth: Int = 3
 
     /// `--preemptions`: exhaustive search's bound.
@@ -133,7 +153,7 @@ struct StressOptions: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Self-check: the longest one detection run may take (default 2).", valueName: "seconds"),
-        transform: StressOptions.positiveSeconds)
+        transform: StressOptions.seconds)
     var detectionSeconds: Double = 2
 
     /// `--isolate` (the default) / `--no-isolate`: each scenario in a child process.
@@ -150,9 +170,11 @@ struct StressOptions: ParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp(
             "The longest one batch of iterations (or one explored schedule) may take before it is reported as "
-                + "a forbidden 'hung' outcome, with every thread's stack and the seed (default \(Int(defaultHangSeconds))).",
+                + "a forbidden 'hung' outcome, with every thread's stack and the seed (default \(Int(defaultHangSeconds)), "
+                + "at most \(maximumSecondsText)); the scenario's set-up and tear-down are watched too, and under "
+                + "--isolate the parent ends a child that shows no progress for that long plus a grace for its report.",
             valueName: "seconds"),
-        transform: StressOptions.positiveSeconds)
+        transform: StressOptions.seconds)
     var hangSeconds: Double = defaultHangSeconds
 
     /// Set by the parent of an isolated run: the one scenario this child runs.
@@ -162,6 +184,15 @@ struct StressOptions: ParsableCommand {
     /// Set by the parent of an isolated run: where this child writes its result CSV.
     @Option(help: .hidden)
     var childCSV: String?
+
+    /// Where a child of an isolated run reports its counts so far, after its
+    /// first batch and then a few times a second: beside its result file.
+    /// Its parent reads it when the child dies without a result, and takes
+    /// its changes as the child's signs of life.
+    var childProgressPath: String? { childCSV.map(Self.progressPath(forResult:)) }
+
+    /// The progress file that goes with a child's result file.
+    static func progressPath(forResult csv: String) -> String { csv + ".progress" }
 
     /// Whether this run is one scenario of an isolated parent's.
     var isChild: Bool { childScenario != nil }
@@ -183,6 +214,11 @@ struct StressOptions: ParsableCommand {
         return .iterations(iterations ?? Self.defaultSchedules)
     }
 
+    /// The names every `--scenario` gives, split at commas.
+    var scenarioNames: [String] {
+        scenarioArguments.flatMap { $0.split(separator: ",").map(String.init) }
+    }
+
     /// The scenario-name texts of every `--filter`, split at commas.
     var filters: [String] {
         filterArguments.flatMap { $0.split(separator: ",").map(String.init) }
@@ -198,6 +234,9 @@ struct StressOptions: ParsableCommand {
     func validate() throws {
         if !filterArguments.isEmpty && filters.isEmpty {
             throw ValidationError("--filter needs a non-empty text")
+        }
+        if !scenarioArguments.isEmpty && scenarioNames.isEmpty {
+            throw ValidationError("--scenario needs a scenario name (see --list)")
         }
         if csvPath == "" {
             throw ValidationError("--csv needs a file path")
@@ -241,9 +280,31 @@ struct StressOptions: ParsableCommand {
         return kind
     }
 
-    static func positiveSeconds(_ text: String) throws -> Double {
-        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-            throw ValidationError("needs a positive number of seconds")
+    /// The longest time any option takes, in seconds (about 11.6 days): far
+    /// below what the clocks' nanosecond counts hold (about 584 years), so
+    /// every sum of it with the clock's reading is exact.
+    static let maximumSeconds: Double = 1_000_000
+
+    /// ``maximumSeconds`` as the messages and the help print it.
+    static let maximumSecondsText = "1000000 s"
+
+    /// The deepest PCT bug `--pct-depth` takes: more change points than a
+    /// schedule's step budget has steps would never be reached.
+    static let maximumPCTDepth = 100
+
+    static func pctDepthValue(_ text: String) throws -> Int {
+        guard let depth = Int(text), (1...maximumPCTDepth).contains(depth) else {
+            throw ValidationError("needs a whole number from 1 to \(maximumPCTDepth)")
+        }
+        return depth
+    }
+
+    /// A number of seconds in (0, ``maximumSeconds``]: not zero, negative,
+    /// NaN, infinite or so large that the deadlines computed from it
+    /// could not be represented.
+    static func seconds(_ text: String) throws -> Double {
+        guard let seconds = Double(text), seconds > 0, seconds <= maximumSeconds else {
+            throw ValidationError("needs a number of seconds greater than 0 and at most \(maximumSecondsText)")
         }
         return seconds
     }

@@ -58,6 +58,8 @@ struct ExplorationSettings: Sendable {
     var hangSeconds: Double? = nil
     /// What happens to a hung schedule's result; see `StressRunner.onHang`.
     var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
+    /// Where the counts so far go; see `StressRunner.onProgress`.
+    var onProgress: (@Sendable (ScenarioResult) -> Void)? = nil
 
     /// Creates settings.
     init(strategy: ExplorationStrategyKind, seed: UInt64, limit: RunLimit) {
@@ -116,7 +118,17 @@ struct Explorer: Sendable {
         let threads = scenario.actorCount + scenario.explorationWorkers
         var strategy = makeStrategy(threads: threads)
 
+        let progress = HangProgress(outcomes: declared.count)
+        var watchdog: HangWatchdog?
+        if let hangSeconds = settings.hangSeconds, let onHang = settings.onHang {
+            watchdog = HangWatchdog.reporting(
+                scenario, declared: declared.map(OutcomeDeclaration.init), seed: settings.seed, seconds: hangSeconds,
+                started: monotonicNanoseconds(), progress: progress, onHang: onHang)
+        }
+        defer { watchdog?.stop() }
+        watchdog?.arm("setting the scenario up (making its scheduler: the registration's make)")
         scenario.setUp()
+        watchdog?.disarm()
         let controller = ScheduleController(
             parties: scenario.actorCount, workers: scenario.explorationWorkers, stepBudget: settings.stepBudget)
         let started = monotonicNanoseconds()
@@ -124,14 +136,9 @@ struct Explorer: Sendable {
         case .iterations: nil
         case .duration(let seconds): started + UInt64(max(seconds, 0) * 1e9)
         }
-        let progress = HangProgress(outcomes: declared.count)
-        var watchdog: HangWatchdog?
-        if let hangSeconds = settings.hangSeconds, let onHang = settings.onHang {
-            watchdog = HangWatchdog.reporting(
-                scenario, declared: declared.map(OutcomeDeclaration.init), seed: settings.seed, seconds: hangSeconds,
-                started: started, progress: progress, onHang: onHang)
-        }
-        defer { watchdog?.stop() }
+        var reporter = ProgressReporter(
+            scenario, declared: declared.map(OutcomeDeclaration.init), seed: settings.seed, started: started,
+            report: settings.onProgress)
         var schedules = 0
         var statesMatter = false
         var countedLastSearch = false
@@ -169,6 +176,7 @@ struct Explorer: Sendable {
             }
             counts[outcome, default: 0] += 1
             progress.update(iterations: schedules, counts: declared.map { counts[$0] ?? 0 })
+            reporter.batchDone(iterations: schedules, counts: declared.map { counts[$0] ?? 0 })
             if outcome.grade == .forbidden && failure == nil {
                 failure = (
                     Schedule(

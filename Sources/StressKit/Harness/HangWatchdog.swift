@@ -72,11 +72,14 @@ extension HangWatchdog {
         // Live instances are not counted: the hung iteration still holds its own.
         return HangWatchdog(seconds: seconds, name: name) { context in
             let (done, counts) = progress.snapshot
-            var rows = zip(declared, counts).map { ScenarioResult.Row(outcome: $0, count: $1) }
-            rows.append(ScenarioResult.Row(outcome: StressRunner.hungOutcome(seconds: seconds), count: 1))
+            let partial = ScenarioResult.partial(
+                name: name, guarantees: guarantees, summary: summary, seed: seed, declared: declared,
+                iterations: done, counts: counts, seconds: Double(monotonicNanoseconds() - started) / 1e9)
             var result = ScenarioResult(
                 name: name, guarantees: guarantees, summary: summary, seed: seed, iterations: done,
-                seconds: Double(monotonicNanoseconds() - started) / 1e9, rows: rows, leaked: 0)
+                seconds: partial.seconds,
+                rows: partial.rows + [ScenarioResult.Row(outcome: StressRunner.hungOutcome(seconds: seconds), count: 1)],
+                leaked: 0)
             result.stoppedBecause = "hung: \(context) did not finish within \(NumberFormat.twoDecimals(seconds)) s; "
                 + "seed \(seed) makes the same choices again"
             onHang(result)

@@ -17,6 +17,16 @@ struct ScenarioResult: Sendable {
         case notExercised = "NOT EXERCISED"
         /// A forbidden outcome was seen or something leaked.
         case failed = "FAILED"
+        /// A reference on the platform's own executors (its name starts with
+        /// `reference.`): its forbidden outcomes are reported, never gated.
+        case reference = "REFERENCE"
+    }
+
+    /// Whether `name` is a reference's: its first part is `reference`, the
+    /// mark BenchRunner's ungated variants carry too (no registration may
+    /// take it).
+    static func isReference(_ name: String) -> Bool {
+        name.hasPrefix("reference.")
     }
 
     /// The scenario's name.
@@ -58,6 +68,9 @@ struct ScenarioResult: Sendable {
 
     /// See `Verdict`.
     var verdict: Verdict {
+        if Self.isReference(name) {
+            return .reference
+        }
         if forbiddenCount > 0 || leaked != 0 {
             return .failed
         }

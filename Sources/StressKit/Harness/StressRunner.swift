@@ -25,12 +25,20 @@ struct StressRunner: Sendable {
     /// thread while the batch's threads are still stuck, so it should end
     /// the process.
     var onHang: (@Sendable (ScenarioResult) -> Void)? = nil
+    /// Where the counts so far go while the scenario runs (a child's progress
+    /// file, which its parent reads if the child dies): called on the
+    /// running thread after the first batch, then at most every
+    /// ``progressInterval`` seconds.
+    var onProgress: (@Sendable (ScenarioResult) -> Void)? = nil
+    /// The least time between two ``onProgress`` reports.
+    static let progressInterval: Double = 0.2
 
     /// The outcome a watchdog gives a batch that did not finish in time.
     static func hungOutcome(seconds: Double) -> OutcomeDeclaration {
         OutcomeDeclaration(
             id: "hung", grade: .forbidden,
-            meaning: "a batch did not finish within \(NumberFormat.twoDecimals(seconds)) s (an actor, settle() or the arbiter never returned)")
+            meaning: "a watched step did not finish within \(NumberFormat.twoDecimals(seconds)) s (the set-up, "
+                + "which makes the scheduler, a batch's actors, settle() or arbiter, or the tear-down never returned)")
     }
 
     /// Creates a runner.
@@ -59,7 +67,19 @@ struct StressRunner: Sendable {
         let declared = Scenario.Outcome.allCases.map { $0 }
         var counts = [Scenario.Outcome: Int]()
 
+        let progress = HangProgress(outcomes: declared.count)
+        var watchdog: HangWatchdog?
+        if let hangSeconds, let onHang {
+            watchdog = HangWatchdog.reporting(
+                scenario, declared: declared.map(OutcomeDeclaration.init), seed: seed, seconds: hangSeconds,
+                started: monotonicNanoseconds(), progress: progress, onHang: onHang)
+        }
+        defer { watchdog?.stop() }
+        // The set-up makes the scheduler (a registration's `make`): user
+        // code, watched like the iterations.
+        watchdog?.arm("setting the scenario up (making its scheduler: the registration's make)")
         scenario.setUp()
+        watchdog?.disarm()
         let gang = ActorGang(parties: actorCount, name: scenario.name)
         let batch = IterationBatch<Scenario.State>(actorCount: actorCount)
         let work: @Sendable (Int) -> Void = { thread in
@@ -85,17 +105,12 @@ struct StressRunner: Sendable {
         }
         var iterations = 0
         var stoppedBecause: String?
-        let progress = HangProgress(outcomes: declared.count)
-        var watchdog: HangWatchdog?
-        if let hangSeconds, let onHang {
-            watchdog = HangWatchdog.reporting(
-                scenario, declared: declared.map(OutcomeDeclaration.init), seed: seed, seconds: hangSeconds,
-                started: started, progress: progress, onHang: onHang)
-        }
-        defer { watchdog?.stop() }
+        var reporter = ProgressReporter(scenario, declared: declared.map(OutcomeDeclaration.init), seed: seed,
+            started: started, report: onProgress)
         while true {
-            var size = batchSize
-            if case .iterations(let total) = limit {
+            var size = min(batchSize, scenario.batchLimit ?? batchSize)
+            if case .iterations(let asked) = limit {
+                let total = max(asked / max(scenario.iterationDivisor, 1), 1)
                 size = min(size, total - iterations)
             }
             if size <= 0 { break }
@@ -122,6 +137,7 @@ struct StressRunner: Sendable {
             batch.reset()
             watchdog?.disarm()
             progress.update(iterations: iterations, counts: declared.map { counts[$0] ?? 0 })
+            reporter.batchDone(iterations: iterations, counts: declared.map { counts[$0] ?? 0 })
             if let stopping {
                 stoppedBecause = "stopped after \(iterations) iterations: \(stopping.id) (\(stopping.meaning))"
                 break
@@ -153,6 +169,55 @@ struct StressRunner: Sendable {
             backoff.pause()
         }
         return live.value
+    }
+}
+
+/// Hands a run's counts so far to a report (``StressRunner/onProgress``)
+/// after the first batch (or schedule), then at most every
+/// ``StressRunner/progressInterval`` seconds.
+struct ProgressReporter {
+    private let name: String, guarantees: String, summary: String
+    private let declared: [OutcomeDeclaration]
+    private let seed: UInt64
+    private let started: UInt64
+    private let report: (@Sendable (ScenarioResult) -> Void)?
+    private var last: UInt64?
+
+    init<Scenario: StressScenario>(
+        _ scenario: Scenario, declared: [OutcomeDeclaration], seed: UInt64, started: UInt64,
+        report: (@Sendable (ScenarioResult) -> Void)?
+    ) {
+        name = scenario.name
+        guarantees = scenario.guarantees
+        summary = scenario.summary
+        self.declared = declared
+        self.seed = seed
+        self.started = started
+        self.report = report
+    }
+
+    /// A batch ended with these totals: reports them if it is time.
+    mutating func batchDone(iterations: Int, counts: [Int]) {
+        guard let report else { return }
+        let now = monotonicNanoseconds()
+        if let last, Double(now &- last) / 1e9 < StressRunner.progressInterval { return }
+        last = now
+        report(ScenarioResult.partial(
+            name: name, guarantees: guarantees, summary: summary, seed: seed, declared: declared,
+            iterations: iterations, counts: counts, seconds: Double(now &- started) / 1e9))
+    }
+}
+
+extension ScenarioResult {
+    /// A run's result so far: the declared outcomes with `counts`, nothing
+    /// leaked (the live instances are counted only at the end).
+    static func partial(
+        name: String, guarantees: String, summary: String, seed: UInt64, declared: [OutcomeDeclaration],
+        iterations: Int, counts: [Int], seconds: Double
+    ) -> ScenarioResult {
+        ScenarioResult(
+            name: name, guarantees: guarantees, summary: summary, seed: seed, iterations: iterations,
+            seconds: seconds, rows: zip(declared, counts).map { ScenarioResult.Row(outcome: $0, count: $1) }, leaked: 0)
     }
 }
 

@@ -49,6 +49,15 @@ protocol StressScenario: AnyObject, Sendable {
     /// queues (threads `actorCount` and up of a schedule); 0 when the actors
     /// hand nothing off.
     var explorationWorkers: Int { get }
+    /// The most iterations of one batch, or `nil` for the runner's own: a
+    /// scenario whose iteration waits on real time (a progress scenario)
+    /// takes one per batch, so a scheduler that loses progress costs one
+    /// bounded wait before the batch is graded, not dozens.
+    var batchLimit: Int? { get }
+    /// Runs one in this many of the iterations `--iterations` asks for (at
+    /// least one): a scenario whose iteration costs milliseconds of real
+    /// time keeps a run's time in step with the others'. 1 for most.
+    var iterationDivisor: Int { get }
 }
 
 extension StressScenario {
@@ -66,6 +75,12 @@ extension StressScenario {
 
     /// None: the actors hand nothing to a queue.
     var explorationWorkers: Int { 0 }
+
+    /// The runner's own batch size.
+    var batchLimit: Int? { nil }
+
+    /// Every iteration asked for.
+    var iterationDivisor: Int { 1 }
 
     /// The declared outcomes, in declaration order.
     var declaredOutcomes: [OutcomeDeclaration] {

@@ -15,6 +15,8 @@ import Schedulers
 /// - a `Scheduler`: `dispose-vs-periodic.<name>` (its `schedulePeriodic`,
 ///   the library's emulation unless it implements it);
 /// - a `PeriodicScheduler`: also `dispose-vs-periodic.<name>-emulated`.
+/// - declared with ``promisingParallelism()``: also
+///   `parallel-progress.<name>` (a second action starts while the first runs).
 ///
 /// The scenarios hold an action behind a gate scheduled just before it, so
 /// they need the scheduler to start actions scheduled from one thread in
@@ -41,6 +43,9 @@ public struct StressScheduler: Sendable {
     /// schedulers hand their work through the seam a controller takes over
     /// (``library(scenarios:)``).
     private(set) var explorable = false
+    /// Whether the scheduler promises to run at least two actions at once
+    /// (``promisingParallelism()``): it then also gets `parallel-progress.<name>`.
+    private(set) var promisesParallelism = false
 
     /// The groups of scenarios a scheduler is raced by, by conformance.
     enum ScenarioGroup: Sendable, CaseIterable {
@@ -100,6 +105,18 @@ public struct StressScheduler: Sendable {
         return SchedulerUnderTest(
             name: registration.name, isSerial: registration.isSerial, scheduler: box.scheduler,
             isCurrent: currentCheck, gate: ownGate, teardown: teardown)
+    }
+
+    /// This registration, declared to run at least two actions at once
+    /// (a concurrent scheduler whose width is 2 or more): it also gets
+    /// `parallel-progress.<name>`, where an action that waits (up to 2 s) for
+    /// an action scheduled after it started must see it start. A scheduler
+    /// that holds the second action until the first ends is reported with the
+    /// forbidden outcome `second-started-only-after-first-ended`.
+    public func promisingParallelism() -> StressScheduler {
+        var copy = self
+        copy.promisesParallelism = true
+        return copy
     }
 
     /// This registration with ``stallTimeoutSeconds`` set to `seconds`.

@@ -86,6 +86,18 @@ enum ScenarioCatalog {
         // A serial scheduler's executor keeps FIFO with its actions while
         // several threads enqueue jobs.
         scenarios += schedulers.filter(\.isSerial).map { ExecutorFIFOWithManyEnqueuers($0) as any StressScenario }
+        // Progress: what must happen. Parallelism where two jobs at once are
+        // promised (the library's concurrent targets, and registrations that
+        // declare it), due-time order and periodic ticks under a flood of
+        // executor jobs on the serial dispatch scheduler.
+        scenarios += ParallelTarget.library.map { ParallelProgress($0) as any StressScenario }
+        scenarios += schedulers.filter(\.promisesParallelism).map {
+            ParallelProgress(.registered($0)) as any StressScenario
+        }
+        scenarios.append(DueOrderProgress(.serialDispatch))
+        scenarios.append(PeriodicProgress(.serialDispatch))
+        // The platform's own executors, as references: reported, never gated.
+        scenarios += PlatformReferences.all
         return scenarios
     }
 }
