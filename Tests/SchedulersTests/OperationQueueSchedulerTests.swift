@@ -160,4 +160,26 @@ import Testing
         #expect(job.isDisposed)
         #expect(Array(probe.events.prefix(2)) == ["0", "1"], "the cancelled tick kept its state for the next one")
     }
+
+    /// A zero period has no due times to miss: a tick the queue cancels is
+    /// not counted as skipped, as the native timer counts none (a generated
+    /// mutant counted it, and nothing caught it).
+    @Test
+    func emulatedPeriodicJobOfZeroPeriodCountsNoSkippedTickWhenTheQueueCancelsOne() {
+        let queue = makeQueue(maxConcurrent: 2)
+        let scheduler = OperationQueueScheduler(operationQueue: queue)
+        let probe = DispatchProbe()
+        queue.isSuspended = true
+        let job = scheduler.schedulePeriodicEmulated(0, startAfter: .nanoseconds(0), period: .nanoseconds(0)) { tick in
+            probe.record("\(tick)")
+            return tick + 1
+        }
+        #expect(dispatchEventually { queue.operationCount == 1 }, "the first tick is queued")
+        queue.cancelAllOperations()
+        queue.isSuspended = false
+        #expect(dispatchEventually { probe.events.count >= 2 }, "got \(probe.events)")
+        job.dispose()
+        #expect(job.skippedTicks == 0, "a zero period's cancelled tick counts as no skipped tick")
+        #expect(Array(probe.events.prefix(2)) == ["0", "1"], "the cancelled tick kept its state for the next one")
+    }
 }
