@@ -92,6 +92,28 @@ final class ProgressReporterTests: XCTestCase {
     /// The run-wide ratio jumps as the stages change; per stage, each
     /// stage's own cost decides its part, and the time left says "guess"
     /// until every stage to come has a measured cost.
+    /// A benchmark whose repetitions are chosen as its series need is
+    /// planned at its fewest rounds; a round beyond them adds to the plan,
+    /// its end sets the plan to what it took, and the benchmarks to come
+    /// are planned at as many times their fewest as those done took.
+    func testAdaptiveRoundsReviseThePlan() {
+        let reporter = ProgressReporter(style: .silent)
+        reporter.begin(stageEstimates: [timing("a"): 10, timing("b"): 20, timing("fixed"): 5])
+        XCTAssertEqual(reporter.remainingSeconds(), 35, accuracy: 1e-9)
+        reporter.extendTiming(of: "a", toAtLeast: 12)
+        XCTAssertEqual(reporter.remainingSeconds(), 37, accuracy: 1e-9)
+        reporter.extendTiming(of: "a", toAtLeast: 11)
+        XCTAssertEqual(reporter.remainingSeconds(), 37, accuracy: 1e-9, "a plan only grows while it runs")
+        reporter.finishTiming(of: "a", estimatedSeconds: 15)
+        XCTAssertEqual(reporter.remainingSeconds(), 40, accuracy: 1e-9)
+        // a took 1.5 times its fewest rounds: b is planned so; a fixed count is not.
+        reporter.scaleTimingPlans(of: ["b"], by: 1.5)
+        XCTAssertEqual(reporter.remainingSeconds(), 15 + 30 + 5, accuracy: 1e-9)
+        // Never below the fewest rounds, which always run.
+        reporter.scaleTimingPlans(of: ["b"], by: 0.5)
+        XCTAssertEqual(reporter.remainingSeconds(), 15 + 20 + 5, accuracy: 1e-9)
+    }
+
     func testTimeLeftIsEstimatedFromEachStagesOwnCostAndSaysWhenItIsAGuess() {
         var state = ProgressReporter.State()
         state.startTime = 0

@@ -21,12 +21,19 @@ public protocol Benchmark: Sendable {
     /// suite's own (``SuiteConfiguration/maximumRunsPerRepetition``).
     /// Declared where more, shorter repetitions tell more than fewer long ones.
     func maximumRunsPerRepetition(in size: SuiteSize) -> Int?
+    /// How this benchmark chooses its repetitions in a suite of `size` whose
+    /// policy is `suite` (the default suite's ``AdaptiveRepetitions``); by
+    /// default the suite's. Nil: its fixed ``repetitions(in:)``, for a
+    /// benchmark whose repetitions serve a design of their own (spread
+    /// across processes, read at a usual level).
+    func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions?
 }
 
 extension Benchmark {
     public func repetitions(in size: SuiteSize) -> Int { size.repetitions }
     public func processes(in size: SuiteSize) -> Int { 1 }
     public func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
+    public func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
 }
 
 /// A benchmark that declares its name and schema once, for the type.
