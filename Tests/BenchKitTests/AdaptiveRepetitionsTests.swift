@@ -134,8 +134,12 @@ final class AdaptiveRepetitionsTests: XCTestCase {
         XCTAssertTrue(policy.continues(after: 3, elapsed: 6, anySeriesTooWide: true), "a fourth round of 2 s ends at 8 s")
         XCTAssertFalse(policy.continues(after: 4, elapsed: 9, anySeriesTooWide: true), "a fifth would end past 10 s")
         XCTAssertFalse(policy.continues(after: 6, elapsed: 0, anySeriesTooWide: true), "the most")
-        // The default suite's: today's five repetitions at the least.
-        XCTAssertEqual(AdaptiveRepetitions.standard.minimum, 5)
+        // The default suite's: the fewest compare judges, 3 against 3.
+        XCTAssertEqual(AdaptiveRepetitions.standard.minimum, 3)
+        XCTAssertEqual(
+            SuiteConfiguration.standard(recursionProbe: nil).repetitions(of: TrampolineBenchmark()), 6,
+            "the trampoline's paired ratios need 6 pairs")
+        XCTAssertEqual(SuiteConfiguration.standard(recursionProbe: nil).repetitions(of: PeriodicDriftBenchmark()), 3)
         XCTAssertEqual(SuiteConfiguration.standard(recursionProbe: nil).adaptive, .standard)
         XCTAssertNil(SuiteConfiguration.quick(recursionProbe: nil).adaptive)
         // observeOn.throughput keeps its thirty in five processes.

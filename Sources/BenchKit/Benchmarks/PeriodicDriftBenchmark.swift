@@ -102,7 +102,7 @@ struct PeriodicDriftBenchmark: NamedBenchmark {
     }
 
     /// Three rounds, the fewest compare judges (3 against 3 reach p = 0.05),
-    /// and no more: a round waits for its timers, about 48 s of them in the
+    /// and never more: a round waits for its timers, about 48 s of them in the
     /// default suite (every job at 1 ms and 10 ms, the library's own three
     /// for 10 s), so a fourth would take more than the rest of the
     /// benchmarks' budgets together. Its times are wake-up-bound, judged

@@ -1,3 +1,4 @@
+import BenchAnalysis
 /// Which suite a run is. Each benchmark declares its own sizes for each
 /// (its `Configuration(_:)`), and may declare its own repetitions
 /// (``Benchmark/repetitions(in:)``).
@@ -11,9 +12,9 @@ public enum SuiteSize: String, Sendable, CaseIterable {
     /// A sub-second suite for tests: every benchmark, tiny sizes.
     case tiny
 
-    /// Repetitions of every variant unless a benchmark declares its own,
-    /// or, in the default suite, the fewest (the suite takes more while a
-    /// series is wider than compare needs: ``AdaptiveRepetitions``).
+    /// Repetitions of every variant unless a benchmark declares its own:
+    /// in the default suite only where its repetitions are a fixed count
+    /// (`--forks`); otherwise it chooses them (``AdaptiveRepetitions``).
     ///
     /// Quick runs 7 so that `BenchRunner compare` can tell a clear change
     /// between two quick runs: it controls the false discovery rate across
@@ -42,8 +43,8 @@ public enum SuiteSize: String, Sendable, CaseIterable {
 /// a `budget_reached` row for it (1; 0 for a series that became narrow
 /// enough) and its summary names it.
 public struct AdaptiveRepetitions: Sendable, Equatable {
-    /// The fewest rounds: what compare needs to judge a series, and the
-    /// default suite's repetitions before it chose them (5).
+    /// The fewest rounds: in the default suite what compare needs to judge
+    /// a series at all (3 against 3 reach p = 0.05).
     public var minimum: Int
     /// The most rounds, however narrow a series is not yet.
     public var maximum: Int
@@ -59,8 +60,12 @@ public struct AdaptiveRepetitions: Sendable, Equatable {
         self.budgetSeconds = max(budgetSeconds, 0)
     }
 
-    /// The default suite's: 5 to 30 rounds within 12 s a benchmark.
-    public static let standard = AdaptiveRepetitions(minimum: 5, maximum: 30, budgetSeconds: 12)
+    /// The default suite's: 3 to 30 rounds within 12 s a benchmark. A
+    /// series whose three repetitions already lie within its threshold
+    /// (most CPU-bound times on a quiet machine) stops there; one that
+    /// spreads wider takes more, up to the budget.
+    public static let standard = AdaptiveRepetitions(
+        minimum: RepetitionTarget.fewestJudged(), maximum: 30, budgetSeconds: 12)
 
     /// The same with another budget (a benchmark whose round takes longer
     /// than most declares its own).
