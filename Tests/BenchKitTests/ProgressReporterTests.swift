@@ -114,6 +114,27 @@ final class ProgressReporterTests: XCTestCase {
         XCTAssertEqual(reporter.remainingSeconds(), 15 + 20 + 5, accuracy: 1e-9)
     }
 
+    /// Timers take what their ticks take however busy the machine is: a
+    /// stage that waits for them is taken at its estimate until measured,
+    /// and the computing stages' ratio (here 4, a busy machine) is neither
+    /// laid on it nor diluted by its own.
+    func testAStageThatWaitsForTimersKeepsItsEstimate() {
+        var state = ProgressReporter.State()
+        state.startTime = 0
+        state.stages = [
+            timing("observeOn.latency"): .init(planned: 10, estimatedDone: 10, actualDone: 40),
+            timing("periodic.drift"): .init(planned: 100),
+            timing("scale.timers"): .init(planned: 5),
+        ]
+        state.waitingForTimers = [timing("periodic.drift")]
+        var remaining = ProgressReporter.remainingByStage(of: state, now: 40 * second, inner: nil)
+        XCTAssertEqual(remaining.seconds, 100 + 5 * 4, accuracy: 1e-9)
+        // Measured at its estimate, the drift stage does not lower the ratio the sweep borrows.
+        state.stages[timing("periodic.drift")] = .init(planned: 100, estimatedDone: 50, actualDone: 50)
+        remaining = ProgressReporter.remainingByStage(of: state, now: 90 * second, inner: nil)
+        XCTAssertEqual(remaining.seconds, 50 + 5 * 4, accuracy: 1e-9)
+    }
+
     func testTimeLeftIsEstimatedFromEachStagesOwnCostAndSaysWhenItIsAGuess() {
         var state = ProgressReporter.State()
         state.startTime = 0

@@ -101,6 +101,11 @@ public struct MeasurementPlan: Sendable {
     /// in every other repetition: enough for their medians and spreads,
     /// and it keeps the run short.
     public var repetitionStride = 1
+    /// Its time is what it waits for (a timer's ticks), which a busier
+    /// machine does not stretch as it stretches work: the progress estimate
+    /// takes its `estimatedSeconds` as they are until it has measured some,
+    /// instead of scaling them by what the computing plans cost.
+    public var waitsForTimers = false
 
     /// Whether the plan is timed in `repetition` (counted from 1 in its process).
     public func isTimed(inRepetition repetition: Int) -> Bool {

@@ -123,7 +123,7 @@ struct PeriodicDriftBenchmark: NamedBenchmark {
                 if let reason = job.unavailableReason {
                     return .unavailable(benchmark: Self.name, variant: job.id, params: params, reason: reason)
                 }
-                return MeasurementPlan(
+                var plan = MeasurementPlan(
                     benchmark: Self.name, variant: job.id, params: params,
                     estimatedSeconds: Double(period.ticks * period.periodMilliseconds) / 1000 + 0.02,
                     warmUpEstimatedSeconds: Double(min(period.ticks, 10) * period.periodMilliseconds) / 1000 + 0.02,
@@ -138,6 +138,8 @@ struct PeriodicDriftBenchmark: NamedBenchmark {
                             job: job, periodNanoseconds: periodNanoseconds, ticks: period.ticks, progress: context.progress)
                         return Self.metrics(recorder: recorder, skipped: skipped, traceSamples: traceSamples)
                     })
+                plan.waitsForTimers = true
+                return plan
             }
         }
     }

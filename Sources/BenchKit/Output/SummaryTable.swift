@@ -72,9 +72,13 @@ public enum SummaryTable {
         out += "a quieter machine narrows them):\n"
         for row in reached {
             let separator = String(CSVSchema.paramsSeparator)
-            let parts = row.params.split(separator: CSVSchema.paramsSeparator).map(String.init)
-            let metric = parts.last { $0.hasPrefix("of=") }.map { String($0.dropFirst(3)) } ?? "?"
-            let params = parts.filter { !$0.hasPrefix("of=") }.joined(separator: separator)
+            // The runner appends the series' metric as the last `of=` (a
+            // growth exponent's own `of=` comes before it).
+            var parts = row.params.split(separator: CSVSchema.paramsSeparator).map(String.init)
+            let last = parts.last ?? ""
+            let metric = last.hasPrefix("of=") ? String(last.dropFirst(3)) : "?"
+            if last.hasPrefix("of=") { parts.removeLast() }
+            let params = parts.joined(separator: separator)
             let made = rows.filter {
                 $0.benchmark == row.benchmark && $0.variant == row.variant && $0.params == params && $0.metric == metric
             }.count

@@ -106,6 +106,10 @@ public final class ProgressReporter: @unchecked Sendable {
         /// Per stage, when the run gave them (``begin(stageEstimates:)``):
         /// then the time left is estimated stage by stage.
         var stages: [Stage: StageCost] = [:]
+        /// Stages whose plans wait for timers (``MeasurementPlan/waitsForTimers``):
+        /// taken at their estimate until measured, and left out of the
+        /// ratio other stages of their phase borrow.
+        var waitingForTimers: Set<Stage> = []
         var startTime: UInt64 = 0
         var step: Step?
         var currentBenchmark = ""
@@ -137,9 +141,11 @@ public final class ProgressReporter: @unchecked Sendable {
         begin(stageEstimates: [:], total: totalEstimatedSeconds)
     }
 
-    /// Starts the run with each stage's estimated seconds.
-    func begin(stageEstimates: [Stage: Double]) {
+    /// Starts the run with each stage's estimated seconds; `waitingForTimers`:
+    /// the stages whose plans wait for timers (see ``State/waitingForTimers``).
+    func begin(stageEstimates: [Stage: Double], waitingForTimers: Set<Stage> = []) {
         begin(stageEstimates: stageEstimates, total: stageEstimates.values.reduce(0, +))
+        state.withLock { $0.waitingForTimers = waitingForTimers }
     }
 
     /// What a measurement does: each kind costs differently against its
@@ -194,7 +200,10 @@ public final class ProgressReporter: @unchecked Sendable {
     /// scaled by the ratio so far of the stages of its phase (warm-ups by
     /// warm-ups, repetitions by repetitions: a warm-up also pays a session's
     /// set-up, so its ratio would overstate a repetition's many times), or
-    /// taken as estimated when none has one: a guess, which `isGuess` says. Without
+    /// taken as estimated when none has one: a guess, which `isGuess` says.
+    /// A stage that waits for timers is taken as estimated until measured
+    /// (not a guess: its ticks take what they take), and its own ratio is
+    /// lent to no other stage. Without
     /// per-stage plans, the run-wide `remaining(of:now:inner:)`.
     static func remainingByStage(of state: State, now: UInt64, inner: (done: Int, total: Int, unit: String)?)
         -> (seconds: Double, isGuess: Bool)
@@ -203,7 +212,8 @@ public final class ProgressReporter: @unchecked Sendable {
             return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
         }
         var phaseCosts: [Phase: (estimated: Double, actual: Double)] = [:]
-        for (key, stage) in state.stages where stage.estimatedDone > 0 && stage.actualDone > 0 {
+        for (key, stage) in state.stages
+        where stage.estimatedDone > 0 && stage.actualDone > 0 && !state.waitingForTimers.contains(key) {
             phaseCosts[key.phase, default: (0, 0)].estimated += stage.estimatedDone
             phaseCosts[key.phase, default: (0, 0)].actual += stage.actualDone
         }
@@ -218,6 +228,8 @@ public final class ProgressReporter: @unchecked Sendable {
             guard left > 0 else { continue }
             if stage.estimatedDone > 0 && stage.actualDone > 0 {
                 seconds += left * stage.actualDone / stage.estimatedDone
+            } else if state.waitingForTimers.contains(key) {
+                seconds += left
             } else {
                 isGuess = true
                 let phase = phaseCosts[key.phase]

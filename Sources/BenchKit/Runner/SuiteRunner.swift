@@ -84,7 +84,12 @@ public struct SuiteRunner: Sendable {
                     plan.countingEstimatedSeconds * countsPerPlan
             }
         }
-        progress.begin(stageEstimates: stageEstimates)
+        // Stages whose every plan waits for timers keep their own estimate.
+        let waiting = Set(
+            Dictionary(grouping: runnable.filter { timing && !timedElsewhere.contains($0.benchmark) }) {
+                ProgressReporter.Stage($0, .timing)
+            }.filter { $0.value.allSatisfy(\.waitsForTimers) }.keys)
+        progress.begin(stageEstimates: stageEstimates, waitingForTimers: waiting)
         var failures: [SuiteFailure.PlanFailure] = []
         let rows = measure(
             runnable, timing: timing, counting: counting, pass: pass, progress: progress, failures: &failures)
@@ -279,9 +284,10 @@ public struct SuiteRunner: Sendable {
         return result
     }
 
-    /// The series of `tooWide` as the note names them: `variant metric`, sorted.
+    /// The series of `tooWide` as the note names them: `variant [params]
+    /// metric`, sorted.
     static func budgetReached(_ tooWide: Set<SeriesName>) -> [String] {
-        tooWide.sorted().map { "\($0.variant) \($0.metric)" }
+        tooWide.sorted().map { $0.params.isEmpty ? "\($0.variant) \($0.metric)" : "\($0.variant) [\($0.params)] \($0.metric)" }
     }
 
     /// Estimated seconds of `rounds` timed rounds of `group`.
