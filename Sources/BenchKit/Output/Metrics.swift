@@ -95,13 +95,13 @@ extension Metric {
     /// The median, over one repetition's quiet floods, of the process's CPU
     /// time per element (every thread's, from `CLOCK_PROCESS_CPUTIME_ID`).
     public static let quietCPUPerElement = Metric(
-        "quiet_cpu_ns_per_element", unit: "ns", kind: .informational, direction: .lowerIsBetter)
+        "quiet_cpu_ns_per_element", unit: "ns", kind: .informational, direction: .informational)
     /// The same over the repetition's floods made right after a busy queue.
     public static let busyQueueCPUPerElement = Metric(
-        "busy_queue_cpu_ns_per_element", unit: "ns", kind: .informational, direction: .lowerIsBetter)
+        "busy_queue_cpu_ns_per_element", unit: "ns", kind: .informational, direction: .informational)
     /// ``busyQueueCPUPerElement`` over ``quietCPUPerElement``, one process.
     public static let busyQueueCPURatio = Metric(
-        "busy_queue_cpu_ratio", unit: "ratio", kind: .informational, direction: .lowerIsBetter)
+        "busy_queue_cpu_ratio", unit: "ratio", kind: .informational, direction: .informational)
     /// The worst flood after a busy queue, its CPU time per element over the
     /// quiet floods' median in the same process: the tail of one run, shown,
     /// never judged.
