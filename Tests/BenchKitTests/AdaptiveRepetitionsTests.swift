@@ -134,6 +134,13 @@ final class AdaptiveRepetitionsTests: XCTestCase {
         XCTAssertTrue(policy.continues(after: 3, elapsed: 6, anySeriesTooWide: true), "a fourth round of 2 s ends at 8 s")
         XCTAssertFalse(policy.continues(after: 4, elapsed: 9, anySeriesTooWide: true), "a fifth would end past 10 s")
         XCTAssertFalse(policy.continues(after: 6, elapsed: 0, anySeriesTooWide: true), "the most")
+        XCTAssertTrue(policy.mayExceedMinimum)
+        let fixed = AdaptiveRepetitions(minimum: 3, maximum: 30, budgetSeconds: 0)
+        XCTAssertFalse(fixed.mayExceedMinimum)
+        XCTAssertFalse(fixed.continues(after: 3, elapsed: 0, anySeriesTooWide: true), "no budget: the fewest only")
+        XCTAssertEqual(
+            SuiteConfiguration.standard(recursionProbe: nil).adaptiveRepetitions(of: PeriodicDriftBenchmark())?.mayExceedMinimum,
+            false)
         // The default suite's: the fewest compare judges, 3 against 3.
         XCTAssertEqual(AdaptiveRepetitions.standard.minimum, 3)
         XCTAssertEqual(

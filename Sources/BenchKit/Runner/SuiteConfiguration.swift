@@ -73,14 +73,21 @@ public struct AdaptiveRepetitions: Sendable, Equatable {
         AdaptiveRepetitions(minimum: minimum, maximum: maximum, budgetSeconds: seconds)
     }
 
+    /// Whether a round beyond ``minimum`` can ever start (a budget and a
+    /// maximum above the minimum): a benchmark that cannot is planned at its
+    /// fewest rounds whatever the others took.
+    public var mayExceedMinimum: Bool {
+        maximum > minimum && budgetSeconds > 0
+    }
+
     /// Whether another round may start after `rounds` rounds that took
     /// `elapsed` seconds, given whether a series is still too wide: while
     /// fewer than ``minimum`` ran always; else only while a series is too
     /// wide, fewer than ``maximum`` ran and one more round of the mean
-    /// length so far ends within ``budgetSeconds``.
+    /// length so far ends within ``budgetSeconds`` (none with no budget).
     public func continues(after rounds: Int, elapsed: Double, anySeriesTooWide: Bool) -> Bool {
         if rounds < minimum { return true }
-        guard anySeriesTooWide, rounds < maximum else { return false }
+        guard anySeriesTooWide, rounds < maximum, budgetSeconds > 0 else { return false }
         let perRound = rounds > 0 ? elapsed / Double(rounds) : 0
         return elapsed + perRound <= budgetSeconds
     }

@@ -194,7 +194,8 @@ public struct SuiteRunner: Sendable {
                 // proportion, as those done took.
                 if adaptivePlanned > 0 {
                     progress.scaleTimingPlans(
-                        of: Set(order.filter { adaptiveRepetitions(of: $0) != nil }), by: adaptiveDone / adaptivePlanned)
+                        of: Set(order.filter { adaptiveRepetitions(of: $0)?.mayExceedMinimum == true }),
+                        by: adaptiveDone / adaptivePlanned)
                 }
                 rows += Self.budgetRows(timedRows, tooWide: tooWide, failed: failed)
                 let stopped = Self.budgetReached(tooWide)
