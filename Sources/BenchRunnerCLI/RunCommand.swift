@@ -187,7 +187,14 @@ struct Run: ParsableCommand {
                 }
             let split = isForking ? " in \(ForkedRun.repetitions(total: configuration.repetitions, forks: forks).count) processes "
                 + "(\(ForkedRun.repetitions(total: configuration.repetitions, forks: forks).map(String.init).joined(separator: " + ")))" : ""
-            print("\(BenchRunnerMain.programName): \(configuration.name) suite, \(configuration.repetitions) repetitions\(split), "
+            let repetitions =
+                if let adaptive = configuration.adaptive, configuration.repetitionsOverride == nil, !isForking {
+                    "\(adaptive.minimum)-\(adaptive.maximum) repetitions a benchmark as its series need "
+                        + "(within a time budget each)"
+                } else {
+                    "\(configuration.repetitions) repetitions"
+                }
+            print("\(BenchRunnerMain.programName): \(configuration.name) suite, \(repetitions)\(split), "
                 + "times under \(allocatorName), \(counting), \(environment.cores) cores, git \(environment.gitRevision)")
         }
         fflush(nil)

@@ -106,6 +106,43 @@ final class CompareHarmfulMoveTests: XCTestCase {
             outcome.output.contains("2 base / 2 new repetitions at the usual level of the 5 a run made"), outcome.output)
         XCTAssertTrue(outcome.output.contains("BenchRunner --repetitions 8"), outcome.output)
         XCTAssertTrue(outcome.output.contains("7 at that level: about 18 made a side"), outcome.output)
+        // The line a CI log shows leads with the move, not with "No regression found".
+        let last = try XCTUnwrap(outcome.output.split(separator: "\n").last.map(String.init))
+        XCTAssertTrue(
+            last.hasPrefix("Suspected regression: observeOn.throughput/fast-path elements=500000 elements_per_s [system] -40.0%"),
+            last)
+        XCTAssertTrue(last.contains("(too few repetitions), not confirmed"), last)
+    }
+
+    /// The case in a fixture: a fast path that fell by 40 %, two
+    /// repetitions a side (too few for any test), beside a series
+    /// that is unjudged for the same reason but did not move. The last line
+    /// leads with the fall; only series that did not move leave it reading
+    /// "No regression found".
+    func testAFortyPercentDropWithTooFewRepetitionsLeadsTheLastLine() throws {
+        let fastBase = FixtureSeries(
+            benchmark: "elementPath", variant: "fast-path", metric: "elements_per_s", unit: "elements/s",
+            values: [10e6, 10e6])
+        var fastNew = fastBase
+        fastNew.values = [6e6, 6e6]
+        var other = fastBase
+        other.variant = "generic"
+        var otherNew = other
+        otherNew.values = [10e6, 10.1e6]
+        let outcome = try fixture.compare(base: [fastBase, other], new: [fastNew, otherNew])
+        let report = try XCTUnwrap(outcome.report)
+        XCTAssertEqual(report.comparisons.map(\.verdict), [.tooFewRepetitions, .tooFewRepetitions])
+        XCTAssertEqual(outcome.status, .notJudged, outcome.output)
+        let last = try XCTUnwrap(outcome.output.split(separator: "\n").last.map(String.init))
+        XCTAssertTrue(last.hasPrefix("Suspected regression: elementPath/fast-path"), last)
+        XCTAssertTrue(last.contains("-40.0% (too few repetitions), not confirmed; 2 gated series could not be judged"), last)
+
+        // Without the fall, nothing moved: "No regression found, but …".
+        var fastUnmoved = otherNew
+        fastUnmoved.variant = "fast-path"
+        let unmoved = try fixture.compare(base: [fastBase, other], new: [fastUnmoved, otherNew])
+        let unmovedLast = try XCTUnwrap(unmoved.output.split(separator: "\n").last.map(String.init))
+        XCTAssertTrue(unmovedLast.hasPrefix("No regression found, but 2 gated series could not be judged"), unmovedLast)
     }
 
     /// A move within the threshold, or in the good direction, is not a

@@ -92,6 +92,49 @@ final class ProgressReporterTests: XCTestCase {
     /// The run-wide ratio jumps as the stages change; per stage, each
     /// stage's own cost decides its part, and the time left says "guess"
     /// until every stage to come has a measured cost.
+    /// A benchmark whose repetitions are chosen as its series need is
+    /// planned at its fewest rounds; a round beyond them adds to the plan,
+    /// its end sets the plan to what it took, and the benchmarks to come
+    /// are planned at as many times their fewest as those done took.
+    func testAdaptiveRoundsReviseThePlan() {
+        let reporter = ProgressReporter(style: .silent)
+        reporter.begin(stageEstimates: [timing("a"): 10, timing("b"): 20, timing("fixed"): 5])
+        XCTAssertEqual(reporter.remainingSeconds(), 35, accuracy: 1e-9)
+        reporter.extendTiming(of: "a", toAtLeast: 12)
+        XCTAssertEqual(reporter.remainingSeconds(), 37, accuracy: 1e-9)
+        reporter.extendTiming(of: "a", toAtLeast: 11)
+        XCTAssertEqual(reporter.remainingSeconds(), 37, accuracy: 1e-9, "a plan only grows while it runs")
+        reporter.finishTiming(of: "a", estimatedSeconds: 15)
+        XCTAssertEqual(reporter.remainingSeconds(), 40, accuracy: 1e-9)
+        // a took 1.5 times its fewest rounds: b is planned so; a fixed count is not.
+        reporter.scaleTimingPlans(of: ["b"], by: 1.5)
+        XCTAssertEqual(reporter.remainingSeconds(), 15 + 30 + 5, accuracy: 1e-9)
+        // Never below the fewest rounds, which always run.
+        reporter.scaleTimingPlans(of: ["b"], by: 0.5)
+        XCTAssertEqual(reporter.remainingSeconds(), 15 + 20 + 5, accuracy: 1e-9)
+    }
+
+    /// Timers take what their ticks take however busy the machine is: a
+    /// stage that waits for them is taken at its estimate until measured,
+    /// and the computing stages' ratio (here 4, a busy machine) is neither
+    /// laid on it nor diluted by its own.
+    func testAStageThatWaitsForTimersKeepsItsEstimate() {
+        var state = ProgressReporter.State()
+        state.startTime = 0
+        state.stages = [
+            timing("observeOn.latency"): .init(planned: 10, estimatedDone: 10, actualDone: 40),
+            timing("periodic.drift"): .init(planned: 100),
+            timing("scale.timers"): .init(planned: 5),
+        ]
+        state.waitingForTimers = [timing("periodic.drift")]
+        var remaining = ProgressReporter.remainingByStage(of: state, now: 40 * second, inner: nil)
+        XCTAssertEqual(remaining.seconds, 100 + 5 * 4, accuracy: 1e-9)
+        // Measured at its estimate, the drift stage does not lower the ratio the sweep borrows.
+        state.stages[timing("periodic.drift")] = .init(planned: 100, estimatedDone: 50, actualDone: 50)
+        remaining = ProgressReporter.remainingByStage(of: state, now: 90 * second, inner: nil)
+        XCTAssertEqual(remaining.seconds, 50 + 5 * 4, accuracy: 1e-9)
+    }
+
     func testTimeLeftIsEstimatedFromEachStagesOwnCostAndSaysWhenItIsAGuess() {
         var state = ProgressReporter.State()
         state.startTime = 0

@@ -139,13 +139,16 @@ extension CompareReportFormatter {
     }
 
     /// The last line of a run that exits 3: the suspected regressions first
-    /// (gated series whose median moved beyond the threshold in the harmful
-    /// direction, `worse?` before `moved worse?`, the largest move first),
-    /// then how many gated series could not be judged.
+    /// (gated unjudged series whose median moved beyond the threshold in the
+    /// harmful direction, ``SeriesComparison/isSuspectedRegression``:
+    /// `worse?` first, then the others, the largest move first), then how
+    /// many gated series could not be judged. It opens "No regression found"
+    /// only when no gated series moved so.
     func notJudgedLine() -> String {
         let unjudged = report.comparisons.filter(\.isGatedUnjudged)
-        let suspects = unjudged.filter(\.verdict.isSuspectedRegression).sorted { first, second in
-            if first.verdict != second.verdict { return first.verdict == .possiblyWorse }
+        let suspects = unjudged.filter(\.isSuspectedRegression).sorted { first, second in
+            let firstWorse = first.verdict == .possiblyWorse
+            if firstWorse != (second.verdict == .possiblyWorse) { return firstWorse }
             return abs(first.change ?? 0) > abs(second.change ?? 0)
         }
         let ending = "\(unjudged.count) gated series could not be judged: exit status 3, not a pass.\n"

@@ -109,6 +109,16 @@ public struct SeriesComparison: Sendable {
     /// A gated series that should have been judged but could not be.
     public var isGatedUnjudged: Bool { verdict.isUnjudged && isGated }
 
+    /// A gated series that could not be judged and whose median moved
+    /// beyond its threshold in the harmful direction, as measured and after
+    /// the drift correction: `worse?`, `moved worse?`, and a `too few
+    /// repetitions` (or not at the usual level) whose medians moved so. The
+    /// summary's last line names these before saying how many could not be
+    /// judged, so it never reads "No regression found" while one moved.
+    public var isSuspectedRegression: Bool {
+        isGatedUnjudged && (verdict.isSuspectedRegression || movedHarmfully)
+    }
+
     /// The test in the direction the series moved (after the drift
     /// correction): ``betterTest`` when it moved the good way, else ``worseTest``.
     package var reportedTest: MannWhitneyUTest? {
@@ -213,10 +223,21 @@ public struct SeriesComparison: Sendable {
         // A run that spent most of its repetitions at the machine's slower
         // levels did not measure the usual level (``ResultFile/benchmarksMissingTheirUsualLevel``).
         missedItsUsualLevel = seriesRule.readsUsualLevel && missedUsualLevel
-        guard repetitions.suffice, !missedItsUsualLevel else { return }
 
         // Judge against the machine: new values as if the machine had not drifted.
         let corrected = EvidenceSteps.corrected(new, drift: judgedDrift)
+        // As in the tests, the drift may excuse a move (every anchor moved as
+        // much), never create one. Whether the median moved harmfully is
+        // asked of every time, judged or not: a series too few repetitions
+        // cannot judge still leads the summary when it moved
+        // (``SeriesEvidence/medianMovedHarmfully``).
+        let correctedChange = corrected.flatMap { Statistics.median($0) }.flatMap {
+            EvidenceSteps.relativeChange(base: baseMedian, new: $0)
+        }
+        movedHarmfully = EvidenceSteps.movedHarmfully(
+            change: change, correctedChange: correctedChange, threshold: threshold, preference: rule.preference)
+        guard repetitions.suffice, !missedItsUsualLevel else { return }
+
         let scale = abs(baseMedian)
         // The tests ask whether the repetitions show a change beyond the
         // declared threshold. Whether it is beyond what two runs of one binary
@@ -240,13 +261,6 @@ public struct SeriesComparison: Sendable {
             threshold: declaredThreshold, alpha: options.alpha)
         interval = equivalence.interval
         isWithinThreshold = equivalence.isWithinThreshold
-        // As in the tests, the drift may excuse a move (every anchor moved as
-        // much), never create one.
-        let correctedChange = corrected.flatMap { Statistics.median($0) }.flatMap {
-            EvidenceSteps.relativeChange(base: baseMedian, new: $0)
-        }
-        movedHarmfully = EvidenceSteps.movedHarmfully(
-            change: change, correctedChange: correctedChange, threshold: threshold, preference: rule.preference)
         movedBeneficially = EvidenceSteps.movedHarmfully(
             change: change, correctedChange: correctedChange, threshold: threshold,
             preference: rule.preference.reversed)

@@ -113,6 +113,19 @@ public enum CSVSchema {
         self.benchmark(named: benchmark)?.metric(named: metric)
     }
 
+    /// Whether a series' repetitions stopped at its benchmark's time
+    /// budget while still wider than compare needs (1), or became narrow
+    /// enough within it (0): one row per judged timing series of a run whose
+    /// repetitions were chosen adaptively (the default suite), the series'
+    /// metric in its `of=` parameter. Any benchmark may write it; it
+    /// describes the run, so compare shows it and never judges it.
+    public static let budgetReached = Metric(
+        "budget_reached", unit: "flag", kind: .informational, direction: .informational)
+
+    /// The metrics the runner writes for any benchmark, beside those the
+    /// benchmark declares (``budgetReached``).
+    public static let runnerMetrics: [Metric] = [budgetReached]
+
     /// The metric named `metric` in any benchmark, if one has it.
     public static func metric(named metric: String) -> Metric? {
         benchmarks.lazy.compactMap { $0.metric(named: metric) }.first
@@ -234,9 +247,10 @@ public struct BenchmarkSchema: Sendable, Equatable {
         }
     }
 
-    /// This benchmark's metric named `name`, if it has one.
+    /// This benchmark's metric named `name`, if it has one: one it
+    /// declares, or one the runner writes for any benchmark (``CSVSchema/runnerMetrics``).
     public func metric(named name: String) -> Metric? {
-        metrics.first { $0.name == name }
+        metrics.first { $0.name == name } ?? CSVSchema.runnerMetrics.first { $0.name == name }
     }
 
     /// Whether the counts of the variant named `variant` vary between runs

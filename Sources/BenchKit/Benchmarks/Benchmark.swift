@@ -21,12 +21,19 @@ public protocol Benchmark: Sendable {
     /// suite's own (``SuiteConfiguration/maximumRunsPerRepetition``).
     /// Declared where more, shorter repetitions tell more than fewer long ones.
     func maximumRunsPerRepetition(in size: SuiteSize) -> Int?
+    /// How this benchmark chooses its repetitions in a suite of `size` whose
+    /// policy is `suite` (the default suite's ``AdaptiveRepetitions``); by
+    /// default the suite's. Nil: its fixed ``repetitions(in:)``, for a
+    /// benchmark whose repetitions serve a design of their own (spread
+    /// across processes, read at a usual level).
+    func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions?
 }
 
 extension Benchmark {
     public func repetitions(in size: SuiteSize) -> Int { size.repetitions }
     public func processes(in size: SuiteSize) -> Int { 1 }
     public func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
+    public func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
 }
 
 /// A benchmark that declares its name and schema once, for the type.
@@ -94,6 +101,11 @@ public struct MeasurementPlan: Sendable {
     /// in every other repetition: enough for their medians and spreads,
     /// and it keeps the run short.
     public var repetitionStride = 1
+    /// Its time is what it waits for (a timer's ticks), which a busier
+    /// machine does not stretch as it stretches work: the progress estimate
+    /// takes its `estimatedSeconds` as they are until it has measured some,
+    /// instead of scaling them by what the computing plans cost.
+    public var waitsForTimers = false
 
     /// Whether the plan is timed in `repetition` (counted from 1 in its process).
     public func isTimed(inRepetition repetition: Int) -> Bool {

@@ -7,7 +7,8 @@
 /// (Performance.md, "After a busy queue").
 ///
 /// Beside those rows, each variant's flood series (`BusyQueueFloods`):
-/// 30 quiet floods then 30 floods each after a busy queue, in
+/// quiet floods then as many floods each after a busy queue (30 of each
+/// in the quick suite, 10 in the default: `BusyQueueFloods.floods(in:)`), in
 /// one process, timed by the process's CPU time, with the worst flood's
 /// ratio to the quiet median.
 ///
@@ -41,10 +42,23 @@ struct ObserveOnBusyQueueBenchmark: NamedBenchmark {
         floodHops = HopCatalog.busyQueueFloods(registry)
     }
 
+    /// Elements per flood in a suite of `size`: the quick suite's 100,000
+    /// in the default suite too. A flood here pays for the heap a busy
+    /// queue left, which a larger flood does not measure better, while its
+    /// level moves between processes by far more than any threshold, so the
+    /// spread that compare allows for it (results/resolution.csv, calibrated
+    /// on quick runs) applies to the default suite's rows only at the same
+    /// parameters; and sixty floods of each variant a run, each after a busy
+    /// queue, take minutes at 500,000.
+    static func elements(in size: SuiteSize) -> Int {
+        ObserveOnThroughputBenchmark.Configuration(size == .standard ? .quick : size).elements
+    }
+
     func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        ObserveOnThroughputBenchmark.throughputPlans(
+        let elements = Self.elements(in: configuration.size)
+        return ObserveOnThroughputBenchmark.throughputPlans(
             benchmark: Self.name, hops: hops, configuration: configuration,
-            sessionSetupSeconds: BusyQueueDisturbance.estimatedSeconds)
-            + BusyQueueFloods.plans(benchmark: Self.name, hops: floodHops, configuration: configuration)
+            sessionSetupSeconds: BusyQueueDisturbance.estimatedSeconds, elements: elements)
+            + BusyQueueFloods.plans(benchmark: Self.name, hops: floodHops, configuration: configuration, elements: elements)
     }
 }

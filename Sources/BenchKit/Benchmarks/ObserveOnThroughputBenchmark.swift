@@ -44,6 +44,10 @@ struct ObserveOnThroughputBenchmark: NamedBenchmark {
     /// an episode of the slow level may cut to a few, so thirty are taken.
     func repetitions(in size: SuiteSize) -> Int { size == .tiny ? size.repetitions : 30 }
 
+    /// None: its thirty repetitions are spread over five processes, and
+    /// read at the run's usual level, which needs them all.
+    func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { nil }
+
     /// Twelve floods at most per repetition (the suite's 25 would fill its
     /// 50 ms): the median of twelve does not hang on one preemption, and the
     /// time saved pays for twice the repetitions.
@@ -78,8 +82,23 @@ struct ObserveOnThroughputBenchmark: NamedBenchmark {
         self.hops = hops
     }
 
+    /// Elements per timed flood of this benchmark in a suite of `size`: the
+    /// quick suite's 100,000 in the default suite too (at most twelve
+    /// floods a repetition fill its 50 ms). Its thirty repetitions in five
+    /// processes are what compare's resolution (results/resolution.csv) was
+    /// calibrated on, at these parameters: measured alike, two default runs
+    /// of one binary are judged against what such runs differ by, and a run
+    /// takes a fifth of the time the 500,000-element floods took (the
+    /// peers' floods, ten to a hundred times the library's, most of it).
+    static func floodElements(in size: SuiteSize) -> Int {
+        Configuration(size == .standard ? .quick : size).elements
+    }
+
     func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        Self.throughputPlans(benchmark: Self.name, hops: hops, configuration: configuration).map { plan in
+        Self.throughputPlans(
+            benchmark: Self.name, hops: hops, configuration: configuration,
+            elements: Self.floodElements(in: configuration.size)
+        ).map { plan in
             // The anchors' floods take 10-100 times the library's: every
             // other repetition (fifteen a run) times them.
             guard configuration.size != .tiny, plan.variantID.role.isAnchor else { return plan }
@@ -96,10 +115,13 @@ struct ObserveOnThroughputBenchmark: NamedBenchmark {
     ///
     /// `sessionSetupSeconds`: what making a session costs beyond the flood
     /// (a disturbance before it), for the progress estimates.
+    /// `elements`: per timed flood, when not the suite's
+    /// (`Configuration(size).elements`).
     static func throughputPlans(
-        benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration, sessionSetupSeconds: Double = 0
+        benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration, sessionSetupSeconds: Double = 0,
+        elements: Int? = nil
     ) -> [MeasurementPlan] {
-        let elements = Configuration(configuration.size).elements
+        let elements = elements ?? Configuration(configuration.size).elements
         let batch = configuration.countingBatch
         let params = formatParams(["elements": String(elements)])
         return hops.map { hop -> MeasurementPlan in

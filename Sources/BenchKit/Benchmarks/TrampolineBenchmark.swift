@@ -1,3 +1,4 @@
+import BenchAnalysis
 import Schedulers
 
 /// `trampoline.recursion`: a chain of recursive schedules on
@@ -41,6 +42,16 @@ struct TrampolineBenchmark: NamedBenchmark {
     }
 
     init() {}
+
+    /// At least as many rounds as the summary's paired ratios need (its
+    /// chains against the closure queue, repetition by repetition: 6 pairs
+    /// for a 95 % interval, ``PairedRatioInterval/fewestPairs(confidence:)``),
+    /// otherwise the suite's.
+    func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? {
+        let pairs = PairedRatioInterval.fewestPairs(confidence: PairedRatioInterval.standardConfidence)
+        return AdaptiveRepetitions(
+            minimum: max(suite.minimum, pairs), maximum: suite.maximum, budgetSeconds: suite.budgetSeconds)
+    }
 
     func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         let probe = configuration.recursionProbe

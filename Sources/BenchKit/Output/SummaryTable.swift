@@ -56,13 +56,45 @@ public enum SummaryTable {
             second: ClosureQueueReference.variant, metric: .perSchedule.time),
     ]
 
+    /// The series whose repetitions stopped at their benchmark's time budget
+    /// while still wider than compare needs (`budget_reached` rows of 1),
+    /// with how many repetitions each got; empty when none did.
+    static func budgetLines(_ rows: [CSVRow]) -> String {
+        let budget = rows.filter { $0.metric == CSVSchema.budgetReached.name }
+        guard !budget.isEmpty else { return "" }
+        let reached = budget.filter { $0.value == 1 }
+        guard !reached.isEmpty else {
+            return "\nrepetitions: every judged series of the adaptive benchmarks became as narrow as compare needs "
+                + "within its benchmark's budget (\(budget.count) series).\n"
+        }
+        var out = "\nhit the time budget, \(reached.count) of \(budget.count) judged series (noisy: more repetitions "
+        out += "did not narrow them within their benchmark's budget; compare may leave a change of them unconfirmed, "
+        out += "a quieter machine narrows them):\n"
+        for row in reached {
+            let separator = String(CSVSchema.paramsSeparator)
+            // The runner appends the series' metric as the last `of=` (a
+            // growth exponent's own `of=` comes before it).
+            var parts = row.params.split(separator: CSVSchema.paramsSeparator).map(String.init)
+            let last = parts.last ?? ""
+            let metric = last.hasPrefix("of=") ? String(last.dropFirst(3)) : "?"
+            if last.hasPrefix("of=") { parts.removeLast() }
+            let params = parts.joined(separator: separator)
+            let made = rows.filter {
+                $0.benchmark == row.benchmark && $0.variant == row.variant && $0.params == params && $0.metric == metric
+            }.count
+            out += "  \(row.benchmark)/\(row.variant)\(params.isEmpty ? "" : " [\(params)]") \(metric): "
+            out += "\(made) repetitions\n"
+        }
+        return out
+    }
+
     /// Renders `rows` (rows with per-tick samples are left out).
     public static func render(_ rows: [CSVRow]) -> String {
         var medians: [Key: Double] = [:]
         var samples: [Key: [Double]] = [:]
         var seriesOrder: [String: [Series]] = [:]
         var benchmarkOrder: [String] = []
-        for row in rows where !row.params.contains("tick=") {
+        for row in rows where !row.params.contains("tick=") && row.metric != CSVSchema.budgetReached.name {
             let key = Key(series: Series(variant: row.variant, params: row.params), benchmark: row.benchmark, metric: row.metric)
             if let value = row.value { samples[key, default: []].append(value) } else { samples[key, default: []] += [] }
             if !benchmarkOrder.contains(row.benchmark) { benchmarkOrder.append(row.benchmark) }
@@ -79,7 +111,8 @@ public enum SummaryTable {
                 .filter { $0 != .latenessAtTick }
                 .filter { metric in samples.keys.contains { $0.benchmark == benchmark && $0.metric == metric.name } }
             let series = seriesOrder[benchmark] ?? []
-            let repetitions = rows.filter { $0.benchmark == benchmark }.map(\.repetition).max() ?? 0
+            let repetitions = rows.filter { $0.benchmark == benchmark && $0.metric != CSVSchema.budgetReached.name }
+                .map(\.repetition).max() ?? 0
             out += "\n\(benchmark) (median of \(repetitions) repetitions)\n"
             let labels = series.map { $0.params.isEmpty ? $0.variant : "\($0.variant) [\($0.params)]" }
             let labelWidth = max(labels.map(\.count).max() ?? 0, 8) + 2
@@ -120,6 +153,7 @@ public enum SummaryTable {
             }
         }
         out += pairedLines(rows)
+        out += budgetLines(rows)
         let references = ReferenceBound.assess(rows: rows)
         if !references.isEmpty {
             out += "\nreferences (spread: interquartile range over the median of the repetitions; the limit only "

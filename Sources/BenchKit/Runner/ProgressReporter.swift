@@ -91,6 +91,9 @@ public final class ProgressReporter: @unchecked Sendable {
     struct StageCost: Equatable {
         /// Estimated seconds of the whole stage.
         var planned: Double = 0
+        /// What ``planned`` was at the start of the run: for a benchmark
+        /// whose repetitions are chosen adaptively, its fewest rounds.
+        var initiallyPlanned: Double = 0
         /// Estimated seconds of its finished measurements.
         var estimatedDone: Double = 0
         /// Real seconds its finished measurements took.
@@ -103,6 +106,10 @@ public final class ProgressReporter: @unchecked Sendable {
         /// Per stage, when the run gave them (``begin(stageEstimates:)``):
         /// then the time left is estimated stage by stage.
         var stages: [Stage: StageCost] = [:]
+        /// Stages whose plans wait for timers (``MeasurementPlan/waitsForTimers``):
+        /// taken at their estimate until measured, and left out of the
+        /// ratio other stages of their phase borrow.
+        var waitingForTimers: Set<Stage> = []
         var startTime: UInt64 = 0
         var step: Step?
         var currentBenchmark = ""
@@ -134,9 +141,11 @@ public final class ProgressReporter: @unchecked Sendable {
         begin(stageEstimates: [:], total: totalEstimatedSeconds)
     }
 
-    /// Starts the run with each stage's estimated seconds.
-    func begin(stageEstimates: [Stage: Double]) {
+    /// Starts the run with each stage's estimated seconds; `waitingForTimers`:
+    /// the stages whose plans wait for timers (see ``State/waitingForTimers``).
+    func begin(stageEstimates: [Stage: Double], waitingForTimers: Set<Stage> = []) {
         begin(stageEstimates: stageEstimates, total: stageEstimates.values.reduce(0, +))
+        state.withLock { $0.waitingForTimers = waitingForTimers }
     }
 
     /// What a measurement does: each kind costs differently against its
@@ -156,7 +165,7 @@ public final class ProgressReporter: @unchecked Sendable {
     private func begin(stageEstimates: [Stage: Double], total: Double) {
         state.withLock {
             $0.totalEstimate = max(total, 0.001)
-            $0.stages = stageEstimates.mapValues { StageCost(planned: $0) }
+            $0.stages = stageEstimates.mapValues { StageCost(planned: $0, initiallyPlanned: $0) }
             $0.startTime = MeasureContext.now()
         }
         if style == .terminal {
@@ -191,7 +200,10 @@ public final class ProgressReporter: @unchecked Sendable {
     /// scaled by the ratio so far of the stages of its phase (warm-ups by
     /// warm-ups, repetitions by repetitions: a warm-up also pays a session's
     /// set-up, so its ratio would overstate a repetition's many times), or
-    /// taken as estimated when none has one: a guess, which `isGuess` says. Without
+    /// taken as estimated when none has one: a guess, which `isGuess` says.
+    /// A stage that waits for timers is taken as estimated until measured
+    /// (not a guess: its ticks take what they take), and its own ratio is
+    /// lent to no other stage. Without
     /// per-stage plans, the run-wide `remaining(of:now:inner:)`.
     static func remainingByStage(of state: State, now: UInt64, inner: (done: Int, total: Int, unit: String)?)
         -> (seconds: Double, isGuess: Bool)
@@ -200,7 +212,8 @@ public final class ProgressReporter: @unchecked Sendable {
             return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
         }
         var phaseCosts: [Phase: (estimated: Double, actual: Double)] = [:]
-        for (key, stage) in state.stages where stage.estimatedDone > 0 && stage.actualDone > 0 {
+        for (key, stage) in state.stages
+        where stage.estimatedDone > 0 && stage.actualDone > 0 && !state.waitingForTimers.contains(key) {
             phaseCosts[key.phase, default: (0, 0)].estimated += stage.estimatedDone
             phaseCosts[key.phase, default: (0, 0)].actual += stage.actualDone
         }
@@ -215,6 +228,8 @@ public final class ProgressReporter: @unchecked Sendable {
             guard left > 0 else { continue }
             if stage.estimatedDone > 0 && stage.actualDone > 0 {
                 seconds += left * stage.actualDone / stage.estimatedDone
+            } else if state.waitingForTimers.contains(key) {
+                seconds += left
             } else {
                 isGuess = true
                 let phase = phaseCosts[key.phase]
@@ -259,7 +274,26 @@ public final class ProgressReporter: @unchecked Sendable {
         return max(0, (total - done) * (elapsed / done))
     }
 
+    /// How many timing repetitions a benchmark takes: a fixed count, or
+    /// (``most`` given) from ``fewest`` up to ``most`` as its series need.
+    struct RepetitionCount: Equatable {
+        var fewest: Int
+        var most: Int?
+
+        /// `5`, or `5-30` for a count chosen as the series need.
+        var range: String {
+            most.map { "\(fewest)-\($0)" } ?? "\(fewest)"
+        }
+    }
+
+    /// A fixed count of repetitions (`repetition k/n`).
     func willMeasure(_ plan: MeasurementPlan, repetition: Int, of repetitions: Int, variants: Int) {
+        willMeasure(plan, repetition: repetition, of: RepetitionCount(fewest: repetitions), variants: variants)
+    }
+
+    /// A timed repetition (`repetition` from 1) or, for 0, the warm-up of `plan`.
+    func willMeasure(_ plan: MeasurementPlan, repetition: Int, of count: RepetitionCount, variants: Int) {
+        let repetitions = count.range
         let phase = repetition == 0 ? "warm-up" : "repetition \(repetition)/\(repetitions)"
         let estimate = repetition == 0 ? plan.warmUpEstimatedSeconds : plan.estimatedSeconds
         start(
@@ -271,7 +305,8 @@ public final class ProgressReporter: @unchecked Sendable {
             if plan.benchmark != state.currentBenchmark {
                 state.currentBenchmark = plan.benchmark
                 let sets = variants == 1 ? "1 variant" : "\(variants) variant/parameter sets"
-                text += "[\(plan.benchmark)] \(sets) × \(repetitions) repetitions, \(remaining) in the run\n"
+                let until = count.most == nil ? "" : " (until compare's interval is narrow enough, or the budget)"
+                text += "[\(plan.benchmark)] \(sets) × \(repetitions) repetitions\(until), \(remaining) in the run\n"
             }
             state.currentRound = "\(repetition)"
             text += "  \(plan.benchmark) \(phase), \(remaining)\n"
@@ -365,6 +400,43 @@ public final class ProgressReporter: @unchecked Sendable {
             $0.step = nil
         }
         measurement.reset()
+    }
+
+    /// The timing of `benchmark` takes at least `estimatedSeconds` (its
+    /// plans' estimates): it takes another round beyond those planned.
+    func extendTiming(of benchmark: String, toAtLeast estimatedSeconds: Double) {
+        let stage = Stage(benchmark: benchmark, phase: .timing)
+        state.withLock { state in
+            guard let cost = state.stages[stage], cost.planned < estimatedSeconds else { return }
+            state.totalEstimate += estimatedSeconds - cost.planned
+            state.stages[stage]?.planned = estimatedSeconds
+        }
+    }
+
+    /// The timing of `benchmark` is over, having taken `estimatedSeconds`
+    /// (its plans' estimates): nothing of it is left.
+    func finishTiming(of benchmark: String, estimatedSeconds: Double) {
+        let stage = Stage(benchmark: benchmark, phase: .timing)
+        state.withLock { state in
+            guard let cost = state.stages[stage] else { return }
+            state.totalEstimate += estimatedSeconds - cost.planned
+            state.stages[stage]?.planned = estimatedSeconds
+        }
+    }
+
+    /// Plans the timing stage of each of `benchmarks` not yet begun at `factor` times its initial
+    /// plan: the adaptive benchmarks done so far took that many times their
+    /// fewest rounds, so those to come are expected to as well. A stage
+    /// keeps at least its initial plan (the fewest rounds always run).
+    func scaleTimingPlans(of benchmarks: Set<String>, by factor: Double) {
+        state.withLock { state in
+            for (key, cost) in state.stages
+            where key.phase == .timing && cost.estimatedDone == 0 && benchmarks.contains(key.benchmark) {
+                let planned = cost.initiallyPlanned * max(factor, 1)
+                state.totalEstimate += planned - cost.planned
+                state.stages[key]?.planned = planned
+            }
+        }
     }
 
     /// Prints `message` once per run, above the progress line.

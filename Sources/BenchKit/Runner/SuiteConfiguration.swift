@@ -1,15 +1,20 @@
+import BenchAnalysis
 /// Which suite a run is. Each benchmark declares its own sizes for each
 /// (its `Configuration(_:)`), and may declare its own repetitions
 /// (``Benchmark/repetitions(in:)``).
 public enum SuiteSize: String, Sendable, CaseIterable {
-    /// The default suite: about seven minutes on two cores (7 min 08 s for run 20261123T212442Z).
+    /// The default suite: about six minutes on two quiet cores, each
+    /// benchmark taking repetitions until compare can judge it or its time
+    /// budget is spent (``AdaptiveRepetitions``).
     case standard
     /// The reduced suite: about two minutes, every benchmark and variant present.
     case quick
     /// A sub-second suite for tests: every benchmark, tiny sizes.
     case tiny
 
-    /// Repetitions of every variant unless a benchmark declares its own.
+    /// Repetitions of every variant unless a benchmark declares its own:
+    /// in the default suite only where its repetitions are a fixed count
+    /// (`--forks`); otherwise it chooses them (``AdaptiveRepetitions``).
     ///
     /// Quick runs 7 so that `BenchRunner compare` can tell a clear change
     /// between two quick runs: it controls the false discovery rate across
@@ -26,6 +31,68 @@ public enum SuiteSize: String, Sendable, CaseIterable {
     }
 }
 
+/// How the default suite chooses a benchmark's timing repetitions, as
+/// BenchmarkDotNet stops a benchmark once its error is below a target and
+/// package-benchmark at a time budget: after ``minimum`` rounds (every
+/// variant once a round, interleaved), a benchmark takes another round
+/// while one of its judged series is wider than compare needs
+/// (`RepetitionTarget`: the interval of the change compare would find
+/// against a run like it lies within ±the series' threshold), unless that
+/// round would take its timing past ``budgetSeconds`` or past ``maximum``
+/// rounds. A series still too wide then has hit the budget: the run writes
+/// a `budget_reached` row for it (1; 0 for a series that became narrow
+/// enough) and its summary names it.
+public struct AdaptiveRepetitions: Sendable, Equatable {
+    /// The fewest rounds: in the default suite what compare needs to judge
+    /// a series at all (3 against 3 reach p = 0.05).
+    public var minimum: Int
+    /// The most rounds, however narrow a series is not yet.
+    public var maximum: Int
+    /// Seconds a benchmark's timed rounds may take (its warm-up and
+    /// counting pass apart): no round starts that would end past it, by the
+    /// mean of the rounds so far. The ``minimum`` rounds run whatever they take.
+    public var budgetSeconds: Double
+
+    /// `minimum` to `maximum` rounds within `budgetSeconds`.
+    public init(minimum: Int, maximum: Int, budgetSeconds: Double) {
+        self.minimum = max(minimum, 1)
+        self.maximum = max(maximum, self.minimum)
+        self.budgetSeconds = max(budgetSeconds, 0)
+    }
+
+    /// The default suite's: 3 to 30 rounds within 12 s a benchmark. A
+    /// series whose three repetitions already lie within its threshold
+    /// (most CPU-bound times on a quiet machine) stops there; one that
+    /// spreads wider takes more, up to the budget.
+    public static let standard = AdaptiveRepetitions(
+        minimum: RepetitionTarget.fewestJudged(), maximum: 30, budgetSeconds: 12)
+
+    /// The same with another budget (a benchmark whose round takes longer
+    /// than most declares its own).
+    public func budget(_ seconds: Double) -> AdaptiveRepetitions {
+        AdaptiveRepetitions(minimum: minimum, maximum: maximum, budgetSeconds: seconds)
+    }
+
+    /// Whether a round beyond ``minimum`` can ever start (a budget and a
+    /// maximum above the minimum): a benchmark that cannot is planned at its
+    /// fewest rounds whatever the others took.
+    public var mayExceedMinimum: Bool {
+        maximum > minimum && budgetSeconds > 0
+    }
+
+    /// Whether another round may start after `rounds` rounds that took
+    /// `elapsed` seconds, given whether a series is still too wide: while
+    /// fewer than ``minimum`` ran always; else only while a series is too
+    /// wide, fewer than ``maximum`` ran and one more round of the mean
+    /// length so far ends within ``budgetSeconds`` (none with no budget).
+    public func continues(after rounds: Int, elapsed: Double, anySeriesTooWide: Bool) -> Bool {
+        if rounds < minimum { return true }
+        guard anySeriesTooWide, rounds < maximum, budgetSeconds > 0 else { return false }
+        let perRound = rounds > 0 ? elapsed / Double(rounds) : 0
+        return elapsed + perRound <= budgetSeconds
+    }
+}
+
 /// What a suite run shares across its benchmarks: its size, warm-up, the
 /// allocation-counting pass and the `--repetitions` override. What each
 /// benchmark measures at that size (elements, samples, depths, periods) the
@@ -34,6 +101,9 @@ public struct SuiteConfiguration: Sendable {
     public var size: SuiteSize
     /// Every benchmark this many times instead of its own count (`--repetitions`).
     public var repetitionsOverride: Int?
+    /// How the suite chooses repetitions adaptively (the default suite);
+    /// nil: a fixed count. ``repetitionsOverride`` turns it off.
+    public var adaptive: AdaptiveRepetitions?
     /// Run every plan once, unrecorded, before the first repetition.
     public var warmUp: Bool
     /// How to start the child process that measures plain recursion; `nil`
@@ -78,17 +148,30 @@ public struct SuiteConfiguration: Sendable {
     /// The repetitions of a benchmark that does not declare its own.
     public var repetitions: Int { repetitionsOverride ?? size.repetitions }
 
-    /// How many timing repetitions `benchmark` runs in this suite.
+    /// How many timing repetitions `benchmark` runs in this suite: a fixed
+    /// count, or for a benchmark whose repetitions are chosen adaptively
+    /// (``adaptiveRepetitions(of:)``) the fewest.
     public func repetitions(of benchmark: any Benchmark) -> Int {
-        repetitionsOverride ?? benchmark.repetitions(in: size)
+        if let adaptive = adaptiveRepetitions(of: benchmark) { return adaptive.minimum }
+        return repetitionsOverride ?? benchmark.repetitions(in: size)
+    }
+
+    /// How `benchmark` chooses its repetitions in this suite; nil for a
+    /// fixed count (the quick and tiny suites, `--repetitions`, or a
+    /// benchmark that declares a fixed count: ``Benchmark/adaptiveRepetitions(in:suite:)``).
+    public func adaptiveRepetitions(of benchmark: any Benchmark) -> AdaptiveRepetitions? {
+        guard repetitionsOverride == nil, let adaptive else { return nil }
+        return benchmark.adaptiveRepetitions(in: size, suite: adaptive)
     }
 
     /// Operations per counted region in the standard and quick suites.
     public static let defaultCountingBatch = 1000
 
-    /// The default suite.
+    /// The default suite, its repetitions chosen adaptively (``AdaptiveRepetitions/standard``).
     public static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
-        SuiteConfiguration(size: .standard, warmUp: true, recursionProbe: recursionProbe)
+        var configuration = SuiteConfiguration(size: .standard, warmUp: true, recursionProbe: recursionProbe)
+        configuration.adaptive = .standard
+        return configuration
     }
 
     /// The reduced suite (see ``SuiteSize/repetitions`` for its 7 repetitions).

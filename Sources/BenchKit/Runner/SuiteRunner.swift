@@ -84,7 +84,12 @@ public struct SuiteRunner: Sendable {
                     plan.countingEstimatedSeconds * countsPerPlan
             }
         }
-        progress.begin(stageEstimates: stageEstimates)
+        // Stages whose every plan waits for timers keep their own estimate.
+        let waiting = Set(
+            Dictionary(grouping: runnable.filter { timing && !timedElsewhere.contains($0.benchmark) }) {
+                ProgressReporter.Stage($0, .timing)
+            }.filter { $0.value.allSatisfy(\.waitsForTimers) }.keys)
+        progress.begin(stageEstimates: stageEstimates, waitingForTimers: waiting)
         var failures: [SuiteFailure.PlanFailure] = []
         let rows = measure(
             runnable, timing: timing, counting: counting, pass: pass, progress: progress, failures: &failures)
@@ -124,20 +129,31 @@ public struct SuiteRunner: Sendable {
                 return nil
             }
         }
+        // What the adaptive benchmarks done so far took against their
+        // fewest rounds (estimated seconds), to plan those to come.
+        var adaptivePlanned = 0.0
+        var adaptiveDone = 0.0
         for benchmark in order where timing && !timedElsewhere.contains(benchmark) {
             let group = byBenchmark[benchmark] ?? []
+            let adaptive = adaptiveRepetitions(of: benchmark)
             let repetitions = repetitions(of: benchmark)
+            let count = ProgressReporter.RepetitionCount(fewest: repetitions, most: adaptive?.maximum)
             let maximumRuns = maximumRunsPerRepetition(of: benchmark)
             if configuration.warmUp {
                 for plan in group {
-                    progress.willMeasure(plan, repetition: 0, of: repetitions, variants: group.count)
+                    progress.willMeasure(plan, repetition: 0, of: count, variants: group.count)
                     _ = attempt(plan) { try Self.serviced(plan) { try plan.warmUp(context) } }
                     progress.didMeasure(estimatedSeconds: plan.warmUpEstimatedSeconds)
                 }
             }
-            for repetition in 1...max(repetitions, 1) {
-                for plan in group where plan.isTimed(inRepetition: repetition) {
-                    progress.willMeasure(plan, repetition: repetition, of: repetitions, variants: group.count)
+            var timedRows: [CSVRow] = []
+            var rounds = 0
+            let started = MeasureContext.now()
+            var tooWide: Set<Self.SeriesName> = []
+            repeat {
+                rounds += 1
+                for plan in group where plan.isTimed(inRepetition: rounds) {
+                    progress.willMeasure(plan, repetition: rounds, of: count, variants: group.count)
                     let measured = attempt(plan) {
                         try Self.serviced(plan) {
                             try Self.timedRepetition(
@@ -148,10 +164,47 @@ public struct SuiteRunner: Sendable {
                     }
                     progress.didMeasure(estimatedSeconds: plan.estimatedSeconds)
                     guard let values = measured else { continue }
-                    rows += Self.rows(for: plan, repetition: repetition, values: values)
+                    let measuredRows = Self.rows(for: plan, repetition: rounds, values: values)
+                    rows += measuredRows
+                    timedRows += measuredRows
                     if pass == .unavailable, plan.countAllocations != nil {
-                        rows += Self.rows(for: plan, repetition: repetition, values: Self.emptyCounts(of: plan))
+                        rows += Self.rows(for: plan, repetition: rounds, values: Self.emptyCounts(of: plan))
                     }
+                }
+                guard let adaptive else { continue }
+                if rounds >= adaptive.minimum {
+                    tooWide = Self.seriesTooWide(timedRows, failed: failed)
+                }
+                let elapsed = Double(MeasureContext.now() &- started) / 1e9
+                guard adaptive.continues(after: rounds, elapsed: elapsed, anySeriesTooWide: !tooWide.isEmpty) else {
+                    break
+                }
+                if rounds >= adaptive.minimum {
+                    // One more round than planned so far: the time left grows by it.
+                    progress.extendTiming(of: benchmark, toAtLeast: Self.estimatedSeconds(of: group, rounds: rounds + 1))
+                }
+            } while adaptive != nil || rounds < max(repetitions, 1)
+            if let adaptive {
+                let fewest = Self.estimatedSeconds(of: group, rounds: adaptive.minimum)
+                let made = Self.estimatedSeconds(of: group, rounds: rounds)
+                progress.finishTiming(of: benchmark, estimatedSeconds: made)
+                adaptivePlanned += fewest
+                adaptiveDone += made
+                // The benchmarks to come take as many more rounds, in
+                // proportion, as those done took.
+                if adaptivePlanned > 0 {
+                    progress.scaleTimingPlans(
+                        of: Set(order.filter { adaptiveRepetitions(of: $0)?.mayExceedMinimum == true }),
+                        by: adaptiveDone / adaptivePlanned)
+                }
+                rows += Self.budgetRows(timedRows, tooWide: tooWide, failed: failed)
+                let stopped = Self.budgetReached(tooWide)
+                if !stopped.isEmpty {
+                    progress.note(
+                        "note: \(benchmark): \(stopped.count) series still wider than compare needs after \(rounds) "
+                            + "repetitions, at the benchmark's budget (\(ProgressReporter.format(seconds: adaptive.budgetSeconds)), "
+                            + "at most \(adaptive.maximum)): " + stopped.prefix(4).joined(separator: ", ")
+                            + (stopped.count > 4 ? ", …" : ""))
                 }
             }
         }
@@ -169,6 +222,84 @@ public struct SuiteRunner: Sendable {
             }
         }
         return rows
+    }
+
+    /// A timing series of one benchmark: variant, params (with a sample's
+    /// extra parameters) and metric.
+    struct SeriesName: Hashable, Comparable {
+        let variant: String
+        let params: String
+        let metric: String
+
+        static func < (lhs: SeriesName, rhs: SeriesName) -> Bool {
+            (lhs.variant, lhs.params, lhs.metric) < (rhs.variant, rhs.params, rhs.metric)
+        }
+    }
+
+    /// The judged timing series of `rows` (one benchmark's timed rows) that
+    /// are wider than compare needs (`RepetitionTarget`), leaving out the
+    /// plans that failed (`failed`: "identifier [params]").
+    static func seriesTooWide(_ rows: [CSVRow], failed: Set<String>) -> Set<SeriesName> {
+        var values: [SeriesName: [Double]] = [:]
+        var benchmark: [SeriesName: String] = [:]
+        for row in rows {
+            guard let value = row.value,
+                RepetitionTarget.isJudgedTime(metric: row.metric, benchmark: row.benchmark, variant: row.variant)
+            else { continue }
+            let name = SeriesName(variant: row.variant, params: row.params, metric: row.metric)
+            values[name, default: []].append(value)
+            benchmark[name] = row.benchmark
+        }
+        var tooWide: Set<SeriesName> = []
+        for (name, series) in values {
+            guard let owner = benchmark[name],
+                !failed.contains(where: { $0.hasPrefix("\(owner)/\(name.variant) [") })
+            else { continue }
+            if !RepetitionTarget.isNarrowEnough(series, metric: name.metric, benchmark: owner, variant: name.variant) {
+                tooWide.insert(name)
+            }
+        }
+        return tooWide
+    }
+
+    /// One `budget_reached` row per judged timing series of `rows` (one
+    /// adaptive benchmark's timed rows): 1 for a series in `tooWide`, else 0,
+    /// its metric in the `of=` parameter.
+    static func budgetRows(_ rows: [CSVRow], tooWide: Set<SeriesName>, failed: Set<String>) -> [CSVRow] {
+        var seen: Set<SeriesName> = []
+        var result: [CSVRow] = []
+        for row in rows where row.value != nil {
+            guard RepetitionTarget.isJudgedTime(metric: row.metric, benchmark: row.benchmark, variant: row.variant),
+                !failed.contains(where: { $0.hasPrefix("\(row.benchmark)/\(row.variant) [") })
+            else { continue }
+            let name = SeriesName(variant: row.variant, params: row.params, metric: row.metric)
+            guard seen.insert(name).inserted else { continue }
+            let params = [row.params, "of=\(row.metric)"].filter { !$0.isEmpty }
+                .joined(separator: String(CSVSchema.paramsSeparator))
+            result.append(
+                CSVRow(
+                    benchmark: row.benchmark, variant: row.variant, params: params,
+                    metric: CSVSchema.budgetReached.name, unit: CSVSchema.budgetReached.unit, repetition: 1,
+                    value: tooWide.contains(name) ? 1 : 0))
+        }
+        return result
+    }
+
+    /// The series of `tooWide` as the note names them: `variant [params]
+    /// metric`, sorted.
+    static func budgetReached(_ tooWide: Set<SeriesName>) -> [String] {
+        tooWide.sorted().map { $0.params.isEmpty ? "\($0.variant) \($0.metric)" : "\($0.variant) [\($0.params)] \($0.metric)" }
+    }
+
+    /// Estimated seconds of `rounds` timed rounds of `group`.
+    static func estimatedSeconds(of group: [MeasurementPlan], rounds: Int) -> Double {
+        group.reduce(0) { $0 + $1.estimatedSeconds * Double($1.timedRepetitions(of: rounds)) }
+    }
+
+    /// How the benchmark named `name` chooses its repetitions in this
+    /// suite (``SuiteConfiguration/adaptiveRepetitions(of:)``); nil: a fixed count.
+    func adaptiveRepetitions(of name: String) -> AdaptiveRepetitions? {
+        benchmarks.first { $0.schema.name == name }.flatMap { configuration.adaptiveRepetitions(of: $0) }
     }
 
     /// The timing repetitions of the benchmark named `name`: its own count

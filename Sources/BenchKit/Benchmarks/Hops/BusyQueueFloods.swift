@@ -24,9 +24,18 @@ import CJemallocShim
 /// runs after another's disturbances may find a debt left in the heap in
 /// one of its quiet floods; the median of 30 does not move for one.
 enum BusyQueueFloods {
-    /// Floods of each kind per repetition, in a suite of `size`.
+    /// Floods of each kind per repetition, in a suite of `size`: 30 in the
+    /// quick suite, whose runs the documents' figures of the series come
+    /// from; 10 in the default suite, where each of the nine hops' floods
+    /// after a busy queue costs a disturbance of about 0.35 s (30 of each
+    /// took a minute and a half of a run, for a series compare shows
+    /// without judging).
     static func floods(in size: SuiteSize) -> Int {
-        size == .tiny ? 1 : 30
+        switch size {
+        case .quick: 30
+        case .standard: 10
+        case .tiny: 1
+        }
     }
 
     /// Estimated seconds of a repetition of `floods` floods of `elements`
@@ -41,8 +50,10 @@ enum BusyQueueFloods {
     /// Timed in the first repetition of the process only, outside the tiny
     /// suite: one repetition holds all its floods, and its medians and worst
     /// flood are the figures.
-    static func plans(benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration) -> [MeasurementPlan] {
-        let elements = ObserveOnThroughputBenchmark.Configuration(configuration.size).elements
+    /// `elements`: per flood (``ObserveOnBusyQueueBenchmark/elements(in:)``).
+    static func plans(benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration, elements: Int)
+        -> [MeasurementPlan]
+    {
         let floods = floods(in: configuration.size)
         let params = formatParams(["elements": String(elements), "floods": String(floods)])
         return hops.map { hop -> MeasurementPlan in
