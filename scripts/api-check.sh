@@ -3,7 +3,7 @@
 # breaks against the revision api-baseline.txt names (CHANGELOG.md, "What a
 # version number promises"): `swift package diagnose-api-breaking-changes`,
 # in a build folder of its own (.build-api), the baseline's API kept in
-# .build-api/baseline so that a second run does not build it again.
+# .build-api/baseline-<revision> so that a second run does not build it again.
 #
 #     scripts/api-check.sh    # exit 0: no break; 1: a break (listed); 2: bad setup
 #
@@ -36,7 +36,7 @@ status=0
 swift package --scratch-path "$scratch" diagnose-api-breaking-changes "$baseline" \
     --products Schedulers SchedulersTesting \
     --breakage-allowlist-path "$accepted" \
-    --baseline-dir "$scratch/baseline" 2>&1 | tee "$log" || status=$?
+    --baseline-dir "$scratch/baseline-$baseline" 2>&1 | tee "$log" || status=$?
 
 if [ "$status" -eq 0 ]; then
     echo "api-check: the public API of Schedulers and SchedulersTesting breaks nothing of ${baseline:0:12}" \

@@ -238,7 +238,8 @@ package struct ResultsIndex: Sendable {
     /// text: every file holding no NUL byte (Markdown, Swift, scripts in any
     /// language, JSON, workflow files, `.ci/run`), outside build folders
     /// (`.build*`), hidden folders other than `.ci` and `.github`, and the
-    /// results folder itself.
+    /// results folder itself; hidden files (a build's or CI's logs) are not
+    /// read.
     static func citingFiles(root: URL, excluding results: String) -> [(path: String, text: String)] {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: root.path) else { return [] }
@@ -256,7 +257,7 @@ package struct ResultsIndex: Sendable {
                 }
                 continue
             }
-            guard !name.hasPrefix(".build"), let data = manager.contents(atPath: url.path),
+            guard !name.hasPrefix("."), let data = manager.contents(atPath: url.path),
                 !data.contains(0)
             else { continue }
             files.append((relative, String(decoding: data, as: UTF8.self)))
