@@ -1,9 +1,13 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+// Schedulers, MIT License (LICENSE): copyright 2026 The Schedulers authors.
+//
 // The Schedulers library depends on nothing beyond the toolchain. Only the
 // measuring tools (BenchRunner) pull in peers to measure against, and the
-// documentation plugin builds the DocC catalog.
+// documentation plugin builds the DocC catalog. The public API of the
+// Schedulers and SchedulersTesting products follows semantic versioning,
+// checked by scripts/api-check.sh (CHANGELOG.md, "What a version number promises").
 let package = Package(
     name: "Schedulers",
     platforms: [.macOS(.v15)],

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks `BenchRunner history`'s segmentation against ruptures (PyPI).
 
-Reads the committed runs (results/*.csv), orders them by the repository's
-commit order (git rev-list --topo-order --reverse HEAD; runs of one commit by
-their timestamp), and forms, for a fixed selection of timing series, the
+Reads the committed runs in the repository's commit order (runs of one commit
+by their timestamp) from the list at the end of results/README.md, which
+`BenchRunner results index` writes from git (a run of your own in results/ is
+not in it, and no git is needed), and forms, for a fixed selection of timing series, the
 points `history` segments: one per revision, the median over the revision's
 runs of the log of each run's median repetition. ruptures' binary
 segmentation (Binseg, model "l2", min_size 1, jump 1) then gives, for
@@ -18,12 +19,10 @@ only add points after them.
 Needs `pip install ruptures` (and NumPy, which it brings).
 """
 import csv
-import glob
 import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 
 FIXTURE = "scripts/history-reference.json"
@@ -39,40 +38,39 @@ SELECTION = [
 MAX_SPLITS = 6
 
 
-def commit_order():
-    out = subprocess.run(
-        ["git", "rev-list", "--topo-order", "--reverse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.split()
-    return out
+INDEX = "results/README.md"
+OPENING = "<!-- committed-runs: "
+CLOSING = "<!-- /committed-runs -->"
 
 
-def position(order, revision):
-    prefix = revision.lower()
-    if prefix.endswith("-dirty"):
-        prefix = prefix[: -len("-dirty")]
-    found = [i for i, commit in enumerate(order) if commit.startswith(prefix)]
-    return found[0] if len(found) == 1 else None
+def committed_runs():
+    """The (file name, commit) pairs the index lists, oldest first."""
+    with open(INDEX) as handle:
+        lines = handle.read().split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith(OPENING)), None)
+    if start is None:
+        sys.exit(f"history_reference: {INDEX} lists no committed runs; run `swift run BenchRunner results index`")
+    runs = []
+    for line in lines[start + 1 :]:
+        if line == CLOSING:
+            return runs
+        fields = line.split(" ")
+        if len(fields) == 2:
+            runs.append((fields[0], fields[1]))
+    sys.exit(f"history_reference: {INDEX}: the list of committed runs does not end")
 
 
 def series_points():
-    order = commit_order()
-    runs = []
-    for path in sorted(glob.glob("results/*.csv")):
-        name = os.path.basename(path)
-        if not (len(name) > 17 and name[15] == "Z" and name[0].isdigit()):
-            continue
-        with open(path, newline="") as handle:
+    placed = []
+    for name, commit in committed_runs():
+        if commit == "-":
+            sys.exit(f"history_reference: the revision of {name} is not in the history ({INDEX})")
+        with open(os.path.join("results", name), newline="") as handle:
             rows = list(csv.DictReader(handle))
-        if not rows:
-            continue
-        revision = rows[0]["git_rev"]
-        runs.append((position(order, revision), rows[0]["timestamp"], path, revision, rows))
-    placed = [r for r in runs if r[0] is not None]
-    if len(placed) != len(runs):
-        sys.exit("history_reference: a committed run's revision is not in the history; run it from a full clone")
-    placed.sort(key=lambda r: (r[0], r[1], r[2]))
+        if rows:
+            placed.append((rows[0]["git_rev"], rows))
     series = {}
-    for _, _, path, revision, rows in placed:
+    for revision, rows in placed:
         values = {}
         for row in rows:
             if (row["benchmark"], row["metric"]) in SELECTION and row["allocator"] == "system" and row["value"]:

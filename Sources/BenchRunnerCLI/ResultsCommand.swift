@@ -4,17 +4,21 @@ import BenchKit
 import Foundation
 
 /// `BenchRunner results index [--check]` and `BenchRunner results prune
-/// [--delete]`: the results folder's index and the removal of the files
-/// nothing cites. Parsing only; the work is ``ResultsIndexTool`` in BenchAnalysis.
+/// [--delete]`: the results folder's index and the files nothing cites,
+/// moved aside on request. Parsing only; the work is ``ResultsIndexTool`` in
+/// BenchAnalysis.
 struct Results: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Index the results folder (results/README.md), or list and remove the files nothing cites.",
+        abstract: "Index the results folder (results/README.md), or list and move aside the files nothing cites.",
         discussion: """
             Every file in results/ is what a real run wrote; results/README.md, written by \
-            `results index`, says what each one is (default, quick, filtered, instructions-only, scale \
-            sweep, calibration, baseline, plot), which revision wrote it and which documents, tests, \
-            scripts or CI steps cite it. docs/Results.md explains the rules. Exit status: 0 done; 1 \
-            (index --check) the index is stale; 2 bad input.
+            `results index`, says of each committed one what it is (default, quick, filtered, \
+            instructions-only, scale sweep, calibration, baseline, plot), which revision wrote it and \
+            which of the repository's text files cite it, and lists the committed runs in commit \
+            order. A file git does not track is a run of your own: named, never indexed. Without git \
+            (a source archive) the files the index lists are taken for the committed ones. \
+            docs/Results.md explains the rules. Exit status: 0 done; 1 (index --check) the index is \
+            stale; 2 bad input.
             """,
         subcommands: [ResultsIndexCommand.self, ResultsPrune.self],
         defaultSubcommand: ResultsIndexCommand.self)
@@ -56,15 +60,18 @@ struct ResultsIndexCommand: ParsableCommand {
 struct ResultsPrune: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
-        abstract: "List the files in results/ that nothing cites; with --delete, remove them.",
+        abstract: "List the files in results/ that nothing uses; with --delete, move them aside.",
         discussion: """
-            A file is kept when a document, test, script or CI step names it, when it is a baseline \
-            (baseline-*.csv) or the calibration table, and a plot when its run is kept. Without \
-            --delete nothing is removed. Exit status: 0 listed (or removed, and results/README.md \
-            rewritten); 2 bad input (no results folder, a file that cannot be removed).
+            A file is kept when a text file of the repository names it (a folder: its path), when it \
+            is a committed run (the history of the committed runs reads every one), a baseline \
+            (baseline-*.csv) or the calibration table, and a plot when its run is kept; runs of your \
+            own that nothing names are listed. Without --delete nothing is moved; with it, the files \
+            go into results/.pruned-<UTC time>/ and the command that restores them is printed. \
+            Exit status: 0 listed (or moved, and results/README.md rewritten); 2 bad input (no \
+            results folder, a file that cannot be moved).
             """)
 
-    @Flag(help: "Remove the listed files and rewrite results/README.md.")
+    @Flag(help: "Move the listed files into results/.pruned-<UTC time>/ and rewrite results/README.md.")
     var delete = false
 
     @OptionGroup var location: ResultsLocation

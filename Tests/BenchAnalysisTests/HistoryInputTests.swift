@@ -71,6 +71,41 @@ final class HistoryInputTests: XCTestCase {
         XCTAssertEqual(byTime.notes, ["note: runs are ordered by their timestamps, not by commit order (git could not be started)"])
     }
 
+    /// Without git (not installed, or a folder that is not a repository: a
+    /// source archive) runs go by the commit order the folder's index
+    /// records, a run it does not list by its timestamp; with no index, all
+    /// by their timestamps. One note says which, and why.
+    func testWithoutGitRunsGoByTheOrderTheIndexRecords() throws {
+        // Made in the order c, a, x (listed nowhere), b; committed a, b, c.
+        let paths = [
+            try write(stamp: "20261124T010000Z", revision: "ccccccc33333"),
+            try write(stamp: "20261124T020000Z", revision: "aaaaaaa11111"),
+            try write(stamp: "20261124T030000Z", revision: "fffffff99999"),
+            try write(stamp: "20261124T040000Z", revision: "bbbbbbb22222"),
+        ]
+        let files = try paths.map { try ResultFile.load(path: $0) }
+        let byTime = HistoryTool.order(files, repository: folder.path)
+        XCTAssertEqual(byTime.runs.map { String($0.revision.prefix(1)) }, ["c", "a", "f", "b"])
+        XCTAssertEqual(byTime.notes.count, 1)
+        XCTAssertTrue(byTime.notes[0].contains("not a git repository"), byTime.notes[0])
+
+        let listed = CommittedRuns(runs: [
+            .init(name: "20261124T020000Z-aaaaaaa11111.csv", commit: "aaaaaaa11111" + String(repeating: "0", count: 28)),
+            .init(name: "20261124T040000Z-bbbbbbb22222.csv", commit: "bbbbbbb22222" + String(repeating: "0", count: 28)),
+            .init(name: "20261124T010000Z-ccccccc33333.csv", commit: "ccccccc33333" + String(repeating: "0", count: 28)),
+        ])
+        try ("# results\n\n" + listed.markdown).write(
+            to: folder.appendingPathComponent("README.md"), atomically: true, encoding: .utf8)
+        for git in ["git", "git-not-installed-here"] {
+            let recorded = HistoryTool.order(files, repository: folder.path, git: git)
+            XCTAssertEqual(recorded.runs.map { String($0.revision.prefix(1)) }, ["a", "b", "c", "f"], git)
+            XCTAssertEqual(recorded.notes.count, 2, "\(recorded.notes)")
+            XCTAssertTrue(recorded.notes[0].contains("by the commit order \(folder.path)/README.md records"), recorded.notes[0])
+            XCTAssertTrue(recorded.notes[0].contains(git == "git" ? "not a git repository" : "not installed"), recorded.notes[0])
+            XCTAssertTrue(recorded.notes[1].contains("fffffff99999"), recorded.notes[1])
+        }
+    }
+
     func testUnusableInputIsExitStatusTwoWithAMessage() throws {
         let missing = HistoryTool.run(paths: [folder.appendingPathComponent("nope").path], options: HistoryOptions())
         XCTAssertEqual(missing.status, .unusableInput)

@@ -2,25 +2,27 @@
 import Foundation
 import XCTest
 
-/// What `history` finds in the committed runs (results/), with the standard
-/// catalogue and the repository's commit order: the trampoline's step at the
-/// safe rewrite and its later gain, the busy-queue fix and the element path's
-/// gain at their revisions; and nothing among the ten runs of one binary
-/// (787b90b) when each is taken for a revision of its own.
+/// What `history` finds in the committed runs (results/, the runs its
+/// index lists, in the commit order it records), with the standard
+/// catalogue: the trampoline's step at the safe rewrite and its later gain,
+/// the busy-queue fix and the element path's gain at their revisions; and
+/// nothing among the ten runs of one binary (787b90b) when each is taken for
+/// a revision of its own. The same checks run on a pruned copy of the
+/// folder (ResultsIndexTests).
 final class CommittedHistoryTests: XCTestCase {
     /// The repository: three folders up from this file.
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The committed runs in commit order, read with the standard catalogue installed.
-    private static func committedRuns() throws -> HistoryRuns {
+    /// The committed runs of the repository at `root` in commit order, read
+    /// with the standard catalogue installed: exactly the runs its
+    /// `results/README.md` lists (``CommittedRuns``), so a user's own runs
+    /// in the folder are not read and no git is needed.
+    static func committedRuns(root: URL = root) throws -> HistoryRuns {
         StandardCatalog.install()
         let results = root.appendingPathComponent("results").path
-        let files = try HistoryRuns.files(in: [results]).map { try ResultFile.load(path: $0) }
-        guard case .success(let order) = CommitOrder.read(repository: root.path) else {
-            throw XCTSkip("git or the repository's history is not available")
-        }
-        return HistoryRuns(files: files, order: order)
+        let committed = try XCTUnwrap(CommittedRuns.read(folder: results), "results/README.md lists no committed runs")
+        return try committed.history(folder: results) { path throws(CompareInputError) in try ResultFile.load(path: path) }
     }
 
     private static let report: Result<HistoryReport, any Error> = Result {
@@ -28,20 +30,66 @@ final class CommittedHistoryTests: XCTestCase {
     }
 
     private func changes(of description: String) throws -> [ChangePoint] {
-        let report = try Self.report.get()
+        try Self.changes(of: description, in: Self.report.get())
+    }
+
+    private static func changes(of description: String, in report: HistoryReport) throws -> [ChangePoint] {
         let entry = try XCTUnwrap(
             report.entries.first { $0.series.key.description == description }, "no series \(description)")
         return entry.changePoints
     }
 
-    private func change(
-        of description: String, from before: String, to after: String
+    private static func change(
+        of description: String, from before: String, to after: String, in report: HistoryReport
     ) throws -> ChangePoint {
-        let all = try changes(of: description)
+        let all = try changes(of: description, in: report)
         return try XCTUnwrap(
             all.first { $0.revisionBefore.hasPrefix(before) && $0.revisionAfter.hasPrefix(after) },
             "\(description): no change \(before)..\(after) among "
                 + all.map { "\($0.revisionBefore.prefix(7))..\($0.revisionAfter.prefix(7))" }.joined(separator: ", "))
+    }
+
+    private func change(
+        of description: String, from before: String, to after: String
+    ) throws -> ChangePoint {
+        try Self.change(of: description, from: before, to: after, in: Self.report.get())
+    }
+
+    /// The change points the tests below hold the committed runs to, found
+    /// in `report` (of the committed runs of some copy of the repository).
+    static func checkTheKnownChangePoints(in report: HistoryReport, file: StaticString = #filePath, line: UInt = #line) throws {
+        let trampoline = "trampoline.recursion/current-thread depth=10000000;stack_mib=8 ns_per_schedule [system]"
+        let rewrite = try change(of: trampoline, from: "7b22bd7", to: "e582bdc", in: report)
+        XCTAssertEqual(rewrite.evidence, .confirmed, file: file, line: line)
+        XCTAssertEqual(
+            try change(of: trampoline, from: "a4ef090", to: "e6939a1", in: report).evidence, .confirmed, file: file, line: line)
+        for variant in ["fast-path", "generic", "concurrent", "operation-queue"] {
+            let fix = try change(
+                of: "observeOn.busyQueue/\(variant) elements=500000 ns_per_element [system]", from: "1b7eb68", to: "244f15a",
+                in: report)
+            XCTAssertEqual(fix.evidence, .confirmed, variant, file: file, line: line)
+        }
+        let element = try change(
+            of: "elementPath/current-thread elements=200000 ns_per_element [system]", from: "fa39615", to: "881a419",
+            in: report)
+        XCTAssertEqual(element.evidence, .confirmed, file: file, line: line)
+    }
+
+    /// The runs read are every committed run and only those: each file the
+    /// list names is in the folder and in the index's table, and every run
+    /// the table lists is in the list (so `results prune` keeps them all).
+    func testTheCommittedRunsAreTheRunsTheIndexLists() throws {
+        let results = Self.root.appendingPathComponent("results")
+        let committed = try XCTUnwrap(CommittedRuns.read(folder: results.path))
+        let index = try String(contentsOf: results.appendingPathComponent("README.md"), encoding: .utf8)
+        let tableRuns = ResultsIndexTool.rows(index).keys.filter { HistoryRuns.isRunFileName($0) }.sorted()
+        XCTAssertEqual(committed.names.sorted(), tableRuns)
+        XCTAssertEqual(Set(committed.names).count, committed.names.count, "a run listed twice")
+        for name in committed.names {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: results.appendingPathComponent(name).path), name)
+        }
+        XCTAssertGreaterThan(committed.names.count, 100)
+        try Self.checkTheKnownChangePoints(in: Self.report.get())
     }
 
     func testTheTrampolinesNestedScheduleSlowedAtTheSafeRewriteAndGainedLater() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import ToolSupport
 
 /// The order of the repository's commits, oldest first, as
 /// `git rev-list --topo-order --reverse HEAD` prints it: what `history` orders
@@ -45,25 +44,11 @@ package struct CommitOrder: Sendable {
     }
 
     /// The order of the repository at `directory`, read with
-    /// `git rev-list --topo-order --reverse HEAD`; a failure says why
-    /// (git missing, not a repository), for the one note `history` prints
-    /// before it falls back to the runs' timestamps.
-    package static func read(repository directory: String) -> Result<CommitOrder, CommitOrderUnavailable> {
-        guard let outcome = ExternalCommand.run(["git", "-C", directory, "rev-list", "--topo-order", "--reverse", "HEAD"])
-        else {
-            return .failure(CommitOrderUnavailable(reason: "git could not be started"))
-        }
-        guard outcome.status == 0 else {
-            let message = outcome.errors.split(separator: "\n").first.map(String.init) ?? "exit status \(outcome.status)"
-            return .failure(CommitOrderUnavailable(reason: "git rev-list failed: \(message)"))
-        }
-        let commits = outcome.output.split(whereSeparator: \.isNewline).map(String.init)
-        return .success(CommitOrder(commits: commits))
+    /// `git rev-list --topo-order --reverse HEAD` (``GitRepository``); a
+    /// failure says why (git missing, not a repository), for the one note a
+    /// tool prints before it falls back to the order the results folder's
+    /// index records (``CommittedRuns``) or to the runs' timestamps.
+    package static func read(repository directory: String, git: String = "git") -> Result<CommitOrder, GitUnavailable> {
+        GitRepository(directory: directory, program: git).commitOrder()
     }
-}
-
-/// Why the commit order could not be read.
-package struct CommitOrderUnavailable: Error, Sendable, Equatable {
-    /// What went wrong, for the note `history` prints.
-    package let reason: String
 }

@@ -75,14 +75,20 @@ package struct HistoryRuns: Sendable {
 
     /// `files` in order. Without `order` (git or the repository missing,
     /// `unavailable` says why) the runs go by their timestamps, and a note
-    /// says so once; a run whose revision is not in `order` goes right after
-    /// the latest run before it in time whose revision is.
-    package init(files: [ResultFile], order: CommitOrder?, unavailable: String? = nil) {
+    /// says so once; when git is missing and `order` is the one an index
+    /// records (`recordedIn` names it), the note says that instead. A run
+    /// whose revision is not in `order` goes right after the latest run
+    /// before it in time whose revision is.
+    package init(files: [ResultFile], order: CommitOrder?, unavailable: String? = nil, recordedIn: String? = nil) {
         var notes: [String] = []
         if order == nil {
             notes.append(
                 "note: runs are ordered by their timestamps, not by commit order"
                     + (unavailable.map { " (\($0))" } ?? ""))
+        } else if let recordedIn {
+            notes.append(
+                "note: runs are ordered by the commit order \(recordedIn) records, not by git's"
+                    + (unavailable.map { " (\($0))" } ?? "") + "; a run it does not list goes by its timestamp")
         }
         let placed = files.map { file -> Run in
             let name = URL(fileURLWithPath: file.path).deletingPathExtension().lastPathComponent

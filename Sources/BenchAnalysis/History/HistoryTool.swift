@@ -1,3 +1,5 @@
+import Foundation
+
 /// The core of `BenchRunner history [FOLDER|FILE …]`: reads the result
 /// files, orders them, finds every series' change points and formats the
 /// report. The command-line type only parses options and prints what this
@@ -28,11 +30,7 @@ public enum HistoryTool {
         } catch {
             return Outcome(status: .unusableInput, output: "", diagnostics: "error: \(error)\n")
         }
-        let runs: HistoryRuns
-        switch CommitOrder.read(repository: options.repository) {
-        case .success(let order): runs = HistoryRuns(files: files, order: order)
-        case .failure(let problem): runs = HistoryRuns(files: files, order: nil, unavailable: problem.reason)
-        }
+        let runs = order(files, repository: options.repository)
         let report = HistoryReport(runs: runs, options: options)
         if report.entries.isEmpty {
             let reason = options.filters.isEmpty && options.machine == nil
@@ -60,6 +58,32 @@ public enum HistoryTool {
             return Outcome(status: report.exitStatus, output: formatter.csv(), diagnostics: formatter.summary())
         case .json:
             return Outcome(status: report.exitStatus, output: formatter.json(), diagnostics: formatter.summary())
+        }
+    }
+
+    /// `files` in the commit order of the git repository at `repository`
+    /// (`git` is the program run as git). Without git (not installed, not a
+    /// repository: a source archive) they go by the commit order the index
+    /// of their folder records (``CommittedRuns``), else by their
+    /// timestamps; either way one note says so.
+    package static func order(_ files: [ResultFile], repository: String, git: String = "git") -> HistoryRuns {
+        switch CommitOrder.read(repository: repository, git: git) {
+        case .success(let order):
+            return HistoryRuns(files: files, order: order)
+        case .failure(let problem):
+            var folders: [String] = []
+            for file in files {
+                let folder = URL(fileURLWithPath: file.path).deletingLastPathComponent().path
+                if !folders.contains(folder) { folders.append(folder) }
+            }
+            for folder in folders {
+                if let recorded = CommittedRuns.read(folder: folder) {
+                    return HistoryRuns(
+                        files: files, order: recorded.commitOrder, unavailable: problem.reason,
+                        recordedIn: "\(folder)/\(ResultsIndex.fileName)")
+                }
+            }
+            return HistoryRuns(files: files, order: nil, unavailable: problem.reason)
         }
     }
 }

@@ -150,23 +150,21 @@ package enum ReportTool {
     }
 
     /// The committed runs (`results/<UTC time>-<revision>.csv`) made at
-    /// `until` or before, read by `load`, in the repository's commit order.
+    /// `until` or before, read by `load`, in the commit order the results
+    /// folder's index records (``CommittedRuns``): a user's own runs in the
+    /// folder are not among them, and no git is needed.
     static func committedRuns(
         until: String, root: URL, load: (String) throws(ReportError) -> ResultFile
     ) throws(ReportError) -> HistoryRuns {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("results").path)) ?? []
-        let runs = names.filter { HistoryRuns.isRunFileName($0) && $0 <= until + "~" }.sorted()
-        guard runs.contains(where: { $0.hasPrefix(until) }) else {
+        guard let committed = CommittedRuns.read(folder: root.appendingPathComponent("results").path) else {
+            throw ReportError(
+                "results/\(ResultsIndex.fileName)", nil,
+                "lists no committed runs in commit order (run `swift run BenchRunner results index`)")
+        }
+        guard committed.names.contains(where: { $0.hasPrefix(until) }) else {
             throw ReportError("results", nil, "no committed run was made at \(until) (until= names a result file's UTC time)")
         }
-        var files: [ResultFile] = []
-        for name in runs {
-            files.append(try load("results/\(name)"))
-        }
-        switch CommitOrder.read(repository: root.path) {
-        case .success(let order): return HistoryRuns(files: files, order: order)
-        case .failure(let problem): return HistoryRuns(files: files, order: nil, unavailable: problem.reason)
-        }
+        return try committed.history(folder: "results", until: until, load: load)
     }
 
     /// Reads the result file a document names (a path from the root).

@@ -1,9 +1,18 @@
 import Foundation
 import ToolSupport
 
-/// The index of the results folder (`results/README.md`): every file in it,
-/// what kind of run or output it is, which revision wrote it and when, and
-/// which of the repository's files cite it.
+/// The index of the results folder (`results/README.md`): every committed
+/// file in it, what kind of run or output it is, which revision wrote it and
+/// when, and which of the repository's files cite it; then the committed
+/// runs in commit order (``CommittedRuns``).
+///
+/// The index covers what is committed (`git ls-files`): a file in the folder
+/// that git does not track is a user's own run (README's `swift run -c
+/// release BenchRunner` writes one there), which `results index` names and
+/// `results prune` may list, and which never makes the index stale. Without
+/// git (a source archive, a vendored copy) the files the index already lists
+/// are taken for the committed ones, and its list of committed runs keeps
+/// its order; a note says so once.
 ///
 /// A result CSV's kind is read from its own rows, first rule that applies:
 /// - `calibration`: a `BenchRunner calibrate` table (``ResolutionTable``);
@@ -18,20 +27,33 @@ import ToolSupport
 /// A file named `baseline-*.csv` is also a `baseline`. Plots (`.png`) name the
 /// run they were drawn from; other files are `text output`.
 ///
-/// A file is cited by a file of the repository (Markdown documents, Swift
-/// sources and tests, scripts, CI) that contains its name or, for a run
-/// named by its start time (``isRunName(_:)``), its name without `.csv`
-/// (tests name runs so; a cited plot cites its run).
+/// A file is cited by a text file of the repository (any file outside build
+/// folders, hidden folders other than `.ci` and `.github`, and the results
+/// folder, that holds no NUL byte) that contains its name or, for a run named
+/// by its start time (``isRunName(_:)``), its name without `.csv` (a cited
+/// plot cites its run). A subfolder is cited only by its path
+/// (`results/<name>` followed by `/` or by a character that cannot continue
+/// a name).
 package struct ResultsIndex: Sendable {
     /// The index's file name inside the results folder.
     package static let fileName = "README.md"
 
-    /// Every file of the folder except the index, sorted by name.
+    /// Every committed file of the folder except the index, sorted by name.
     package let entries: [ResultsEntry]
+    /// The folder's files that are not committed (a user's own runs and
+    /// what was drawn from them), sorted by name; never in the index.
+    package let ownEntries: [ResultsEntry]
+    /// The committed runs in commit order.
+    package let committedRuns: CommittedRuns
+    /// Why git could not say what is committed or in which order, when it
+    /// could not (the one note the tools print); nil when git answered.
+    package let gitUnavailable: String?
 
-    /// Reads the folder `results` (a path from `root`) and the files of
-    /// `root` that may cite its files. Throws when the folder cannot be listed.
-    package init(root: URL, results: String, suites: [SuiteSignature]) throws(ResultsIndexError) {
+    /// Reads the folder `results` (a path from `root`), asks git (`git`, the
+    /// program run as git) what of it is committed and in which order, and
+    /// reads the files of `root` that may cite its files. Throws when the
+    /// folder cannot be listed.
+    package init(root: URL, results: String, suites: [SuiteSignature], git: String = "git") throws(ResultsIndexError) {
         let folder = root.appendingPathComponent(results)
         let names: [String]
         do {
@@ -41,37 +63,74 @@ package struct ResultsIndex: Sendable {
             throw ResultsIndexError("\(results): cannot list the folder (\(error.localizedDescription)); "
                 + "run from the repository's root or give --root")
         }
+        let present = Set(names)
+        let repository = GitRepository(directory: root.path, program: git)
+        let committed: Set<String>
+        var order: CommitOrder?
+        switch (repository.trackedNames(in: results), repository.commitOrder()) {
+        case (.success(let tracked), .success(let commits)):
+            committed = present.intersection(tracked)
+            order = commits
+            gitUnavailable = nil
+        case (.failure(let problem), _), (_, .failure(let problem)):
+            let listed = (try? String(contentsOf: folder.appendingPathComponent(Self.fileName), encoding: .utf8))
+                .map(ResultsIndexTool.rows) ?? [:]
+            committed = listed.isEmpty ? present : present.intersection(listed.keys)
+            gitUnavailable = problem.reason
+        }
         let citing = Self.citingFiles(root: root, excluding: results)
         let runStems = names.filter { $0.hasSuffix(".csv") }.map { String($0.dropLast(4)) }
-        entries = names.map { name in
+        var loaded: [String: ResultFile] = [:]
+        let all = names.map { name in
             let path = folder.appendingPathComponent(name).path
-            var needle = name
             var madeFrom: String?
             let kind: String
             var revision = ""
             var date = ""
             var benchmarks = 0
             var repetitions = ""
-            if name.hasSuffix(".csv") {
-                if Self.isRunName(name) { needle = String(name.dropLast(4)) }
-                let described = Self.describe(path: path, suites: suites)
-                kind = (name.hasPrefix("baseline-") ? "baseline, " : "") + described.kind
-                revision = described.revision
-                date = described.date
-                benchmarks = described.benchmarks
-                repetitions = described.repetitions
-            } else if name.hasSuffix(".png") {
-                let run = runStems.filter { name.hasPrefix($0 + "-") }.max { $0.count < $1.count }
-                madeFrom = run.map { $0 + ".csv" }
-                kind = "plot"
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            let cited: (String) -> Bool
+            if isDirectory.boolValue {
+                kind = "folder"
+                cited = { Self.containsPath("\(results)/\(name)", in: $0) }
             } else {
-                kind = "text output"
+                let needle = name.hasSuffix(".csv") && Self.isRunName(name) ? String(name.dropLast(4)) : name
+                cited = { $0.contains(needle) }
+                if name.hasSuffix(".csv") {
+                    let described = Self.describe(path: path, suites: suites)
+                    loaded[name] = described.file
+                    kind = (name.hasPrefix("baseline-") ? "baseline, " : "") + described.kind
+                    revision = described.revision
+                    date = described.date
+                    benchmarks = described.benchmarks
+                    repetitions = described.repetitions
+                } else if name.hasSuffix(".png") {
+                    let run = runStems.filter { name.hasPrefix($0 + "-") }.max { $0.count < $1.count }
+                    madeFrom = run.map { $0 + ".csv" }
+                    kind = "plot"
+                } else {
+                    kind = "text output"
+                }
             }
-            let citedBy = citing.filter { $0.text.contains(needle) }.map(\.path)
             return ResultsEntry(
                 name: name, kind: kind, revision: revision, date: date, benchmarks: benchmarks,
-                repetitions: repetitions, citedBy: citedBy,
+                repetitions: repetitions, citedBy: citing.filter { cited($0.text) }.map(\.path),
                 isProtected: name.hasPrefix("baseline-") || kind == "calibration", madeFrom: madeFrom)
+        }
+        entries = all.filter { committed.contains($0.name) }
+        ownEntries = all.filter { !committed.contains($0.name) }
+        let runNames = entries.map(\.name).filter { HistoryRuns.isRunFileName($0) }
+        if let order {
+            let files = runNames.compactMap { loaded[$0] }
+            committedRuns = CommittedRuns(history: HistoryRuns(files: files, order: order), order: order)
+        } else {
+            let recorded = CommittedRuns.read(folder: folder.path)?.runs ?? []
+            let kept = recorded.filter { committed.contains($0.name) }
+            let listed = Set(kept.map(\.name))
+            let unlisted = runNames.filter { !listed.contains($0) }.map { CommittedRuns.Run(name: $0, commit: nil) }
+            committedRuns = CommittedRuns(runs: kept + unlisted)
         }
     }
 
@@ -81,23 +140,46 @@ package struct ResultsIndex: Sendable {
         name.range(of: #"^[0-9]{8}T[0-9]{6}Z-"#, options: .regularExpression) != nil
     }
 
-    /// The files `results prune` removes: nothing cites them, they are
-    /// not protected, and for a plot its run goes too (or is not there).
+    /// The files `results prune` lists, committed or not: nothing cites
+    /// them, they are neither protected nor a committed run (the history of
+    /// the committed runs reads every one), and for a plot its run goes too
+    /// (or is not there).
     package var uncited: [ResultsEntry] {
-        let candidates = Set(
-            entries.filter { $0.citedBy.isEmpty && !$0.isProtected && $0.madeFrom == nil }.map(\.name))
-        let present = Set(entries.map(\.name))
-        return entries.filter { entry in
-            guard entry.citedBy.isEmpty, !entry.isProtected else { return false }
+        let runs = Set(committedRuns.names)
+        let all = (entries + ownEntries).sorted { $0.name < $1.name }
+        let goes: (ResultsEntry) -> Bool = { $0.citedBy.isEmpty && !$0.isProtected && !runs.contains($0.name) }
+        let candidates = Set(all.filter { goes($0) && $0.madeFrom == nil }.map(\.name))
+        let present = Set(all.map(\.name))
+        return all.filter { entry in
+            guard goes(entry) else { return false }
             guard let run = entry.madeFrom else { return candidates.contains(entry.name) }
             return candidates.contains(run) || !present.contains(run)
         }
+    }
+
+    /// How many of `listed` are among `entries` (the committed files).
+    static func committedCount(of listed: [ResultsEntry], in entries: [ResultsEntry]) -> Int {
+        let committed = Set(entries.map(\.name))
+        return listed.filter { committed.contains($0.name) }.count
+    }
+
+    /// Whether `text` holds `path` as a whole path: followed by `/`, or by
+    /// nothing that could continue a file's name.
+    static func containsPath(_ path: String, in text: String) -> Bool {
+        var rest = text[...]
+        while let found = rest.range(of: path) {
+            guard let next = rest[found.upperBound...].first else { return true }
+            if next == "/" || !(next.isLetter || next.isNumber || "._-".contains(next)) { return true }
+            rest = rest[found.upperBound...]
+        }
+        return false
     }
 
     // MARK: Reading a file
 
     private struct Description {
         var kind: String
+        var file: ResultFile?
         var revision = ""
         var date = ""
         var benchmarks = 0
@@ -125,7 +207,7 @@ package struct ResultsIndex: Sendable {
         let usual = seriesOfCount.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key
         let repetitions = usual.map(String.init) ?? ""
         return Description(
-            kind: kind(series: file.series, benchmarks: benchmarks, allocators: allocators, suites: suites),
+            kind: kind(series: file.series, benchmarks: benchmarks, allocators: allocators, suites: suites), file: file,
             revision: file.revisions.joined(separator: ", "), date: file.facts.timestamp,
             benchmarks: benchmarks.count, repetitions: repetitions)
     }
@@ -153,29 +235,31 @@ package struct ResultsIndex: Sendable {
     // MARK: Citations
 
     /// The repository's text files that may cite a result file, with their
-    /// text: Markdown anywhere (documents, DocC catalogs), Swift, shell
-    /// scripts, workflow files and `.ci/run`, outside build folders, hidden
-    /// folders (except `.ci`) and the results folder itself.
+    /// text: every file holding no NUL byte (Markdown, Swift, scripts in any
+    /// language, JSON, workflow files, `.ci/run`), outside build folders
+    /// (`.build*`), hidden folders other than `.ci` and `.github`, and the
+    /// results folder itself; hidden files (a build's or CI's logs) are not
+    /// read.
     static func citingFiles(root: URL, excluding results: String) -> [(path: String, text: String)] {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: root.path) else { return [] }
-        let extensions: Set<String> = ["md", "swift", "sh", "yml", "yaml"]
         var files: [(path: String, text: String)] = []
         while let relative = enumerator.nextObject() as? String {
-            let components = relative.split(separator: "/")
-            let name = components.last.map(String.init) ?? relative
+            let name = relative.split(separator: "/").last.map(String.init) ?? relative
             let url = root.appendingPathComponent(relative)
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
             if isDirectory.boolValue {
-                if (name.hasPrefix(".") && name != ".ci") || name.hasPrefix(".build") || relative == results {
+                if (name.hasPrefix(".") && name != ".ci" && name != ".github") || name.hasPrefix(".build")
+                    || relative == results
+                {
                     enumerator.skipDescendants()
                 }
                 continue
             }
-            let fileExtension = (name as NSString).pathExtension
-            guard extensions.contains(fileExtension) || relative == ".ci/run" else { continue }
-            guard let data = manager.contents(atPath: url.path) else { continue }
+            guard !name.hasPrefix("."), let data = manager.contents(atPath: url.path),
+                !data.contains(0)
+            else { continue }
             files.append((relative, String(decoding: data, as: UTF8.self)))
         }
         return files.sorted { $0.path < $1.path }
@@ -194,15 +278,23 @@ package struct ResultsIndex: Sendable {
             this folder is exactly what a real run wrote: a BenchRunner CSV, a plot drawn from one \
             (`scripts/plot.sh`), a profiler's or probe's text output. This index is the one file no run wrote.
 
+            It lists the committed files (`git ls-files`). A run of yours that README's \
+            `swift run -c release BenchRunner` writes here is not listed and changes no test: \
+            `results index` names it; `git add` it before `results index` to list it.
+
             Kinds, read from each file's own rows: `default` and `quick` (the suite whose series and \
             parameters the run has), `filtered (k of n benchmarks)` (some of the suite's benchmarks \
             missing: a `--filter` run, or one older than those benchmarks), `+ instructions` (with \
             callgrind counts), `instructions-only`, `scale sweep`, `calibration` (`BenchRunner calibrate`), \
             `baseline` (what CI compares against), `plot`, `text output`. docs/Results.md has the rules.
 
-            A file nothing cites (no document, test, script or CI step names it) and that is neither a \
-            baseline nor the calibration table can go: `swift run BenchRunner results prune` lists them \
-            (\(uncited.count) now), `--delete` removes them and rewrites this index.
+            Every committed run is read by the history of the committed runs (CommittedHistoryTests, \
+            `report:history` regions, `scripts/history_reference.py`) through the list at the end of \
+            this index, so none of them can go. Another file nothing cites (no text file of the \
+            repository names it) that is neither a baseline nor the calibration table can go: \
+            `swift run BenchRunner results prune` lists them (\(Self.committedCount(of: uncited, in: entries)) \
+            committed now, and your own runs nothing cites), `--delete` moves them into \
+            `\(results)/.pruned-<UTC time>/`, prints how to restore them and rewrites this index.
 
             | file | kind | revision | started (UTC) | benchmarks | repetitions (most series) | cited by |
             |---|---|---|---|---:|---|---|
@@ -218,6 +310,17 @@ package struct ResultsIndex: Sendable {
             ]
             text += "| " + fields.joined(separator: " | ") + " |\n"
         }
+        text += """
+
+            ## Committed runs in commit order
+
+            Every committed run, oldest first in the repository's commit order (`git rev-list \
+            --topo-order`; runs of one commit by their start time), with the commit its revision \
+            names (`-` when it names none). The history of the committed runs reads these runs in \
+            this order, and `BenchRunner history` orders by it when git is not there (a source archive).
+
+            """
+        text += committedRuns.markdown
         return text
     }
 }
