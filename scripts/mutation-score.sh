@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The stress suite's mutation score (docs/Stress.md, "Mutation score").
 #
-# Builds Stress once, in a build directory of its own, with every seeded bug
-# of Sources/Schedulers/Internal/Mutant.swift compiled in
-# (-DSCHEDULERS_MUTANTS, defined by this script alone, never by the package
-# or a client), the package trait Exploration and ThreadSanitizer: one build
-# serves both the explored runs and the real-thread runs (the sync points
-# are a load of an unset hook on real threads). Then:
+# Runs the one build the stress scripts share (scripts/stress-build.sh:
+# ThreadSanitizer, the package trait Exploration and every seeded bug of
+# Sources/Schedulers/Internal/Mutant.swift compiled in, -DSCHEDULERS_MUTANTS,
+# which these scripts alone pass): one build serves both the explored runs
+# and the real-thread runs (the sync points are a load of an unset hook on
+# real threads). Then:
 #   1. the correct library (SCHEDULERS_MUTANT unset) through every scenario
 #      the catalog below names, with every strategy and the same budgets:
-#      it must be clean, so that a catch is not a flaky scenario;
+#      it must be clean, so that a catch is not a flaky scenario
+#      (MUTANTS_CLEAN=catches instead runs, after the mutants, exactly the
+#      scenario, strategy, seed and budget of each catch: see below);
 #   2. each mutant (SCHEDULERS_MUTANT=<name>) against the scenarios of its
 #      subsystem, one scenario at a time, explored (random, pct, exhaustive)
 #      and then on real threads under ThreadSanitizer, stopping at the first
@@ -27,20 +29,28 @@
 #
 # Usage: scripts/mutation-score.sh
 # Environment:
-#   STRESS_MUTANTS_SCRATCH  build directory (default .build-mutants)
+#   STRESS_SCRATCH          build directory (default .build-tsan)
 #   MUTANTS_ONLY            comma-separated mutant names to run (default all); the clean run
 #                           then covers their scenarios only
 #   MUTANTS_SCHEDULES       explored schedules per scenario and strategy (default 300)
 #   MUTANTS_SECONDS         real-thread seconds per scenario (default 2)
 #   MUTANTS_SEED            seed of every run (default 1)
+#   MUTANTS_CLEAN           all (default): the clean run above, first; catches: after the
+#                           mutants, the correct library through each catch's scenario with
+#                           its strategy, seed and budget, which must be clean, so that every
+#                           catch still means something. CI uses catches: its sections before
+#                           this one ran the correct library, on this binary, through every
+#                           scenario with larger budgets (scripts/stress-tsan.sh,
+#                           scripts/stress-explore.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-scratch="${STRESS_MUTANTS_SCRATCH:-.build-mutants}"
 only="${MUTANTS_ONLY:-}"
 schedules="${MUTANTS_SCHEDULES:-300}"
 seconds="${MUTANTS_SECONDS:-2}"
 seed="${MUTANTS_SEED:-1}"
+clean="${MUTANTS_CLEAN:-all}"
+[[ $clean == all || $clean == catches ]] || { echo "MUTANTS_CLEAN=$clean: give all or catches" >&2; exit 2; }
 expected_file=scripts/mutants-expected.txt
 # A guard around every run, beyond the harness's own watchdog (--hang-seconds).
 run_timeout=120
@@ -60,6 +70,7 @@ serial-leaks-replaced|replaced disposable never disposed|serial-disposable,exact
 dispose-bag-check-then-act|check-then-act across two critical sections|dispose-bag
 single-assignment-keeps-late|run after dispose|dispose-vs-action,single-assignment,exactly-once
 cell-publish-by-store|compare-exchange weakened to a store|dispose-vs-action
+broken-cell|exchange split into a load and a store|dispose-vs-action
 observe-on-lost-wakeup|lost wake-up|observeOn-delivers-all,observeOn
 observe-on-deinit-reentry|re-entrant deadlock|observeOn-deinit-reentry,observeOn
 subscribe-on-dispose-inline|dispose off its scheduler|subscribeOn
@@ -76,21 +87,16 @@ executor-unbounded-batch|unbounded executor batch (starvation)|due-order.serial-
 CATALOG
 )
 
-echo "== building Stress with --traits Exploration, --sanitize=thread and -DSCHEDULERS_MUTANTS in $scratch"
 started=$(date +%s)
-flags=(-c release --traits Exploration --sanitize=thread -Xswiftc -DSCHEDULERS_MUTANTS --scratch-path "$scratch")
-swift build "${flags[@]}" --product Stress || exit 1
-binary="$(swift build "${flags[@]}" --show-bin-path)/Stress"
+# shellcheck source=scripts/stress-build.sh
+source "$(dirname "$0")/stress-build.sh"
+stress_build || exit 1
+binary=$stress_binary
 built=$(date +%s)
 
-# atexit_sleep_ms=0: ThreadSanitizer otherwise sleeps a second at every exit,
-# and this script starts hundreds of processes.
-tsan_real="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4 atexit_sleep_ms=0"
-# A suppression is allowed only for an upstream cause, named beside it in the file.
-if [[ -s scripts/tsan-suppressions.txt ]] && grep -qv '^\s*\(#\|$\)' scripts/tsan-suppressions.txt; then
-    tsan_real="$tsan_real suppressions=$PWD/scripts/tsan-suppressions.txt"
-fi
-tsan_explore="report_bugs=0 $tsan_real"
+# Explored runs ignore ThreadSanitizer's reports (stress-build.sh says why).
+tsan_real=$stress_tsan_real
+tsan_explore=$stress_tsan_explore
 
 fail() {
     echo "== FAILED: $*" >&2
@@ -178,24 +184,26 @@ strategy_label() {
     esac
 }
 
-echo "== the correct library through every scenario of the catalog: it must be clean"
 [[ ${#selected[@]} -gt 0 ]] || fail "MUTANTS_ONLY=$only names no mutant of the catalog"
-union=$(for name in "${selected[@]}"; do echo "${filters_of[$name]}"; done | tr ',' '\n' | sort -u | paste -sd, -)
-mapfile -t union_scenarios < <(scenarios_for "$union")
-union_filter=$(IFS=,; echo "${union_scenarios[*]}")
-echo "   ${#union_scenarios[@]} scenarios: ${union_scenarios[*]}"
 clean_failed=0
-for strategy in "${strategies[@]}"; do
-    run_stress "" "$strategy" "$union_filter" full
-    failed=$([[ -f $run_csv ]] && csv_fields "$run_csv" | awk -F, 'NR > 1 && $7 == "FAILED" { print $2 }' | sort -u | paste -sd' ' -)
-    if [[ $run_status != 0 ]]; then
-        clean_failed=1
-        echo "   $(strategy_label "$strategy"): FAILED (exit $run_status) in ${run_wall} s: ${failed:-no result}"
-        grep -E 'FORBIDDEN OUTCOME SEEN|FAILED|ThreadSanitizer: ' "$run_log" | head -n 20 | sed 's/^/     /'
-    else
-        echo "   $(strategy_label "$strategy"): clean in ${run_wall} s"
-    fi
-done
+if [[ $clean == all ]]; then
+    echo "== the correct library through every scenario of the catalog: it must be clean"
+    union=$(for name in "${selected[@]}"; do echo "${filters_of[$name]}"; done | tr ',' '\n' | sort -u | paste -sd, -)
+    mapfile -t union_scenarios < <(scenarios_for "$union")
+    union_filter=$(IFS=,; echo "${union_scenarios[*]}")
+    echo "   ${#union_scenarios[@]} scenarios: ${union_scenarios[*]}"
+    for strategy in "${strategies[@]}"; do
+        run_stress "" "$strategy" "$union_filter" full
+        failed=$([[ -f $run_csv ]] && csv_fields "$run_csv" | awk -F, 'NR > 1 && $7 == "FAILED" { print $2 }' | sort -u | paste -sd' ' -)
+        if [[ $run_status != 0 ]]; then
+            clean_failed=1
+            echo "   $(strategy_label "$strategy"): FAILED (exit $run_status) in ${run_wall} s: ${failed:-no result}"
+            grep -E 'FORBIDDEN OUTCOME SEEN|FAILED|ThreadSanitizer: ' "$run_log" | head -n 20 | sed 's/^/     /'
+        else
+            echo "   $(strategy_label "$strategy"): clean in ${run_wall} s"
+        fi
+    done
+fi
 cleaned=$(date +%s)
 [[ $clean_failed == 0 ]] || fail "the correct library is not clean on the catalog's scenarios (above): a catch would not mean anything"
 
@@ -249,6 +257,27 @@ for name in "${selected[@]}"; do
     done
     echo "   $name: ${result_of[$name]} ($(( $(date +%s) - mutant_started )) s)"
 done
+if [[ $clean == catches ]]; then
+    echo "== the correct library through the scenario and strategy of each catch (seed $seed, same budget): it must be clean"
+    declare -A checked=()
+    for name in "${selected[@]}"; do
+        [[ ${result_of[$name]} == caught ]] || continue
+        IFS='|' read -r scenario strategy_shown _ <<<"${row_of[$name]}"
+        for strategy in "${strategies[@]}"; do
+            [[ $(strategy_label "$strategy") == "$strategy_shown" ]] && break
+        done
+        [[ -z ${checked[$scenario/$strategy]:-} ]] || continue
+        checked[$scenario/$strategy]=1
+        run_stress "" "$strategy" "$scenario" full
+        if [[ $run_status != 0 ]]; then
+            clean_failed=1
+            echo "   $scenario, $strategy_shown: FAILED (exit $run_status) in ${run_wall} s: the catch of $name means nothing"
+            grep -E 'FORBIDDEN OUTCOME SEEN|FAILED|ThreadSanitizer: ' "$run_log" | head -n 20 | sed 's/^/     /'
+        else
+            echo "   $scenario, $strategy_shown: clean in ${run_wall} s"
+        fi
+    done
+fi
 finished=$(date +%s)
 
 echo
@@ -287,8 +316,9 @@ for name in "${mutant_names[@]}"; do
 done
 score=$(awk -v c="$caught" -v n="$ran" 'BEGIN { printf "%.0f", n ? 100 * c / n : 0 }')
 echo "== score: $caught of $ran mutants caught ($score %)$([[ $equivalent -gt 0 ]] && echo ", and $equivalent equivalent mutant(s) not scored; $caught of $((ran + equivalent)) counting them")"
-echo "== wall time: build $((built - started)) s, clean run $((cleaned - built)) s, mutants $((finished - cleaned)) s, total $((finished - started)) s"
+echo "== wall time: build $((built - started)) s, clean run $((cleaned - built)) s, mutants $((finished - cleaned)) s$([[ $clean == catches ]] && echo " (their clean runs included)"), total $((finished - started)) s"
 rm -rf "$work"
+[[ $clean_failed == 0 ]] || fail "the correct library is not clean where a mutant was caught (above): that catch would not mean anything"
 if [[ ${#regressions[@]} -gt 0 ]]; then
     fail "caught before (per $expected_file), not caught now: ${regressions[*]}"
 fi

@@ -1,26 +1,37 @@
 #!/usr/bin/env bash
-# Builds Stress with the package trait Exploration (the library's locks and
-# atomics become sync points of the schedule controller) and explores every
-# explorable scenario with each strategy, then measures the self-check's
-# broken variants. A forbidden outcome, a deadlock, a leak or a self-check
-# that missed its single-step bug fails the run; every forbidden outcome
-# prints a schedule that `Stress --replay` reproduces.
+# Explores every explorable scenario with each strategy (the library's locks
+# and atomics are sync points of the schedule controller: the package trait
+# Exploration), then measures the self-check's broken variants. A forbidden
+# outcome, a deadlock, a leak or a self-check that missed its single-step bug
+# fails the run; every forbidden outcome prints a schedule that
+# `Stress --replay` reproduces.
+#
+# Stress runs from the one build the stress scripts share
+# (scripts/stress-build.sh), with no seeded bug selected (SCHEDULERS_MUTANT
+# unset): the correct library. ThreadSanitizer's reports are off here
+# (report_bugs=0, see stress-build.sh); the real-thread runs of
+# scripts/stress-tsan.sh are the ones it judges.
 #
 # Usage: scripts/stress-explore.sh [Stress options...]
 #   Default: --iterations 2000 schedules per scenario and strategy. Extra
 #   options are passed to Stress (e.g. --filter serial-disposable --seed 42).
 # Environment:
-#   STRESS_EXPLORE_SCRATCH  build directory (default .build-explore, separate from .build)
+#   STRESS_SCRATCH  build directory (default .build-tsan, separate from .build)
 #   STRESS_EXPLORE_STRATEGIES  strategies to run (default "random pct exhaustive")
+#   STRESS_EXPLORE_SELF_CHECK  0 skips the self-check (CI: scripts/stress-tsan.sh
+#                              ran the same one on the same binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scratch="${STRESS_EXPLORE_SCRATCH:-.build-explore}"
 strategies="${STRESS_EXPLORE_STRATEGIES:-random pct exhaustive}"
+self_check="${STRESS_EXPLORE_SELF_CHECK:-1}"
 
-echo "== building Stress with --traits Exploration in $scratch"
-swift build -c release --traits Exploration --scratch-path "$scratch" --product Stress
-binary="$(swift build -c release --traits Exploration --scratch-path "$scratch" --show-bin-path)/Stress"
+# shellcheck source=scripts/stress-build.sh
+source "$(dirname "$0")/stress-build.sh"
+stress_build || exit 1
+binary=$stress_binary
+unset SCHEDULERS_MUTANT
+export TSAN_OPTIONS="$stress_tsan_explore${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
 
 # shellcheck source=scripts/stress-limit.sh
 source "$(dirname "$0")/stress-limit.sh"
@@ -37,6 +48,11 @@ for strategy in $strategies; do
     fi
 done
 explored=$(date +%s)
+if [[ $self_check == 0 ]]; then
+    echo "== wall time: exploration $((explored - started)) s (self-check skipped: STRESS_EXPLORE_SELF_CHECK=0)"
+    echo "== OK: no forbidden outcome under any strategy"
+    exit 0
+fi
 echo "== Stress --self-check (real threads, then the detection table)"
 "$binary" --self-check --iterations 20000 --detection-runs 5 --detection-seconds 2 || {
     echo "== FAILED: the self-check exited with $?" >&2

@@ -8,6 +8,10 @@ import PackageDescription
 //   swift run -c release MyEventLoop bench --quick        # benchmark it beside the library and the peers
 //   swift run -c release MyEventLoop stress               # stress-test it (and the library's schedulers)
 //   swift run -c release BrokenEventLoop stress           # a deliberately broken variant: must be caught
+//
+// MyEventLoopStress and BrokenEventLoopStress run the same registrations
+// through Stress alone: a build of them compiles no benchmark and no peer
+// (swift-nio, OpenCombine), as CI's ThreadSanitizer build of the example does.
 let package = Package(
     name: "MyEventLoop",
     platforms: [.macOS(.v15)],
@@ -16,12 +20,22 @@ let package = Package(
     ],
     targets: [
         .target(name: "EventLoop", dependencies: [.product(name: "Schedulers", package: "Schedulers")]),
+        // The registrations, written once for every executable below.
+        .target(
+            name: "EventLoopRegistrations",
+            dependencies: ["EventLoop", .product(name: "StressKit", package: "Schedulers")]),
         .executableTarget(
             name: "MyEventLoop",
-            dependencies: ["EventLoop", .product(name: "SchedulerTools", package: "Schedulers")]),
+            dependencies: ["EventLoopRegistrations", .product(name: "SchedulerTools", package: "Schedulers")]),
         .executableTarget(
             name: "BrokenEventLoop",
-            dependencies: ["EventLoop", .product(name: "SchedulerTools", package: "Schedulers")]),
+            dependencies: ["EventLoopRegistrations", .product(name: "SchedulerTools", package: "Schedulers")]),
+        .executableTarget(
+            name: "MyEventLoopStress",
+            dependencies: ["EventLoopRegistrations", .product(name: "StressKit", package: "Schedulers")]),
+        .executableTarget(
+            name: "BrokenEventLoopStress",
+            dependencies: ["EventLoopRegistrations", .product(name: "StressKit", package: "Schedulers")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -98,6 +98,7 @@ final class CommittedRunsVerdictTests: XCTestCase {
     ]
 
     func testRunsThatMissedTheUsualLevelAreNamedAndTheSlowedFastPathNeverPasses() throws {
+        try SlowTests.require("compares every ordered pair of the committed runs, each also slowed")
         for name in Self.evaluationRuns + [Self.laterRuns[0]] {
             XCTAssertEqual(try load(name).benchmarksMissingTheirUsualLevel, [], name)
         }
@@ -133,6 +134,7 @@ final class CommittedRunsVerdictTests: XCTestCase {
     /// repetitions spread by 48 % in one run), and a fast path made 20 % slower in the second run
     /// is worse in every pair.
     func testEveryPairOfRunsThatMeasuredTheUsualLevelPassesAndCatchesTheSlowedFastPath() throws {
+        try SlowTests.require("compares every ordered pair of the committed runs, each also slowed")
         let runs = Self.evaluationRuns + [Self.laterRuns[0]] + Self.latestRuns
         var pairs = 0
         var unjudged = 0

@@ -268,6 +268,7 @@ final class CompareJudgementTests: XCTestCase {
     }
 
     func testTheCorrectionKeepsFalseAlarmsAtAlphaWhereTheUncorrectedTestWouldRaiseThemInEveryRun() throws {
+        try SlowTests.require("400 simulated comparisons of runs of ninety series")
         // The worst case of "not worse by more than the threshold": all 90
         // series are exactly 5 % slower. Tested one by one at 0.05, some
         // series in almost every run look worse; across the run, at most
@@ -367,6 +368,7 @@ final class CompareJudgementTests: XCTestCase {
     }
 
     func testAAComparisonsWithTheSpreadOfTheCommittedRunsRaiseFalseAlarmsAtMostAlpha() throws {
+        try SlowTests.require("1,000 simulated A/A comparisons of a default run")
         // Two default runs of one revision (baafc877e541), committed under
         // results/: the spread of their repetitions, per series, read here so
         // it cannot go stale. 1,000 simulated A/A comparisons of a run like

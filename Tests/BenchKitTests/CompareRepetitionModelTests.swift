@@ -245,6 +245,7 @@ final class CompareRepetitionModelTests: XCTestCase {
     }
 
     func testFalseAlarmsStayWithinAlphaAndThePowerForATwentyPercentSlowerFastPathIsTheOneDocumented() throws {
+        try SlowTests.require("600 simulated pairs of runs of seventy series, twice")
         let runs = try Self.loadCalibrationRuns()
         let models = Self.models(runs)
         XCTAssertGreaterThan(models.count, 60)
@@ -275,6 +276,7 @@ final class CompareRepetitionModelTests: XCTestCase {
     /// and the simulation with the calibration runs' spreads shows how far
     /// more repetitions, or processes that never differ, would take it.
     func testTheSameShareTheMeasuredSpreadsAllowIsTheOneDocumented() throws {
+        try SlowTests.require("simulated pairs of runs of seventy series for each of several designs")
         let runs = try Self.loadCalibrationRuns()
         let models = Self.models(runs)
         let comparisons = 100

@@ -13,6 +13,7 @@ final class QuickSuiteTests: XCTestCase {
     /// A `--quick`-like run at tiny sizes, in process: the CSV it produces has
     /// every benchmark, every available variant, every metric, every repetition.
     func testQuickRunProducesACSVWithEveryBenchmarkPresent() throws {
+        try SlowTests.require("runs every benchmark of the suite")
         let probe = BenchRunnerBinary.path.map { PlainRecursionProbe(executable: $0, arguments: ["probe-recursion"]) }
         let configuration = SuiteConfiguration.tiny(recursionProbe: probe)
         let runner = SuiteRunner(configuration: configuration, counter: AllocationCounter())

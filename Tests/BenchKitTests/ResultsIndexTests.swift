@@ -360,12 +360,4 @@ final class ResultsIndexTests: XCTestCase {
         XCTAssertEqual(outcome.status, 2)
         XCTAssertTrue(outcome.diagnostics.contains("missing: cannot list the folder"), outcome.diagnostics)
     }
-
-    /// The committed index is the one the committed folder and documents give (CI runs the same check).
-    func testTheCommittedIndexIsUpToDate() throws {
-        StandardCatalog.install()
-        let outcome = ResultsIndexTool.run(
-            root: Repository.root.path, results: "results", suites: try SuiteSignature.standardSuites(), action: .check)
-        XCTAssertEqual(outcome.status, 0, outcome.output + outcome.diagnostics)
-    }
 }

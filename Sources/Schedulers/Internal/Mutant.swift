@@ -77,6 +77,14 @@ enum Mutant: String, CaseIterable, Sendable {
     /// returns is disposed once it returns).
     case cellPublishByStore = "cell-publish-by-store"
 
+    /// The broken cell: `ScheduledActionPhase.dispose` splits its exchange
+    /// into a load and a store, so a runner's `finish()` landing between the
+    /// two is overwritten and nobody disposes the action's result. Shared by
+    /// every scheduler's item; scripts/stress-explore-broken.sh shows
+    /// exploration reporting it, and a schedule recorded with it refused on
+    /// the correct library. Breaks guarantee 5.
+    case brokenCell = "broken-cell"
+
     /// Lost wake-up: `ObserveOnSink.drain` delivers one batch and returns
     /// without looking again, while the state machine still says a drain is
     /// scheduled, so elements that arrived during the batch wait for a drain

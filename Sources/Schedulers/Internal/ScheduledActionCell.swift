@@ -57,18 +57,15 @@ struct ScheduledActionPhase: ~Copyable, Sendable {
     /// Marks the action disposed and says what it found.
     @inlinable
     func dispose() -> Previous {
-        #if SCHEDULERS_BROKEN_CELL
-        // Deliberately broken, for scripts/stress-explore-broken.sh only (it
-        // passes -DSCHEDULERS_BROKEN_CELL; nothing else defines it): the
-        // exchange split into a load and a store, so a runner's `finish()`
-        // between the two is overwritten and nobody disposes the result.
-        let found = value.load(ordering: .acquiring)
-        value.store(Previous.disposed.rawValue, ordering: .releasing)
-        return Previous(rawValue: found)!
-        #else
-        // Always a valid raw value: only `Previous` raw values are ever stored.
-        Previous(rawValue: value.exchange(Previous.disposed.rawValue, ordering: .acquiringAndReleasing))!
+        #if SCHEDULERS_MUTANTS
+        if Mutant.active == .brokenCell {
+            let found = value.load(ordering: .acquiring)
+            value.store(Previous.disposed.rawValue, ordering: .releasing)
+            return Previous(rawValue: found)!
+        }
         #endif
+        // Always a valid raw value: only `Previous` raw values are ever stored.
+        return Previous(rawValue: value.exchange(Previous.disposed.rawValue, ordering: .acquiringAndReleasing))!
     }
 
     /// Makes a finished or disposed phase pending again, for an item reused

@@ -114,17 +114,20 @@ enum Exploration {
     /// The traits and defines of this build that change which sync points
     /// the code passes, as a recorded schedule names its build: `exploration`
     /// (the package trait Exploration: the library's own sync points),
-    /// `broken-cell` (`-DSCHEDULERS_BROKEN_CELL`, the self-check's split
-    /// exchange), joined by `+`; `plain` for neither. A schedule recorded on
-    /// one build does not follow the same steps on another, so `--replay`
-    /// refuses it there.
+    /// and, in a build with the seeded bugs (`-DSCHEDULERS_MUTANTS`), the
+    /// mutant `SCHEDULERS_MUTANT` selects at run time (`broken-cell`, the
+    /// split exchange scripts/stress-explore-broken.sh runs), joined by `+`;
+    /// `plain` for neither. A schedule recorded on one build does not follow
+    /// the same steps on another, so `--replay` refuses it there.
     static var buildIdentity: String {
         var parts: [String] = []
         if libraryIsInstrumented {
             parts.append("exploration")
         }
-        #if SCHEDULERS_BROKEN_CELL
-        parts.append("broken-cell")
+        #if SCHEDULERS_MUTANTS
+        if let mutant = ProcessInfo.processInfo.environment["SCHEDULERS_MUTANT"], !mutant.isEmpty {
+            parts.append(mutant)
+        }
         #endif
         return parts.isEmpty ? "plain" : parts.joined(separator: "+")
     }

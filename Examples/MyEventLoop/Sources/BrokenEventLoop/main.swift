@@ -1,83 +1,10 @@
 // The deliberately broken RacyEventLoopScheduler, registered as a user
 // registers EventLoopScheduler: run `BrokenEventLoop stress --filter
-// racy-event-loop`; it must report a forbidden outcome and exit 1.
-//
-// With EVENT_LOOP_EXAMPLE_FAULTS set (CI sets it), two more schedulers show
-// that a fault in the scheduler under test is a reported outcome, never the
-// harness's own hang or crash: `deadlocking-event-loop`, whose 200th
-// `dispose()` deadlocks, is reported `hung` with every thread's stack, and
-// `trapping-event-loop`, whose 100th action traps, is reported `crashed`
-// with its signal; the scenarios after them still run.
-import EventLoop
-import Foundation
+// racy-event-loop`; it must report a forbidden outcome and exit 1. With
+// EVENT_LOOP_EXAMPLE_FAULTS set, a deadlocking and a trapping scheduler too
+// (BrokenEventLoopRegistrations.stressOnly()).
+import EventLoopRegistrations
 import SchedulerTools
-import Schedulers
-import Synchronization
 
-let registrations = [
-    SchedulerRegistration("racy-event-loop", isCurrent: { $0.isOnLoopThread }, teardown: { $0.stop() }) {
-        RacyEventLoopScheduler(name: "racy-event-loop")
-    }
-]
-var stressOnly: [StressScheduler] = []
-if ProcessInfo.processInfo.environment["EVENT_LOOP_EXAMPLE_FAULTS"] != nil {
-    for fault in [FaultyEventLoopScheduler.Fault.deadlockingDispose, .trappingAction] {
-        stressOnly.append(StressScheduler(SchedulerRegistration(fault.name, teardown: { $0.stop() }) {
-            FaultyEventLoopScheduler(fault: fault)
-        }))
-    }
-}
-SchedulerToolsMain.run(registering: registrations, stress: stressOnly)
-
-/// An `EventLoopScheduler` with one seeded fault.
-final class FaultyEventLoopScheduler: SerialScheduler, @unchecked Sendable {
-    enum Fault: Sendable {
-        /// The 200th `dispose()` of a scheduled action takes a lock it already holds.
-        case deadlockingDispose
-        /// The 100th action traps.
-        case trappingAction
-
-        /// The registration's name.
-        var name: String {
-            switch self {
-            case .deadlockingDispose: "deadlocking-event-loop"
-            case .trappingAction: "trapping-event-loop"
-            }
-        }
-    }
-
-    private let loop = EventLoopScheduler(name: "faulty-event-loop")
-    private let fault: Fault
-    private let disposes = Atomic<Int>(0)
-    private let actions = Atomic<Int>(0)
-
-    init(fault: Fault) {
-        self.fault = fault
-    }
-
-    /// Stops the loop's thread.
-    func stop() {
-        loop.stop()
-    }
-
-    func schedule<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
-        scheduleInOrder(state, action: action)
-    }
-
-    func scheduleInOrder<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
-        let scheduled = loop.scheduleInOrder(state) { [self] state in
-            if fault == .trappingAction, actions.wrappingAdd(1, ordering: .relaxed).newValue == 100 {
-                fatalError("FaultyEventLoopScheduler: the 100th action traps (EVENT_LOOP_EXAMPLE_FAULTS)")
-            }
-            return action(state)
-        }
-        return Disposables.create { [self] in
-            if fault == .deadlockingDispose, disposes.wrappingAdd(1, ordering: .relaxed).newValue == 200 {
-                let lock = NSLock()
-                lock.lock()
-                lock.lock()  // never returns: the lock is not recursive
-            }
-            scheduled.dispose()
-        }
-    }
-}
+SchedulerToolsMain.run(
+    registering: BrokenEventLoopRegistrations.all(), stress: BrokenEventLoopRegistrations.stressOnly())
