@@ -293,6 +293,7 @@ final class ResultsIndexTests: XCTestCase {
     /// of committed runs (the history's known change points, every generated
     /// region of the documents) still find everything on the copy.
     func testPruneOnACopyOfTheRepositoryLosesNothingTheTestsRead() throws {
+        try SlowTests.require("copies the repository, then reads every committed run and region on the copy")
         StandardCatalog.install()
         try Self.copyRepository(from: Repository.root, to: root)
         let results = root.appendingPathComponent("results")
