@@ -82,7 +82,7 @@ executor-wrong-queue|executor job on the wrong queue|actor-job,executor-fifo
 scheduled-disposable-split-exchange|check-then-act on one atomic|scheduled-disposable,exactly-once
 task-executor-busy-runner-free|busy runner counted as free (lost parallelism)|parallel-progress.concurrent-dispatch.task-executor
 timer-past-batch-gate|timer past the executor's batch gate (starvation)|due-order.serial-dispatch
-timer-lost-wakeup|lost timer wake-up|due-order.serial-dispatch
+timer-lost-wakeup|lost timer wake-up|periodic-fire-during-tick.serial-dispatch
 executor-unbounded-batch|unbounded executor batch (starvation)|due-order.serial-dispatch
 CATALOG
 )

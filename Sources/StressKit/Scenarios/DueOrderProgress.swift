@@ -158,9 +158,12 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
 /// Periodic work under a flood: ticks keep coming, and ticks the job skips
 /// are counted, while two threads flood the serial target with executor jobs.
 ///
-/// Actor 0 starts a periodic job (every ``period`` seconds) and disposes it
-/// after ``window`` seconds; actors 1 and 2 flood the target with jobs for
-/// the window, each stamped with the time before it was enqueued. Once a
+/// Actor 0 starts a periodic job (every ``period`` seconds); actors 1 and 2
+/// flood the target with jobs for ``window`` seconds, each stamped with the
+/// time before it was enqueued. Actor 0 disposes the job only once every
+/// flood job has run: a tick that fell due behind the flood's backlog then
+/// runs in its place (disposing it while it waits would drop it, and the
+/// jobs enqueued after it would seem to have overtaken it). Once a
 /// tick ran, the next is due at most a period later; it has fallen due once
 /// a control timer of the same period (on another queue) fired after that,
 /// so a loaded machine's timer latency never counts. A job that runs before
@@ -208,6 +211,10 @@ final class PeriodicProgress: StressScenario, @unchecked Sendable {
         let lastTick = Atomic<UInt64>(0)
         let overtakers = Atomic<Int>(0)
         let skipped = Atomic<Int>(0)
+        /// How many flooding actors have enqueued their last job.
+        let floodersDone = Atomic<Int>(0)
+        /// Whether the flood's jobs had all run before the job was disposed.
+        let settled = Atomic<Bool>(true)
         /// When the control timer fired, in order.
         let controlFires = Mutex<[UInt64]>([])
         let token: LiveToken
@@ -284,6 +291,15 @@ final class PeriodicProgress: StressScenario, @unchecked Sendable {
             while monotonicNanoseconds() < ends {
                 usleep(1_000)
             }
+            // The job goes on until every flood job has run: a tick enqueued
+            // behind the flood's backlog runs in its place in the queue
+            // instead of being dropped by `dispose()`, so no job enqueued
+            // after it can seem to have overtaken it.
+            let giveUp = monotonicNanoseconds() &+ 10_000_000_000
+            while state.floodersDone.load(ordering: .acquiring) < actorCount - 1, monotonicNanoseconds() < giveUp {
+                usleep(1_000)
+            }
+            state.settled.store(made.settle(10), ordering: .relaxed)
             handle.dispose()
             control.cancel()
             state.skipped.store(handle.skippedTicks() ?? 0, ordering: .relaxed)
@@ -296,7 +312,10 @@ final class PeriodicProgress: StressScenario, @unchecked Sendable {
         let margin = UInt64(Self.marginSeconds * 1e9)
         while true {
             let now = monotonicNanoseconds()
-            guard now < ends else { break }
+            guard now < ends else {
+                state.floodersDone.wrappingAdd(1, ordering: .releasing)
+                break
+            }
             made.job {
                 let due = state.lastTick.load(ordering: .acquiring) &+ period
                 if now > due &+ margin, state.fellDue(due, before: now, margin: margin) {
@@ -307,7 +326,7 @@ final class PeriodicProgress: StressScenario, @unchecked Sendable {
     }
 
     func arbitrate(_ state: State) -> Outcome {
-        guard made?.settle(10) ?? true else { return .neverSettled }
+        guard state.settled.load(ordering: .relaxed), made?.settle(10) ?? true else { return .neverSettled }
         if state.overtakers.load(ordering: .relaxed) > 0 {
             return .starved
         }

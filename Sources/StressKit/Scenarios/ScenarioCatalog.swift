@@ -89,13 +89,15 @@ enum ScenarioCatalog {
         // Progress: what must happen. Parallelism where two jobs at once are
         // promised (the library's concurrent targets, and registrations that
         // declare it), due-time order and periodic ticks under a flood of
-        // executor jobs on the serial dispatch scheduler.
+        // executor jobs on the serial dispatch scheduler, and a periodic fire
+        // that comes while its job's tick runs.
         scenarios += ParallelTarget.library.map { ParallelProgress($0) as any StressScenario }
         scenarios += schedulers.filter(\.promisesParallelism).map {
             ParallelProgress(.registered($0)) as any StressScenario
         }
         scenarios.append(DueOrderProgress(.serialDispatch))
         scenarios.append(PeriodicProgress(.serialDispatch))
+        scenarios.append(PeriodicFireDuringTick(.serialDispatch))
         // The platform's own executors, as references: reported, never gated.
         scenarios += PlatformReferences.all
         return scenarios
