@@ -154,18 +154,21 @@ def main():
     print(f"== {len(mutants)} mutants generated from {len(FILES)} files; seed {args.seed}", flush=True)
 
     def write(rows, final):
+        # KEY equivalent WHY | KEY test TEST WHY (a test added since, shown
+        # failing with the mutant applied: scripts/generated_mutants.py --verify).
         reasons = {}
         reasons_file = os.path.join(repo, "scripts", "generated-mutants-reasons.txt")
         if os.path.exists(reasons_file):
             for text in open(reasons_file):
                 if text.strip() and not text.startswith("#"):
-                    k, _, reason = text.rstrip("\n").partition(" ")
-                    reasons[k] = reason.strip()
+                    k, kind, rest = text.rstrip("\n").split(" ", 2)
+                    reasons[k] = (kind, rest.strip())
 
         counted = [r for r in rows if r[5] != "no-compile"]
-        equivalent = [r for r in counted if r[5] == "neither" and r[0] in reasons]
+        equivalent = [r for r in counted if r[5] == "neither" and reasons.get(r[0], ("",))[0] == "equivalent"]
+        added = [r for r in counted if r[5] == "neither" and reasons.get(r[0], ("",))[0] == "test"]
         live = [r for r in counted if r not in equivalent]
-        caught = [r for r in live if r[5] != "neither"]
+        caught = [r for r in live if r[5] != "neither" or r in added]
         stress_alone = [r for r in live if r[5] in ("stress", "both")]
         tests_alone = [r for r in live if r[5] in ("tests", "both")]
         with open(out_path, "w") as out:
@@ -176,12 +179,14 @@ def main():
             out.write("# key | file | line | original | mutant | verdict | detail\n")
             for key, rel, line, old, new, verdict, detail in rows:
                 if verdict == "neither" and key in reasons:
-                    verdict, detail = "equivalent", reasons[key]
+                    kind, why = reasons[key]
+                    verdict, detail = ("equivalent", why) if kind == "equivalent" else ("test-added", why)
                 out.write(f"{key} | {rel} | {line} | {old} | {new} | {verdict} | {detail}\n")
             share = 100.0 * len(caught) / len(live) if live else 0.0
             out.write(f"# Summary: {len(counted)} run, {len(equivalent)} equivalent, {len(live)} not equivalent; "
                       f"caught {len(caught)} ({share:.1f} %): by unit tests {len(tests_alone)}, "
-                      f"by Stress {len(stress_alone)}; survivors {len(live) - len(caught)}\n")
+                      f"by Stress {len(stress_alone)} ({100.0 * len(stress_alone) / len(live) if live else 0:.1f} %), "
+                      f"by a test added for a survivor {len(added)}; survivors {len(live) - len(caught)}\n")
 
     logs = os.path.join(args.work, "logs")
     os.makedirs(logs, exist_ok=True)

@@ -149,6 +149,30 @@ final class TrampolineItemInvariantTests: XCTestCase {
         }
         XCTAssertEqual(log, ["item 1", "recursion 10", "item two", "recursion 11", "recursion 12"])
     }
+
+    /// The count of queued entries that the inlined paths read (`isEmpty`:
+    /// the outermost action drains only when something is queued, and a
+    /// recursion's next step runs in place only when nothing is) counts
+    /// exactly what is queued, and nothing once the queue has drained. A
+    /// generated mutant that started it at one passed every other test:
+    /// every entry still ran, in order, only never in place.
+    func testTheQueuedCountIsExactAndZeroOnceTheQueueHasDrained() {
+        var emptyAt: [Bool] = []
+        _ = scheduler.schedule(()) { _ in
+            _ = self.scheduler.schedule(()) { _ in
+                emptyAt.append(Trampoline.existing?.isEmpty ?? false)
+                return Disposables.create()
+            }
+            _ = self.scheduler.schedule(()) { _ in
+                emptyAt.append(Trampoline.existing?.isEmpty ?? false)
+                return Disposables.create()
+            }
+            emptyAt.append(Trampoline.existing?.isEmpty ?? true)
+            return Disposables.create()
+        }
+        XCTAssertEqual(emptyAt, [false, false, true], "two queued, then one, then none")
+        XCTAssertEqual(Trampoline.existing?.isEmpty, true, "nothing is queued once the outermost action has returned")
+    }
 }
 
 /// Records the threads `ReleaseWitness`es were released on.
