@@ -142,18 +142,7 @@ import Testing
 
     @Test(.tags(.guarantee6, .guarantee9))
     func emulatedPeriodicJobSkipsATickCancelledByTheQueueAndGoesOn() {
-        let queue = makeQueue(maxConcurrent: 2)
-        let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let probe = DispatchProbe()
-        queue.isSuspended = true
-        let job = scheduler.schedulePeriodicEmulated(0, startAfter: .nanoseconds(0), period: .milliseconds(2)) { tick in
-            probe.record("\(tick)")
-            return tick + 1
-        }
-        #expect(dispatchEventually { queue.operationCount == 1 }, "the first tick is queued")
-        queue.cancelAllOperations()
-        queue.isSuspended = false
-        #expect(dispatchEventually { probe.events.count >= 2 }, "got \(probe.events)")
+        let (job, probe) = emulatedJobWhoseFirstTickTheQueueCancels(period: .milliseconds(2))
         #expect(!job.isDisposed, "cancelling the queue's operations does not dispose the job")
         #expect(job.skippedTicks >= 1, "the cancelled tick counts as skipped")
         job.dispose()
@@ -166,11 +155,21 @@ import Testing
     /// mutant counted it, and nothing caught it).
     @Test
     func emulatedPeriodicJobOfZeroPeriodCountsNoSkippedTickWhenTheQueueCancelsOne() {
+        let (job, probe) = emulatedJobWhoseFirstTickTheQueueCancels(period: .nanoseconds(0))
+        job.dispose()
+        #expect(job.skippedTicks == 0, "a zero period's cancelled tick counts as no skipped tick")
+        #expect(Array(probe.events.prefix(2)) == ["0", "1"], "the cancelled tick kept its state for the next one")
+    }
+
+    /// An emulated periodic job of `period` on a queue of width 2 whose first
+    /// tick the queue cancels (`cancelAllOperations()` while suspended), once
+    /// two ticks have run; the probe records each tick's state.
+    private func emulatedJobWhoseFirstTickTheQueueCancels(period: RxTimeInterval) -> (PeriodicDisposable, DispatchProbe) {
         let queue = makeQueue(maxConcurrent: 2)
         let scheduler = OperationQueueScheduler(operationQueue: queue)
         let probe = DispatchProbe()
         queue.isSuspended = true
-        let job = scheduler.schedulePeriodicEmulated(0, startAfter: .nanoseconds(0), period: .nanoseconds(0)) { tick in
+        let job = scheduler.schedulePeriodicEmulated(0, startAfter: .nanoseconds(0), period: period) { tick in
             probe.record("\(tick)")
             return tick + 1
         }
@@ -178,8 +177,6 @@ import Testing
         queue.cancelAllOperations()
         queue.isSuspended = false
         #expect(dispatchEventually { probe.events.count >= 2 }, "got \(probe.events)")
-        job.dispose()
-        #expect(job.skippedTicks == 0, "a zero period's cancelled tick counts as no skipped tick")
-        #expect(Array(probe.events.prefix(2)) == ["0", "1"], "the cancelled tick kept its state for the next one")
+        return (job, probe)
     }
 }
