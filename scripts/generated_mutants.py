@@ -121,6 +121,8 @@ def main():
     parser.add_argument("--work", default="/tmp/generated-mutants", help="scratch folder")
     parser.add_argument("--only", help="comma-separated mutant keys to run instead of a sample")
     parser.add_argument("--rev", default="HEAD", help="the revision whose library is mutated (default HEAD)")
+    parser.add_argument("--rewrite", action="store_true",
+                        help="only write the result file again from its rows, with the current reasons")
     parser.add_argument("--resume", action="store_true",
                         help="keep the mutants the result file already lists and go on with the sample")
     args = parser.parse_args()
@@ -134,19 +136,29 @@ def main():
     rev = subprocess.run(["git", "-C", repo, "rev-parse", "--short=12", args.rev], capture_output=True,
                          text=True, check=True).stdout.strip()
     out_path = args.out or os.path.join(repo, "results", f"generated-mutants-{rev}.txt")
+    if args.rewrite:
+        args.resume = True
     os.makedirs(args.work, exist_ok=True)
     copy = os.path.join(args.work, "repo")
-    if not os.path.isdir(copy):
-        subprocess.run(["git", "clone", "-q", repo, copy], check=True)
-    subprocess.run(["git", "-C", copy, "fetch", "-q", repo], check=True)
-    subprocess.run(["git", "-C", copy, "checkout", "-q", "--force", rev], check=True)
+    if not args.rewrite:
+        if not os.path.isdir(copy):
+            subprocess.run(["git", "clone", "-q", repo, copy], check=True)
+        subprocess.run(["git", "-C", copy, "fetch", "-q", repo], check=True)
+        subprocess.run(["git", "-C", copy, "checkout", "-q", "--force", rev], check=True)
 
     version = subprocess.run([sys.executable, "-m", "pip", "show", "universalmutator"], capture_output=True,
                              text=True).stdout
     version = next((v.split()[-1] for v in version.splitlines() if v.startswith("Version:")), "unknown")
-    mutants = generate(copy, args.work)
-    by_key = {m[0]: m for m in mutants}
-    if args.only:
+    if args.rewrite:
+        header = open(out_path).readline()
+        generated = int(header.split(" generated")[0].rsplit(" ", 1)[-1])
+        mutants = [None] * generated
+    else:
+        mutants = generate(copy, args.work)
+    by_key = {m[0]: m for m in mutants if m}
+    if args.rewrite:
+        order = []
+    elif args.only:
         order = [by_key[k] for k in args.only.split(",")]
     else:
         order = list(mutants)
@@ -235,7 +247,8 @@ def main():
         print(f"   {key}: {verdict} ({detail})", flush=True)
         write(rows, False)
 
-    write(rows, True)
+    counted = len([r for r in rows if r[5] != "no-compile"])
+    write(rows, counted >= args.count)
     print(open(out_path).read().splitlines()[-1])
     print(f"== written {out_path}")
 
