@@ -592,4 +592,22 @@ final class DisposablesTests: XCTestCase {
         XCTAssertNil(weakBag)
         XCTAssertNil(weakMember)
     }
+
+    /// A torn-down bag holds none of the members it disposed (guarantee 8):
+    /// each is released when its disposal ends, not when the bag is. A
+    /// generated mutant that kept the members after the teardown passed
+    /// every other test, where the teardown happens only in the bag's deinit.
+    func testATornDownBagHoldsNoneOfTheMembersItDisposed() {
+        let bag = DisposeBag()
+        weak var weakMember: DisposalCounter?
+        do {
+            let member = DisposalCounter()
+            weakMember = member
+            member.disposed(by: bag)
+        }
+        XCTAssertNotNil(weakMember, "the bag holds its member until it is torn down")
+        bag.disposeAll()
+        XCTAssertNil(weakMember, "the torn-down bag still held the member it disposed")
+        withExtendedLifetime(bag) {}
+    }
 }
