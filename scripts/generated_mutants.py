@@ -209,8 +209,8 @@ def main():
             if text.startswith("#"):
                 continue
             key, rel, line, old, new, verdict, detail = [f.strip() for f in text.rstrip("\n").split(" | ")]
-            rows.append((key, rel, int(line), old, new, "neither" if verdict == "equivalent" else verdict,
-                         "" if verdict == "equivalent" else detail))
+            rows.append((key, rel, int(line), old, new, "neither" if verdict in ("equivalent", "test-added") else verdict,
+                         "" if verdict in ("equivalent", "test-added") else detail))
         drawn = len(rows)
         no_compile = len([r for r in rows if r[5] == "no-compile"])
         print(f"== resuming after {drawn} mutants of {out_path}", flush=True)
