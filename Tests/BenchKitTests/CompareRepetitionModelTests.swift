@@ -17,7 +17,7 @@ import XCTest
 /// The spreads come from the committed quick runs the committed table was
 /// calibrated from, so they cannot go stale; the test also checks that
 /// `results/resolution.csv` is what `calibrate` makes of those runs, and
-/// that README.md and docs/Compare.md print the line this simulation prints.
+/// that docs/AtAGlance.md and docs/Compare.md print the line this simulation prints.
 final class CompareRepetitionModelTests: XCTestCase {
     override class func setUp() {
         super.setUp()
@@ -264,7 +264,7 @@ final class CompareRepetitionModelTests: XCTestCase {
         // the comparisons: the resolution's Bonferroni bound, with its
         // upper confidence bound on each spread.
         XCTAssertLessThanOrEqual(outcome.falseRegressions + outcome.notJudged, comparisons / 20, outcome.line)
-        for name in ["README.md", "docs/Compare.md"] {
+        for name in ["docs/AtAGlance.md", "docs/Compare.md"] {
             let document = try String(contentsOf: Self.root.appendingPathComponent(name), encoding: .utf8)
             XCTAssertTrue(
                 document.contains(outcome.line), "\(name) must print the simulation's line as it is now:\n\(outcome.line)")
