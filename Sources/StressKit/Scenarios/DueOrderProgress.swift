@@ -75,7 +75,7 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
 
     init(_ target: SerialProgressTarget) {
         self.target = target
-        name = (target.isReference ? "reference." : "") + "due-order.\(target.name)"
+        name = target.scenarioName("due-order")
         summary = "\(target.name): a timer (1 ms) or an action falls due while two threads flood it with executor "
             + "jobs or actions; nothing enqueued after it fell due may run before it"
     }
@@ -95,8 +95,7 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
     }
 
     func tearDown() {
-        _ = made?.settle(10)
-        made?.finish()
+        made?.tearDown()
         made = nil
     }
 
@@ -243,7 +242,7 @@ final class PeriodicProgress: StressScenario, @unchecked Sendable {
 
     init(_ target: SerialProgressTarget) {
         self.target = target
-        name = (target.isReference ? "reference." : "") + "periodic-progress.\(target.name)"
+        name = target.scenarioName("periodic-progress")
         summary = "\(target.name): periodic work every \(Int(Self.period * 1000)) ms while two threads flood it with "
             + "executor jobs for \(Int(Self.window * 1000)) ms; no job enqueued after a tick fell due runs before it"
     }
@@ -261,8 +260,7 @@ final class PeriodicProgress: StressScenario, @unchecked Sendable {
     }
 
     func tearDown() {
-        _ = made?.settle(10)
-        made?.finish()
+        made?.tearDown()
         made = nil
     }
 

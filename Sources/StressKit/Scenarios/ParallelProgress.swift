@@ -73,7 +73,7 @@ final class ParallelProgress: StressScenario, @unchecked Sendable {
     /// A scenario on `target`, which must promise at least two jobs at once.
     init(_ target: ParallelTarget) {
         self.target = target
-        name = (target.isReference ? "reference." : "") + "parallel-progress.\(target.name)"
+        name = target.scenarioName("parallel-progress")
         summary = "\(target.name): a job waits up to \(Int(Self.waitSeconds)) s for a second one, submitted once it "
             + "started, to start too (\(target.promise))"
     }
@@ -133,7 +133,7 @@ final class ParallelProgress: StressScenario, @unchecked Sendable {
 
 /// Somewhere jobs run that promises at least two at once: how to make it for
 /// a scenario, submit a job to it and end it.
-struct ParallelTarget: Sendable {
+struct ParallelTarget: ProgressScenarioTarget, Sendable {
     /// A made target: submits jobs, and is ended once.
     struct Runner: Sendable {
         let submit: @Sendable (_ job: @escaping @Sendable () -> Void) -> Void

@@ -67,7 +67,7 @@ final class PeriodicFireDuringTick: StressScenario, @unchecked Sendable {
 
     init(_ target: SerialProgressTarget) {
         self.target = target
-        name = (target.isReference ? "reference." : "") + "periodic-fire-during-tick.\(target.name)"
+        name = target.scenarioName("periodic-fire-during-tick")
         summary = "\(target.name): a tick lasts past a fire of its job, then schedules an action; the fire's tick "
             + "runs before that action"
     }
@@ -86,8 +86,7 @@ final class PeriodicFireDuringTick: StressScenario, @unchecked Sendable {
     }
 
     func tearDown() {
-        _ = made?.settle(10)
-        made?.finish()
+        made?.tearDown()
         made = nil
     }
 

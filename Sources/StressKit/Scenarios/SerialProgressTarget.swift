@@ -5,7 +5,7 @@ import Synchronization
 
 /// A serial place where timers, actions and executor jobs run one at a time:
 /// what the due-order and periodic progress scenarios flood and time.
-struct SerialProgressTarget: Sendable {
+struct SerialProgressTarget: ProgressScenarioTarget, Sendable {
     /// The made target, for one scenario.
     struct Made: Sendable {
         /// Runs `work` there once `seconds` have passed (a timer).
@@ -24,6 +24,13 @@ struct SerialProgressTarget: Sendable {
         /// Whether the calling thread runs the target's work (is isolated to
         /// its executor), or `nil` where that cannot be asked from outside.
         let isIsolated: (@Sendable () -> Bool)?
+
+        /// Ends a scenario's target: waits (up to 10 s) for what it was
+        /// given, then ends it.
+        func tearDown() {
+            _ = settle(10)
+            finish()
+        }
     }
 
     /// A running periodic job: stops it, and reads its skipped ticks.
@@ -199,5 +206,21 @@ final class DueRecord: @unchecked Sendable {
             overtakers.wrappingAdd(1, ordering: .relaxed)
         }
         done.wrappingAdd(1, ordering: .releasing)
+    }
+}
+
+/// What the progress scenarios run on: its name ends theirs.
+protocol ProgressScenarioTarget {
+    /// The last part of the scenarios' names.
+    var name: String { get }
+    /// Whether it is the platform's own (a reference, not gated).
+    var isReference: Bool { get }
+}
+
+extension ProgressScenarioTarget {
+    /// The name of `family`'s scenario on this target; a reference's starts
+    /// with `reference.`, the mark of what is never gated.
+    func scenarioName(_ family: String) -> String {
+        (isReference ? "reference." : "") + "\(family).\(name)"
     }
 }
