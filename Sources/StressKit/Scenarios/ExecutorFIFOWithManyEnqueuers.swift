@@ -178,8 +178,14 @@ final class ExecutorFIFOWithManyEnqueuers: SchedulerScenario, StressScenario, @u
     }
 
     func arbitrate(_ state: State) -> Outcome {
-        let log = state.log
-        let deadline = DispatchTime.now() + (scheduler.current?.settleSeconds ?? 10)
+        Self.grade(state.log, settleSeconds: scheduler.current?.settleSeconds ?? 10)
+    }
+
+    /// Grades one iteration's order log once every slot is filled, or
+    /// `lost` after `settleSeconds`; the platform's references grade theirs
+    /// by the same rule.
+    static func grade(_ log: OrderLog, settleSeconds: Double) -> Outcome {
+        let deadline = DispatchTime.now() + settleSeconds
         for _ in 0..<OrderLog.slots where log.done.wait(timeout: deadline) != .success {
             return .lost
         }

@@ -75,25 +75,6 @@ final class ReferenceExecutorFIFO: StressScenario, @unchecked Sendable {
     }
 
     func arbitrate(_ state: State) -> Outcome {
-        let log = state.log
-        let deadline = DispatchTime.now() + 10
-        for _ in 0..<OrderLog.slots where log.done.wait(timeout: deadline) != .success {
-            return .lost
-        }
-        if log.offExecutor.isSet {
-            return .offExecutor
-        }
-        let job = log.position(0)
-        let action = log.position(OrderLog.actionSlot)
-        guard job < action else { return .jobAfterAction }
-        guard log.position(1) > log.position(OrderLog.earlierActionSlot) else { return .jobBeforeAction }
-        let others = [log.position(1), log.position(2)]
-        if others.allSatisfy({ $0 < job }) {
-            return .othersFirst
-        }
-        if others.allSatisfy({ $0 > action }) {
-            return .othersLast
-        }
-        return .othersBetween
+        ExecutorFIFOWithManyEnqueuers.grade(state.log, settleSeconds: 10)
     }
 }
