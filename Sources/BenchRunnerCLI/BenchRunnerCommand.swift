@@ -22,6 +22,7 @@ struct BenchRunnerCommand: ParsableCommand {
             List.self,
             Compare.self,
             Calibrate.self,
+            SelfCheck.self,
             History.self,
             ReportFigures.self,
             Export.self,
