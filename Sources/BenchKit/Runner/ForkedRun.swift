@@ -95,8 +95,10 @@ public enum ForkedRun {
 
     /// Runs `benchmark`'s timing repetitions (`total`) in `processes` fresh
     /// processes one after another, each given the parent's `options` for
-    /// `benchmark` and its share (``benchmarkProcessOptions(_:benchmark:repetitions:rowsFile:runID:)``), and returns their merged timing rows (no counts: the
-    /// parent counts). The processes' own output is discarded (their
+    /// `benchmark` and its share
+    /// (``benchmarkProcessOptions(_:benchmark:repetitions:rowsFile:runID:)``),
+    /// and returns their merged timing rows (no counts: the parent counts).
+    /// The processes' own output is discarded (their
     /// estimates would speak of their share only); `progress` gets a line
     /// per process, with the time left estimated from the processes done.
     /// Throws when a process fails.
