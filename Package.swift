@@ -145,7 +145,9 @@ let package = Package(
         ),
         // The verdict table alone: BenchAnalysis without BenchKit, the library or a peer.
         .testTarget(name: "BenchAnalysisTests", dependencies: ["BenchAnalysis"]),
-        .testTarget(name: "BenchKitTests", dependencies: ["BenchAnalysis", "BenchKit", "ToolSupport", "Schedulers"]),
+        .testTarget(
+            name: "BenchKitTests",
+            dependencies: ["BenchAnalysis", "BenchKit", "BenchRunnerCLI", "ToolSupport", "Schedulers"]),
         .testTarget(name: "StressKitTests", dependencies: ["StressKit", "ToolSupport", "Schedulers"]),
         .testTarget(name: "ToolRegistrationTests", dependencies: ["ToolRegistration", "SchedulerTools", "Schedulers"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),

@@ -142,8 +142,7 @@ struct Run: ParsableCommand {
         if isolate && rowsFile == nil {
             return try runIsolated(selectedPlans, resultFile: resultFile)
         }
-        let setup = MeasurementSetup.prepare(
-            allocator: allocator, countsOnly: countsOnly, arguments: ToolInvocation.toolArguments)
+        let setup = MeasurementSetup.prepare(options)
         let allocatorName = setup.allocatorName
         let pass = timingOnly ? .elsewhere : setup.pass
         var environment = RunEnvironment.current(allocator: allocatorName)
@@ -213,7 +212,7 @@ struct Run: ParsableCommand {
             do {
                 spreadRows += try ForkedRun.runBenchmark(
                     benchmark.name, processes: benchmark.processes, total: benchmark.total,
-                    arguments: ToolInvocation.toolArguments, runID: environment.runID,
+                    options: options, runID: environment.runID,
                     progress: { line in
                         print(line)
                         fflush(nil)
@@ -225,7 +224,7 @@ struct Run: ParsableCommand {
         }
         if isForking {
             rows = try ForkedRun.run(
-                forks: forks, total: configuration.repetitions, arguments: ToolInvocation.toolArguments,
+                forks: forks, total: configuration.repetitions, options: options,
                 runID: environment.runID, keepEmptyCounts: pass == .unavailable)
         } else {
             do {
@@ -246,16 +245,15 @@ struct Run: ParsableCommand {
         var instructionRows: ThreadWork<[CSVRow]>?
         if instructions == .count && rowsFile == nil && !countsOnly {
             let plans = try runner.selectedPlans()
-            let arguments = ToolInvocation.toolArguments
+            let options = options
             let runID = environment.runID
             instructionRows = ThreadWork {
-                InstructionPass.rows(plans: plans, arguments: arguments, runID: runID, note: progress.note)
+                InstructionPass.rows(plans: plans, options: options, runID: runID, note: progress.note)
             }
         }
         if let child = setup.child, !timingOnly {
             do {
-                rows += try AllocationChild.run(
-                    child, arguments: ToolInvocation.toolArguments, runID: environment.runID)
+                rows += try AllocationChild.run(child, options: options, runID: environment.runID)
             } catch {
                 progress.note("note: allocation counts are missing: \(error)")
             }
@@ -306,7 +304,7 @@ struct Run: ParsableCommand {
         print("\(BenchRunnerMain.programName): \(benchmarks.count) benchmark(s), each in a process of its own (--isolate)")
         fflush(nil)
         let outcome = try IsolatedRun.run(
-            benchmarks: benchmarks, arguments: ToolInvocation.toolArguments, runID: environment.runID)
+            benchmarks: benchmarks, options: options, runID: environment.runID)
         print(SummaryTable.render(outcome.rows))
         let path = try resultFile.write(CSVWriter(environment: environment).document(outcome.rows), environment: environment)
         print("wrote \(outcome.rows.count) rows to \(path)")
@@ -339,7 +337,7 @@ struct Run: ParsableCommand {
         fflush(nil)
         let rows: [CSVRow]
         do {
-            rows = try InstructionPass.count(arguments: ToolInvocation.toolArguments, runID: environment.runID)
+            rows = try InstructionPass.count(options: options, runID: environment.runID)
         } catch let error as BenchmarkFailure {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(2)
@@ -352,6 +350,30 @@ struct Run: ParsableCommand {
         print(SummaryTable.render(rows))
         let path = try resultFile.write(document, environment: environment)
         print("wrote \(rows.count) rows to \(path)")
+    }
+
+    /// Every option this command parsed, as one value: what each process
+    /// the run starts of this executable is given (``RunOptions``).
+    var options: RunOptions {
+        var options = RunOptions()
+        options.quick = suite.quick
+        options.filters = suite.filters
+        options.repetitions = suite.repetitions
+        options.minRepetitionMs = suite.minRepetitionMs
+        options.scale = suite.scale
+        options.scaleN = suite.scaleN
+        options.output = output
+        options.allocator = allocator
+        options.forks = forks
+        options.isolate = isolate
+        options.instructions = instructions
+        options.instructionChild = instructionChild
+        options.onlyBenchmark = onlyBenchmark
+        options.timingOnly = timingOnly
+        options.countsOnly = countsOnly
+        options.rowsFile = rowsFile
+        options.runID = runID
+        return options
     }
 
     /// Whether this process splits its timing repetitions across forks

@@ -4,13 +4,28 @@ import Foundation
 import XCTest
 
 final class AllocationChildTests: XCTestCase {
-    func testChildArgumentsDropWhatTheParentSetsForItsChild() {
+    func testTheChildGetsTheParentsOptionsWithItsAllocatorItsPassAndOneProcess() {
+        var parent = RunOptions()
+        parent.quick = true
+        parent.filters = ["x"]
+        parent.allocator = .both
+        parent.forks = 3
+        parent.output = "out"
+        let counting = AllocationChild.childOptions(parent, kind: .counts, rowsFile: "/tmp/r", runID: "id")
         XCTAssertEqual(
-            AllocationChild.argumentsWithoutAllocator([
-                "run", "--allocator", "both", "--filter", "x", "--rows-file=/tmp/r", "--run-id", "id", "--counts-only",
-                "--allocator=system", "--quick", "--forks", "3", "--forks=2",
-            ]),
-            ["run", "--filter", "x", "--quick"])
+            counting.arguments(),
+            ["run", "--quick", "--filter", "x", "--output", "out", "--allocator", "jemalloc", "--counts-only",
+             "--rows-file", "/tmp/r", "--run-id", "id"])
+        var counts = parent
+        counts.allocator = .jemalloc
+        counts.forks = 1
+        counts.countsOnly = true
+        counts.rowsFile = "/tmp/r"
+        counts.runID = "id"
+        XCTAssertEqual(counting, counts, "only the allocator, the pass, the processes, the rows file and the run id change")
+        let everything = AllocationChild.childOptions(counting, kind: .everything, rowsFile: "/tmp/r", runID: "id")
+        XCTAssertFalse(everything.countsOnly, "a child that times and counts is not the counting child")
+        XCTAssertEqual(everything.allocator, .jemalloc)
     }
 
     func testRowsOfTheChildCSVKeepTheirAllocator() throws {

@@ -110,8 +110,12 @@ final class BringYourOwnSchedulerTests: XCTestCase {
     }
 
     func testAnIsolatedChildRunsOneBenchmarkAndKeepsTheParentsOptions() {
+        var parent = RunOptions()
+        parent.quick = true
+        parent.isolate = true
+        parent.filters = ["x"]
         XCTAssertEqual(
-            IsolatedRun.childArguments(["--quick", "--isolate", "--filter", "x"], benchmark: "periodic.drift", rowsFile: "/tmp/r", runID: "id"),
+            IsolatedRun.childOptions(parent, benchmark: "periodic.drift", rowsFile: "/tmp/r", runID: "id").arguments(),
             ["run", "--quick", "--filter", "x", "--only-benchmark", "periodic.drift", "--rows-file", "/tmp/r", "--run-id", "id"])
     }
 }

@@ -19,22 +19,35 @@ final class ForkedRunTests: XCTestCase {
     }
 
     func testAForkIsToldItsShareAndTheParentKeepsItsOwnOptionsToItself() {
-        let arguments = ForkedRun.childArguments(
-            ["--quick", "--forks", "3", "--repetitions=7", "--filter", "observeOn.throughput", "--allocator", "system",
-             "--output", "out"],
-            repetitions: 3, rowsFile: "/tmp/rows.csv", runID: "run-1")
+        var parent = RunOptions()
+        parent.quick = true
+        parent.forks = 3
+        parent.repetitions = 7
+        parent.filters = ["observeOn.throughput"]
+        parent.output = "out"
+        let fork = ForkedRun.childOptions(parent, repetitions: 3, rowsFile: "/tmp/rows.csv", runID: "run-1")
         XCTAssertEqual(
-            arguments,
-            ["run", "--quick", "--filter", "observeOn.throughput", "--output", "out", "--forks", "1", "--repetitions", "3",
-             "--allocator", "system", "--rows-file", "/tmp/rows.csv", "--run-id", "run-1"])
+            fork.arguments(),
+            ["run", "--quick", "--filter", "observeOn.throughput", "--repetitions", "3", "--output", "out", "--allocator",
+             "system", "--rows-file", "/tmp/rows.csv", "--run-id", "run-1"])
+        XCTAssertEqual(fork.forks, 1, "a fork is one process (1 is the default, so not written)")
     }
 
     func testABenchmarkTimedInProcessesOfItsOwnNamesItselfAndTimesOnly() {
-        let arguments = ForkedRun.childArguments(
-            ["--quick", "--only-benchmark", "other", "--output", "out"], repetitions: 3, rowsFile: "/tmp/rows.csv",
-            runID: "run-1") + ["--only-benchmark", "observeOn.throughput", "--timing-only"]
+        var parent = RunOptions()
+        parent.quick = true
+        parent.onlyBenchmark = "other"
+        parent.output = "out"
+        let process = ForkedRun.benchmarkProcessOptions(
+            parent, benchmark: "observeOn.throughput", repetitions: 3, rowsFile: "/tmp/rows.csv", runID: "run-1")
+        let arguments = process.arguments()
         XCTAssertEqual(arguments.filter { $0 == "--only-benchmark" }.count, 1, "the parent's own is not passed on")
-        XCTAssertEqual(arguments.suffix(3), ["--only-benchmark", "observeOn.throughput", "--timing-only"])
+        XCTAssertEqual(process.onlyBenchmark, "observeOn.throughput")
+        XCTAssertTrue(process.timingOnly)
+        XCTAssertEqual(
+            arguments,
+            ["run", "--quick", "--repetitions", "3", "--output", "out", "--allocator", "system", "--only-benchmark",
+             "observeOn.throughput", "--timing-only", "--rows-file", "/tmp/rows.csv", "--run-id", "run-1"])
     }
 
     func testTheSerialHopIsTimedInFiveProcessesOfSixRepetitionsAndEveryOtherBenchmarkInTheRunsOwn() {

@@ -180,12 +180,37 @@ final class InstructionPassTests: XCTestCase {
     }
 
     func testTheChildGetsTheSuiteOptionsAndNotTheParentsOwn() {
-        let arguments = InstructionPass.childArguments(
-            ["--quick", "--filter", "trampoline", "--instructions", "count", "--allocator", "both", "--forks", "3"],
-            manifest: "/tmp/m.csv", runID: "r1")
+        var parent = RunOptions()
+        parent.quick = true
+        parent.filters = ["trampoline"]
+        parent.instructions = .only
+        parent.allocator = .both
+        parent.forks = 3
         XCTAssertEqual(
-            arguments,
-            ["run", "--quick", "--filter", "trampoline", "--instruction-child", "--rows-file", "/tmp/m.csv", "--run-id", "r1"])
+            InstructionPass.childArguments(parent, manifest: "/tmp/m.csv", runID: "r1"),
+            ["run", "--quick", "--filter", "trampoline", "--output", "results", "--instruction-child", "--rows-file",
+             "/tmp/m.csv", "--run-id", "r1"])
+    }
+
+    /// The child's arguments have one length whether the run named the
+    /// default output folder or not (their length moves some counts), and
+    /// CI's command (`--instructions only --output DIR`) gives the child
+    /// the words it always did, in that order.
+    func testTheChildsArgumentsDoNotDependOnWhetherTheDefaultFolderWasNamed() {
+        var named = RunOptions()
+        named.instructions = .only
+        named.output = "results"
+        var unnamed = RunOptions()
+        unnamed.instructions = .only
+        XCTAssertEqual(
+            InstructionPass.childArguments(named, manifest: "/tmp/m.csv", runID: "r1"),
+            InstructionPass.childArguments(unnamed, manifest: "/tmp/m.csv", runID: "r1"))
+        var ci = RunOptions()
+        ci.instructions = .only
+        ci.output = "/tmp/tmp.0123456789"
+        XCTAssertEqual(
+            InstructionPass.childArguments(ci, manifest: "/tmp/m.csv", runID: "r1"),
+            ["run", "--output", "/tmp/tmp.0123456789", "--instruction-child", "--rows-file", "/tmp/m.csv", "--run-id", "r1"])
     }
 
     func testTheChildCountsOnTheSystemAllocatorInAFixedEnvironment() {

@@ -5,7 +5,7 @@ import ToolSupport
 /// the deterministic measure of CPU work on one thread, which a shared
 /// machine's timings cannot give (docs/InstructionCounts.md).
 ///
-/// The parent (``rows(plans:arguments:runID:note:)``) copies this executable
+/// The parent (``rows(plans:options:runID:note:)``) copies this executable
 /// without its debug information (valgrind 3.19 cannot read the DWARF 5 the
 /// toolchain writes; the symbol table stays), and runs the copy under
 /// `valgrind --tool=callgrind` with collection off except inside
@@ -61,12 +61,11 @@ public enum InstructionPass {
         }
     }
 
-    /// The instruction rows of `plans` for a run with `arguments` (the
-    /// command line without the program name): counted by a callgrind
-    /// child, or empty values with one `note` saying why (valgrind missing,
-    /// the child failed).
-    public static func rows(
-        plans: [MeasurementPlan], arguments: [String], runID: String, note: (String) -> Void
+    /// The instruction rows of `plans` for a run with `options`: counted by
+    /// callgrind children (``childOptions(_:manifest:runID:)``), or empty
+    /// values with one `note` saying why (valgrind missing, a child failed).
+    package static func rows(
+        plans: [MeasurementPlan], options: RunOptions, runID: String, note: (String) -> Void
     ) -> [CSVRow] {
         guard !counted(plans).isEmpty else { return [] }
         if let reason = unavailableReason {
@@ -74,7 +73,7 @@ public enum InstructionPass {
             return emptyRows(of: plans)
         }
         do {
-            return try count(arguments: arguments, runID: runID)
+            return try count(options: options, runID: runID)
         } catch {
             note("note: instruction counts are missing: \(error)")
             return emptyRows(of: plans)
@@ -90,7 +89,7 @@ public enum InstructionPass {
     /// (docs/InstructionCounts.md has the figures).
     static let children = 3
 
-    /// Runs ``children`` callgrind children for `arguments`, side by side,
+    /// Runs ``children`` callgrind children for a run with `options`, side by side,
     /// and returns their counted rows, the fewest instructions of each
     /// series. Throws when valgrind is missing or a child fails.
     ///
@@ -100,12 +99,12 @@ public enum InstructionPass {
     /// thread of the child wakes, and so how long another one spins) only
     /// adds work, which the fewest of the three leaves out. On two cores
     /// this takes the three children's time from about 18 s to about 8 s.
-    public static func count(arguments: [String], runID: String) throws -> [CSVRow] {
+    package static func count(options: RunOptions, runID: String) throws -> [CSVRow] {
         // One thread a child, all at once (not one per core): each thread
         // only waits for its valgrind, and the machine shares its cores
         // among them.
         let started = (0..<children).map { index in
-            ThreadWork { Result { try countOnce(arguments: arguments, runID: runID, child: index) } }
+            ThreadWork { Result { try countOnce(options: options, runID: runID, child: index) } }
         }
         var fewest: [CSVRow] = []
         for child in started {
@@ -132,9 +131,9 @@ public enum InstructionPass {
         return fewest
     }
 
-    /// Runs one callgrind child for `arguments` and returns its counted
+    /// Runs one callgrind child for a run with `options` and returns its counted
     /// rows; `child` (0 to 9) tells the children of one run apart.
-    static func countOnce(arguments: [String], runID: String, child: Int = 0) throws -> [CSVRow] {
+    static func countOnce(options: RunOptions, runID: String, child: Int = 0) throws -> [CSVRow] {
         if let reason = unavailableReason { throw BenchmarkFailure("cannot count instructions: \(reason)") }
         guard let valgrind = tool("valgrind"), let objcopy = tool("objcopy") else {
             throw BenchmarkFailure("cannot count instructions: \(howToEnable)")
@@ -162,7 +161,7 @@ public enum InstructionPass {
                 "--tool=callgrind", "--collect-atstart=no",
                 "--toggle-collect=\(symbol)", "--dump-after=\(symbol)",
                 "--callgrind-out-file=\(directory)/callgrind.out", "--log-file=\(log)", binary,
-            ] + ToolInvocation.childArguments(childArguments(arguments, manifest: manifest, runID: runID))
+            ] + ToolInvocation.childArguments(childArguments(options, manifest: manifest, runID: runID))
         // Addresses decide some instruction counts (glibc's copy and
         // allocation paths take different branches by alignment), so the
         // child runs without address-space randomisation where `setarch -R`
@@ -273,20 +272,31 @@ public enum InstructionPass {
         return Int(file.dropFirst(prefix.count))
     }
 
-    /// The child's command line: the parent's `arguments` less the options
-    /// the parent decides (`--instructions`, `--allocator`, `--rows-file`,
-    /// `--run-id`, `--forks`, `--counts-only`), then the child's own.
-    static func childArguments(_ arguments: [String], manifest: String, runID: String) -> [String] {
-        var result: [String] = []
-        var skipNext = false
-        for argument in AllocationChild.argumentsWithoutAllocator(arguments) {
-            if skipNext { skipNext = false; continue }
-            if argument == "--instructions" { skipNext = true; continue }
-            if argument.hasPrefix("--instructions=") || argument == "--instruction-child" { continue }
-            result.append(argument)
-        }
-        if result.first != "run" { result.insert("run", at: 0) }
-        return result + ["--instruction-child", "--rows-file", manifest, "--run-id", runID]
+    /// The child's options: the parent's `options` with what the parent
+    /// decides for it set: the callgrind child (whatever `--instructions`
+    /// said), on the system allocator (no `--allocator`), in one process,
+    /// not the counting child, its manifest written to `manifest`, and the
+    /// parent's run id.
+    package static func childOptions(_ options: RunOptions, manifest: String, runID: String) -> RunOptions {
+        var child = options
+        child.instructions = .count
+        child.instructionChild = true
+        child.allocator = nil
+        child.forks = 1
+        child.countsOnly = false
+        child.rowsFile = manifest
+        child.runID = runID
+        return child
+    }
+
+    /// The child's command line (``childOptions(_:manifest:runID:)``), with
+    /// `--output` written even at its default: the child writes no CSV
+    /// there, but the length of its arguments moves the stack's alignment
+    /// and with it some counts, so a run that names the default folder
+    /// (`--output results`, as the baseline's is made) and one that leaves
+    /// it out give their children arguments of one length.
+    static func childArguments(_ options: RunOptions, manifest: String, runID: String) -> [String] {
+        childOptions(options, manifest: manifest, runID: runID).arguments(spellingOut: ["output"])
     }
 
     /// The child's whole environment, the same whatever the parent's: the

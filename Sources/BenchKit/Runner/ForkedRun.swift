@@ -24,34 +24,36 @@ public enum ForkedRun {
         return (0..<count).map { index in total / count + (index < total % count ? 1 : 0) }
     }
 
-    /// The command line of fork `repetitions` (without the program name):
-    /// the parent's `arguments` less the options the parent decides for it
-    /// (`--forks`, `--repetitions`, `--allocator`, `--rows-file`, `--run-id`,
-    /// `--counts-only`), then times only under the system allocator, that
-    /// many repetitions, its rows written to `rowsFile`.
-    public static func childArguments(_ arguments: [String], repetitions: Int, rowsFile: String, runID: String)
-        -> [String]
+    /// The options of a fork that runs `repetitions` of the run's timing
+    /// repetitions: the parent's `options` with what the parent decides
+    /// for it set: one process (`--forks 1`), that many repetitions, timed
+    /// only under the system allocator (not the counting child, not one
+    /// benchmark of the parent's), its rows written to `rowsFile`, and the
+    /// parent's run id.
+    package static func childOptions(_ options: RunOptions, repetitions: Int, rowsFile: String, runID: String)
+        -> RunOptions
     {
-        var result: [String] = []
-        var skipNext = false
-        let valued = ["--forks", "--repetitions", "--allocator", "--rows-file", "--run-id", "--only-benchmark"]
-        for argument in arguments {
-            if skipNext {
-                skipNext = false
-                continue
-            }
-            if valued.contains(argument) {
-                skipNext = true
-                continue
-            }
-            if valued.contains(where: { argument.hasPrefix($0 + "=") }) || argument == "--counts-only" { continue }
-            result.append(argument)
-        }
-        if result.first != "run" { result.insert("run", at: 0) }
-        return result + [
-            "--forks", "1", "--repetitions", "\(repetitions)", "--allocator", "system", "--rows-file", rowsFile,
-            "--run-id", runID,
-        ]
+        var child = options
+        child.forks = 1
+        child.repetitions = repetitions
+        child.allocator = .system
+        child.onlyBenchmark = nil
+        child.countsOnly = false
+        child.rowsFile = rowsFile
+        child.runID = runID
+        return child
+    }
+
+    /// The options of process `repetitions` of `benchmark` timed across
+    /// processes of its own: a fork's (``childOptions(_:repetitions:rowsFile:runID:)``)
+    /// that runs only `benchmark` and times only (its parent counts).
+    package static func benchmarkProcessOptions(
+        _ options: RunOptions, benchmark: String, repetitions: Int, rowsFile: String, runID: String
+    ) -> RunOptions {
+        var child = childOptions(options, repetitions: repetitions, rowsFile: rowsFile, runID: runID)
+        child.onlyBenchmark = benchmark
+        child.timingOnly = true
+        return child
     }
 
     /// The forks' rows as one run: each fork's repetitions numbered on from
@@ -77,28 +79,31 @@ public enum ForkedRun {
     }
 
     /// Runs `forks` processes one after another with the parent's
-    /// `arguments` and returns their merged rows. Throws when a fork fails
-    /// or leaves no readable rows.
-    public static func run(forks: Int, total: Int, arguments: [String], runID: String, keepEmptyCounts: Bool) throws
+    /// `options` (``childOptions(_:repetitions:rowsFile:runID:)``) and
+    /// returns their merged rows. Throws when a fork fails or leaves no
+    /// readable rows.
+    package static func run(forks: Int, total: Int, options: RunOptions, runID: String, keepEmptyCounts: Bool) throws
         -> [CSVRow]
     {
         let results = try runShares(
             repetitions(total: total, forks: forks), name: { "fork \($0 + 1)" }, standardOutput: .inherit
         ) { share, rowsFile in
-            childArguments(arguments, repetitions: share, rowsFile: rowsFile, runID: runID)
+            childOptions(options, repetitions: share, rowsFile: rowsFile, runID: runID).arguments()
         }
         return merge(results, keepingCountsOf: keepEmptyCounts ? 0 : nil)
     }
 
     /// Runs `benchmark`'s timing repetitions (`total`) in `processes` fresh
-    /// processes one after another, each `--only-benchmark benchmark` with
-    /// its share, and returns their merged timing rows (no counts: the
-    /// parent counts). The processes' own output is discarded (their
+    /// processes one after another, each given the parent's `options` for
+    /// `benchmark` and its share
+    /// (``benchmarkProcessOptions(_:benchmark:repetitions:rowsFile:runID:)``),
+    /// and returns their merged timing rows (no counts: the parent counts).
+    /// The processes' own output is discarded (their
     /// estimates would speak of their share only); `progress` gets a line
     /// per process, with the time left estimated from the processes done.
     /// Throws when a process fails.
-    public static func runBenchmark(
-        _ benchmark: String, processes: Int, total: Int, arguments: [String], runID: String,
+    package static func runBenchmark(
+        _ benchmark: String, processes: Int, total: Int, options: RunOptions, runID: String,
         progress: (String) -> Void = { _ in }
     ) throws -> [CSVRow] {
         let shares = repetitions(total: total, forks: processes)
@@ -115,8 +120,9 @@ public enum ForkedRun {
                 progress(line)
             }
         ) { share, rowsFile in
-            childArguments(arguments, repetitions: share, rowsFile: rowsFile, runID: runID)
-                + ["--only-benchmark", benchmark, "--timing-only"]
+            benchmarkProcessOptions(
+                options, benchmark: benchmark, repetitions: share, rowsFile: rowsFile, runID: runID
+            ).arguments()
         }
         return merge(results)
     }

@@ -12,21 +12,29 @@ public enum IsolatedRun {
         public var failures: [String] = []
     }
 
-    /// The command line of the child measuring `benchmark`: the parent's
-    /// `arguments` (without the program name) less `--isolate`, then the
-    /// benchmark, the rows file and the run id.
-    public static func childArguments(_ arguments: [String], benchmark: String, rowsFile: String, runID: String) -> [String] {
-        var result = arguments.filter { $0 != "--isolate" }
-        if result.first != "run" { result.insert("run", at: 0) }
-        return result + ["--only-benchmark", benchmark, "--rows-file", rowsFile, "--run-id", runID]
+    /// The options of the child measuring `benchmark`: the parent's
+    /// `options` with what the parent decides for it set: in this process
+    /// (not isolated again), only `benchmark`, its rows written to
+    /// `rowsFile`, and the parent's run id.
+    package static func childOptions(_ options: RunOptions, benchmark: String, rowsFile: String, runID: String)
+        -> RunOptions
+    {
+        var child = options
+        child.isolate = false
+        child.onlyBenchmark = benchmark
+        child.rowsFile = rowsFile
+        child.runID = runID
+        return child
     }
 
-    /// Runs one child per benchmark, one after another, and collects their rows.
-    public static func run(benchmarks: [String], arguments: [String], runID: String) throws -> Outcome {
+    /// Runs one child per benchmark, one after another, each given the
+    /// parent's `options` (``childOptions(_:benchmark:rowsFile:runID:)``),
+    /// and collects their rows.
+    package static func run(benchmarks: [String], options: RunOptions, runID: String) throws -> Outcome {
         var outcome = Outcome()
         for benchmark in benchmarks {
             let (result, text) = try ChildProcess.runRowsChild(tag: benchmark) { rowsFile in
-                childArguments(arguments, benchmark: benchmark, rowsFile: rowsFile, runID: runID)
+                childOptions(options, benchmark: benchmark, rowsFile: rowsFile, runID: runID).arguments()
             }
             var kept = false
             if let text, let rows = try? AllocationChild.rows(fromCSV: text) {

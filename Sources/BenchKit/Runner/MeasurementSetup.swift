@@ -3,7 +3,7 @@ import ToolSupport
 
 /// How a run measures: under which allocator this process times, where the
 /// allocation counts come from, and the counter to use; decided once, before
-/// anything is measured, by ``prepare(allocator:countsOnly:arguments:)``.
+/// anything is measured, by ``prepare(_:)``.
 public struct MeasurementSetup {
     /// `jemalloc` or `system`: the allocator of this process (the CSV's `allocator` column).
     public let allocatorName: String
@@ -14,12 +14,14 @@ public struct MeasurementSetup {
     /// The counter the benchmarks of this process use.
     public let counter: AllocationCounter
 
-    /// Puts this process on the allocator `allocator` asks for and decides
-    /// where counts come from. When the process must change allocator it is
-    /// re-executed with `arguments` (the command line without the program
-    /// name) and this call does not return; if re-execution fails, a note goes
-    /// to standard error and the run measures on the current allocator.
-    public static func prepare(allocator: AllocatorChoice?, countsOnly: Bool, arguments: [String]) -> MeasurementSetup {
+    /// Puts this process on the allocator `options.allocator` asks for and
+    /// decides where counts come from (`options.countsOnly`: this is the
+    /// counting child). When the process must change allocator it is
+    /// re-executed with `options` (``RunOptions/arguments(spellingOut:)``)
+    /// and this call does not return; if re-execution fails, a note goes to
+    /// standard error and the run measures on the current allocator.
+    package static func prepare(_ options: RunOptions) -> MeasurementSetup {
+        let allocator = options.allocator, countsOnly = options.countsOnly
         let libraryPath = AllocatorLauncher.jemallocLibraryPath()
         let strategy = AllocationStrategy.choose(
             allocator: allocator, countsOnly: countsOnly, jemallocInstalled: libraryPath != nil)
@@ -34,7 +36,7 @@ public struct MeasurementSetup {
         case .proceedWithoutJemalloc:
             countsUnavailableReason = countsUnavailableReason ?? AllocatorLauncher.howToEnable
         case .reexecute(let environment):
-            let failure = AllocatorLauncher.reexecute(arguments: arguments, environment: environment)
+            let failure = AllocatorLauncher.reexecute(arguments: options.arguments(), environment: environment)
             FileHandle.standardError.write(Data("note: \(failure); measuring on the current allocator.\n".utf8))
         }
         let reason = countsUnavailableReason ?? AllocatorLauncher.howToEnable
@@ -54,21 +56,35 @@ public struct MeasurementSetup {
 /// or with `--allocator both` everything): this executable run again with the
 /// parent's options, writing its rows to a temporary CSV the parent reads back.
 public enum AllocationChild {
-    /// Runs the child of `kind` with the parent's `arguments` (without the
-    /// program name) and run id; returns its rows, each with its `allocator`.
-    /// Throws when the child fails or leaves no readable rows.
-    public static func run(_ kind: AllocationStrategy.Child, arguments: [String], runID: String) throws -> [CSVRow] {
+    /// The options of the child of `kind`: the parent's `options` with what
+    /// the parent decides for it set: under jemalloc, counting only for
+    /// ``AllocationStrategy/Child/counts``, in one process (a counting child
+    /// counts once), its rows written to `rowsFile`, and the parent's run id.
+    package static func childOptions(
+        _ options: RunOptions, kind: AllocationStrategy.Child, rowsFile: String, runID: String
+    ) -> RunOptions {
+        var child = options
+        child.allocator = .jemalloc
+        child.countsOnly = kind == .counts
+        child.forks = 1
+        child.rowsFile = rowsFile
+        child.runID = runID
+        return child
+    }
+
+    /// Runs the child of `kind` with the parent's `options`
+    /// (``childOptions(_:kind:rowsFile:runID:)``) and run id; returns its
+    /// rows, each with its `allocator`. Throws when the child fails or
+    /// leaves no readable rows.
+    package static func run(_ kind: AllocationStrategy.Child, options: RunOptions, runID: String) throws -> [CSVRow] {
         let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-jemalloc.csv"
         defer { try? FileManager.default.removeItem(atPath: rowsPath) }
-        var childArguments = argumentsWithoutAllocator(arguments)
-        if childArguments.first != "run" { childArguments.insert("run", at: 0) }
-        childArguments += ["--allocator", "jemalloc", "--rows-file", rowsPath, "--run-id", runID]
-        if kind == .counts { childArguments.append("--counts-only") }
+        let arguments = childOptions(options, kind: kind, rowsFile: rowsPath, runID: runID).arguments()
         // The child decides its allocator afresh, even if this process was itself re-executed.
         var environment = ProcessInfo.processInfo.environment
         environment[AllocatorLauncher.guardVariable] = nil
         let result = try ChildProcess.run(
-            AllocatorLauncher.executablePath, arguments: ToolInvocation.childArguments(childArguments),
+            AllocatorLauncher.executablePath, arguments: ToolInvocation.childArguments(arguments),
             environment: environment)
         guard !result.endedBySignal, result.status == 0,
             let text = try? String(contentsOfFile: rowsPath, encoding: .utf8)
@@ -76,24 +92,6 @@ public enum AllocationChild {
             throw BenchmarkFailure("the jemalloc process failed (status \(result.status))")
         }
         return try rows(fromCSV: text)
-    }
-
-    /// `arguments` without the options the parent sets for its child (and
-    /// without `--forks`: a counting child is one process).
-    static func argumentsWithoutAllocator(_ arguments: [String]) -> [String] {
-        var result: [String] = []
-        var skipNext = false
-        for argument in arguments {
-            if skipNext { skipNext = false; continue }
-            // --forks too: the counting child counts once, in one process.
-            if ["--allocator", "--rows-file", "--run-id", "--forks"].contains(argument) { skipNext = true; continue }
-            if ["--allocator=", "--rows-file=", "--run-id=", "--forks="].contains(where: { argument.hasPrefix($0) }) {
-                continue
-            }
-            if argument == "--counts-only" { continue }
-            result.append(argument)
-        }
-        return result
     }
 
     /// The rows of a CSV this tool wrote, each with its `allocator`; throws

@@ -15,7 +15,7 @@ public struct SuiteRunner: Sendable {
     public let counter: AllocationCounter
     public let allocationPass: AllocationPass
     /// Benchmarks whose timing repetitions run in processes of their own
-    /// (``ForkedRun/runBenchmark(_:processes:total:arguments:runID:progress:)``):
+    /// (``ForkedRun/runBenchmark(_:processes:total:options:runID:progress:)``):
     /// this runner only counts their allocations.
     public let timedElsewhere: Set<String>
 

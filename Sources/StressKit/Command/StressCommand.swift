@@ -279,42 +279,19 @@ struct StressCommand: Sendable {
         return (results.contains { $0.verdict == .failed } ? Self.failure : Self.success, results)
     }
 
-    /// The child's command line: the run's options for one scenario.
+    /// The child's command line: the run's options for one scenario
+    /// (``StressOptions/childOptions(scenario:seed:csv:)``), after the tool's subcommand.
     private func childArguments(_ name: String, seed: UInt64, csv: String, _ options: StressOptions) -> [String] {
-        var arguments = childSubcommand + ["--child-scenario", name, "--child-csv", csv, "--seed", String(seed)]
-        arguments += ["--hang-seconds", String(options.hangSeconds)]
-        if let iterations = options.iterations { arguments += ["--iterations", String(iterations)] }
-        if let duration = options.duration { arguments += ["--duration", String(duration)] }
-        if options.stopAtFirstForbidden { arguments.append("--stop-at-first-forbidden") }
-        if let strategy = options.explore {
-            arguments += ["--explore", strategy.rawValue, "--pct-depth", String(options.pctDepth)]
-            arguments += ["--preemptions", String(options.preemptions)]
-        }
-        return arguments
+        childSubcommand + options.childArguments(scenario: name, seed: seed, csv: csv)
     }
 
     /// How to run one scenario again, alone and in one process, with the
-    /// same choices: that scenario's exact name, the seed, and every option
-    /// that changes what runs (the limit, the watchdog's bound, stopping at
-    /// the first forbidden outcome, the strategy and its parameters).
+    /// same choices (``StressOptions/replayOptions(scenario:seed:)``): that
+    /// scenario's exact name, the seed, and every option that changes what
+    /// runs (the limit, the watchdog's bound, stopping at the first
+    /// forbidden outcome, the strategy and its parameter).
     func replayCommand(_ name: String, seed: UInt64, _ options: StressOptions) -> String {
-        var words = [programName, "--no-isolate", "--scenario", name, "--seed", String(seed)]
-        let limit = options.explore == nil ? options.limit : options.explorationLimit
-        switch limit {
-        case .iterations(let count): words += ["--iterations", String(count)]
-        case .duration(let seconds): words += ["--duration", String(seconds)]
-        }
-        words += ["--hang-seconds", String(options.hangSeconds)]
-        if options.stopAtFirstForbidden { words.append("--stop-at-first-forbidden") }
-        if let strategy = options.explore {
-            words += ["--explore", strategy.rawValue]
-            switch strategy {
-            case .pct: words += ["--pct-depth", String(options.pctDepth)]
-            case .exhaustive: words += ["--preemptions", String(options.preemptions)]
-            case .random: break
-            }
-        }
-        return words.joined(separator: " ")
+        ([programName] + options.replayArguments(scenario: name, seed: seed)).joined(separator: " ")
     }
 
     private func runSelfCheck(_ runner: StressRunner, _ options: StressOptions) -> Int32 {

@@ -124,16 +124,17 @@ struct StressOptions: ParsableCommand {
     /// `--pct-depth`: PCT's bug depth.
     @Option(
         help: ArgumentHelp(
-            "PCT's bug depth d: d - 1 priority change points per schedule (1 to \(maximumPCTDepth), default 3).",
+            "PCT's bug depth d: d - 1 priority change points per schedule (1 to \(maximumPCTDepth), default \(defaultPCTDepth)).",
             valueName: "d"),
         transform: StressOptions.pctDepthValue)
-    var pctDepth: Int = 3
+    var pctDepth: Int = defaultPCTDepth
 
     /// `--preemptions`: exhaustive search's bound.
     @Option(
-        help: ArgumentHelp("Exhaustive search's most preemptions per schedule (default 2).", valueName: "n"),
+        help: ArgumentHelp(
+            "Exhaustive search's most preemptions per schedule (default \(defaultPreemptions)).", valueName: "n"),
         transform: StressOptions.preemptionCount)
-    var preemptions: Int = 2
+    var preemptions: Int = defaultPreemptions
 
     /// `--replay`: a schedule printed beside a forbidden outcome.
     @Option(
@@ -145,16 +146,19 @@ struct StressOptions: ParsableCommand {
 
     /// `--detection-runs`: the self-check's runs per variant and method.
     @Option(
-        help: ArgumentHelp("Self-check: detection runs per broken variant and method (default 5).", valueName: "n"),
+        help: ArgumentHelp(
+            "Self-check: detection runs per broken variant and method (default \(defaultDetectionRuns)).", valueName: "n"),
         transform: StressOptions.positiveCount)
-    var detectionRuns: Int = 5
+    var detectionRuns: Int = defaultDetectionRuns
 
     /// `--detection-seconds`: the self-check's longest detection run.
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Self-check: the longest one detection run may take (default 2).", valueName: "seconds"),
+        help: ArgumentHelp(
+            "Self-check: the longest one detection run may take (default \(Int(defaultDetectionSeconds))).",
+            valueName: "seconds"),
         transform: StressOptions.seconds)
-    var detectionSeconds: Double = 2
+    var detectionSeconds: Double = defaultDetectionSeconds
 
     /// `--isolate` (the default) / `--no-isolate`: each scenario in a child process.
     @ArgumentParser.Flag(
@@ -207,6 +211,18 @@ struct StressOptions: ParsableCommand {
     /// a registration's default stall timeout, so that a scheduler that
     /// settles late is graded by its scenario, not taken for a hang.
     static let defaultHangSeconds: Double = 30
+
+    /// PCT's bug depth when `--pct-depth` is not given.
+    static let defaultPCTDepth = 3
+
+    /// Exhaustive search's bound when `--preemptions` is not given.
+    static let defaultPreemptions = 2
+
+    /// The self-check's runs per variant and method when `--detection-runs` is not given.
+    static let defaultDetectionRuns = 5
+
+    /// The self-check's longest detection run when `--detection-seconds` is not given.
+    static let defaultDetectionSeconds: Double = 2
 
     /// The limit per scenario under `--explore` (schedules) or `--replay` (replays).
     var explorationLimit: RunLimit {
@@ -316,5 +332,119 @@ struct StressOptions: ParsableCommand {
             throw ValidationError("needs a whole number from 0 to 2^64-1 (decimal or 0x-hex)")
         }
         return value
+    }
+}
+
+/// How parsed options become a command line again: the one way a child
+/// process of an isolated run gets its options (``childArguments(scenario:seed:csv:)``)
+/// and the one way a failed scenario's command to run it again is written
+/// (``replayArguments(scenario:seed:)``).
+extension StressOptions {
+    /// Every option the parser knows, in the order a command line gives them
+    /// (a replay command reads: the selection, the seed, the limit, the
+    /// watchdog, the strategy).
+    static var encoding: OptionEncoding<StressOptions> {
+        OptionEncoding([
+            .flag("list", \.list),
+            .invertibleFlag("isolate", \.isolate, default: true),
+            .repeated("filter", \.filterArguments),
+            .repeated("scenario", \.scenarioArguments),
+            .optional("seed", \.seed),
+            .optional("iterations", \.iterations),
+            .optional("duration", \.duration),
+            .valued("hang-seconds", \.hangSeconds, default: defaultHangSeconds),
+            .flag("stop-at-first-forbidden", \.stopAtFirstForbidden),
+            .optionalChoice("explore", \.explore),
+            .valued("pct-depth", \.pctDepth, default: defaultPCTDepth),
+            .valued("preemptions", \.preemptions, default: defaultPreemptions),
+            .optional("csv", \.csvPath),
+            .flag("self-check", \.selfCheck),
+            .optional("replay", \.replay),
+            .valued("detection-runs", \.detectionRuns, default: defaultDetectionRuns),
+            .valued("detection-seconds", \.detectionSeconds, default: defaultDetectionSeconds),
+            .optional("child-scenario", \.childScenario),
+            .optional("child-csv", \.childCSV),
+        ])
+    }
+
+    /// The arguments that give these options to the parser: every option
+    /// not at its default, in the order of ``encoding``.
+    func arguments() -> [String] {
+        Self.encoding.arguments(self)
+    }
+
+    /// The options of the child that runs `scenario` for an isolated run:
+    /// these, with what the parent decides set: the one scenario
+    /// (`--child-scenario`, in place of `--filter` and `--scenario`), the
+    /// seed the parent chose (also when it was not given), and the result
+    /// file (`--child-csv`, in place of `--csv`). `--list`, `--self-check`
+    /// and `--replay` never isolate, so a child has none of them.
+    func childOptions(scenario: String, seed: UInt64, csv: String) -> StressOptions {
+        var child = self
+        child.filterArguments = []
+        child.scenarioArguments = []
+        child.childScenario = scenario
+        child.childCSV = csv
+        child.seed = seed
+        child.csvPath = nil
+        child.list = false
+        child.selfCheck = false
+        child.replay = nil
+        return child
+    }
+
+    /// The child's arguments (``childOptions(scenario:seed:csv:)``), before
+    /// the tool's subcommand in its executable.
+    func childArguments(scenario: String, seed: UInt64, csv: String) -> [String] {
+        childOptions(scenario: scenario, seed: seed, csv: csv).arguments()
+    }
+
+    /// The options that run `scenario` alone again, in one process, with
+    /// the same choices: `--no-isolate`, `--scenario` with its exact name
+    /// (never a `--filter`, which could select more), the seed, the limit
+    /// it ran under (given even when it was the default), and every other
+    /// option that changes what runs as it was. What does not change what
+    /// runs is left out: the CSV (the replay must not write over the run's),
+    /// the self-check's parameters, and the parameter of a strategy the run
+    /// did not use.
+    func replayOptions(scenario: String, seed: UInt64) -> StressOptions {
+        var replay = self
+        replay.isolate = false
+        replay.filterArguments = []
+        replay.scenarioArguments = [scenario]
+        replay.seed = seed
+        switch explore == nil ? limit : explorationLimit {
+        case .iterations(let count):
+            replay.iterations = count
+            replay.duration = nil
+        case .duration(let seconds):
+            replay.iterations = nil
+            replay.duration = seconds
+        }
+        replay.list = false
+        replay.selfCheck = false
+        replay.replay = nil
+        replay.csvPath = nil
+        replay.childScenario = nil
+        replay.childCSV = nil
+        replay.detectionRuns = Self.defaultDetectionRuns
+        replay.detectionSeconds = Self.defaultDetectionSeconds
+        if explore != .pct { replay.pctDepth = Self.defaultPCTDepth }
+        if explore != .exhaustive { replay.preemptions = Self.defaultPreemptions }
+        return replay
+    }
+
+    /// The replay's arguments (``replayOptions(scenario:seed:)``), which
+    /// also spell out the watchdog's bound and the strategy's parameter at
+    /// their defaults, so that the command says what the run used and
+    /// replays it the same if a default changes.
+    func replayArguments(scenario: String, seed: UInt64) -> [String] {
+        var spelledOut: Set<String> = ["hang-seconds"]
+        switch explore {
+        case .pct: spelledOut.insert("pct-depth")
+        case .exhaustive: spelledOut.insert("preemptions")
+        case .random, nil: break
+        }
+        return Self.encoding.arguments(replayOptions(scenario: scenario, seed: seed), spellingOut: spelledOut)
     }
 }
