@@ -78,8 +78,14 @@ struct Run: ParsableCommand {
     @Option(help: .hidden)
     var runID: String?
 
-    /// Internal: the counting child of a default run: count allocations, time nothing.
-    @Flag(help: .hidden)
+    /// Counts allocations and times nothing: the counting pass alone (also
+    /// the counting child of a default run). Allocation counts are exact
+    /// from one repetition, so an allocation gate (`compare --gate exact`)
+    /// needs nothing more.
+    @Flag(
+        help: ArgumentHelp(
+            "Count allocations only (exact, one repetition a benchmark) and time nothing: "
+                + "what an allocation gate needs (then: compare --gate exact BASELINE NEW)."))
     var countsOnly = false
 
     /// Internal: a process of a benchmark timed across processes of its own
