@@ -2,8 +2,8 @@
 # stress-explore-broken.sh, mutation-score.sh): the one build of Stress they
 # all run, so that CI compiles the harness and the library once for all four.
 #
-# The build: release, ThreadSanitizer, the package trait Exploration (the
-# library's locks and atomics are sync points of the schedule controller) and
+# The build: release, ThreadSanitizer, exploration (the library's locks and
+# atomics are sync points of the schedule controller) and
 # the seeded bugs of Sources/Schedulers/Internal/Mutant.swift
 # (-DSCHEDULERS_MUTANTS, defined by these scripts alone, never by the package
 # or a client). At run time the same binary is then:
@@ -17,20 +17,32 @@
 # exploration+broken-cell), so `--replay` of it on the correct library is
 # refused.
 #
-# Sets `stress_flags` (swift build's options) and, after `stress_build`,
-# `stress_binary`. `stress_tsan_real` and `stress_tsan_explore` are the
-# TSAN_OPTIONS for runs on real threads and for explored runs.
+# The build's root is the example package (Examples/MyEventLoop), which
+# depends on this one: one build holds this package's Stress and the
+# example's stress executables (MyEventLoopStress, BrokenEventLoopStress),
+# the library and the harness compiled once for both. The trait Exploration
+# cannot be enabled on a dependency from the command line, so its one
+# effect, the condition SCHEDULERS_EXPLORATION (Package.swift), is defined
+# directly.
+#
+# Sets `stress_flags` (swift build's options) and, after `stress_build
+# [PRODUCT]` (default Stress), `stress_binary`. `stress_tsan_real` and
+# `stress_tsan_explore` are the TSAN_OPTIONS for runs on real threads and
+# for explored runs.
 # Environment:
 #   STRESS_SCRATCH  build directory (default .build-tsan, separate from .build)
 
 stress_scratch="${STRESS_SCRATCH:-.build-tsan}"
-stress_flags=(-c release --sanitize=thread --traits Exploration -Xswiftc -DSCHEDULERS_MUTANTS --scratch-path "$stress_scratch")
+stress_root=Examples/MyEventLoop
+stress_flags=(-c release --sanitize=thread -Xswiftc -DSCHEDULERS_EXPLORATION -Xswiftc -DSCHEDULERS_MUTANTS
+    --package-path "$stress_root" --scratch-path "$stress_scratch")
 
-# Builds Stress (a no-op when it is up to date) and sets stress_binary.
+# Builds PRODUCT (a no-op when it is up to date) and sets stress_binary.
 stress_build() {
-    echo "== building Stress with --sanitize=thread, --traits Exploration and -DSCHEDULERS_MUTANTS in $stress_scratch"
-    swift build "${stress_flags[@]}" --product Stress || return 1
-    stress_binary="$(swift build "${stress_flags[@]}" --show-bin-path)/Stress"
+    local product="${1:-Stress}"
+    echo "== building $product with --sanitize=thread, exploration and -DSCHEDULERS_MUTANTS in $stress_scratch"
+    swift build "${stress_flags[@]}" --product "$product" || return 1
+    stress_binary="$(swift build "${stress_flags[@]}" --show-bin-path)/$product"
 }
 
 # atexit_sleep_ms=0: ThreadSanitizer otherwise sleeps a second at every exit,

@@ -7,8 +7,8 @@
 # This repository's Stress runs from the one build the stress scripts share
 # (scripts/stress-build.sh: ThreadSanitizer, the trait Exploration and the
 # seeded bugs, none of them selected here: SCHEDULERS_MUTANT is unset, so the
-# library is the correct one). A user's package (STRESS_PACKAGE_PATH) is
-# built with ThreadSanitizer alone.
+# library is the correct one); so does the example package's (its root). A
+# user's package (STRESS_PACKAGE_PATH) is built with ThreadSanitizer alone.
 #
 # Usage: scripts/stress-tsan.sh [Stress options...]
 #   Default: --iterations 100000 per scenario. Extra options are passed to
@@ -37,6 +37,11 @@ self_check_iterations="${STRESS_SELF_CHECK_ITERATIONS:-100000}"
 source "$(dirname "$0")/stress-build.sh"
 if [[ $package_path == . && $product == Stress ]]; then
     stress_build || exit 1
+    binary=$stress_binary
+    unset SCHEDULERS_MUTANT
+elif [[ $package_path -ef $stress_root && -z ${STRESS_TSAN_SCRATCH:-} ]]; then
+    # The example: its executables are in the shared stress build.
+    stress_build "$product" || exit 1
     binary=$stress_binary
     unset SCHEDULERS_MUTANT
 else
