@@ -31,6 +31,13 @@ struct SelfCheck: ParsableCommand {
     var checks: [String] = []
 
     func validate() throws {
+        let rootURL = URL(fileURLWithPath: root)
+        for needed in ["results/resolution.csv", "docs/Compare.md"]
+        where !FileManager.default.fileExists(atPath: rootURL.appendingPathComponent(needed).path) {
+            throw ValidationError(
+                "\(rootURL.appendingPathComponent(needed).path) is missing: self-check reads the repository's "
+                    + "committed runs and documents; run it from the repository's root, or name it with --root")
+        }
         for name in checks where !CompareSelfCheck.names.contains(name) {
             throw ValidationError(
                 "unknown check '\(name)'; the checks are \(CompareSelfCheck.names.joined(separator: ", "))")

@@ -1,4 +1,6 @@
+import ArgumentParser
 import BenchKit
+@testable import BenchRunnerCLI
 import Foundation
 import XCTest
 
@@ -66,4 +68,26 @@ final class CompareSelfCheckTests: XCTestCase {
         // The correction simulates its runs and reads no file.
         XCTAssertEqual(outcomes.last?.failures, [])
     }
+
+    func testTheCommandRefusesARootWithoutTheCommittedRunsAndAnUnknownCheckWithStatus2() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("self-check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (arguments, message) in [
+            (["self-check", "--root", folder.path], "results/resolution.csv is missing: self-check reads the repository's"),
+            (["self-check", "--root", Self.root.path, "--check", "nope"], "unknown check 'nope'; the checks are repetition-model,"),
+        ] {
+            do {
+                _ = try BenchRunnerCommand.parseAsRoot(arguments)
+                XCTFail("\(arguments) was accepted")
+            } catch {
+                let text = BenchRunnerCommand.message(for: error)
+                XCTAssertTrue(text.contains(message), text)
+            }
+            // The entry point turns the refusal into bad input, status 2, having run nothing.
+            XCTAssertEqual(BenchRunnerMain.main(arguments), 2, "\(arguments)")
+        }
+        XCTAssertNoThrow(try BenchRunnerCommand.parseAsRoot(["self-check", "--root", Self.root.path, "--check", "correction"]))
+    }
 }
+
