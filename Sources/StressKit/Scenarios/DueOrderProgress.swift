@@ -65,9 +65,9 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
     /// The timer's delay.
     static let timerSeconds = 0.001
     /// Explored: the items each flooder enqueues before it waits for the
-    /// work to fall due (they may open a batch the work falls due behind),
-    /// and after.
+    /// work to fall due (they may open a batch the work falls due behind).
     static let exploredItemsBefore = 1
+    /// Explored: the items each flooder enqueues once the work fell due (or ran).
     static let exploredItemsAfter = 2
 
     final class State: @unchecked Sendable {
