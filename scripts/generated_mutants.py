@@ -18,8 +18,14 @@ The result file lists every mutant run (file, line, the change, its verdict)
 and the survivors' reasons, which scripts/generated-mutants-reasons.txt
 holds by mutant key (file:line:rule) where one was shown equivalent.
 
+Lines of `#if SCHEDULERS_MUTANTS` blocks are never mutated: they are the
+hand-written mutant catalog (Sources/Schedulers/Internal/Mutant.swift), not
+library code. `--self-test` checks that rule and exits (no universalmutator
+needed).
+
 Usage: scripts/generated_mutants.py [--seed 1] [--count 40] [--out FILE]
          [--work DIR] [--only KEY,KEY]
+       scripts/generated_mutants.py --self-test
 Needs: pip install universalmutator; swift on PATH. It takes hours on two
 cores (a debug build, the library's tests and a Stress run per mutant); it
 is not part of CI.
@@ -79,6 +85,90 @@ def is_code(line):
         and not text.startswith("/*")
 
 
+def mutant_catalog_lines(lines):
+    """The 0-based indices of lines that belong to the hand-written mutant
+    catalog: every line of an `#if SCHEDULERS_MUTANTS` branch (up to its
+    `#else`, `#elseif` or `#endif`; nested blocks included) and the directives
+    of such a block. An `#else` branch is the normal build's code: kept."""
+    catalog = set()
+    # One entry per open #if: (whether it is `#if SCHEDULERS_MUTANTS`,
+    # whether its current branch is the catalog).
+    stack = []
+
+    def within():
+        return any(branch for _, branch in stack)
+
+    for index, line in enumerate(lines):
+        words = line.split("//")[0].split()
+        directive = words[0] if words else ""
+        if directive == "#if":
+            is_catalog = words[1:] == ["SCHEDULERS_MUTANTS"]
+            if is_catalog or within():
+                catalog.add(index)
+            stack.append((is_catalog, is_catalog))
+        elif directive in ("#else", "#elseif", "#endif") and stack:
+            is_catalog, _ = stack[-1]
+            if directive == "#endif":
+                stack.pop()
+            else:
+                stack[-1] = (is_catalog, False)
+            if is_catalog or within():
+                catalog.add(index)
+        elif within():
+            catalog.add(index)
+    return catalog
+
+
+SELF_TEST_SOURCE = """\
+let a = 1
+#if SCHEDULERS_MUTANTS
+if Mutant.active == .x {
+    #if os(Linux)
+    return nil
+    #endif
+}
+#else
+let b = 2
+#endif
+#if os(Linux)
+let c = 3
+    #if SCHEDULERS_MUTANTS // a comment
+    let d = 4
+    #endif
+#elseif canImport(Darwin)
+let e = 5
+#endif
+let f = 6
+"""
+# 0-based: lines 1-7 (the first block to its #else), 9 (its #endif), 12-14 (the nested block).
+SELF_TEST_EXPECTED = {1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 14}
+
+
+def self_test(repo):
+    """Checks mutant_catalog_lines on a sample, and on FILES that every line
+    naming `Mutant.active` is left out; returns a list of failures."""
+    failures = []
+    found = mutant_catalog_lines(SELF_TEST_SOURCE.splitlines())
+    if found != SELF_TEST_EXPECTED:
+        failures.append(f"sample: expected lines {sorted(SELF_TEST_EXPECTED)}, found {sorted(found)}")
+    named = 0
+    for rel in FILES:
+        path = os.path.join(repo, rel)
+        if not os.path.exists(path):
+            failures.append(f"{rel} does not exist; update FILES")
+            continue
+        lines = open(path).read().splitlines()
+        catalog = mutant_catalog_lines(lines)
+        for index, line in enumerate(lines):
+            if "Mutant.active" in line:
+                named += 1
+                if index not in catalog:
+                    failures.append(f"{rel}:{index + 1} names Mutant.active outside an #if SCHEDULERS_MUTANTS block")
+    if named == 0:
+        failures.append("no line of FILES names Mutant.active: the check on FILES checked nothing")
+    return failures
+
+
 def generate(repo, work):
     """Every mutant universalmutator makes of FILES, as (key, file, line, old, new, path)."""
     mutants = []
@@ -93,6 +183,7 @@ def generate(repo, work):
         subprocess.run(["mutate", source, "swift", "--noCheck", "--mutantDir", out],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         original = open(source).read().splitlines()
+        catalog = mutant_catalog_lines(original)
         names = sorted(os.listdir(out), key=lambda n: int(n.split(".")[-2]))
         for name in names:
             path = os.path.join(out, name)
@@ -106,7 +197,7 @@ def generate(repo, work):
             new = mutated[j1] if tag == "replace" and j2 - j1 == 1 else "(line deleted)" if tag == "delete" else None
             if new is None:
                 continue
-            if not is_code(old):
+            if not is_code(old) or i in catalog:
                 continue
             key = f"{rel}:{i + 1}:{name.split('.')[-2]}"
             mutants.append((key, rel, i + 1, old.strip(), new.strip(), path))
@@ -125,7 +216,18 @@ def main():
                         help="only write the result file again from its rows, with the current reasons")
     parser.add_argument("--resume", action="store_true",
                         help="keep the mutants the result file already lists and go on with the sample")
+    parser.add_argument("--self-test", action="store_true",
+                        help="only check that lines of #if SCHEDULERS_MUTANTS blocks are never candidates, and exit")
     args = parser.parse_args()
+    if args.self_test:
+        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        failures = self_test(repo)
+        for failure in failures:
+            print(f"generated_mutants --self-test: {failure}", file=sys.stderr)
+        if failures:
+            sys.exit(1)
+        print("generated_mutants --self-test: OK (the hand-written mutant catalog's lines are never candidates)")
+        return
     if args.count < 1:
         sys.exit("generated_mutants: --count must be at least 1")
     if shutil.which("mutate") is None:

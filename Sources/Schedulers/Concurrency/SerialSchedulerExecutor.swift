@@ -226,12 +226,50 @@ final class ExecutorBatchGate: @unchecked Sendable {
     let lock = Lock(spinning: true)
     /// The job queue whose newest batch may still be joined. Guarded by `lock`.
     var openBatch: ObjectIdentifier?
+    /// How many fired timers wait for `lock` to enqueue their work
+    /// (`enqueueFiredTimer`). A hint, read with no sync point: it orders
+    /// nothing (`lock` does); it only tells enqueuers to let those timers in
+    /// first (`giveWayToFiredTimers`).
+    let firedTimersWaiting = Atomic<Int>(0)
+
+    /// The most rounds an enqueuer gives way to fired timers before it takes
+    /// the lock anyway, so that timers firing without pause on one scheduler
+    /// never hold its other work back for long.
+    static let mostGiveWayRounds = 1_000
+
+    /// Lets fired timers that wait for `lock` take it first: called by every
+    /// enqueuer of the scheduler's own before it takes `lock`. A mutex does
+    /// not hand itself to a waiter, so a timer's handler woken at a release
+    /// would otherwise find it retaken by threads that enqueue in a loop, and
+    /// every job or action they enqueued meanwhile would go ahead of the
+    /// timer's work. One relaxed load when no timer waits.
+    @inline(__always)
+    func giveWayToFiredTimers() {
+        if firedTimersWaiting.load(ordering: .relaxed) != 0 {
+            waitForFiredTimers()
+        }
+    }
+
+    /// `giveWayToFiredTimers`' wait: yields the processor (a spin-wait round
+    /// of the exploration seam) until no fired timer waits, at most
+    /// `mostGiveWayRounds` rounds.
+    @inline(never)
+    private func waitForFiredTimers() {
+        var rounds = 0
+        while firedTimersWaiting.load(ordering: .relaxed) != 0 && rounds < Self.mostGiveWayRounds {
+            rounds += 1
+            if !SyncPoint.yield(.spinWait) {
+                sched_yield()
+            }
+        }
+    }
 
     /// Runs `enqueue`, which enqueues something of the scheduler's own on its
     /// queue, under the lock, with no batch open.
     @inline(__always)
     func enqueueClosingBatch<Result>(_ enqueue: () -> Result) -> Result {
-        lock.withLock {
+        giveWayToFiredTimers()
+        return lock.withLock {
             #if SCHEDULERS_MUTANTS
             if Mutant.active == .executorBatchPastAction {
                 // The mutant: the action leaves the batch open.
@@ -245,8 +283,12 @@ final class ExecutorBatchGate: @unchecked Sendable {
 
     /// Runs `enqueue`, which enqueues the work of a timer that has fired on
     /// the scheduler's queue, under the lock, with no batch open: jobs
-    /// enqueued after it run after the timer's work.
+    /// enqueued after it run after the timer's work. While it waits for the
+    /// lock the scheduler's other enqueuers give way to it
+    /// (`giveWayToFiredTimers`).
     func enqueueFiredTimer(_ enqueue: () -> Void) {
+        firedTimersWaiting.add(1, ordering: .relaxed)
+        defer { firedTimersWaiting.subtract(1, ordering: .relaxed) }
         lock.withLock {
             #if SCHEDULERS_MUTANTS
             if Mutant.active == .executorUnboundedBatch {
@@ -327,6 +369,7 @@ final class DispatchJobQueue: @unchecked Sendable {
     /// Appends `job` to the open batch, or starts a batch and enqueues its
     /// block, under the gate's lock (see `ExecutorBatchGate`).
     func enqueue(_ job: UnownedJob, on executor: SerialSchedulerExecutor) {
+        batch.giveWayToFiredTimers()
         let started = batch.lock.withLock {
             let joins = batch.openBatch == ObjectIdentifier(self)
             guard jobs.withValue({ $0.add(job, keeping: executor, joiningOpenBatch: joins) }) else { return false }

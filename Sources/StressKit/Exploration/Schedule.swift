@@ -151,8 +151,11 @@ struct Schedule: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The steps of `text` (the fifth part): one runnable mask and one step kind per step.
+    /// The steps of `text` (the fifth part): one runnable mask and one step
+    /// kind per step; none for an empty text (a schedule shrunk to no step:
+    /// the replay makes every choice non-preemptively).
     static func decodeSteps(_ text: String) throws(ParseError) -> (runnable: [UInt32], kinds: [UInt8]) {
+        guard !text.isEmpty else { return ([], []) }
         var masks: [UInt32] = []
         var kinds: [UInt8] = []
         let shape = "a step is the runnable threads' letters a-z, a step kind A-F or R, then an optional count"

@@ -53,8 +53,24 @@ extension ScheduleController {
         timer.deadline = deadlineNanoseconds
         timer.interval = intervalNanoseconds
         timer.controller = self
+        scheduleTimers.append(timer)
         scheduleFire(of: timer)
         return timer
+    }
+
+    /// Whether a virtual timer armed in the schedule in progress has fired
+    /// and its fire has reached `queue`: the timer's handler was handed to
+    /// `queue` itself (it waits, runs or ran in `queue`'s order), or it ran
+    /// on its own queue and returned, having handed on whatever it hands on.
+    /// From then on the timer has fallen due as far as `queue` is concerned:
+    /// nothing between the fire and `queue` still holds it (the analogue, on
+    /// the virtual clock, of a real timer's delivery latency).
+    func timerFireReached(_ queue: AnyObject) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return scheduleTimers.contains { timer in
+            timer.fires > 0 || (timer.handedTicks > 0 && Self.isSameQueue(timer.queue, queue))
+        }
     }
 
     /// Cancels `timer`: its handler never starts again (from any thread).
@@ -108,7 +124,11 @@ extension ScheduleController {
             }
             pthread_mutex_unlock(mutex)
         }
-        if !handOff(from: party, to: timer.queue, barrier: false, block: tick) {
+        if handOff(from: party, to: timer.queue, barrier: false, block: tick) {
+            pthread_mutex_lock(mutex)
+            timer.handedTicks += 1
+            pthread_mutex_unlock(mutex)
+        } else {
             timer.queue.async(execute: tick)
         }
     }
@@ -124,6 +144,9 @@ final class VirtualTimer: @unchecked Sendable {
     var handler: (@Sendable () -> Void)?
     /// Handlers run this schedule; guarded by the controller's mutex.
     var fires = 0
+    /// Ticks (each a run of the handler) handed to `queue` this schedule;
+    /// guarded by the controller's mutex.
+    var handedTicks = 0
     /// The first tick's deadline on the virtual clock, if known, and the
     /// repeat interval (nanoseconds); set once when armed.
     var deadline: UInt64?

@@ -59,6 +59,8 @@ final class ScheduleController: @unchecked Sendable {
     var queues: [HandOffQueue] = []
     var workerEntries: [HandOffEntry?]
     var timerFires = 0
+    /// The virtual timers armed in the schedule in progress, in order.
+    var scheduleTimers: [VirtualTimer] = []
     var virtualNow = ScheduleController.virtualEpochNanoseconds
     var freeRunning = false
     var stopping = false
@@ -171,6 +173,7 @@ final class ScheduleController: @unchecked Sendable {
         enabled.reserveCapacity(threads)
         pthread_mutex_lock(mutex)
         timerFires = 0
+        scheduleTimers.removeAll()
         virtualNow = Self.virtualEpochNanoseconds
         let strayBefore = strayJobs
         pthread_mutex_unlock(mutex)

@@ -95,6 +95,14 @@ enum Exploration {
         return controller.taskExecutor
     }
 
+    /// On a thread a schedule controller runs: whether a virtual timer of
+    /// the schedule in progress has fired and its fire has reached `queue`
+    /// (see `ScheduleController.timerFireReached`); `false` on any other
+    /// thread.
+    static func timerFireReached(_ queue: DispatchQueue) -> Bool {
+        ControlledParty.current?.controller.timerFireReached(queue) ?? false
+    }
+
     /// Whether the calling thread is run by a schedule controller.
     static var isControlledThread: Bool {
         ControlledParty.current != nil

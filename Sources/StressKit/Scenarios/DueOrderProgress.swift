@@ -8,15 +8,27 @@ import Synchronization
 ///
 /// Actor 0 schedules the work under test, seeded per iteration: a timer due
 /// in 1 ms, or an action (due when `schedule` returns). Actors 1 and 2 flood
-/// the target with executor jobs or with actions (seeded too), each item
-/// stamped with the time before it was enqueued, until the work ran or
-/// ``DueOrderProgress/floodSeconds`` after it fell due. Forbidden: an item
-/// enqueued after the work fell due ran before it. A timer falls due when
-/// the system delivers a control timer of the same deadline (so the timer
-/// thread's own latency on a loaded machine never counts), and an item
+/// the target with executor jobs or with actions (seeded too). Forbidden: an
+/// item enqueued after the work fell due ran before it.
+///
+/// On real threads each item is stamped with the time before it was
+/// enqueued, and the flood goes on until the work ran or
+/// ``DueOrderProgress/floodSeconds`` after it fell due. A timer falls due
+/// when the system delivers a control timer of the same deadline (so the
+/// timer thread's own latency on a loaded machine never counts), and an item
 /// counts against it only when it was enqueued more than
 /// ``DueOrderProgress/timerMarginSeconds`` after that; against an action,
 /// any item enqueued after `schedule` returned counts.
+///
+/// Explored (`--explore`), the rule is one of order alone, decided by the
+/// schedule: the timer is virtual, and it has fallen due once its fire has
+/// reached the scheduler's queue (`Exploration.timerFireReached`: its
+/// handler was handed to that queue, or ran on the queue it fires on and
+/// returned); each flooder enqueues ``DueOrderProgress/exploredItemsBefore``
+/// items, waits (a spin-wait the controller schedules) until the work fell
+/// due or ran, then enqueues ``DueOrderProgress/exploredItemsAfter`` more,
+/// each marked with whether the work had fallen due when it was enqueued.
+/// No clock is read, so the same schedule gives the same outcome.
 final class DueOrderProgress: StressScenario, @unchecked Sendable {
     enum Outcome: String, ScenarioOutcome {
         case inOrder = "ran-before-later-work"
@@ -31,7 +43,8 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
             self == .inOrder ? .acceptable : .forbidden
         }
         var meaning: String {
-            let margin = "more than \(Int(DueOrderProgress.timerMarginSeconds * 1000)) ms after it fell due"
+            let margin = "after it fell due (on real threads, more than "
+                + "\(Int(DueOrderProgress.timerMarginSeconds * 1000)) ms after; explored, after its fire reached the queue)"
             return switch self {
             case .inOrder: "the work ran before every job and action enqueued after it fell due"
             case .timerOvertakenByJobs: "executor jobs enqueued \(margin) ran before the timer's action (starved)"
@@ -51,6 +64,11 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
     static let floodSeconds = 0.15
     /// The timer's delay.
     static let timerSeconds = 0.001
+    /// Explored: the items each flooder enqueues before it waits for the
+    /// work to fall due (they may open a batch the work falls due behind).
+    static let exploredItemsBefore = 1
+    /// Explored: the items each flooder enqueues once the work fell due (or ran).
+    static let exploredItemsAfter = 2
 
     final class State: @unchecked Sendable {
         let record = DueRecord()
@@ -81,9 +99,17 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
     }
 
     var explorationBlocker: String? {
-        target.blocker ?? "a timer's due time and the flood are real time, which a schedule controller's virtual clock "
-            + "does not pass while threads flood"
+        if let blocker = target.blocker {
+            return blocker
+        }
+        return target.explorable
+            ? nil
+            : "its timers do not pass the library's hand-off seam, so a schedule controller cannot make them virtual"
     }
+
+    /// The batch blocks of the jobs, the timer's fire and its handler, the
+    /// actions, and the tasks' own jobs once they leave the actor.
+    var explorationWorkers: Int { 5 }
 
     var batchLimit: Int? { 1 }
     /// An iteration lasts a few milliseconds of real time (tens on a
@@ -106,6 +132,10 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
 
     func act(_ actor: Int, on state: State) {
         guard let made else { return }
+        if Exploration.isControlledThread, let queue = made.queue {
+            actExplored(actor, on: state, made, queue: queue)
+            return
+        }
         let record = state.record
         if actor == 0 {
             if state.isTimer {
@@ -137,6 +167,38 @@ final class DueOrderProgress: StressScenario, @unchecked Sendable {
             record.enqueued.wrappingAdd(1, ordering: .relaxed)
             submit { record.itemRan(enqueuedAt: now, margin: margin) }
         }
+    }
+
+    /// `act` under a schedule controller: the order rule of the type's
+    /// documentation, with no clock.
+    private func actExplored(_ actor: Int, on state: State, _ made: SerialProgressTarget.Made, queue: DispatchQueue) {
+        let record = state.record
+        if actor == 0 {
+            if state.isTimer {
+                made.after(Self.timerSeconds) { record.workRan() }
+            } else {
+                made.action { record.workRan() }
+                record.actionScheduled.store(true, ordering: .releasing)
+            }
+            return
+        }
+        let fellDue: () -> Bool = state.isTimer
+            ? { Exploration.timerFireReached(queue) }
+            : { record.actionScheduled.load(ordering: .acquiring) }
+        let submit = state.floodsJobs ? made.job : made.action
+        func enqueue(_ count: Int) {
+            for _ in 0..<count where !record.ran.load(ordering: .acquiring) {
+                let afterDue = fellDue()
+                record.enqueued.wrappingAdd(1, ordering: .relaxed)
+                submit { record.itemRan(enqueuedAfterDue: afterDue) }
+            }
+        }
+        enqueue(Self.exploredItemsBefore)
+        while !fellDue() && !record.ran.load(ordering: .acquiring) {
+            // `false`: the controller gave the schedule up; stop waiting.
+            guard Exploration.syncPoint(.spinWait) else { break }
+        }
+        enqueue(Self.exploredItemsAfter)
     }
 
     func arbitrate(_ state: State) -> Outcome {

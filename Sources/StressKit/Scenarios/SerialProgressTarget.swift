@@ -24,6 +24,10 @@ struct SerialProgressTarget: ProgressScenarioTarget, Sendable {
         /// Whether the calling thread runs the target's work (is isolated to
         /// its executor), or `nil` where that cannot be asked from outside.
         let isIsolated: (@Sendable () -> Bool)?
+        /// The serial queue the target's timers, actions and jobs reach,
+        /// where a schedule controller can run it (`explorable`); `nil` on
+        /// a reference.
+        var queue: DispatchQueue? = nil
 
         /// Ends a scenario's target: waits (up to 10 s) for what it was
         /// given, then ends it.
@@ -45,12 +49,20 @@ struct SerialProgressTarget: ProgressScenarioTarget, Sendable {
     var isReference = false
     /// Why it cannot run where the scenarios run, or `nil`.
     var blocker: String? = nil
+    /// Whether a schedule controller can run it: its timers, actions and
+    /// jobs pass the library's hand-off seam (`Made.queue` is set).
+    var explorable = false
     /// Makes the target, once per scenario.
     let make: @Sendable () -> Made
 
     /// A `SerialDispatchQueueScheduler` and its `executor`.
-    static let serialDispatch = SerialProgressTarget(name: "serial-dispatch") {
-        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "stress.progress.serial")
+    static let serialDispatch = SerialProgressTarget(name: "serial-dispatch", explorable: true) {
+        // The configuration is called once, inside `init`, with the queue it made.
+        let made = QueueSlot()
+        let scheduler = SerialDispatchQueueScheduler(
+            internalSerialQueueName: "stress.progress.serial",
+            serialQueueConfiguration: { made.queue = $0 })
+        let queue = made.queue
         let actor = ExecutorActor(scheduler.executor)
         return Made(
             after: { seconds, work in
@@ -60,7 +72,9 @@ struct SerialProgressTarget: ProgressScenarioTarget, Sendable {
                 }
             },
             action: { work in _ = scheduler.schedule(()) { _ in work(); return Disposables.create() } },
-            job: { work in Task.immediate { await actor.run(work) } },
+            // Explored, the task's own jobs run on the controller's workers
+            // (`Exploration.taskExecutor` is `nil` on real threads).
+            job: { work in Task.immediate(executorPreference: Exploration.taskExecutor) { await actor.run(work) } },
             periodic: { seconds, tick in
                 let disposable = ThreadSafe(scheduler.schedulePeriodic(
                     (), startAfter: .nanoseconds(Int(seconds * 1e9)), period: .nanoseconds(Int(seconds * 1e9))
@@ -75,7 +89,8 @@ struct SerialProgressTarget: ProgressScenarioTarget, Sendable {
                 return done.wait(timeout: .now() + seconds) == .success
             },
             finish: {},
-            isIsolated: { scheduler.executor.isIsolated })
+            isIsolated: { scheduler.executor.isIsolated },
+            queue: queue)
     }
 
     /// A default actor (the runtime's own serial executor, on the global
@@ -141,6 +156,12 @@ struct SerialProgressTarget: ProgressScenarioTarget, Sendable {
     }
 }
 
+/// Where a scheduler's queue configuration leaves the queue it is given;
+/// written once, inside the scheduler's `init`, and read after it.
+private final class QueueSlot: @unchecked Sendable {
+    var queue: DispatchQueue?
+}
+
 /// Marks the main queue for the main actor's isolation check.
 private let mainQueueKey = DispatchSpecificKey<UInt8>()
 
@@ -184,6 +205,8 @@ actor ExecutorActor {
 final class DueRecord: @unchecked Sendable {
     /// When the work fell due (monotonic ns), 0 until known.
     let dueAt = Atomic<UInt64>(0)
+    /// Explored: whether the action under test was scheduled (it fell due).
+    let actionScheduled = Atomic<Bool>(false)
     /// Whether the work ran.
     let ran = Atomic<Bool>(false)
     let ranSignal = DispatchSemaphore(value: 0)
@@ -202,7 +225,13 @@ final class DueRecord: @unchecked Sendable {
     /// had fallen due more than `margin` ns before and has not run.
     func itemRan(enqueuedAt: UInt64, margin: UInt64) {
         let due = dueAt.load(ordering: .acquiring)
-        if due != 0, enqueuedAt > due &+ margin, !ran.load(ordering: .acquiring) {
+        itemRan(enqueuedAfterDue: due != 0 && enqueuedAt > due &+ margin)
+    }
+
+    /// A flood item runs: an overtaker if it was enqueued after the work
+    /// fell due (`enqueuedAfterDue`) and the work has not run.
+    func itemRan(enqueuedAfterDue: Bool) {
+        if enqueuedAfterDue, !ran.load(ordering: .acquiring) {
             overtakers.wrappingAdd(1, ordering: .relaxed)
         }
         done.wrappingAdd(1, ordering: .releasing)
