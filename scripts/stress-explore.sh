@@ -18,6 +18,7 @@
 # Environment:
 #   STRESS_SCRATCH  build directory (default .build-tsan, separate from .build)
 #   STRESS_EXPLORE_STRATEGIES  strategies to run (default "random pct exhaustive")
+#   STRESS_EXPLORE_JOBS        strategies run at once (default: the cores)
 #   STRESS_EXPLORE_SELF_CHECK  0 skips the self-check (CI: scripts/stress-tsan.sh
 #                              ran the same one on the same binary)
 set -euo pipefail
@@ -25,6 +26,8 @@ cd "$(dirname "$0")/.."
 
 strategies="${STRESS_EXPLORE_STRATEGIES:-random pct exhaustive}"
 self_check="${STRESS_EXPLORE_SELF_CHECK:-1}"
+parallel="${STRESS_EXPLORE_JOBS:-$(nproc)}"
+[[ $parallel =~ ^[1-9][0-9]*$ ]] || { echo "STRESS_EXPLORE_JOBS=$parallel: give a positive number" >&2; exit 2; }
 
 # shellcheck source=scripts/stress-build.sh
 source "$(dirname "$0")/stress-build.sh"
@@ -37,16 +40,35 @@ export TSAN_OPTIONS="$stress_tsan_explore${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
 source "$(dirname "$0")/stress-limit.sh"
 stress_default_limit 2000 "$@"
 
+# The strategies run side by side, STRESS_EXPLORE_JOBS at a time (default:
+# the cores): an explored run lets one thread go at a time, so it keeps
+# less than one core busy, and its outcomes depend on its schedules alone,
+# never on how fast it runs. Each strategy's output is printed whole, in
+# order, when it ends.
+outputs=$(mktemp -d)
+trap 'rm -rf "$outputs"' EXIT
 started=$(date +%s)
-status=0
+pids=()
+names=()
 for strategy in $strategies; do
+    while (( $(jobs -rp | wc -l) >= parallel )); do wait -n || true; done
+    ( "$binary" --explore "$strategy" "${limit[@]}" "$@" >"$outputs/$strategy.txt" 2>&1 ) &
+    pids+=($!)
+    names+=("$strategy")
+done
+failed=()
+for i in "${!pids[@]}"; do
+    strategy=${names[i]}
+    strategy_status=0
+    wait "${pids[i]}" || strategy_status=$?
     echo "== Stress --explore $strategy ${limit[*]} $*"
-    "$binary" --explore "$strategy" "${limit[@]}" "$@" || status=$?
-    if [[ $status != 0 ]]; then
-        echo "== FAILED: Stress --explore $strategy exited with $status (1: forbidden outcome, deadlock or leak; 2: usage)" >&2
-        exit 1
+    cat "$outputs/$strategy.txt"
+    if [[ $strategy_status != 0 ]]; then
+        echo "== FAILED: Stress --explore $strategy exited with $strategy_status (1: forbidden outcome, deadlock or leak; 2: usage)" >&2
+        failed+=("$strategy")
     fi
 done
+[[ ${#failed[@]} == 0 ]] || exit 1
 explored=$(date +%s)
 if [[ $self_check == 0 ]]; then
     echo "== wall time: exploration $((explored - started)) s (self-check skipped: STRESS_EXPLORE_SELF_CHECK=0)"
