@@ -64,7 +64,7 @@ public struct CompareOptions: Sendable, Equatable {
     }
 
     /// A message saying what is wrong with the options, or nil when they are usable.
-    public var problem: String? {
+    package var problem: String? {
         if !threshold.isFinite || threshold < 0 {
             return "--threshold must be a percentage of 0 or more, e.g. --threshold 5"
         }

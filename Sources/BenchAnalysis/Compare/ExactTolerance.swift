@@ -35,7 +35,7 @@ public struct ExactTolerance: Sendable, Equatable {
 
     /// Parses the `--exact-tolerance` syntax described on the type; the error
     /// message says what is wrong with which entry.
-    public static func parseList(_ text: String) -> Result<[ExactTolerance], CompareOptionError> {
+    package static func parseList(_ text: String) -> Result<[ExactTolerance], CompareOptionError> {
         var tolerances: [ExactTolerance] = []
         for rawEntry in text.split(separator: ",", omittingEmptySubsequences: false) {
             let entry = rawEntry.trimmingCharacters(in: .whitespaces)

@@ -121,7 +121,7 @@ public struct RunFacts: Sendable, Equatable {
     public let cores: String
 
     /// Facts with these column values (empty for a column the file lacks).
-    public init(timestamp: String = "", host: String = "", cpu: String = "", cores: String = "") {
+    package init(timestamp: String = "", host: String = "", cpu: String = "", cores: String = "") {
         self.timestamp = timestamp
         self.host = host
         self.cpu = cpu

@@ -104,7 +104,7 @@ package struct HistoryReport: Sendable {
 }
 
 /// The exit status of `BenchRunner history`, with compare's meanings.
-public enum HistoryExitStatus: Int32, Sendable {
+package enum HistoryExitStatus: Int32, Sendable {
     /// No gated series has a harmful change point at the newest run.
     case noRegression = 0
     /// A gated series has a harmful change point at the newest run: an

@@ -4,17 +4,17 @@ import Foundation
 /// series (`benchmark/variant params`) its plans write. The measuring side
 /// (BenchKit) lists them; a run's kind is read by matching its series
 /// against them.
-public struct SuiteSignature: Sendable, Equatable {
+package struct SuiteSignature: Sendable, Equatable {
     /// The suite's name as the index prints it (`default`, `quick`).
-    public let name: String
+    package let name: String
     /// `benchmark/variant params` of every plan of the suite.
-    public let series: Set<String>
+    package let series: Set<String>
     /// The benchmarks of the suite.
-    public let benchmarks: Set<String>
+    package let benchmarks: Set<String>
 
     /// The suite `name` whose plans write the series of `plans`
     /// (benchmark, variant, params).
-    public init(name: String, plans: [(benchmark: String, variant: String, params: String)]) {
+    package init(name: String, plans: [(benchmark: String, variant: String, params: String)]) {
         self.name = name
         series = Set(plans.map { SuiteSignature.subject($0.benchmark, $0.variant, $0.params) })
         benchmarks = Set(plans.map(\.benchmark))

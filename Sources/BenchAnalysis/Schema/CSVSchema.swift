@@ -102,7 +102,7 @@ public enum CSVSchema {
     /// the metric's kind is ``MetricKind/wakeUpBound``, or the variant is
     /// (`BenchmarkSchema.wakeUpBoundVariants`) and the metric is a measured
     /// value (``MetricKind/measured``), not a count.
-    public static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
+    package static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
         guard let schema = self.benchmark(named: benchmark), let spec = schema.metric(named: metric) else { return false }
         if spec.kind == .wakeUpBound { return true }
         return spec.kind == .measured && schema.wakeUpBoundVariants.contains { $0.name == variant }
@@ -119,12 +119,12 @@ public enum CSVSchema {
     /// repetitions were chosen adaptively (the default suite), the series'
     /// metric in its `of=` parameter. Any benchmark may write it; it
     /// describes the run, so compare shows it and never judges it.
-    public static let budgetReached = Metric(
+    package static let budgetReached = Metric(
         "budget_reached", unit: "flag", kind: .informational, direction: .informational)
 
     /// The metrics the runner writes for any benchmark, beside those the
     /// benchmark declares (``budgetReached``).
-    public static let runnerMetrics: [Metric] = [budgetReached]
+    package static let runnerMetrics: [Metric] = [budgetReached]
 
     /// The metric named `metric` in any benchmark, if one has it.
     public static func metric(named metric: String) -> Metric? {
@@ -189,7 +189,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// usual level's own spread in a quiet run (its slowest repetition about
     /// 1.15 times its fastest) and below the machine's other levels (about
     /// 1.5 and 2 times).
-    public static let usualLevelBand = 1.25
+    package static let usualLevelBand = 1.25
     /// The smallest share of a run's repetitions that must lie at its usual
     /// level for the level to count as measured: a quarter, as the median
     /// over the benchmark's series (``ResultFile/benchmarksMissingTheirUsualLevel``). In sixteen
@@ -202,19 +202,19 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// usual level, and compare leaves the series unjudged (`too few
     /// repetitions`, exit 3) rather than read it (one such run, read as the
     /// base, let a fast path made 20 % slower pass).
-    public static let usualLevelMinimumShare = 0.25
+    package static let usualLevelMinimumShare = 0.25
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one
     /// allocation, so one more allocation per operation is still `worse`.
-    public static let wholeAllocationTolerance = 0.5
+    package static let wholeAllocationTolerance = 0.5
     /// The same for bytes per operation: half the step between the
     /// allocator's smallest size classes (16 bytes), so an object that grows
     /// into the next size class is still `worse`.
-    public static let wholeAllocationByteTolerance = 8.0
+    package static let wholeAllocationByteTolerance = 8.0
 
     /// A schema; every property not given is off (empty, false).
-    public init(
+    package init(
         name: String, variants: [VariantID], metrics: [Metric], wakeUpBoundVariants: [VariantID] = [],
         varyingCountVariants: [VariantID] = [], countsInWholeAllocations: Bool = false,
         timesBoundToProcess: Bool = false, readsUsualLevel: Bool = false
@@ -236,7 +236,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// ``wholeAllocationByteTolerance`` for bytes, whichever is larger; else
     /// 0 (instruction counts have a relative tolerance,
     /// ``MetricKind/instructionTolerance``).
-    public func countTolerance(metric: String) -> Double {
+    package func countTolerance(metric: String) -> Double {
         guard let found = self.metric(named: metric) else { return 0 }
         guard countsInWholeAllocations else { return found.exactTolerance }
         switch found.kind {
@@ -255,7 +255,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
 
     /// Whether the counts of the variant named `variant` vary between runs
     /// (see ``varyingCountVariants``).
-    public func countsVary(for variant: String) -> Bool {
+    package func countsVary(for variant: String) -> Bool {
         varyingCountVariants.contains { $0.name == variant }
     }
 }

@@ -51,7 +51,7 @@ public enum MetricKind: String, Sendable, Hashable, CaseIterable {
     /// a counted series by far less (docs/InstructionCounts.md has the A/A
     /// figures), while a change worth gating (one more exclusivity check per
     /// level of a trampoline chain, about +2 %) moves it by much more.
-    public static let instructionTolerance = 0.005
+    package static let instructionTolerance = 0.005
 
     /// Compared exactly, without a test: the same code gives the same value
     /// (allocation counts, depth, instruction counts).
@@ -91,7 +91,7 @@ public struct Metric: Sendable, Hashable {
     public private(set) var exactTolerance: Double = 0
 
     /// A metric written as `name` in `unit`, of `kind`, improving in `direction`.
-    public init(_ name: String, unit: String, kind: MetricKind, direction: MetricDirection) {
+    package init(_ name: String, unit: String, kind: MetricKind, direction: MetricDirection) {
         self.name = name
         self.unit = unit
         self.kind = kind
@@ -100,7 +100,7 @@ public struct Metric: Sendable, Hashable {
 
     /// This metric, `same` in `compare` when it is exact and moved by at
     /// most `amount` (in its unit); say why in the metric's comment.
-    public func tolerating(_ amount: Double) -> Metric {
+    package func tolerating(_ amount: Double) -> Metric {
         var copy = self
         copy.exactTolerance = amount
         return copy

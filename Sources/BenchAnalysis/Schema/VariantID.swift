@@ -34,17 +34,17 @@ public struct VariantID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A variant of this library's code, written as `name`.
-    public static func library(_ name: String) -> VariantID {
+    package static func library(_ name: String) -> VariantID {
         VariantID(name: name, role: .library)
     }
 
     /// A peer, written as `peer.<name>`.
-    public static func peer(_ name: String) -> VariantID {
+    package static func peer(_ name: String) -> VariantID {
         VariantID(name: "peer.\(name)", role: .peer)
     }
 
     /// A reference implementation, written as `reference.<name>`.
-    public static func reference(_ name: String) -> VariantID {
+    package static func reference(_ name: String) -> VariantID {
         VariantID(name: "reference.\(name)", role: .reference)
     }
 
@@ -64,7 +64,7 @@ public struct VariantID: Sendable, Hashable, CustomStringConvertible {
 
     /// This variant with `.<suffix>` appended to its name, same role
     /// (`fast-path.disturbed`).
-    public func suffixed(_ suffix: String) -> VariantID {
+    package func suffixed(_ suffix: String) -> VariantID {
         VariantID(name: "\(name).\(suffix)", role: role)
     }
 

@@ -14,11 +14,11 @@ import Foundation
 /// one series per variant, numbered on (``merge(_:keepingCountsOf:)``), so
 /// compare's rank tests see the spread between processes as part of the
 /// repetitions. Allocation counts still come from the one counting pass.
-public enum ForkedRun {
+package enum ForkedRun {
     /// How many repetitions each of `forks` processes runs so that together
     /// they run `total`: as even as possible, the earlier forks one more.
     /// Never more forks than repetitions (each fork runs at least one).
-    public static func repetitions(total: Int, forks: Int) -> [Int] {
+    package static func repetitions(total: Int, forks: Int) -> [Int] {
         let count = max(1, min(forks, total))
         let total = max(total, 1)
         return (0..<count).map { index in total / count + (index < total % count ? 1 : 0) }
@@ -29,7 +29,7 @@ public enum ForkedRun {
     /// (`--forks`, `--repetitions`, `--allocator`, `--rows-file`, `--run-id`,
     /// `--counts-only`), then times only under the system allocator, that
     /// many repetitions, its rows written to `rowsFile`.
-    public static func childArguments(_ arguments: [String], repetitions: Int, rowsFile: String, runID: String)
+    package static func childArguments(_ arguments: [String], repetitions: Int, rowsFile: String, runID: String)
         -> [String]
     {
         var result: [String] = []
@@ -59,7 +59,7 @@ public enum ForkedRun {
     /// Allocation-count rows (empty in a fork, which times only) are dropped,
     /// except fork `keepingCountsOf`'s when given (a run without any
     /// counting pass keeps its empty count rows, as one process writes them).
-    public static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
+    package static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
         var merged: [CSVRow] = []
         var offset = 0
         for (index, rows) in forks.enumerated() {
@@ -79,7 +79,7 @@ public enum ForkedRun {
     /// Runs `forks` processes one after another with the parent's
     /// `arguments` and returns their merged rows. Throws when a fork fails
     /// or leaves no readable rows.
-    public static func run(forks: Int, total: Int, arguments: [String], runID: String, keepEmptyCounts: Bool) throws
+    package static func run(forks: Int, total: Int, arguments: [String], runID: String, keepEmptyCounts: Bool) throws
         -> [CSVRow]
     {
         let results = try runShares(
@@ -97,7 +97,7 @@ public enum ForkedRun {
     /// estimates would speak of their share only); `progress` gets a line
     /// per process, with the time left estimated from the processes done.
     /// Throws when a process fails.
-    public static func runBenchmark(
+    package static func runBenchmark(
         _ benchmark: String, processes: Int, total: Int, arguments: [String], runID: String,
         progress: (String) -> Void = { _ in }
     ) throws -> [CSVRow] {

@@ -5,24 +5,24 @@ import Foundation
 /// scheduler that traps costs the rows of its benchmark only; every other
 /// benchmark's rows are kept. A failing measurement needs no child (the
 /// runner drops it and goes on: ``SuiteFailure``); a crash does.
-public enum IsolatedRun {
+package enum IsolatedRun {
     /// What the children left: their rows, and one line per child that failed.
-    public struct Outcome: Sendable {
-        public var rows: [CSVRow] = []
-        public var failures: [String] = []
+    package struct Outcome: Sendable {
+        package var rows: [CSVRow] = []
+        package var failures: [String] = []
     }
 
     /// The command line of the child measuring `benchmark`: the parent's
     /// `arguments` (without the program name) less `--isolate`, then the
     /// benchmark, the rows file and the run id.
-    public static func childArguments(_ arguments: [String], benchmark: String, rowsFile: String, runID: String) -> [String] {
+    package static func childArguments(_ arguments: [String], benchmark: String, rowsFile: String, runID: String) -> [String] {
         var result = arguments.filter { $0 != "--isolate" }
         if result.first != "run" { result.insert("run", at: 0) }
         return result + ["--only-benchmark", benchmark, "--rows-file", rowsFile, "--run-id", runID]
     }
 
     /// Runs one child per benchmark, one after another, and collects their rows.
-    public static func run(benchmarks: [String], arguments: [String], runID: String) throws -> Outcome {
+    package static func run(benchmarks: [String], arguments: [String], runID: String) throws -> Outcome {
         var outcome = Outcome()
         for benchmark in benchmarks {
             let (result, text) = try ChildProcess.runRowsChild(tag: benchmark) { rowsFile in

@@ -4,22 +4,22 @@ import ToolSupport
 /// How a run measures: under which allocator this process times, where the
 /// allocation counts come from, and the counter to use; decided once, before
 /// anything is measured, by ``prepare(allocator:countsOnly:arguments:)``.
-public struct MeasurementSetup {
+package struct MeasurementSetup {
     /// `jemalloc` or `system`: the allocator of this process (the CSV's `allocator` column).
-    public let allocatorName: String
+    package let allocatorName: String
     /// Whether this process counts allocations, a child does, or nobody.
-    public let pass: AllocationPass
+    package let pass: AllocationPass
     /// The jemalloc child to run after this process's repetitions, if any.
-    public let child: AllocationStrategy.Child?
+    package let child: AllocationStrategy.Child?
     /// The counter the benchmarks of this process use.
-    public let counter: AllocationCounter
+    package let counter: AllocationCounter
 
     /// Puts this process on the allocator `allocator` asks for and decides
     /// where counts come from. When the process must change allocator it is
     /// re-executed with `arguments` (the command line without the program
     /// name) and this call does not return; if re-execution fails, a note goes
     /// to standard error and the run measures on the current allocator.
-    public static func prepare(allocator: AllocatorChoice?, countsOnly: Bool, arguments: [String]) -> MeasurementSetup {
+    package static func prepare(allocator: AllocatorChoice?, countsOnly: Bool, arguments: [String]) -> MeasurementSetup {
         let libraryPath = AllocatorLauncher.jemallocLibraryPath()
         let strategy = AllocationStrategy.choose(
             allocator: allocator, countsOnly: countsOnly, jemallocInstalled: libraryPath != nil)
@@ -53,11 +53,11 @@ public struct MeasurementSetup {
 /// The child process of a run that measures under jemalloc (allocation counts,
 /// or with `--allocator both` everything): this executable run again with the
 /// parent's options, writing its rows to a temporary CSV the parent reads back.
-public enum AllocationChild {
+package enum AllocationChild {
     /// Runs the child of `kind` with the parent's `arguments` (without the
     /// program name) and run id; returns its rows, each with its `allocator`.
     /// Throws when the child fails or leaves no readable rows.
-    public static func run(_ kind: AllocationStrategy.Child, arguments: [String], runID: String) throws -> [CSVRow] {
+    package static func run(_ kind: AllocationStrategy.Child, arguments: [String], runID: String) throws -> [CSVRow] {
         let rowsPath = NSTemporaryDirectory() + ".bench-rows-\(getpid())-jemalloc.csv"
         defer { try? FileManager.default.removeItem(atPath: rowsPath) }
         var childArguments = argumentsWithoutAllocator(arguments)
