@@ -26,9 +26,9 @@ import ToolSupport
 /// same subcommand of the same executable.
 public enum SchedulerToolsMain {
     /// The subcommand that runs BenchRunner.
-    package static let benchSubcommand = "bench"
+    static let benchSubcommand = "bench"
     /// The subcommand that runs Stress.
-    package static let stressSubcommand = "stress"
+    static let stressSubcommand = "stress"
 
     /// Exit status: success (and `--help`).
     package static let success: Int32 = 0

@@ -166,7 +166,7 @@ extension SchedulerRegistration {
 
     /// How long ``check()`` waits for the scheduler's action when the
     /// registration sets no ``stallTimeoutSeconds``.
-    package static let defaultCheckSeconds: Double = 10
+    static let defaultCheckSeconds: Double = 10
 
     /// Checks what can be checked of the registration before anything runs:
     /// the name (``validate(name:)``), and, when it has `isCurrent`, that

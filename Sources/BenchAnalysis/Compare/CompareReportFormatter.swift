@@ -119,7 +119,7 @@ package struct CompareReportFormatter: Sendable {
     }
 
     /// ``summary()`` as a Markdown list, one item per line.
-    package func markdownSummary() -> String {
+    func markdownSummary() -> String {
         summary().split(separator: "\n").map { "- " + Self.markdownEscaped(String($0)) + "\n" }.joined()
     }
 

@@ -66,16 +66,16 @@ public struct ComparisonReport: Sendable {
     }
 
     /// The scale sweeps read as a whole: whether a sweep's growth changed.
-    package let growth: GrowthComparison
+    let growth: GrowthComparison
 
     /// The base file's references: their spread, and whether each is a
     /// stable bound for the library's series beside it (``ReferenceBound``).
-    package let baseReferences: [ReferenceBound]
+    let baseReferences: [ReferenceBound]
     /// The new file's references, likewise.
-    package let newReferences: [ReferenceBound]
+    let newReferences: [ReferenceBound]
 
     /// How many series were tested and so share the false-discovery correction.
-    package let testedCount: Int
+    let testedCount: Int
 
     /// Gated regressions.
     public var regressions: [SeriesComparison] { comparisons.filter(\.isRegression) }
@@ -85,23 +85,23 @@ public struct ComparisonReport: Sendable {
 
     /// How many series a lone regression competes with in the correction:
     /// the tested series plus those that had too few repetitions to be tested.
-    package var judgeableCount: Int { testedCount + count(of: .tooFewRepetitions) }
+    var judgeableCount: Int { testedCount + count(of: .tooFewRepetitions) }
 
     /// The fewest repetitions a side with which a single series, every new
     /// repetition worse than every base one beyond the threshold, is `worse`
     /// even when every other of the ``judgeableCount`` series is unchanged.
-    package var repetitionsForALoneChange: Int? {
+    var repetitionsForALoneChange: Int? {
         MannWhitneyUTest.repetitionsNeeded(forOneSidedLevel: options.alpha / Double(max(1, judgeableCount)))
     }
 
     /// The fewest repetitions a side with which a series can be judged at all
     /// (3 at alpha 0.05).
-    package var repetitionsForAnyVerdict: Int? {
+    var repetitionsForAnyVerdict: Int? {
         MannWhitneyUTest.repetitionsNeeded(forOneSidedLevel: options.alpha)
     }
 
     /// What decides the exit status, for ``VerdictTable/exitStatus(for:)``.
-    package var runEvidence: VerdictTable.RunEvidence {
+    var runEvidence: VerdictTable.RunEvidence {
         VerdictTable.RunEvidence(
             gatedWorse: regressions.count, gatedWorseGrowth: growth.hasWorseGrowth && options.gate == .all,
             gatedUnjudged: comparisons.filter(\.isGatedUnjudged).count)

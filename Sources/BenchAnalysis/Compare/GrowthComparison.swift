@@ -44,8 +44,8 @@ package struct GrowthComparison: Sendable {
     package struct Sweep: Sendable {
         package let key: SweepKey
         package let points: [Int]
-        package let baseExponent: Double?
-        package let newExponent: Double?
+        let baseExponent: Double?
+        let newExponent: Double?
         package let tolerance: Double
         package let verdict: Verdict
 
@@ -59,7 +59,7 @@ package struct GrowthComparison: Sendable {
     }
 
     /// The smallest exponent change that counts as the growth changing.
-    package static let exponentTolerance = 0.1
+    static let exponentTolerance = 0.1
 
     package let sweeps: [Sweep]
 
@@ -67,7 +67,7 @@ package struct GrowthComparison: Sendable {
     /// 25 %, or compare's threshold if larger. A sweep's points are single
     /// measurements of a few repetitions each on a shared machine; a
     /// point's own verdict is compare's table, this only reads the shape.
-    package static let minimumPointThreshold = 0.25
+    static let minimumPointThreshold = 0.25
 
     /// Compares every sweep present in both files whose run fitted an
     /// exponent on both sides (the metrics a sweep is judged by; tails and
@@ -99,7 +99,7 @@ package struct GrowthComparison: Sendable {
     }
 
     /// Whether a sweep's growth got worse: under `--gate all`, a regression (exit status 1).
-    package var hasWorseGrowth: Bool {
+    var hasWorseGrowth: Bool {
         sweeps.contains(where: \.hasWorseGrowth)
     }
 

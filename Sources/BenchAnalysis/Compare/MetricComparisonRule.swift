@@ -45,11 +45,11 @@ package struct MetricComparisonRule: Sendable, Equatable {
     package let isExact: Bool
     /// A time set by thread wake-ups and timers (``CSVSchema/isWakeUpBound(metric:variant:in:)``):
     /// judged against ``CompareOptions/wakeUpThreshold`` rather than ``CompareOptions/threshold``.
-    package let isWakeUpBound: Bool
+    let isWakeUpBound: Bool
     /// A time of a benchmark whose level is set by the process's state
     /// (``BenchmarkSchema/timesBoundToProcess``): one process's repetitions
     /// can show it `same` or `moved worse?`, never confirm `worse` or `better`.
-    package let isProcessBound: Bool
+    let isProcessBound: Bool
     /// A time of a benchmark read from the repetitions at each run's usual
     /// level (``BenchmarkSchema/readsUsualLevel``): its medians, tests and
     /// resolution are those of ``judgedValues(_:)``.
@@ -96,12 +96,12 @@ package struct MetricComparisonRule: Sendable, Equatable {
     /// times the lowest, a rate at least the highest over 1.25), in their order.
     /// The share of `values` at the usual level (1 for a rule that does not
     /// ``readsUsualLevel``).
-    package func usualLevelShare(_ values: [Double]) -> Double {
+    func usualLevelShare(_ values: [Double]) -> Double {
         guard readsUsualLevel, !values.isEmpty else { return 1 }
         return Double(judgedValues(values).count) / Double(values.count)
     }
 
-    package func judgedValues(_ values: [Double]) -> [Double] {
+    func judgedValues(_ values: [Double]) -> [Double] {
         guard readsUsualLevel else { return values }
         let band = BenchmarkSchema.usualLevelBand
         switch preference {
@@ -117,7 +117,7 @@ package struct MetricComparisonRule: Sendable, Equatable {
     }
 
     /// Whether going from `base` to `new` moves in the bad direction.
-    package func isWorse(from base: Double, to new: Double) -> Bool {
+    func isWorse(from base: Double, to new: Double) -> Bool {
         switch preference {
         case .higherIsBetter: new < base
         case .lowerIsBetter: new > base

@@ -33,7 +33,7 @@ package struct PairedRatioInterval: Sendable, Equatable {
     package let confidence: Double
 
     /// Largest number of pairs for which the exact distribution of `T` is used.
-    package static let maximumExactPairs = 60
+    static let maximumExactPairs = 60
 
     /// The confidence the run summary and the documents' `report:paired` use.
     package static let standardConfidence = 0.95

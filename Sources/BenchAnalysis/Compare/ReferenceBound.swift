@@ -19,16 +19,16 @@ package struct ReferenceBound: Sendable, Equatable {
     /// Its spread; nil when it has fewer than two repetitions.
     package let spread: Double?
     /// The median spread of the library's series it bounds; nil when there are none.
-    package let boundedSpread: Double?
+    let boundedSpread: Double?
     /// How many library series it bounds.
-    package let boundedCount: Int
+    let boundedCount: Int
     /// How many of those have a better median than the reference's (more
     /// elements per second, less time): a bound they beat is no limit.
-    package let beatenBy: Int
+    let beatenBy: Int
 
     /// Whether the reference may be read as the limit: both spreads known,
     /// its own no larger, and no library series better than it.
-    package var isStableBound: Bool {
+    var isStableBound: Bool {
         guard let spread, let boundedSpread else { return false }
         return spread <= boundedSpread && beatenBy == 0
     }

@@ -56,7 +56,7 @@ public struct ResolutionTable: Sendable, Equatable {
 
     /// The fewest runs a calibration accepts: with three, the upper bound of
     /// a spread is over three times its estimate.
-    package static let minimumRuns = 4
+    static let minimumRuns = 4
 
     /// Where `BenchRunner calibrate` writes the table and compare looks for
     /// it when not told (a path from the directory they run in).
@@ -65,7 +65,7 @@ public struct ResolutionTable: Sendable, Equatable {
     /// How many times the calibration's spread a compared run's repetitions
     /// may spread (median over the calibrated series) before compare says
     /// the run was made on a busier machine than the calibration's.
-    package static let busierSpreadRatio = 2.0
+    static let busierSpreadRatio = 2.0
 
     /// The file the table was read from or written to, for messages.
     public let path: String

@@ -13,7 +13,7 @@ import ToolSupport
 /// error naming the file and line.
 public struct ResultFile: Sendable {
     /// Columns without which rows cannot be paired or compared.
-    package static let requiredColumns = ["benchmark", "variant", "params", "metric", "value"]
+    static let requiredColumns = ["benchmark", "variant", "params", "metric", "value"]
 
     /// The file as the user named it.
     public let path: String
@@ -198,7 +198,7 @@ extension ResultFile {
     /// takes every hop's repetitions at once, while one variant whose
     /// repetitions just spread wider (the actor executor's) keeps fewer of
     /// them in any run.
-    package var benchmarksMissingTheirUsualLevel: Set<String> {
+    var benchmarksMissingTheirUsualLevel: Set<String> {
         var shares: [String: [Double]] = [:]
         for series in series {
             let rule = MetricComparisonRule(

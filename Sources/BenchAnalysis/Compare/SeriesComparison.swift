@@ -52,9 +52,9 @@ public struct SeriesComparison: Sendable {
     /// The one-sided test of "worse by more than ``threshold``": the new
     /// repetitions against the base ones moved by the threshold in the
     /// harmful direction. Nil when no test was run.
-    package private(set) var worseTest: MannWhitneyUTest?
+    private(set) var worseTest: MannWhitneyUTest?
     /// The one-sided test of "better by more than ``threshold``".
-    package private(set) var betterTest: MannWhitneyUTest?
+    private(set) var betterTest: MannWhitneyUTest?
     /// ``worseTest``'s p-value adjusted for the false discovery rate across
     /// the series of the comparison (equal to it for a series compared alone).
     public private(set) var adjustedWorseP: Double?
@@ -62,13 +62,13 @@ public struct SeriesComparison: Sendable {
     public private(set) var adjustedBetterP: Double?
     /// The smallest one-sided p-value the repetition counts allow (nil when
     /// the series has no test by design).
-    package private(set) var minimumPValue: Double?
+    private(set) var minimumPValue: Double?
     /// The threshold this series was judged against, as a fraction.
     public let threshold: Double
     /// The threshold the options declare for it (``CompareOptions/threshold``,
     /// or ``CompareOptions/wakeUpThreshold`` for a wake-up-bound time):
     /// ``threshold`` before a resolution raised it, and the bound of `same`.
-    package let declaredThreshold: Double
+    let declaredThreshold: Double
     /// The verdict: ``VerdictTable``'s row for ``evidence``.
     public var verdict: CompareVerdict { VerdictTable.verdict(for: evidence) }
     /// Whether this verdict counts toward the exit status under the chosen gate.
@@ -80,16 +80,16 @@ public struct SeriesComparison: Sendable {
     private var isWithinThreshold: Bool
     /// Whether the median moved beyond the threshold in the harmful
     /// direction, as measured and after the drift correction.
-    package private(set) var movedHarmfully: Bool
+    private(set) var movedHarmfully: Bool
     /// Whether the median moved beyond the declared threshold in the harmful
     /// direction but not beyond the series' resolution: a move two runs of
     /// one binary on this machine make by chance, so not judged a change,
     /// and never `same`.
-    package private(set) var movedWithinResolution = false
+    private(set) var movedWithinResolution = false
     /// Whether a series read at its usual level comes from a run that did
     /// not measure that level (``ResultFile/benchmarksMissingTheirUsualLevel``):
     /// not judged (`too few repetitions`), whatever else it shows.
-    package private(set) var missedItsUsualLevel = false
+    private(set) var missedItsUsualLevel = false
     /// Whether the median moved beyond the threshold in the good direction,
     /// as measured and after the drift correction.
     private var movedBeneficially = false
@@ -121,12 +121,12 @@ public struct SeriesComparison: Sendable {
 
     /// The test in the direction the series moved (after the drift
     /// correction): ``betterTest`` when it moved the good way, else ``worseTest``.
-    package var reportedTest: MannWhitneyUTest? {
+    var reportedTest: MannWhitneyUTest? {
         movedTheGoodWay ? betterTest : worseTest
     }
 
     /// ``reportedTest``'s adjusted p-value.
-    package var reportedAdjustedP: Double? {
+    var reportedAdjustedP: Double? {
         movedTheGoodWay ? adjustedBetterP : adjustedWorseP
     }
 

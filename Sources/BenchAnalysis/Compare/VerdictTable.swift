@@ -26,38 +26,38 @@ package struct SeriesEvidence: Sendable, Equatable {
     }
 
     /// How an exact count moved against its tolerance.
-    package enum CountChange: Sendable, Equatable {
+    enum CountChange: Sendable, Equatable {
         case withinTolerance, harmful, beneficial
     }
 
     package var presence: Presence
     /// Both sides have at least one value.
-    package var hasValuesOnBothSides = true
+    var hasValuesOnBothSides = true
     package var reading: Reading
     /// For an exact count with values on both sides; nil otherwise.
-    package var countChange: CountChange?
+    var countChange: CountChange?
     /// Even repetitions that do not overlap could reach alpha.
-    package var repetitionsCanReachAlpha = true
+    var repetitionsCanReachAlpha = true
     /// For a series read at its usual level: both runs measured that level.
-    package var measuredUsualLevel = true
+    var measuredUsualLevel = true
     /// The median moved beyond the series' threshold (raised by its
     /// resolution, if any) in the harmful direction, as measured and after
     /// the drift correction.
-    package var medianMovedHarmfully = false
+    var medianMovedHarmfully = false
     /// The interval of the change lies within ±the declared threshold, or
     /// every value is equal.
-    package var shownEqual = false
+    var shownEqual = false
     /// The worse test's p-value, adjusted across the run, is at most alpha,
     /// and where a resolution raised the threshold the median moved beyond it.
-    package var confirmedWorse = false
+    var confirmedWorse = false
     /// The same for the better test and a move in the good direction.
-    package var confirmedBetter = false
+    var confirmedBetter = false
     /// Every new repetition worse than every base one beyond the threshold,
     /// p at most alpha alone, and where a resolution raised the threshold the
     /// median moved beyond it.
-    package var separatedWorse = false
+    var separatedWorse = false
     /// The same in the good direction.
-    package var separatedBetter = false
+    var separatedBetter = false
 
     package init(presence: Presence, reading: Reading) {
         self.presence = presence
@@ -73,7 +73,7 @@ package struct SeriesEvidence: Sendable, Equatable {
 package enum VerdictTable {
     /// One row: what it asks of the evidence, in the words of docs/Compare.md, and its outcome.
     package struct Row<Evidence, Outcome: Sendable>: Sendable {
-        package let asks: String
+        let asks: String
         package let outcome: Outcome
         package let holds: @Sendable (Evidence) -> Bool
 
@@ -139,7 +139,7 @@ package enum VerdictTable {
     }
 
     /// The run's exit status: the first row whose question its evidence answers yes.
-    package static let exitRows: [Row<RunEvidence, CompareExitStatus>] = [
+    static let exitRows: [Row<RunEvidence, CompareExitStatus>] = [
         Row("a file or an option could not be used: nothing compared", .unusableInput) { !$0.inputUsable },
         Row("a gated series is worse, or (gate all) a scale sweep's growth got worse", .regression) {
             $0.gatedWorse > 0 || $0.gatedWorseGrowth

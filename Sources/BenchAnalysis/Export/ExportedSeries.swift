@@ -51,7 +51,7 @@ package struct ExportSelection: Sendable {
     /// Series left out: their metric is informational (it describes the
     /// machine or the run), not declared by this BenchRunner (so its
     /// direction is unknown), or has no value in this run.
-    package let leftOut: Int
+    let leftOut: Int
 
     /// Selects the series of `file` an export carries. A metric's direction
     /// comes from its declaration in ``CSVSchema`` (for its benchmark, else

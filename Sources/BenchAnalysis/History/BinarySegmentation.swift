@@ -21,7 +21,7 @@ package struct BinarySegmentation: Sendable {
         /// The segment split, `start..<end`.
         package let segment: Range<Int>
         /// How much the split lowered the segment's cost.
-        package let gain: Double
+        let gain: Double
     }
 
     private let prefixSum: [Double]
@@ -60,7 +60,7 @@ package struct BinarySegmentation: Sendable {
 
     /// The best split of `start..<end` and its gain, nil when the segment
     /// has fewer than two values.
-    package func bestSplit(_ start: Int, _ end: Int) -> (split: Int, gain: Double)? {
+    func bestSplit(_ start: Int, _ end: Int) -> (split: Int, gain: Double)? {
         guard end - start >= 2 else { return nil }
         let whole = cost(start, end)
         var best: (split: Int, gain: Double)?

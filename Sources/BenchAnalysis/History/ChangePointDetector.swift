@@ -63,8 +63,8 @@ package struct ChangePointDetector: Sendable {
     /// false discovery rate across every series.
     package struct Segmentation: Sendable {
         package let series: HistorySeries
-        package let splits: [AcceptedSplit]
-        package let pValues: [Double]
+        let splits: [AcceptedSplit]
+        let pValues: [Double]
     }
 
     /// Phase one for `series`: the splits of its timing's segmentation with
@@ -117,7 +117,7 @@ package struct ChangePointDetector: Sendable {
     }
 
     /// One value per point: the median of its runs' scaled summaries.
-    package static func pointValues(of series: HistorySeries) -> [Double] {
+    static func pointValues(of series: HistorySeries) -> [Double] {
         let scaled = scale(of: series)
         return series.points.map { Statistics.median($0.runValues.map(scaled)) ?? 0 }
     }
@@ -130,7 +130,7 @@ package struct ChangePointDetector: Sendable {
     /// revision's runs fall into two levels of a process-bound benchmark) and
     /// of successive runs in order (inflated by the changes themselves).
     /// 0 with neither.
-    package static func noiseSpread(of series: HistorySeries) -> Double {
+    static func noiseSpread(of series: HistorySeries) -> Double {
         let scaled = scale(of: series)
         var withinRevision: [Double] = []
         for point in series.points where point.runValues.count > 1 {
@@ -153,7 +153,7 @@ package struct ChangePointDetector: Sendable {
     /// The noise band on the segmentation's scale: `z·√2·s`, `z` the normal
     /// quantile at `1 - alpha/2`: how far the medians of two runs of one
     /// binary drift apart by chance in all but alpha of the pairs.
-    package func noiseBand(of series: HistorySeries) -> Double {
+    func noiseBand(of series: HistorySeries) -> Double {
         let z = HodgesLehmannInterval.standardNormalQuantile(1 - alpha / 2)
         return z * 2.0.squareRoot() * Self.noiseSpread(of: series)
     }
@@ -162,7 +162,7 @@ package struct ChangePointDetector: Sendable {
     /// differ by more than the larger of the noise band and the threshold:
     /// on the log scale `log(1 + threshold)`, else `threshold` times the
     /// level before.
-    package func movesBeyondLimit(
+    func movesBeyondLimit(
         _ left: Double, _ right: Double, band: Double, threshold: Double, logarithmic: Bool
     ) -> Bool {
         let thresholdMove = logarithmic ? log(1 + threshold) : threshold * abs(left)
@@ -182,7 +182,7 @@ package struct ChangePointDetector: Sendable {
     }
 
     /// The splits accepted at `alpha`, in order of position, and every test made (see the type's comment).
-    package func timingSegmentation(of series: HistorySeries, threshold: Double) -> Segmentation {
+    func timingSegmentation(of series: HistorySeries, threshold: Double) -> Segmentation {
         let scaled = Self.scale(of: series)
         let logarithmic = series.points.allSatisfy { $0.runValues.allSatisfy { $0 > 0 } }
         let band = noiseBand(of: series)

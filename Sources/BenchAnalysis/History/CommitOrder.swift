@@ -35,7 +35,7 @@ package struct CommitOrder: Sendable {
     }
 
     /// `revision` without a `-dirty` suffix, lowercased.
-    package static func commitPrefix(of revision: String) -> String {
+    static func commitPrefix(of revision: String) -> String {
         var text = revision.lowercased()
         if text.hasSuffix("-dirty") {
             text.removeLast("-dirty".count)

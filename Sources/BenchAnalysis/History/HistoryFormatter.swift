@@ -8,7 +8,7 @@ package struct HistoryFormatter: Sendable {
     package let alpha: Double
 
     /// A revision as printed: its first 7 hex digits, `-dirty` kept.
-    package static func shortRevision(_ revision: String) -> String {
+    static func shortRevision(_ revision: String) -> String {
         let dirty = revision.hasSuffix("-dirty")
         let commit = CommitOrder.commitPrefix(of: revision)
         return String(commit.prefix(7)) + (dirty ? "-dirty" : "")

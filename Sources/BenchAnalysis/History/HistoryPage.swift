@@ -30,12 +30,12 @@ package struct HistoryPage: Sendable {
     package var stress: StressOutcomes?
 
     /// The file names the page loads, beside `index.html`.
-    package static let plotlyFileName = "plotly.min.js"
-    package static let dataFileName = "history-data.js"
+    static let plotlyFileName = "plotly.min.js"
+    static let dataFileName = "history-data.js"
 
     /// `history-data.js`: the history, the newest run's medians, the scale
     /// sweeps, compare's report and the stress outcomes.
-    package func dataScript(runs: HistoryRuns) -> String {
+    func dataScript(runs: HistoryRuns) -> String {
         let history = HistoryFormatter(report: report, alpha: alpha).json()
         var extra: [String: Any] = [:]
         if let newest {

@@ -12,7 +12,7 @@ package struct HistoryReport: Sendable {
     /// Every analysed series, in the order of their first run.
     package let entries: [Entry]
     /// The runs read, oldest first.
-    package let runCount: Int
+    let runCount: Int
     /// The newest run's file, the one the exit status is about.
     package let newestRun: String?
     /// The machines the runs were made on.
@@ -79,13 +79,13 @@ package struct HistoryReport: Sendable {
 
     /// Whether `change` of `entry` starts at the newest run: it is the
     /// series' last point, and that point holds the newest run.
-    package func isAtNewestRun(_ change: ChangePoint, of entry: Entry) -> Bool {
+    func isAtNewestRun(_ change: ChangePoint, of entry: Entry) -> Bool {
         guard let newestRun, change.position == entry.series.points.count - 1 else { return false }
         return entry.series.points[change.position].runPaths.contains(newestRun)
     }
 
     /// The gated harmful change points at the newest run.
-    package var regressionsAtNewestRun: [(entry: Entry, change: ChangePoint)] {
+    var regressionsAtNewestRun: [(entry: Entry, change: ChangePoint)] {
         entries.flatMap { entry in
             entry.changePoints.filter { $0.isHarmful && entry.series.kind.isGated && isAtNewestRun($0, of: entry) }
                 .map { (entry, $0) }

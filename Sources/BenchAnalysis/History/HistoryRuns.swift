@@ -67,7 +67,7 @@ package struct HistoryRuns: Sendable {
     }
 
     /// Whether `name` is a result file's name: `20261124T085214Z-de72c138d70c.csv`.
-    package static func isRunFileName(_ name: String) -> Bool {
+    static func isRunFileName(_ name: String) -> Bool {
         guard name.hasSuffix(".csv"), let dash = name.firstIndex(of: "-") else { return false }
         let stamp = name[..<dash]
         return stamp.count == 16 && stamp.hasSuffix("Z") && stamp.first?.isNumber == true

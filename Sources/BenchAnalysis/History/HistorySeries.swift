@@ -85,7 +85,7 @@ package struct HistorySeriesKind: Sendable, Equatable {
     }
 
     /// Whether going from `before` to `after` is a move in the harmful direction.
-    package func isHarmful(from before: Double, to after: Double) -> Bool {
+    func isHarmful(from before: Double, to after: Double) -> Bool {
         switch preference {
         case .higherIsBetter: after < before
         case .lowerIsBetter: after > before

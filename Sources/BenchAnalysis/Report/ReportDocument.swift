@@ -13,7 +13,7 @@ package struct ReportDocument: Sendable {
     /// The `report-source` path, if the document names one.
     package let source: String?
     /// The line of the `report-source` comment.
-    package let sourceLine: Int?
+    let sourceLine: Int?
     package let regions: [ReportRegion]
 
     static let sourcePrefix = "<!-- report-source:"
@@ -166,19 +166,19 @@ package struct ReportDocument: Sendable {
 
 /// One generated region of a ``ReportDocument``.
 package struct ReportRegion: Sendable {
-    package let directive: ReportDirective
+    let directive: ReportDirective
     /// The run the region names itself (`source=`), which the document's
     /// `report-source` does not override and `BenchRunner report <run>` does
     /// not re-point; `nil` for a region that shows the document's run.
     package let source: String?
     /// The directive as written, for messages.
-    package let directiveText: String
+    let directiveText: String
     /// The line of the opening comment.
     package let line: Int
     /// The generated text now in the document.
     let content: Range<String.Index>
     /// A block (its own lines) or inline (inside a line).
-    package let isBlock: Bool
+    let isBlock: Bool
 }
 
 /// A document or result file the report cannot use: the file, the line

@@ -52,7 +52,7 @@ package struct CommittedRuns: Sendable, Equatable {
 
     /// The commits of the runs, oldest first, each once: the part of the
     /// repository's commit order the runs need.
-    package var commitOrder: CommitOrder {
+    var commitOrder: CommitOrder {
         var seen: Set<String> = []
         var commits: [String] = []
         for case let commit? in runs.map(\.commit) where seen.insert(commit).inserted {

@@ -22,7 +22,7 @@ package struct GitRepository: Sendable {
 
     /// Every commit reachable from `HEAD`, oldest first, as
     /// `git rev-list --topo-order --reverse HEAD` prints them.
-    package func commitOrder() -> Result<CommitOrder, GitUnavailable> {
+    func commitOrder() -> Result<CommitOrder, GitUnavailable> {
         run(["rev-list", "--topo-order", "--reverse", "HEAD"], what: "rev-list").map { output in
             CommitOrder(commits: output.split(whereSeparator: \.isNewline).map(String.init))
         }
@@ -31,7 +31,7 @@ package struct GitRepository: Sendable {
     /// The names directly in `folder` (a path from `directory`) that git
     /// tracks: a file, or a subfolder holding a tracked file, as
     /// `git ls-files` lists them in the index (staged files count).
-    package func trackedNames(in folder: String) -> Result<Set<String>, GitUnavailable> {
+    func trackedNames(in folder: String) -> Result<Set<String>, GitUnavailable> {
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         return run(["ls-files", "-z", "--", prefix], what: "ls-files").map { output in
             var names: Set<String> = []

@@ -40,10 +40,10 @@ package struct ResultsEntry: Sendable, Equatable {
     /// The number of repetitions most of its series have; empty when not a run.
     package let repetitions: String
     /// The repository's files that name it (documents, tests, scripts, CI), sorted.
-    package let citedBy: [String]
+    let citedBy: [String]
     /// Kept by `results prune` whatever cites it: a baseline CI compares
     /// against, or the calibration table compare reads.
-    package let isProtected: Bool
+    let isProtected: Bool
     /// For a file made from a run (a plot), the name of that run's CSV.
-    package let madeFrom: String?
+    let madeFrom: String?
 }

@@ -42,12 +42,12 @@ package struct ResultsIndex: Sendable {
     package let entries: [ResultsEntry]
     /// The folder's files that are not committed (a user's own runs and
     /// what was drawn from them), sorted by name; never in the index.
-    package let ownEntries: [ResultsEntry]
+    let ownEntries: [ResultsEntry]
     /// The committed runs in commit order.
-    package let committedRuns: CommittedRuns
+    let committedRuns: CommittedRuns
     /// Why git could not say what is committed or in which order, when it
     /// could not (the one note the tools print); nil when git answered.
-    package let gitUnavailable: String?
+    let gitUnavailable: String?
 
     /// Reads the folder `results` (a path from `root`), asks git (`git`, the
     /// program run as git) what of it is committed and in which order, and
@@ -144,7 +144,7 @@ package struct ResultsIndex: Sendable {
     /// them, they are neither protected nor a committed run (the history of
     /// the committed runs reads every one), and for a plot its run goes too
     /// (or is not there).
-    package var uncited: [ResultsEntry] {
+    var uncited: [ResultsEntry] {
         let runs = Set(committedRuns.names)
         let all = (entries + ownEntries).sorted { $0.name < $1.name }
         let goes: (ResultsEntry) -> Bool = { $0.citedBy.isEmpty && !$0.isProtected && !runs.contains($0.name) }

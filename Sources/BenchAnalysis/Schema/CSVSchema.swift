@@ -58,7 +58,7 @@ public enum CSVSchema {
     /// The metrics of a `scale.*` sweep's exponent rows, whose `of=`
     /// parameter names the metric fitted: the names of BenchKit's
     /// `Metric.growthExponent` and `Metric.countGrowthExponent`.
-    package static let growthExponentMetrics: Set<String> = ["growth_exponent", "allocs_growth_exponent"]
+    static let growthExponentMetrics: Set<String> = ["growth_exponent", "allocs_growth_exponent"]
 
     /// Separates `key=value` pairs in the `params` column, for example `period_ms=1;ticks=2000`.
     public static let paramsSeparator: Character = ";"
@@ -102,7 +102,7 @@ public enum CSVSchema {
     /// the metric's kind is ``MetricKind/wakeUpBound``, or the variant is
     /// (`BenchmarkSchema.wakeUpBoundVariants`) and the metric is a measured
     /// value (``MetricKind/measured``), not a count.
-    package static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
+    static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
         guard let schema = self.benchmark(named: benchmark), let spec = schema.metric(named: metric) else { return false }
         if spec.kind == .wakeUpBound { return true }
         return spec.kind == .measured && schema.wakeUpBoundVariants.contains { $0.name == variant }
@@ -124,7 +124,7 @@ public enum CSVSchema {
 
     /// The metrics the runner writes for any benchmark, beside those the
     /// benchmark declares (``budgetReached``).
-    package static let runnerMetrics: [Metric] = [budgetReached]
+    static let runnerMetrics: [Metric] = [budgetReached]
 
     /// The metric named `metric` in any benchmark, if one has it.
     public static func metric(named metric: String) -> Metric? {
@@ -189,7 +189,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// usual level's own spread in a quiet run (its slowest repetition about
     /// 1.15 times its fastest) and below the machine's other levels (about
     /// 1.5 and 2 times).
-    package static let usualLevelBand = 1.25
+    static let usualLevelBand = 1.25
     /// The smallest share of a run's repetitions that must lie at its usual
     /// level for the level to count as measured: a quarter, as the median
     /// over the benchmark's series (``ResultFile/benchmarksMissingTheirUsualLevel``). In sixteen
@@ -202,16 +202,16 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// usual level, and compare leaves the series unjudged (`too few
     /// repetitions`, exit 3) rather than read it (one such run, read as the
     /// base, let a fast path made 20 % slower pass).
-    package static let usualLevelMinimumShare = 0.25
+    static let usualLevelMinimumShare = 0.25
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one
     /// allocation, so one more allocation per operation is still `worse`.
-    package static let wholeAllocationTolerance = 0.5
+    static let wholeAllocationTolerance = 0.5
     /// The same for bytes per operation: half the step between the
     /// allocator's smallest size classes (16 bytes), so an object that grows
     /// into the next size class is still `worse`.
-    package static let wholeAllocationByteTolerance = 8.0
+    static let wholeAllocationByteTolerance = 8.0
 
     /// A schema; every property not given is off (empty, false).
     package init(
@@ -236,7 +236,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// ``wholeAllocationByteTolerance`` for bytes, whichever is larger; else
     /// 0 (instruction counts have a relative tolerance,
     /// ``MetricKind/instructionTolerance``).
-    package func countTolerance(metric: String) -> Double {
+    func countTolerance(metric: String) -> Double {
         guard let found = self.metric(named: metric) else { return 0 }
         guard countsInWholeAllocations else { return found.exactTolerance }
         switch found.kind {
@@ -255,7 +255,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
 
     /// Whether the counts of the variant named `variant` vary between runs
     /// (see ``varyingCountVariants``).
-    package func countsVary(for variant: String) -> Bool {
+    func countsVary(for variant: String) -> Bool {
         varyingCountVariants.contains { $0.name == variant }
     }
 }

@@ -51,7 +51,7 @@ public enum MetricKind: String, Sendable, Hashable, CaseIterable {
     /// a counted series by far less (docs/InstructionCounts.md has the A/A
     /// figures), while a change worth gating (one more exclusivity check per
     /// level of a trampoline chain, about +2 %) moves it by much more.
-    package static let instructionTolerance = 0.005
+    static let instructionTolerance = 0.005
 
     /// Compared exactly, without a test: the same code gives the same value
     /// (allocation counts, depth, instruction counts).

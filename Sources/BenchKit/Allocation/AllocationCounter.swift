@@ -54,7 +54,7 @@ package struct AllocationCounter: Sendable {
     package var isExact: Bool { availability == .exact }
 
     /// jemalloc's version string, empty when it is not the allocator.
-    package static var jemallocVersion: String {
+    static var jemallocVersion: String {
         String(cString: cjs_version())
     }
 
@@ -67,7 +67,7 @@ package struct AllocationCounter: Sendable {
     }
 
     /// What happened between `start` and `end`.
-    package static func delta(from start: Snapshot?, to end: Snapshot?) -> Delta? {
+    static func delta(from start: Snapshot?, to end: Snapshot?) -> Delta? {
         guard let start, let end, end.allocations >= start.allocations, end.bytes >= start.bytes else {
             return nil
         }

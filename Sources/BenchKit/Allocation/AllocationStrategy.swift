@@ -34,7 +34,7 @@ package struct AllocationStrategy: Sendable, Equatable {
     }
 
     /// The reason `--allocator system` gives for its empty counts.
-    package static let systemMeasuresTimesOnly =
+    static let systemMeasuresTimesOnly =
         "--allocator system measures times only (the default run counts them in a jemalloc child)"
 
     /// The strategy for `allocator` (`nil`: the default). `countsOnly` marks

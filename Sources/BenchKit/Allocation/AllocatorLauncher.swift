@@ -15,14 +15,14 @@ package enum AllocatorChoice: String, CaseIterable, Sendable {
 /// needs jemalloc and a machine without it still runs every benchmark.
 package enum AllocatorLauncher {
     /// Set in the environment of a re-executed process, so it never re-executes again.
-    package static let guardVariable = "BENCHRUNNER_ALLOCATOR_REEXEC"
+    static let guardVariable = "BENCHRUNNER_ALLOCATOR_REEXEC"
 
     /// The message shown once when jemalloc is missing.
-    package static let howToEnable =
+    static let howToEnable =
         "jemalloc is not installed; to count allocations install it (`sudo apt-get install libjemalloc-dev`) and run again."
 
     /// Where jemalloc's shared library is, if installed.
-    package static func jemallocLibraryPath() -> String? {
+    static func jemallocLibraryPath() -> String? {
         let candidates = [
             "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
             "/usr/lib64/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2", "/usr/local/lib/libjemalloc.so.2",
@@ -44,7 +44,7 @@ package enum AllocatorLauncher {
     }
 
     /// Whether jemalloc is the allocator of this process.
-    package static var jemallocIsLoaded: Bool {
+    static var jemallocIsLoaded: Bool {
         cjs_available() != 0
     }
 
@@ -97,7 +97,7 @@ package enum AllocatorLauncher {
     /// Replaces the current process image with this executable and `arguments`
     /// (after the installed tool's subcommand, ``ToolInvocation``) under `environment` (`execve`: the process keeps its id, so whoever
     /// started it waits for the re-executed run). Returns only on failure.
-    package static func reexecute(arguments: [String], environment: [String: String]) -> String {
+    static func reexecute(arguments: [String], environment: [String: String]) -> String {
         let executable = executablePath
         let argv: [UnsafeMutablePointer<CChar>?] =
             ([executable] + ToolInvocation.childArguments(arguments)).map { strdup($0) } + [nil]

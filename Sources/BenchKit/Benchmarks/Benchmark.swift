@@ -32,12 +32,12 @@ package protocol Benchmark: Sendable {
 extension Benchmark {
     package func repetitions(in size: SuiteSize) -> Int { size.repetitions }
     package func processes(in size: SuiteSize) -> Int { 1 }
-    package func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
-    package func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
+    func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
+    func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
 }
 
 /// A benchmark that declares its name and schema once, for the type.
-package protocol NamedBenchmark: Benchmark {
+protocol NamedBenchmark: Benchmark {
     /// The `benchmark` column's value.
     static var name: String { get }
     /// Its variants (from its catalogue) and metrics; ``CSVSchema/benchmarks``
@@ -67,7 +67,7 @@ package struct MetricValue: Sendable, Equatable {
 /// What to measure for one variant with one parameter set.
 package struct MeasurementPlan: Sendable {
     package let benchmark: String
-    package let variantID: VariantID
+    let variantID: VariantID
     package let params: String
     /// Expected seconds of one repetition, for the progress estimate.
     package let estimatedSeconds: Double
@@ -93,27 +93,27 @@ package struct MeasurementPlan: Sendable {
     let countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])?
     /// What the instruction pass counts for this plan (``InstructionPass``);
     /// `nil` when its work is not deterministic CPU work on one thread.
-    package let countInstructions: InstructionWorkload?
+    let countInstructions: InstructionWorkload?
     /// Timed in every `repetitionStride`-th repetition of its process only
     /// (the 1st, then the 1 + stride-th, …): 1, every repetition, unless a
     /// benchmark sets more. `observeOn.throughput` times its peers and
     /// references, whose floods take ten to a hundred times the library's,
     /// in every other repetition: enough for their medians and spreads,
     /// and it keeps the run short.
-    package var repetitionStride = 1
+    var repetitionStride = 1
     /// Its time is what it waits for (a timer's ticks), which a busier
     /// machine does not stretch as it stretches work: the progress estimate
     /// takes its `estimatedSeconds` as they are until it has measured some,
     /// instead of scaling them by what the computing plans cost.
-    package var waitsForTimers = false
+    var waitsForTimers = false
 
     /// Whether the plan is timed in `repetition` (counted from 1 in its process).
-    package func isTimed(inRepetition repetition: Int) -> Bool {
+    func isTimed(inRepetition repetition: Int) -> Bool {
         (repetition - 1) % max(repetitionStride, 1) == 0
     }
 
     /// How many of `repetitions` repetitions time the plan.
-    package func timedRepetitions(of repetitions: Int) -> Int {
+    func timedRepetitions(of repetitions: Int) -> Int {
         (1...max(repetitions, 1)).filter(isTimed(inRepetition:)).count
     }
 

@@ -9,7 +9,7 @@ import Glibc
 /// at every level, and the parent reads the last depth after the crash.
 package struct PlainRecursionProbe: Sendable {
     /// The child's stack, the usual Linux main-thread limit.
-    package static let stackBytes = 8 << 20
+    static let stackBytes = 8 << 20
 
     /// The executable to start and the arguments that make it call `runChild(counterFile:)`.
     package let executable: String

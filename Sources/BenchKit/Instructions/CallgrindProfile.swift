@@ -25,7 +25,7 @@ package struct CallgrindProfile: Sendable, Equatable {
     package let lookups: UInt64
 
     /// Instructions outside type lookups: the code's own work.
-    package var ownInstructions: UInt64 { total - min(lookupInstructions, total) }
+    var ownInstructions: UInt64 { total - min(lookupInstructions, total) }
 
     package init(total: UInt64, lookupInstructions: UInt64, lookups: UInt64) {
         self.total = total
@@ -98,7 +98,7 @@ package struct CallgrindProfile: Sendable, Equatable {
     /// tables and conformances in its caches, and Swift's metadata accessors
     /// (mangled names ending in `Ma`), which call them. `name` is as
     /// callgrind prints it: a C++ runtime function may carry its signature.
-    package static func isTypeLookup(_ name: String) -> Bool {
+    static func isTypeLookup(_ name: String) -> Bool {
         let base = name.prefix(while: { $0 != "(" && $0 != " " })
         if base.hasPrefix("$s") {
             return base.hasSuffix("Ma") || base.hasSuffix("MaTm")

@@ -32,7 +32,7 @@ package enum InstructionPass {
     package static let counterName = "callgrind"
 
     /// The message shown once when valgrind is missing.
-    package static let howToEnable =
+    static let howToEnable =
         "valgrind is not installed; to count instructions install it (`sudo apt-get install valgrind`) and run again."
 
     /// Why instructions cannot be counted on this machine, or nil when they can.
@@ -51,7 +51,7 @@ package enum InstructionPass {
 
     /// The instruction rows of `plans` without values: what a run writes
     /// when instructions cannot be counted.
-    package static func emptyRows(of plans: [MeasurementPlan]) -> [CSVRow] {
+    static func emptyRows(of plans: [MeasurementPlan]) -> [CSVRow] {
         counted(plans).flatMap { plan -> [CSVRow] in
             guard let workload = plan.countInstructions else { return [] }
             let row = CSVRow(

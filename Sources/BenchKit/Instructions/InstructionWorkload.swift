@@ -43,7 +43,7 @@ package enum InstructionCountedRegion {
     /// Finds ``measure(_:)``'s mangled symbol in the binary's symbol table:
     /// it must match that function and no other (checked by every counted
     /// run, see `InstructionPass.regionSymbol(in:)`).
-    package static let symbolPattern = "*InstructionCountedRegion*measure*"
+    static let symbolPattern = "*InstructionCountedRegion*measure*"
 
     /// Runs `body`: the counted region. Never inlined and not optimised, so
     /// that it stays one function callgrind can recognise (an optimised build

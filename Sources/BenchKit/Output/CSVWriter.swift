@@ -36,6 +36,6 @@ package struct CSVWriter: Sendable {
 }
 
 /// `key=value` pairs joined by `;`, in the order given (the `params` column).
-package func formatParams(_ pairs: KeyValuePairs<String, String>) -> String {
+func formatParams(_ pairs: KeyValuePairs<String, String>) -> String {
     pairs.map { "\($0.key)=\($0.value)" }.joined(separator: String(CSVSchema.paramsSeparator))
 }

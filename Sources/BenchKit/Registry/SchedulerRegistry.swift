@@ -33,7 +33,7 @@ package struct SchedulerRegistry: Sendable {
     }
 
     /// The variant names registered so far in `group`.
-    package func variantNames(in group: BenchScheduler.BenchmarkGroup) -> Set<String> {
+    func variantNames(in group: BenchScheduler.BenchmarkGroup) -> Set<String> {
         var names = Set<String>()
         for entry in entries {
             switch entry {

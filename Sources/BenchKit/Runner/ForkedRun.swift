@@ -59,7 +59,7 @@ package enum ForkedRun {
     /// Allocation-count rows (empty in a fork, which times only) are dropped,
     /// except fork `keepingCountsOf`'s when given (a run without any
     /// counting pass keeps its empty count rows, as one process writes them).
-    package static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
+    static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
         var merged: [CSVRow] = []
         var offset = 0
         for (index, rows) in forks.enumerated() {

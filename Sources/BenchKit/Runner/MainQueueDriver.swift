@@ -52,7 +52,7 @@ package enum MainQueueDriver {
 
     /// Runs `body` with the main thread servicing the main queue (when the
     /// suite runs under `runWhileDrainingMainQueue`).
-    package static func servicingMainQueue<T>(_ body: () throws -> T) rethrows -> T {
+    static func servicingMainQueue<T>(_ body: () throws -> T) rethrows -> T {
         demand.add(1, ordering: .acquiringAndReleasing)
         wakeUp.signal()
         defer { demand.subtract(1, ordering: .acquiringAndReleasing) }

@@ -25,22 +25,22 @@ package final class MeasureContext: @unchecked Sendable {
         package var bytes: UInt64?
 
         /// `allocations / operations`, or `nil` without counts.
-        package func allocationsPer(_ operations: Int) -> Double? {
+        func allocationsPer(_ operations: Int) -> Double? {
             allocations.map { Double($0) / Double(max(operations, 1)) }
         }
 
         /// `bytes / operations`, or `nil` without counts.
-        package func bytesPer(_ operations: Int) -> Double? {
+        func bytesPer(_ operations: Int) -> Double? {
             bytes.map { Double($0) / Double(max(operations, 1)) }
         }
 
         /// Nanoseconds per operation.
-        package func nanosecondsPer(_ operations: Int) -> Double {
+        func nanosecondsPer(_ operations: Int) -> Double {
             Double(nanoseconds) / Double(max(operations, 1))
         }
 
         /// Operations per second.
-        package func operationsPerSecond(_ operations: Int) -> Double {
+        func operationsPerSecond(_ operations: Int) -> Double {
             Double(operations) / (Double(max(nanoseconds, 1)) / 1e9)
         }
     }

@@ -76,7 +76,7 @@ package struct AdaptiveRepetitions: Sendable, Equatable {
     /// Whether a round beyond ``minimum`` can ever start (a budget and a
     /// maximum above the minimum): a benchmark that cannot is planned at its
     /// fewest rounds whatever the others took.
-    package var mayExceedMinimum: Bool {
+    var mayExceedMinimum: Bool {
         maximum > minimum && budgetSeconds > 0
     }
 
@@ -85,7 +85,7 @@ package struct AdaptiveRepetitions: Sendable, Equatable {
     /// fewer than ``minimum`` ran always; else only while a series is too
     /// wide, fewer than ``maximum`` ran and one more round of the mean
     /// length so far ends within ``budgetSeconds`` (none with no budget).
-    package func continues(after rounds: Int, elapsed: Double, anySeriesTooWide: Bool) -> Bool {
+    func continues(after rounds: Int, elapsed: Double, anySeriesTooWide: Bool) -> Bool {
         if rounds < minimum { return true }
         guard anySeriesTooWide, rounds < maximum, budgetSeconds > 0 else { return false }
         let perRound = rounds > 0 ? elapsed / Double(rounds) : 0
@@ -126,7 +126,7 @@ package struct SuiteConfiguration: Sendable {
     /// (`--min-repetition-ms 0`).
     package var minimumRepetitionSeconds: Double = SuiteConfiguration.defaultMinimumRepetitionSeconds
     /// The most runs one repetition takes to fill ``minimumRepetitionSeconds``.
-    package var maximumRunsPerRepetition = 25
+    var maximumRunsPerRepetition = 25
     /// How far the `scale.*` sweeps go (`--scale`, `--scale-n`).
     package var scale = ScaleOptions()
 
@@ -159,7 +159,7 @@ package struct SuiteConfiguration: Sendable {
     /// How `benchmark` chooses its repetitions in this suite; nil for a
     /// fixed count (the quick and tiny suites, `--repetitions`, or a
     /// benchmark that declares a fixed count: ``Benchmark/adaptiveRepetitions(in:suite:)``).
-    package func adaptiveRepetitions(of benchmark: any Benchmark) -> AdaptiveRepetitions? {
+    func adaptiveRepetitions(of benchmark: any Benchmark) -> AdaptiveRepetitions? {
         guard repetitionsOverride == nil, let adaptive else { return nil }
         return benchmark.adaptiveRepetitions(in: size, suite: adaptive)
     }
@@ -180,7 +180,7 @@ package struct SuiteConfiguration: Sendable {
     }
 
     /// A sub-second configuration for tests: no warm-up, smaller counted regions.
-    package static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+    static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         var configuration = SuiteConfiguration(size: .tiny, warmUp: false, recursionProbe: recursionProbe)
         configuration.countingRepetitions = 2
         configuration.countingBatch = 100

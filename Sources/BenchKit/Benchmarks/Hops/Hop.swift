@@ -27,7 +27,7 @@ package struct HopVariant: MeasuredVariant, Sendable {
     package let unavailableReason: String?
     /// Delivers on the main thread, so the main queue must be serviced.
     package let needsMainQueue: Bool
-    package let makeSession: @Sendable () throws -> any HopSession
+    let makeSession: @Sendable () throws -> any HopSession
     /// How long a pass may wait for its last value before it fails naming
     /// the variant (a scheduler that never runs its actions).
     package var stallTimeoutSeconds: Double

@@ -247,7 +247,7 @@ struct FanOutScaleBenchmark: FanSweepBenchmark {
 /// A fan sweep (`scale.fanIn`, `scale.fanOut`): the library's fast path and
 /// OpenCombine measured alike, each point a run of the same amount of work.
 /// The benchmark says what differs in `sweep`; the plans are the same code.
-package protocol FanSweepBenchmark: ScaleBenchmark {
+protocol FanSweepBenchmark: ScaleBenchmark {
     /// What one run at a point returns.
     associatedtype Outcome
     /// The sweep's work, runs and metrics.
@@ -262,7 +262,7 @@ extension FanSweepBenchmark {
 }
 
 /// What sets one fan sweep apart from another.
-package struct FanSweep<Outcome>: Sendable {
+struct FanSweep<Outcome>: Sendable {
     /// The work of every run at a point: its name in the params, and how
     /// much in each suite size.
     let work: (name: String, tiny: Int, modest: Int, full: Int)

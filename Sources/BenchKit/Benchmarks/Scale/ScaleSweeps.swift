@@ -72,7 +72,7 @@ package enum ScaleSweeps {
 /// One sweep of them: its N and the most N it accepts; its
 /// repetitions, and skipping the quick suite, are the sweeps'
 /// (`ScaleSweeps`), provided here.
-package protocol ScaleBenchmark: NamedBenchmark {
+protocol ScaleBenchmark: NamedBenchmark {
     /// The most N the sweep accepts (`--scale-n` is checked against it).
     static var limit: ScalePointLimit { get }
     /// The N the sweep runs in `configuration`, smallest first.
