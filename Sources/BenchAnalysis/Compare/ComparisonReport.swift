@@ -8,15 +8,15 @@
 /// series; and the scale sweeps are read as a whole (``GrowthComparison``).
 /// ``VerdictTable`` turns that evidence into each series' verdict and the
 /// exit status.
-public struct ComparisonReport: Sendable {
+package struct ComparisonReport: Sendable {
     /// The base file as given.
-    public let basePath: String
+    package let basePath: String
     /// The new file as given.
-    public let newPath: String
+    package let newPath: String
     /// The options the series were judged under.
-    public let options: CompareOptions
+    package let options: CompareOptions
     /// Series of the base file in its order, then series only in the new file in theirs.
-    public let comparisons: [SeriesComparison]
+    let comparisons: [SeriesComparison]
 
     /// Pairs the series of `base` and `new`. Throws when a pair's units
     /// differ: comparing nanoseconds with microseconds would be a silent wrong
@@ -78,10 +78,10 @@ public struct ComparisonReport: Sendable {
     let testedCount: Int
 
     /// Gated regressions.
-    public var regressions: [SeriesComparison] { comparisons.filter(\.isRegression) }
+    var regressions: [SeriesComparison] { comparisons.filter(\.isRegression) }
 
     /// Series that should have been judged but could not be (gated or not).
-    public var unjudged: [SeriesComparison] { comparisons.filter(\.verdict.isUnjudged) }
+    var unjudged: [SeriesComparison] { comparisons.filter(\.verdict.isUnjudged) }
 
     /// How many series a lone regression competes with in the correction:
     /// the tested series plus those that had too few repetitions to be tested.
@@ -110,12 +110,12 @@ public struct ComparisonReport: Sendable {
     /// The exit status ``VerdictTable`` gives this run: 1 for a gated
     /// regression (a series or, under `--gate all`, a sweep's growth); else 3
     /// when a gated series could not be judged; else 0.
-    public var exitStatus: CompareExitStatus {
+    package var exitStatus: CompareExitStatus {
         VerdictTable.exitStatus(for: runEvidence)
     }
 
     /// How many series got each verdict.
-    public func count(of verdict: CompareVerdict) -> Int {
+    package func count(of verdict: CompareVerdict) -> Int {
         comparisons.reduce(0) { $0 + ($1.verdict == verdict ? 1 : 0) }
     }
 }

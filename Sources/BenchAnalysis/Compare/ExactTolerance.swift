@@ -15,7 +15,7 @@ import ToolSupport
 /// `metric=amount` (one metric) or `prefix*=amount` (metrics starting with
 /// prefix), e.g. `allocs_*=0.5,bytes_*=64`. A named metric wins over a prefix,
 /// a longer prefix over a shorter one, and both over a bare amount.
-public struct ExactTolerance: Sendable, Equatable {
+package struct ExactTolerance: Sendable, Equatable {
     /// Which metrics the amount applies to.
     package enum Scope: Sendable, Equatable {
         case everyExactMetric
@@ -88,7 +88,7 @@ public struct ExactTolerance: Sendable, Equatable {
     }
 
     /// `allocs_*=0.5`-style text, for the summary.
-    public var description: String {
+    package var description: String {
         let amountText = NumberFormat.plain(amount)
         return switch scope {
         case .everyExactMetric: amountText

@@ -31,7 +31,7 @@ import ToolSupport
 /// spread), the same `--forks`, a machine as quiet. A table records the
 /// suite's repetition count and its calibration runs, and compare says when
 /// the runs it compares differ.
-public struct ResolutionTable: Sendable, Equatable {
+package struct ResolutionTable: Sendable, Equatable {
     /// The calibration of one series.
     package struct Entry: Sendable, Equatable {
         /// How many runs the spread comes from.
@@ -60,7 +60,7 @@ public struct ResolutionTable: Sendable, Equatable {
 
     /// Where `BenchRunner calibrate` writes the table and compare looks for
     /// it when not told (a path from the directory they run in).
-    public static let defaultPath = "results/resolution.csv"
+    package static let defaultPath = "results/resolution.csv"
 
     /// How many times the calibration's spread a compared run's repetitions
     /// may spread (median over the calibrated series) before compare says
@@ -68,7 +68,7 @@ public struct ResolutionTable: Sendable, Equatable {
     static let busierSpreadRatio = 2.0
 
     /// The file the table was read from or written to, for messages.
-    public let path: String
+    package let path: String
     /// The git revision of the calibration runs.
     package let revision: String
     /// The repetitions per series of the calibration runs (their median).
@@ -216,7 +216,7 @@ extension ResolutionTable {
     }
 
     /// Reads a table `BenchRunner calibrate` wrote; errors name the file and line.
-    public static func load(path: String) throws(CompareInputError) -> ResolutionTable {
+    package static func load(path: String) throws(CompareInputError) -> ResolutionTable {
         try parse(
             text: CSVInput.text(
                 atPath: path, missing: "no such file (write one with BenchRunner calibrate, or give --resolution none)"),
