@@ -102,7 +102,10 @@ public struct SchedulerRegistration: Sendable {
         }
     }
 
-    /// This registration with ``stallTimeoutSeconds`` set to `seconds`.
+    /// This registration, with both tools (and the check) waiting up to
+    /// `seconds` for the scheduler to run or drop what it was given before
+    /// they report it stalled, naming it, instead of each tool's default
+    /// (``stallTimeoutSeconds``).
     public func stallTimeout(seconds: Double) -> SchedulerRegistration {
         var copy = self
         copy.stallTimeoutSeconds = seconds

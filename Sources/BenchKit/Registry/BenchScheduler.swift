@@ -26,7 +26,9 @@ import Schedulers
 /// most once and eventually, a serial one in order and one at a time, a
 /// periodic job's ticks never overlap. A scheduler that never runs an action
 /// ends its measurement with a `BenchmarkFailure` naming the variant after
-/// ``stallTimeoutSeconds`` (or the group's own default), never a hang.
+/// the registration's stall timeout
+/// (``SchedulerRegistration/stallTimeout(seconds:)``, or the group's own
+/// default), never a hang.
 /// Every scheduler a session makes gets the registration's teardown when the
 /// session is done with it.
 public struct BenchScheduler: Sendable {
