@@ -31,9 +31,9 @@ public enum SchedulerToolsMain {
     static let stressSubcommand = "stress"
 
     /// Exit status: success (and `--help`).
-    package static let success: Int32 = 0
+    static let success: Int32 = 0
     /// Exit status: no subcommand, or one this program does not have.
-    package static let usageError: Int32 = 2
+    static let usageError: Int32 = 2
 
     /// Registers `registrations` with the tool the first argument names
     /// (each tool checks them, ``SchedulerRegistration/check()``), then runs
@@ -102,7 +102,7 @@ public enum SchedulerToolsMain {
     }
 
     /// The program's own help: its two subcommands and every exit status.
-    package static func help(program: String) -> String {
+    static func help(program: String) -> String {
         """
         USAGE: \(program) \(benchSubcommand) [<options>] [<subcommand>]
                \(program) \(stressSubcommand) [<options>]

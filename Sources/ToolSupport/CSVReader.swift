@@ -6,7 +6,7 @@ package struct CSVRecord: Sendable, Equatable {
     package let fields: [String]
 
     /// Creates a record of `fields` starting on `line`.
-    package init(line: Int, fields: [String]) {
+    init(line: Int, fields: [String]) {
         self.line = line
         self.fields = fields
     }

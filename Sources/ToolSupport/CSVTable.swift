@@ -52,7 +52,7 @@ package struct CSVTable: Sendable {
     /// A record whose fields are looked up by column name.
     package struct Row: Sendable {
         /// The record itself.
-        package let record: CSVRecord
+        let record: CSVRecord
         fileprivate let columnIndex: [String: Int]
 
         /// The line the record starts on.

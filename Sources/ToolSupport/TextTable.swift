@@ -15,11 +15,11 @@ package struct TextTable: Sendable {
     /// One column's title and layout.
     package struct Column: Sendable {
         /// The header cell.
-        package let title: String
+        let title: String
         /// How cells are padded.
-        package let alignment: Alignment
+        let alignment: Alignment
         /// The narrowest the column may be.
-        package let minimumWidth: Int
+        let minimumWidth: Int
 
         /// Creates a column.
         package init(_ title: String, alignment: Alignment = .left, minimumWidth: Int = 0) {
@@ -30,13 +30,13 @@ package struct TextTable: Sendable {
     }
 
     /// The columns, left to right.
-    package let columns: [Column]
+    let columns: [Column]
     /// Written before every line.
-    package let indent: String
+    let indent: String
     /// Written between two cells.
-    package let separator: String
+    let separator: String
     /// Whether a line of dashes follows the titles.
-    package let underlinesTitles: Bool
+    let underlinesTitles: Bool
 
     /// Creates a table layout.
     package init(columns: [Column], indent: String = "", separator: String = "  ", underlinesTitles: Bool = false) {

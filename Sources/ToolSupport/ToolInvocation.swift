@@ -13,11 +13,11 @@ import Synchronization
 /// that subcommand in front of its arguments.
 package struct ToolInvocation: Sendable, Equatable {
     /// What messages and usage lines call the program, e.g. `BenchRunner` or `MyEventLoop stress`.
-    package var programName: String
+    var programName: String
     /// The arguments in front of the tool's own that select it in its executable (`["stress"]`), or none.
     package var subcommand: [String]
     /// The tool's own arguments: the command line after the executable and ``subcommand``.
-    package var arguments: [String]
+    var arguments: [String]
 
     /// An invocation whose messages say `programName`.
     package init(programName: String, subcommand: [String] = [], arguments: [String]) {

@@ -4,7 +4,7 @@ package struct CompareOptionError: Error, Sendable, Equatable, CustomStringConve
     package let message: String
 
     /// The problem `message`.
-    package init(_ message: String) {
+    init(_ message: String) {
         self.message = message
     }
 

@@ -9,9 +9,9 @@ package struct CompareOutcome: Sendable {
     /// Errors, and in CSV format the summary.
     package let diagnostics: String
     /// The comparison, nil when the input was unusable.
-    package let report: ComparisonReport?
+    let report: ComparisonReport?
 
-    package init(status: CompareExitStatus, output: String, diagnostics: String, report: ComparisonReport?) {
+    init(status: CompareExitStatus, output: String, diagnostics: String, report: ComparisonReport?) {
         self.status = status
         self.output = output
         self.diagnostics = diagnostics

@@ -10,18 +10,18 @@
 /// exit status.
 package struct ComparisonReport: Sendable {
     /// The base file as given.
-    package let basePath: String
+    let basePath: String
     /// The new file as given.
-    package let newPath: String
+    let newPath: String
     /// The options the series were judged under.
-    package let options: CompareOptions
+    let options: CompareOptions
     /// Series of the base file in its order, then series only in the new file in theirs.
     let comparisons: [SeriesComparison]
 
     /// Pairs the series of `base` and `new`. Throws when a pair's units
     /// differ: comparing nanoseconds with microseconds would be a silent wrong
     /// answer.
-    package init(base: ResultFile, new: ResultFile, options: CompareOptions) throws(CompareInputError) {
+    init(base: ResultFile, new: ResultFile, options: CompareOptions) throws(CompareInputError) {
         basePath = base.path
         newPath = new.path
         self.options = options
@@ -110,12 +110,12 @@ package struct ComparisonReport: Sendable {
     /// The exit status ``VerdictTable`` gives this run: 1 for a gated
     /// regression (a series or, under `--gate all`, a sweep's growth); else 3
     /// when a gated series could not be judged; else 0.
-    package var exitStatus: CompareExitStatus {
+    var exitStatus: CompareExitStatus {
         VerdictTable.exitStatus(for: runEvidence)
     }
 
     /// How many series got each verdict.
-    package func count(of verdict: CompareVerdict) -> Int {
+    func count(of verdict: CompareVerdict) -> Int {
         comparisons.reduce(0) { $0 + ($1.verdict == verdict ? 1 : 0) }
     }
 }

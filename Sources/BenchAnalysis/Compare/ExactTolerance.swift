@@ -17,17 +17,17 @@ import ToolSupport
 /// a longer prefix over a shorter one, and both over a bare amount.
 package struct ExactTolerance: Sendable, Equatable {
     /// Which metrics the amount applies to.
-    package enum Scope: Sendable, Equatable {
+    enum Scope: Sendable, Equatable {
         case everyExactMetric
         case metric(String)
         case prefix(String)
     }
 
-    package let scope: Scope
+    let scope: Scope
     /// Absolute amount in the metric's unit; changes up to it are `~`.
-    package let amount: Double
+    let amount: Double
 
-    package init(scope: Scope, amount: Double) {
+    init(scope: Scope, amount: Double) {
         precondition(amount >= 0 && amount.isFinite, "amount must be a finite number of 0 or more")
         self.scope = scope
         self.amount = amount
@@ -65,7 +65,7 @@ package struct ExactTolerance: Sendable, Equatable {
     }
 
     /// The amount that applies to `metric` among `tolerances`, 0 when none does.
-    package static func amount(for metric: String, in tolerances: [ExactTolerance]) -> Double {
+    static func amount(for metric: String, in tolerances: [ExactTolerance]) -> Double {
         var best: (rank: Int, amount: Double)?
         for tolerance in tolerances {
             let rank: Int
@@ -88,7 +88,7 @@ package struct ExactTolerance: Sendable, Equatable {
     }
 
     /// `allocs_*=0.5`-style text, for the summary.
-    package var description: String {
+    var description: String {
         let amountText = NumberFormat.plain(amount)
         return switch scope {
         case .everyExactMetric: amountText

@@ -21,7 +21,7 @@ import Foundation
 /// ``minimumAchievablePValue(m:n:alternative:)`` for when no data could answer.
 package struct MannWhitneyUTest: Sendable, Equatable {
     /// How the p-value was obtained.
-    package enum Method: String, Sendable {
+    enum Method: String, Sendable {
         /// Exact null distribution (no ties, small samples).
         case exact
         /// Normal approximation with tie and continuity correction.
@@ -29,7 +29,7 @@ package struct MannWhitneyUTest: Sendable, Equatable {
     }
 
     /// What the test looks for.
-    package enum Alternative: String, Sendable {
+    enum Alternative: String, Sendable {
         /// Either sample tends to be larger.
         case twoSided = "two-sided"
         /// The second sample tends to be larger than the first.
@@ -43,9 +43,9 @@ package struct MannWhitneyUTest: Sendable, Equatable {
     /// The p-value for ``alternative``.
     let pValue: Double
     /// How ``pValue`` was computed.
-    package let method: Method
+    let method: Method
     /// What the test looked for.
-    package let alternative: Alternative
+    let alternative: Alternative
     /// The sizes of the first and the second sample.
     let sampleSizes: (first: Int, second: Int)
 
@@ -69,7 +69,7 @@ package struct MannWhitneyUTest: Sendable, Equatable {
     }
 
     /// Runs the test on `first` and `second`. Both must be non-empty.
-    package init(_ first: [Double], _ second: [Double], alternative: Alternative = .twoSided) {
+    init(_ first: [Double], _ second: [Double], alternative: Alternative = .twoSided) {
         precondition(!first.isEmpty && !second.isEmpty, "first and second must both have values")
         let m = first.count
         let n = second.count

@@ -18,7 +18,7 @@
 /// the code (the plain recursion limit) and get no verdict.
 package struct MetricComparisonRule: Sendable, Equatable {
     /// Which direction of change is an improvement.
-    package enum Preference: String, Sendable {
+    enum Preference: String, Sendable {
         case higherIsBetter = "higher is better"
         case lowerIsBetter = "lower is better"
         /// Describes the machine or the run, not the code: shown, never judged.
@@ -26,7 +26,7 @@ package struct MetricComparisonRule: Sendable, Equatable {
 
         /// The opposite direction (informational stays informational): a
         /// move the reversed preference calls harmful is a gain.
-        package var reversed: Preference {
+        var reversed: Preference {
             switch self {
             case .higherIsBetter: return .lowerIsBetter
             case .lowerIsBetter: return .higherIsBetter
@@ -36,13 +36,13 @@ package struct MetricComparisonRule: Sendable, Equatable {
     }
 
     /// The metric's name as written in the CSV `metric` column.
-    package let metric: String
+    let metric: String
     /// The declared kind; nil for a metric the schema does not declare.
-    package let kind: MetricKind?
+    let kind: MetricKind?
     /// Which direction is better.
-    package let preference: Preference
+    let preference: Preference
     /// Exact counts are compared without a test: any change in the bad direction is worse.
-    package let isExact: Bool
+    let isExact: Bool
     /// A time set by thread wake-ups and timers (``CSVSchema/isWakeUpBound(metric:variant:in:)``):
     /// judged against ``CompareOptions/wakeUpThreshold`` rather than ``CompareOptions/threshold``.
     let isWakeUpBound: Bool
@@ -53,10 +53,10 @@ package struct MetricComparisonRule: Sendable, Equatable {
     /// A time of a benchmark read from the repetitions at each run's usual
     /// level (``BenchmarkSchema/readsUsualLevel``): its medians, tests and
     /// resolution are those of ``judgedValues(_:)``.
-    package let readsUsualLevel: Bool
+    let readsUsualLevel: Bool
 
     /// The rule for `metric` of `variant` in `benchmark`, from its declaration (see the type comment).
-    package init(metric: String, benchmark: String? = nil, variant: String? = nil) {
+    init(metric: String, benchmark: String? = nil, variant: String? = nil) {
         self.metric = metric
         isWakeUpBound = benchmark.map { CSVSchema.isWakeUpBound(metric: metric, variant: variant ?? "", in: $0) } ?? false
         let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) } ?? CSVSchema.metric(named: metric)

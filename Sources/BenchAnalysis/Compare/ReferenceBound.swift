@@ -15,9 +15,9 @@ import ToolSupport
 /// bounds nothing: each is reported as not a stable bound on this machine.
 package struct ReferenceBound: Sendable, Equatable {
     /// The reference's series.
-    package let key: ResultSeriesKey
+    let key: ResultSeriesKey
     /// Its spread; nil when it has fewer than two repetitions.
-    package let spread: Double?
+    let spread: Double?
     /// The median spread of the library's series it bounds; nil when there are none.
     let boundedSpread: Double?
     /// How many library series it bounds.
@@ -78,7 +78,7 @@ package struct ReferenceBound: Sendable, Equatable {
     }
 
     /// Assesses every reference timing series in `series`.
-    package static func assess(_ series: [ResultSeries]) -> [ReferenceBound] {
+    static func assess(_ series: [ResultSeries]) -> [ReferenceBound] {
         struct Group: Hashable {
             let benchmark: String
             let params: String

@@ -30,10 +30,10 @@ import ToolSupport
 /// ``verdict``. ``ComparisonReport`` adjusts the p-values across the run.
 package struct SeriesComparison: Sendable {
     /// The series compared.
-    package let key: ResultSeriesKey
+    let key: ResultSeriesKey
     /// The `unit` column (the base file's when both have the series).
-    package let unit: String
-    package let rule: MetricComparisonRule
+    let unit: String
+    let rule: MetricComparisonRule
     /// Values in the base file; nil when the series is not there.
     let baseValues: [Double]?
     /// Values in the new file; nil when the series is not there.
@@ -45,10 +45,10 @@ package struct SeriesComparison: Sendable {
     let newMedian: Double?
     /// `(new median - base median) / |base median|`; nil when the base median
     /// is zero and the new one is not, or when a side has no values.
-    package let change: Double?
+    let change: Double?
     /// Confidence interval of the shift (new minus base, after the machine
     /// drift correction) at `1 - 2·alpha`, as fractions of `|base median|`.
-    package private(set) var interval: ClosedRange<Double>?
+    private(set) var interval: ClosedRange<Double>?
     /// The one-sided test of "worse by more than ``threshold``": the new
     /// repetitions against the base ones moved by the threshold in the
     /// harmful direction. Nil when no test was run.
@@ -64,18 +64,18 @@ package struct SeriesComparison: Sendable {
     /// the series has no test by design).
     private(set) var minimumPValue: Double?
     /// The threshold this series was judged against, as a fraction.
-    package let threshold: Double
+    let threshold: Double
     /// The threshold the options declare for it (``CompareOptions/threshold``,
     /// or ``CompareOptions/wakeUpThreshold`` for a wake-up-bound time):
     /// ``threshold`` before a resolution raised it, and the bound of `same`.
     let declaredThreshold: Double
     /// The verdict: ``VerdictTable``'s row for ``evidence``.
-    package var verdict: CompareVerdict { VerdictTable.verdict(for: evidence) }
+    var verdict: CompareVerdict { VerdictTable.verdict(for: evidence) }
     /// Whether this verdict counts toward the exit status under the chosen gate.
-    package let isGated: Bool
+    let isGated: Bool
     /// The machine's drift factor the verdict was corrected for (new/base of
     /// the same run's anchors), when one applied.
-    package let machineDrift: Double?
+    let machineDrift: Double?
     /// Whether the interval lies within ±threshold, or every value is equal.
     private var isWithinThreshold: Bool
     /// Whether the median moved beyond the threshold in the harmful
@@ -140,7 +140,7 @@ package struct SeriesComparison: Sendable {
     /// adjusts it for the run's other series.
     /// `missedUsualLevel`: whether either run did not measure the usual
     /// level of this series' benchmark (``ResultFile/benchmarksMissingTheirUsualLevel``).
-    package init(
+    init(
         base: ResultSeries?, new: ResultSeries?, options: CompareOptions, machineDrift: Double? = nil,
         missedUsualLevel: Bool = false
     ) {
@@ -280,7 +280,7 @@ package struct SeriesComparison: Sendable {
     }
 
     /// What was found about this series, for ``VerdictTable``.
-    package var evidence: SeriesEvidence {
+    var evidence: SeriesEvidence {
         var evidence = SeriesEvidence(presence: presence, reading: reading)
         evidence.hasValuesOnBothSides = baseMedian != nil && newMedian != nil
         evidence.countChange = countChange

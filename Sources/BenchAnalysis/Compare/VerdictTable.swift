@@ -4,13 +4,13 @@
 /// maps it to one.
 package struct SeriesEvidence: Sendable, Equatable {
     /// Which files have the series.
-    package enum Presence: Sendable, Equatable {
+    enum Presence: Sendable, Equatable {
         case both, baseOnly, newOnly
     }
 
     /// How the metric's declaration (``MetricComparisonRule``) and the
     /// variant's role say the series is read.
-    package enum Reading: Sendable, Equatable {
+    enum Reading: Sendable, Equatable {
         /// A single-run tail, a per-tick sample, a machine fact, a count that
         /// varies by design, or a metric the schema does not declare.
         case shownOnly
@@ -30,10 +30,10 @@ package struct SeriesEvidence: Sendable, Equatable {
         case withinTolerance, harmful, beneficial
     }
 
-    package var presence: Presence
+    var presence: Presence
     /// Both sides have at least one value.
     var hasValuesOnBothSides = true
-    package var reading: Reading
+    var reading: Reading
     /// For an exact count with values on both sides; nil otherwise.
     var countChange: CountChange?
     /// Even repetitions that do not overlap could reach alpha.
@@ -59,7 +59,7 @@ package struct SeriesEvidence: Sendable, Equatable {
     /// The same in the good direction.
     var separatedBetter = false
 
-    package init(presence: Presence, reading: Reading) {
+    init(presence: Presence, reading: Reading) {
         self.presence = presence
         self.reading = reading
     }
@@ -72,10 +72,10 @@ package struct SeriesEvidence: Sendable, Equatable {
 /// tables as ``markdown()`` renders them.
 package enum VerdictTable {
     /// One row: what it asks of the evidence, in the words of docs/Compare.md, and its outcome.
-    package struct Row<Evidence, Outcome: Sendable>: Sendable {
+    struct Row<Evidence, Outcome: Sendable>: Sendable {
         let asks: String
-        package let outcome: Outcome
-        package let holds: @Sendable (Evidence) -> Bool
+        let outcome: Outcome
+        let holds: @Sendable (Evidence) -> Bool
 
         init(_ asks: String, _ outcome: Outcome, holds: @escaping @Sendable (Evidence) -> Bool) {
             self.asks = asks
@@ -85,7 +85,7 @@ package enum VerdictTable {
     }
 
     /// A series' verdict: the first row whose question its evidence answers yes.
-    package static let rows: [Row<SeriesEvidence, CompareVerdict>] = [
+    static let rows: [Row<SeriesEvidence, CompareVerdict>] = [
         Row("in one file only, a metric shown only", .shownOnly) { $0.presence != .both && $0.reading == .shownOnly },
         Row("in the base file only", .removed) { $0.presence == .baseOnly },
         Row("in the new file only", .added) { $0.presence == .newOnly },
@@ -115,22 +115,22 @@ package enum VerdictTable {
     ]
 
     /// The verdict of a series with `evidence`.
-    package static func verdict(for evidence: SeriesEvidence) -> CompareVerdict {
+    static func verdict(for evidence: SeriesEvidence) -> CompareVerdict {
         rows.first { $0.holds(evidence) }?.outcome ?? .notShownEqual
     }
 
     /// What compare knows about the whole run.
-    package struct RunEvidence: Sendable, Equatable {
+    struct RunEvidence: Sendable, Equatable {
         /// Both files and every option could be used.
-        package var inputUsable = true
+        var inputUsable = true
         /// How many gated series are `worse`.
-        package var gatedWorse = 0
+        var gatedWorse = 0
         /// A scale sweep's growth got worse (``GrowthComparison``), under `--gate all`.
-        package var gatedWorseGrowth = false
+        var gatedWorseGrowth = false
         /// How many gated series could not be judged (``CompareVerdict/isUnjudged``).
-        package var gatedUnjudged = 0
+        var gatedUnjudged = 0
 
-        package init(inputUsable: Bool = true, gatedWorse: Int = 0, gatedWorseGrowth: Bool = false, gatedUnjudged: Int = 0) {
+        init(inputUsable: Bool = true, gatedWorse: Int = 0, gatedWorseGrowth: Bool = false, gatedUnjudged: Int = 0) {
             self.inputUsable = inputUsable
             self.gatedWorse = gatedWorse
             self.gatedWorseGrowth = gatedWorseGrowth
@@ -151,12 +151,12 @@ package enum VerdictTable {
     ]
 
     /// The exit status of a run with `evidence`.
-    package static func exitStatus(for evidence: RunEvidence) -> CompareExitStatus {
+    static func exitStatus(for evidence: RunEvidence) -> CompareExitStatus {
         exitRows.first { $0.holds(evidence) }?.outcome ?? .noRegression
     }
 
     /// Both tables as docs/Compare.md prints them.
-    package static func markdown() -> String {
+    static func markdown() -> String {
         var text = "| row | the series' evidence | verdict |\n| ---: | --- | --- |\n"
         for (index, row) in rows.enumerated() {
             text += "| \(index + 1) | \(row.asks) | `\(row.outcome.rawValue)` |\n"

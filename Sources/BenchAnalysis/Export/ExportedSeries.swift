@@ -10,31 +10,31 @@ import ToolSupport
 package struct ExportedSeries: Sendable, Equatable {
     /// `benchmark/variant`, followed by ` params` when the series has
     /// parameters: the benchmark a dashboard tracks.
-    package let subject: String
+    let subject: String
     /// The `benchmark` column.
-    package let benchmark: String
+    let benchmark: String
     /// The `variant` column.
-    package let variant: String
+    let variant: String
     /// The `params` column split into its `key=value` pairs, in file order.
-    package let parameters: [(key: String, value: String)]
+    let parameters: [(key: String, value: String)]
     /// The metric's name, followed by ` [allocator]` when the file holds the
     /// same metric of the same subject under more than one allocator
     /// (`--allocator both`), so every measure of a subject is unique.
-    package let measure: String
+    let measure: String
     /// The `unit` column.
-    package let unit: String
+    let unit: String
     /// Which way the metric improves: ``MetricDirection/higherIsBetter`` or
     /// ``MetricDirection/lowerIsBetter``, never informational.
-    package let direction: MetricDirection
+    let direction: MetricDirection
     /// The repetitions' values, in file order (never empty).
-    package let values: [Double]
+    let values: [Double]
 
     /// The median of ``values``.
-    package var median: Double { Statistics.median(values) ?? 0 }
+    var median: Double { Statistics.median(values) ?? 0 }
     /// The lowest repetition.
-    package var lowest: Double { values.min() ?? 0 }
+    var lowest: Double { values.min() ?? 0 }
     /// The highest repetition.
-    package var highest: Double { values.max() ?? 0 }
+    var highest: Double { values.max() ?? 0 }
 
     package static func == (lhs: ExportedSeries, rhs: ExportedSeries) -> Bool {
         lhs.subject == rhs.subject && lhs.measure == rhs.measure && lhs.unit == rhs.unit
@@ -47,7 +47,7 @@ package struct ExportedSeries: Sendable, Equatable {
 /// The series of a result file that an export carries, and how many it leaves out.
 package struct ExportSelection: Sendable {
     /// Every series with a direction and at least one value, in file order.
-    package let series: [ExportedSeries]
+    let series: [ExportedSeries]
     /// Series left out: their metric is informational (it describes the
     /// machine or the run), not declared by this BenchRunner (so its
     /// direction is unknown), or has no value in this run.
@@ -56,7 +56,7 @@ package struct ExportSelection: Sendable {
     /// Selects the series of `file` an export carries. A metric's direction
     /// comes from its declaration in ``CSVSchema`` (for its benchmark, else
     /// for any benchmark), never from its name.
-    package init(_ file: ResultFile) {
+    init(_ file: ResultFile) {
         var allocatorsOfMeasure: [String: Set<String>] = [:]
         for series in file.series {
             allocatorsOfMeasure[Self.subject(of: series.key) + "\u{0}" + series.key.metric, default: []]

@@ -1,7 +1,7 @@
 /// A change of one series between two revisions.
 package struct ChangePoint: Sendable, Equatable {
     /// Index in the series' points of the first point after the change.
-    package let position: Int
+    let position: Int
     /// The last revision before the change.
     let revisionBefore: String
     /// The first revision after the change.
@@ -9,13 +9,13 @@ package struct ChangePoint: Sendable, Equatable {
     /// The level before: the median of the run summaries from the previous
     /// change point (or the first run) to this one; for an exact count, the
     /// level it moved from.
-    package let before: Double
+    let before: Double
     /// The level after: likewise up to the next change point (or the newest run).
-    package let after: Double
+    let after: Double
     /// The Hodges-Lehmann interval of the shift from the runs at the level
     /// before to those at the level after, as fractions of `before` (at
     /// `1 - 2·alpha`); nil for exact counts and where the runs are too few.
-    package let interval: ClosedRange<Double>?
+    let interval: ClosedRange<Double>?
     /// The two-sided Mann-Whitney p of the test that accepted the change:
     /// the runs on either side within the segment it split; nil for exact counts.
     let pValue: Double?
@@ -24,7 +24,7 @@ package struct ChangePoint: Sendable, Equatable {
     /// changes, and when the series was analysed alone.
     let qValue: Double?
     /// How sure the change is.
-    package let evidence: Evidence
+    let evidence: Evidence
     /// Whether the move is in the harmful direction.
     let isHarmful: Bool
     /// How many runs lie on each side: the test's samples, for an exact
@@ -39,7 +39,7 @@ package struct ChangePoint: Sendable, Equatable {
     }
 
     /// How sure the change is.
-    package enum Evidence: String, Sendable, Equatable {
+    enum Evidence: String, Sendable, Equatable {
         /// An exact count moved beyond its tolerance: no test is needed.
         case exact
         /// A timing moved beyond its threshold and its noise, and the rank

@@ -47,12 +47,12 @@ import ToolSupport
 /// instructions within ``MetricKind/instructionTolerance`` of the level).
 package struct ChangePointDetector: Sendable {
     /// The level of each test; the interval is at `1 - 2·alpha`.
-    package let alpha: Double
+    let alpha: Double
     /// The newest run's file: only a series whose newest revision holds it
     /// can have an unconfirmed change point (step 4).
-    package let newestRun: String?
+    let newestRun: String?
 
-    package init(alpha: Double, newestRun: String?) {
+    init(alpha: Double, newestRun: String?) {
         precondition(alpha > 0 && alpha < 0.5, "alpha must lie strictly between 0 and 0.5")
         self.alpha = alpha
         self.newestRun = newestRun
@@ -61,8 +61,8 @@ package struct ChangePointDetector: Sendable {
     /// What the first phase found in one series: the splits it accepted at
     /// `alpha` and the p-value of every test it made (in order), for the
     /// false discovery rate across every series.
-    package struct Segmentation: Sendable {
-        package let series: HistorySeries
+    struct Segmentation: Sendable {
+        let series: HistorySeries
         let splits: [AcceptedSplit]
         let pValues: [Double]
     }
@@ -70,7 +70,7 @@ package struct ChangePointDetector: Sendable {
     /// Phase one for `series`: the splits of its timing's segmentation with
     /// their tests, none for an exact count (``changePoints(of:keeping:)``
     /// finds those).
-    package func segment(_ series: HistorySeries) -> Segmentation {
+    func segment(_ series: HistorySeries) -> Segmentation {
         guard series.points.count >= 2, case .timing(let threshold) = series.kind.measure else {
             return Segmentation(series: series, splits: [], pValues: [])
         }
@@ -81,7 +81,7 @@ package struct ChangePointDetector: Sendable {
     /// accepted splits that `keeps` (the false discovery rate across every
     /// series: a confirmed split's index into ``Segmentation/pValues``, its
     /// adjusted p); for an exact count, every move beyond its tolerance.
-    package func changePoints(
+    func changePoints(
         of segmentation: Segmentation, keeping keeps: (_ testIndex: Int) -> Double? = { _ in nil }
     ) -> [ChangePoint] {
         let series = segmentation.series
@@ -103,7 +103,7 @@ package struct ChangePointDetector: Sendable {
 
     /// The change points of one series alone (every test at `alpha`, no
     /// adjustment across series).
-    package func changePoints(of series: HistorySeries) -> [ChangePoint] {
+    func changePoints(of series: HistorySeries) -> [ChangePoint] {
         changePoints(of: segment(series))
     }
 
@@ -111,7 +111,7 @@ package struct ChangePointDetector: Sendable {
 
     /// The value a timing is segmented on: the logarithm when every run
     /// summary is positive (a change is a ratio), else the value itself.
-    package static func scale(of series: HistorySeries) -> (Double) -> Double {
+    static func scale(of series: HistorySeries) -> (Double) -> Double {
         let positive = series.points.allSatisfy { $0.runValues.allSatisfy { $0 > 0 } }
         return positive ? { log($0) } : { $0 }
     }
@@ -170,15 +170,15 @@ package struct ChangePointDetector: Sendable {
     }
 
     /// A split that stands: where, how sure, and the segment it split.
-    package struct AcceptedSplit: Sendable, Equatable {
+    struct AcceptedSplit: Sendable, Equatable {
         /// Index of the first point after the change.
-        package let split: Int
-        package let evidence: ChangePoint.Evidence
+        let split: Int
+        let evidence: ChangePoint.Evidence
         /// The segment the split was tested in: its runs on either side of
         /// `split` are the two samples of the test.
-        package let segment: Range<Int>
+        let segment: Range<Int>
         /// Its test's index in ``Segmentation/pValues`` (nil when untestable).
-        package let testIndex: Int?
+        let testIndex: Int?
     }
 
     /// The splits accepted at `alpha`, in order of position, and every test made (see the type's comment).

@@ -34,11 +34,11 @@ package struct HistoryOptions: Sendable, Equatable {
     package init() {}
 
     /// The smallest change of a timing series that counts (`--threshold`).
-    package var threshold: Double { judgement.threshold }
+    var threshold: Double { judgement.threshold }
     /// The same for wake-up-bound times (`--wakeup-threshold`).
-    package var wakeUpThreshold: Double { judgement.wakeUpThreshold }
+    var wakeUpThreshold: Double { judgement.wakeUpThreshold }
     /// The level of each change point's test (`--alpha`).
-    package var alpha: Double { judgement.alpha }
+    var alpha: Double { judgement.alpha }
     /// How far exact counts may move (`--exact-tolerance`).
-    package var exactTolerances: [ExactTolerance] { judgement.exactTolerances }
+    var exactTolerances: [ExactTolerance] { judgement.exactTolerances }
 }

@@ -20,14 +20,14 @@ import ToolSupport
 /// drawn chart `data-rendered`, for the browser test
 /// (`scripts/test-report-page.sh`).
 package struct HistoryPage: Sendable {
-    package let report: HistoryReport
+    let report: HistoryReport
     /// The newest run read, and the run before it on the same machine.
-    package let newest: ResultFile?
-    package let previous: ResultFile?
+    let newest: ResultFile?
+    let previous: ResultFile?
     /// The level of the history's tests.
-    package let alpha: Double
+    let alpha: Double
     /// The latest stress outcomes, when given.
-    package var stress: StressOutcomes?
+    var stress: StressOutcomes?
 
     /// The file names the page loads, beside `index.html`.
     static let plotlyFileName = "plotly.min.js"
@@ -114,7 +114,7 @@ package struct HistoryPage: Sendable {
     }
 
     /// `index.html`.
-    package static let html = """
+    static let html = """
         <!DOCTYPE html>
         <html lang="en">
         <head>

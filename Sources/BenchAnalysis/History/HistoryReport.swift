@@ -5,24 +5,24 @@ import ToolSupport
 package struct HistoryReport: Sendable {
     /// A series and its change points.
     package struct Entry: Sendable {
-        package let series: HistorySeries
-        package let changePoints: [ChangePoint]
+        let series: HistorySeries
+        let changePoints: [ChangePoint]
     }
 
     /// Every analysed series, in the order of their first run.
-    package let entries: [Entry]
+    let entries: [Entry]
     /// The runs read, oldest first.
     let runCount: Int
     /// The newest run's file, the one the exit status is about.
-    package let newestRun: String?
+    let newestRun: String?
     /// The machines the runs were made on.
-    package let machines: [String]
+    let machines: [String]
     /// Notes on the order (``HistoryRuns/notes``).
-    package let notes: [String]
+    let notes: [String]
 
     /// Analyses `runs` under `options`: each series of each machine, summarised
     /// per run (compare's rule decides which metrics and which repetitions).
-    package init(runs: HistoryRuns, options: HistoryOptions) {
+    init(runs: HistoryRuns, options: HistoryOptions) {
         var machines: [String] = []
         var order: [String] = []
         var building: [String: (key: ResultSeriesKey, machine: String, unit: String, kind: HistorySeriesKind, points: [HistoryPoint])] = [:]
@@ -95,7 +95,7 @@ package struct HistoryReport: Sendable {
     /// The exit status (docs/History.md, "Exit status"): 1 when a gated
     /// series has a harmful exact or confirmed change point at the newest
     /// run, else 3 when it has an unconfirmed one there, else 0.
-    package var exitStatus: HistoryExitStatus {
+    var exitStatus: HistoryExitStatus {
         let atNewest = regressionsAtNewestRun
         if atNewest.contains(where: { $0.change.evidence != .unconfirmed }) { return .regression }
         if !atNewest.isEmpty { return .notJudged }

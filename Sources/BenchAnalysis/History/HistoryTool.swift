@@ -66,7 +66,7 @@ package enum HistoryTool {
     /// repository: a source archive) they go by the commit order the index
     /// of their folder records (``CommittedRuns``), else by their
     /// timestamps; either way one note says so.
-    package static func order(_ files: [ResultFile], repository: String, git: String = "git") -> HistoryRuns {
+    static func order(_ files: [ResultFile], repository: String, git: String = "git") -> HistoryRuns {
         switch CommitOrder.read(repository: repository, git: git) {
         case .success(let order):
             return HistoryRuns(files: files, order: order)

@@ -9,13 +9,13 @@ import ToolSupport
 /// says once before it falls back to what the index records.
 package struct GitRepository: Sendable {
     /// The repository's folder (git's `-C`).
-    package let directory: String
+    let directory: String
     /// The program run as git, found on `PATH`.
-    package let program: String
+    let program: String
 
     /// The repository at `directory`, asked through `program` (`git` unless
     /// a test stands in a missing one).
-    package init(directory: String, program: String = "git") {
+    init(directory: String, program: String = "git") {
         self.directory = directory
         self.program = program
     }
@@ -63,5 +63,5 @@ package struct GitRepository: Sendable {
 /// repository (a source archive).
 package struct GitUnavailable: Error, Sendable, Equatable {
     /// What went wrong, for the one note the tool prints.
-    package let reason: String
+    let reason: String
 }

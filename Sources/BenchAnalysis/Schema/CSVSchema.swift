@@ -69,7 +69,7 @@ public enum CSVSchema {
     /// reader expects come from one source. The measuring side hands that
     /// list over with ``useCatalog(_:)``; until it does, the list is empty
     /// and every metric reads as undeclared (shown, never judged).
-    package static var benchmarks: [BenchmarkSchema] {
+    static var benchmarks: [BenchmarkSchema] {
         catalog.withLock { state in
             if let cached = state.cached { return cached }
             let computed = state.source()
@@ -109,7 +109,7 @@ public enum CSVSchema {
     }
 
     /// The metric named `metric` in `benchmark`, if both exist.
-    package static func metric(_ metric: String, in benchmark: String) -> Metric? {
+    static func metric(_ metric: String, in benchmark: String) -> Metric? {
         self.benchmark(named: benchmark)?.metric(named: metric)
     }
 
@@ -143,11 +143,11 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// Variants whose every timing is wake-up-bound (see
     /// `Metric.isWakeUpBound`): delivery on the main queue waits for the
     /// main thread's run loop to wake for each batch.
-    package let wakeUpBoundVariants: [VariantID]
+    let wakeUpBoundVariants: [VariantID]
     /// Variants whose allocation counts are not exact: code outside the
     /// library (a run loop) allocates a varying amount inside the counted
     /// region. `compare` shows their counts but does not judge them.
-    package let varyingCountVariants: [VariantID]
+    let varyingCountVariants: [VariantID]
     /// Whether this benchmark's counts are exact only in whole allocations
     /// per operation: the library allocates whole objects per operation,
     /// while caches outside it (libdispatch's per-thread continuations, the
@@ -156,7 +156,7 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// one. `compare` then judges allocation counts within
     /// ``wholeAllocationTolerance`` and byte counts within
     /// ``wholeAllocationByteTolerance`` (see ``countTolerance(metric:)``).
-    package let countsInWholeAllocations: Bool
+    let countsInWholeAllocations: Bool
     /// Whether this benchmark's timed metrics (``MetricKind/measured``) have
     /// a level set by a state the whole process is in rather than by the code
     /// alone: a flood right after a busy queue finds a mode that depends on
@@ -166,7 +166,7 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// from them: a move beyond the threshold in the harmful direction reads
     /// `moved worse?` (not judged, exit status 3), never `worse`, and no move
     /// reads `better` (``MetricComparisonRule/isProcessBound``).
-    package let timesBoundToProcess: Bool
+    let timesBoundToProcess: Bool
     /// Whether `compare` and `calibrate` read this benchmark's timed metrics
     /// (``MetricKind/measured``) from the repetitions at each run's usual
     /// level rather than from all of them: those within
@@ -183,7 +183,7 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// repetitions slower would not show; one that slows every repetition,
     /// as a change of the code does, moves the fastest and the band with it
     /// and shows in full (``MetricComparisonRule/readsUsualLevel``).
-    package let readsUsualLevel: Bool
+    let readsUsualLevel: Bool
     /// How far above a run's fastest repetition (a time; below, for a rate)
     /// a repetition still counts as the usual level: 1.25 times, above the
     /// usual level's own spread in a quiet run (its slowest repetition about
@@ -249,7 +249,7 @@ package struct BenchmarkSchema: Sendable, Equatable {
 
     /// This benchmark's metric named `name`, if it has one: one it
     /// declares, or one the runner writes for any benchmark (``CSVSchema/runnerMetrics``).
-    package func metric(named name: String) -> Metric? {
+    func metric(named name: String) -> Metric? {
         metrics.first { $0.name == name } ?? CSVSchema.runnerMetrics.first { $0.name == name }
     }
 

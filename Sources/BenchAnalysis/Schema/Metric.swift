@@ -55,7 +55,7 @@ package enum MetricKind: String, Sendable, Hashable, CaseIterable {
 
     /// Compared exactly, without a test: the same code gives the same value
     /// (allocation counts, depth, instruction counts).
-    package var isExact: Bool {
+    var isExact: Bool {
         switch self {
         case .allocations, .allocatedBytes, .exactCount, .instructions: true
         case .measured, .wakeUpBound, .singleRunTail, .informational: false
@@ -63,7 +63,7 @@ package enum MetricKind: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Measured by the allocation-counting pass rather than by the timing repetitions.
-    package var isAllocationCount: Bool {
+    var isAllocationCount: Bool {
         self == .allocations || self == .allocatedBytes
     }
 }

@@ -8,27 +8,27 @@ import CJemallocShim
 /// size class, that is the usable size jemalloc handed out.
 package struct AllocationCounter: Sendable {
     /// Cumulative totals at one moment.
-    package struct Snapshot: Sendable, Equatable {
-        package var allocations: UInt64
-        package var bytes: UInt64
+    struct Snapshot: Sendable, Equatable {
+        var allocations: UInt64
+        var bytes: UInt64
     }
 
     /// Allocations and bytes between two snapshots.
-    package struct Delta: Sendable, Equatable {
-        package var allocations: UInt64
-        package var bytes: UInt64
+    struct Delta: Sendable, Equatable {
+        var allocations: UInt64
+        var bytes: UInt64
     }
 
     /// Whether counts can be taken in this process, and if not, why.
-    package enum Availability: Sendable, Equatable {
+    enum Availability: Sendable, Equatable {
         case exact
         case unavailable(reason: String)
     }
 
-    package let availability: Availability
+    let availability: Availability
 
     /// Probes the process allocator.
-    package init() {
+    init() {
         if cjs_available() == 0 {
             availability = .unavailable(reason: "the process allocator is not jemalloc")
         } else if cjs_tcache_enabled() != 0 {
@@ -43,7 +43,7 @@ package struct AllocationCounter: Sendable {
     package static let disabled = AllocationCounter(availability: .unavailable(reason: "the allocator is system"))
 
     /// A counter that never counts, for the reason given (shown once by the run).
-    package static func unavailable(reason: String) -> AllocationCounter {
+    static func unavailable(reason: String) -> AllocationCounter {
         AllocationCounter(availability: .unavailable(reason: reason))
     }
 
@@ -51,7 +51,7 @@ package struct AllocationCounter: Sendable {
         self.availability = availability
     }
 
-    package var isExact: Bool { availability == .exact }
+    var isExact: Bool { availability == .exact }
 
     /// jemalloc's version string, empty when it is not the allocator.
     static var jemallocVersion: String {
@@ -59,7 +59,7 @@ package struct AllocationCounter: Sendable {
     }
 
     /// The cumulative totals now, or `nil` when counts are unavailable.
-    package func snapshot() -> Snapshot? {
+    func snapshot() -> Snapshot? {
         guard isExact else { return nil }
         var totals = cjs_totals()
         guard cjs_read_totals(&totals) == 0 else { return nil }

@@ -20,13 +20,13 @@ package struct AllocationStrategy: Sendable, Equatable {
     }
 
     /// The allocator this process must run on (`.system` or `.jemalloc`).
-    package var processAllocator: AllocatorChoice
-    package var pass: AllocationPass
-    package var child: Child?
+    var processAllocator: AllocatorChoice
+    var pass: AllocationPass
+    var child: Child?
     /// Why the counts stay empty, shown once by the run; `nil` when they are counted.
-    package var countsUnavailableReason: String?
+    var countsUnavailableReason: String?
 
-    package init(processAllocator: AllocatorChoice, pass: AllocationPass, child: Child?, countsUnavailableReason: String?) {
+    init(processAllocator: AllocatorChoice, pass: AllocationPass, child: Child?, countsUnavailableReason: String?) {
         self.processAllocator = processAllocator
         self.pass = pass
         self.child = child
@@ -39,7 +39,7 @@ package struct AllocationStrategy: Sendable, Equatable {
 
     /// The strategy for `allocator` (`nil`: the default). `countsOnly` marks
     /// the counting child of a default run.
-    package static func choose(allocator: AllocatorChoice?, countsOnly: Bool, jemallocInstalled: Bool) -> AllocationStrategy {
+    static func choose(allocator: AllocatorChoice?, countsOnly: Bool, jemallocInstalled: Bool) -> AllocationStrategy {
         if countsOnly {
             return AllocationStrategy(processAllocator: .jemalloc, pass: .only, child: nil, countsUnavailableReason: nil)
         }

@@ -49,7 +49,7 @@ package enum AllocatorLauncher {
     }
 
     /// What the current process should do before measuring under `allocator`.
-    package enum Decision: Equatable {
+    enum Decision: Equatable {
         /// Already right: measure here.
         case proceed
         /// jemalloc was asked for but is not installed: measure on the system allocator and say so.
@@ -60,7 +60,7 @@ package enum AllocatorLauncher {
 
     /// Decides how to get onto `allocator` (`.system` or `.jemalloc`) from the
     /// current process state. Pure, so it can be tested.
-    package static func decide(
+    static func decide(
         allocator: AllocatorChoice, environment: [String: String], jemallocLoaded: Bool,
         tcacheEnabled: Bool, libraryPath: String?
     ) -> Decision {

@@ -32,8 +32,8 @@ package protocol Benchmark: Sendable {
 extension Benchmark {
     package func repetitions(in size: SuiteSize) -> Int { size.repetitions }
     package func processes(in size: SuiteSize) -> Int { 1 }
-    func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
-    func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
+    package func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
+    package func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
 }
 
 /// A benchmark that declares its name and schema once, for the type.
@@ -47,17 +47,17 @@ protocol NamedBenchmark: Benchmark {
 
 extension NamedBenchmark {
     /// ``NamedBenchmark/schema``, whatever variants this instance measures.
-    package var schema: BenchmarkSchema { Self.schema }
+    var schema: BenchmarkSchema { Self.schema }
 }
 
 /// One measured value of a repetition. `extraParams` is appended to the
 /// plan's parameters (used for per-tick samples).
 package struct MetricValue: Sendable, Equatable {
-    package var metric: Metric
-    package var value: Double?
-    package var extraParams: String?
+    var metric: Metric
+    var value: Double?
+    var extraParams: String?
 
-    package init(_ metric: Metric, _ value: Double?, extraParams: String? = nil) {
+    init(_ metric: Metric, _ value: Double?, extraParams: String? = nil) {
         self.metric = metric
         self.value = value
         self.extraParams = extraParams
@@ -70,18 +70,18 @@ package struct MeasurementPlan: Sendable {
     let variantID: VariantID
     package let params: String
     /// Expected seconds of one repetition, for the progress estimate.
-    package let estimatedSeconds: Double
+    let estimatedSeconds: Double
     /// Expected seconds of the warm-up, which usually does a fraction of a
     /// repetition's work; `estimatedSeconds` when not given.
-    package let warmUpEstimatedSeconds: Double
+    let warmUpEstimatedSeconds: Double
     /// Set when the variant cannot run in this build or on this machine; the
     /// runner says why once and writes no rows for it.
     package let unavailableReason: String?
     /// The workload delivers to the main thread: the main queue must be
     /// serviced while it runs (see `MainQueueDriver`).
-    package let needsMainQueue: Bool
+    let needsMainQueue: Bool
     /// Expected seconds of one counting repetition (see `countAllocations`).
-    package let countingEstimatedSeconds: Double
+    let countingEstimatedSeconds: Double
     let warmUp: @Sendable (MeasureContext) throws -> Void
     /// One timing repetition: every metric except the allocation counts.
     let measure: @Sendable (MeasureContext) throws -> [MetricValue]
@@ -117,7 +117,7 @@ package struct MeasurementPlan: Sendable {
         (1...max(repetitions, 1)).filter(isTimed(inRepetition:)).count
     }
 
-    package init(
+    init(
         benchmark: String, variant: VariantID, params: String, estimatedSeconds: Double,
         warmUpEstimatedSeconds: Double? = nil, unavailableReason: String? = nil, needsMainQueue: Bool = false, countingEstimatedSeconds: Double = 0.01,
         warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
@@ -143,10 +143,10 @@ package struct MeasurementPlan: Sendable {
     package var variant: String { variantID.name }
 
     /// The name a filter matches: `benchmark/variant`.
-    package var identifier: String { "\(benchmark)/\(variant)" }
+    var identifier: String { "\(benchmark)/\(variant)" }
 
     /// A plan that cannot run, with the reason.
-    package static func unavailable(benchmark: String, variant: VariantID, params: String, reason: String) -> MeasurementPlan {
+    static func unavailable(benchmark: String, variant: VariantID, params: String, reason: String) -> MeasurementPlan {
         MeasurementPlan(
             benchmark: benchmark, variant: variant, params: params, estimatedSeconds: 0,
             unavailableReason: reason, warmUp: { _ in }, measure: { _ in [] })
@@ -156,5 +156,5 @@ package struct MeasurementPlan: Sendable {
 /// A measurement failed in a way that makes its numbers meaningless.
 package struct BenchmarkFailure: Error, CustomStringConvertible {
     package let description: String
-    package init(_ description: String) { self.description = description }
+    init(_ description: String) { self.description = description }
 }

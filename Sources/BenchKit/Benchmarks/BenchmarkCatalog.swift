@@ -8,7 +8,7 @@ package enum BenchmarkCatalog {
     /// The benchmarks measuring `registry`'s schedulers and peers.
     /// `scheduler.recursion` is listed only when a registration asks for it
     /// (none of ``SchedulerRegistry/standard``'s does).
-    package static func all(_ registry: SchedulerRegistry) -> [any Benchmark] {
+    static func all(_ registry: SchedulerRegistry) -> [any Benchmark] {
         var benchmarks: [any Benchmark] = [
             ObserveOnThroughputBenchmark(registry: registry),
             ObserveOnLatencyBenchmark(registry: registry),

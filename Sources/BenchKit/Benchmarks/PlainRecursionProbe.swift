@@ -12,8 +12,8 @@ package struct PlainRecursionProbe: Sendable {
     static let stackBytes = 8 << 20
 
     /// The executable to start and the arguments that make it call `runChild(counterFile:)`.
-    package let executable: String
-    package let arguments: [String]
+    let executable: String
+    let arguments: [String]
 
     package init(executable: String, arguments: [String]) {
         self.executable = executable
@@ -21,7 +21,7 @@ package struct PlainRecursionProbe: Sendable {
     }
 
     /// Starts the child, waits for it to die, returns the depth it reached.
-    package func measure() throws -> Int {
+    func measure() throws -> Int {
         let path = NSTemporaryDirectory() + "bench-recursion-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         guard FileManager.default.createFile(atPath: path, contents: Data(count: 8)) else {
             throw BenchmarkFailure("plain recursion probe: cannot create \(path)")

@@ -17,17 +17,17 @@
 /// binary is shown, not judged.
 package struct CallgrindProfile: Sendable, Equatable {
     /// Every instruction of the region (the profile's `summary:`/`totals:`).
-    package let total: UInt64
+    let total: UInt64
     /// Instructions inside type lookups, called from code that is not itself
     /// a type lookup (so a lookup inside a lookup is counted once).
-    package let lookupInstructions: UInt64
+    let lookupInstructions: UInt64
     /// Calls into type lookups from code that is not itself a type lookup.
-    package let lookups: UInt64
+    let lookups: UInt64
 
     /// Instructions outside type lookups: the code's own work.
     var ownInstructions: UInt64 { total - min(lookupInstructions, total) }
 
-    package init(total: UInt64, lookupInstructions: UInt64, lookups: UInt64) {
+    init(total: UInt64, lookupInstructions: UInt64, lookups: UInt64) {
         self.total = total
         self.lookupInstructions = lookupInstructions
         self.lookups = lookups
@@ -39,7 +39,7 @@ package struct CallgrindProfile: Sendable, Equatable {
     /// A call's inclusive cost is the cost line after its `calls=` line; the
     /// calls from a function that is not a type lookup to one that is are
     /// summed. See ``isTypeLookup(_:)`` for which functions are.
-    package static func parse(_ text: String) -> CallgrindProfile? {
+    static func parse(_ text: String) -> CallgrindProfile? {
         var total: UInt64?
         var positionColumns = 1
         var names: [Substring: Bool] = [:]  // compressed id -> is a type lookup

@@ -36,7 +36,7 @@ package enum InstructionPass {
         "valgrind is not installed; to count instructions install it (`sudo apt-get install valgrind`) and run again."
 
     /// Why instructions cannot be counted on this machine, or nil when they can.
-    package static var unavailableReason: String? {
+    static var unavailableReason: String? {
         if tool("valgrind") == nil { return howToEnable }
         if tool("objcopy") == nil || tool("nm") == nil {
             return "objcopy and nm are not installed (package binutils); instruction counting needs them."

@@ -9,20 +9,20 @@
 /// elements find a drain already scheduled depends on the interleaving.
 package struct InstructionWorkload: Sendable {
     /// The metric the count per operation is written as (kind ``MetricKind/instructions``).
-    package let metric: Metric
+    let metric: Metric
     /// Operations inside the counted region: the count is divided by it.
-    package let operations: Int
+    let operations: Int
     /// The `params` column of the instruction row: the workload's own size,
     /// the same in every suite, so a quick run's counts compare with a
     /// default run's.
-    package let params: String
+    let params: String
     /// Warms up outside the region (first calls resolve symbols, fill
     /// metadata caches and grow queues), then runs exactly `operations`
     /// operations inside one call of the closure it is given, which is
     /// ``InstructionCountedRegion/measure(_:)``.
     let run: @Sendable (_ counted: (() -> Void) -> Void) throws -> Void
 
-    package init(
+    init(
         metric: Metric, operations: Int, params: String? = nil, run: @escaping @Sendable (_ counted: (() -> Void) -> Void) throws -> Void
     ) {
         precondition(metric.kind == .instructions, "an instruction workload writes an instruction metric")
@@ -50,7 +50,7 @@ package enum InstructionCountedRegion {
     /// adds a specialised copy whose name matches the pattern too, and ends
     /// in a tail call, which callgrind does not see as leaving the function).
     @inline(never) @_optimize(none)
-    package static func measure(_ body: () -> Void) {
+    static func measure(_ body: () -> Void) {
         body()
     }
 }

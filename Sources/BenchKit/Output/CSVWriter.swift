@@ -3,14 +3,14 @@ import ToolSupport
 
 /// Formats rows as CSV text (RFC 4180 quoting) with the columns of `CSVSchema`.
 package struct CSVWriter: Sendable {
-    package let environment: RunEnvironment
+    let environment: RunEnvironment
 
     package init(environment: RunEnvironment) {
         self.environment = environment
     }
 
     /// The header line, without a line break.
-    package static var header: String {
+    static var header: String {
         CSVSchema.columns.joined(separator: ",")
     }
 
@@ -24,7 +24,7 @@ package struct CSVWriter: Sendable {
     }
 
     /// One row as a CSV line, without a line break.
-    package func line(_ row: CSVRow) -> String {
+    func line(_ row: CSVRow) -> String {
         let fields: [String] = [
             environment.runID, environment.timestamp, environment.gitRevision, environment.host,
             environment.cpu, String(environment.cores), environment.swiftVersion, row.allocator ?? environment.allocator,

@@ -11,20 +11,20 @@ package protocol MeasuredVariant {
 
 extension MeasuredVariant {
     /// The `variant` column's value.
-    package var name: String { id.name }
+    var name: String { id.name }
 }
 
 extension VariantID {
     /// `observe(on:)` a serial dispatch queue scheduler, on its fast path.
-    package static let fastPath = library("fast-path")
+    static let fastPath = library("fast-path")
     /// `observe(on:)` a serial dispatch queue scheduler, forced onto the generic path.
-    package static let generic = library("generic")
+    static let generic = library("generic")
     /// `observe(on:)` a concurrent dispatch queue scheduler.
-    package static let concurrent = library("concurrent")
+    static let concurrent = library("concurrent")
     /// `observe(on:)` an operation queue scheduler.
-    package static let operationQueue = library("operation-queue")
+    static let operationQueue = library("operation-queue")
     /// `observe(on:)` the main scheduler: delivery on the main thread.
-    package static let main = library("main")
+    static let main = library("main")
     /// The current-thread (trampoline) scheduler.
-    package static let currentThread = library("current-thread")
+    static let currentThread = library("current-thread")
 }

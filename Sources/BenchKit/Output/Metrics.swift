@@ -31,17 +31,17 @@ extension Metric {
 /// ones it measures.
 package struct PerOperationMetrics: Sendable {
     /// Time per operation of a CPU-bound loop (`ns_per_<operation>`): lower is better.
-    package let time: Metric
+    let time: Metric
     /// Allocations per operation of the counting pass (`allocs_per_<operation>`):
     /// exact, lower is better.
-    package let allocations: Metric
+    let allocations: Metric
     /// Bytes allocated per operation of the counting pass
     /// (`bytes_per_<operation>`): exact, lower is better.
-    package let bytes: Metric
+    let bytes: Metric
     /// Instructions per operation of the instruction pass
     /// (`instructions_per_<operation>`): exact within
     /// ``MetricKind/instructionTolerance``, lower is better.
-    package let instructions: Metric
+    let instructions: Metric
 
     init(operation: String) {
         time = .time("ns_per_\(operation)")
@@ -145,7 +145,7 @@ extension Metric {
     /// instructions, counted by callgrind.
     static let perSchedule = PerOperationMetrics(operation: "schedule")
     /// Levels the chain reached: exactly the depth asked for, on every run.
-    package static let depth = Metric("depth", unit: "schedules", kind: .exactCount, direction: .higherIsBetter)
+    static let depth = Metric("depth", unit: "schedules", kind: .exactCount, direction: .higherIsBetter)
     /// How far the stack grew over the chain: bounded for a trampoline.
     static let stackGrowthBytes = Metric("stack_growth_bytes", unit: "bytes", kind: .measured, direction: .lowerIsBetter)
     /// How deep plain recursion gets on this machine's stack: a fact of the machine.
@@ -167,7 +167,7 @@ extension Metric {
     /// The last tick's lateness: bounded at a fixed rate, growing at a fixed delay.
     static let finalDrift = Metric("final_drift_us", unit: "us", kind: .wakeUpBound, direction: .lowerIsBetter)
     /// Ticks the job skipped or merged; empty when it cannot tell.
-    package static let skippedTicks = Metric("skipped_ticks", unit: "ticks", kind: .measured, direction: .lowerIsBetter)
+    static let skippedTicks = Metric("skipped_ticks", unit: "ticks", kind: .measured, direction: .lowerIsBetter)
     /// A sample of the per-tick lateness (the tick is in `params`), for the
     /// drift-over-ticks plot; a comparison skips it and the summary leaves it out.
     static let latenessAtTick = Metric(

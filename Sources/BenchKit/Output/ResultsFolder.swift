@@ -21,7 +21,7 @@ package enum ResultsFolderError: Error, CustomStringConvertible, Equatable {
 /// Writes one CSV per run into a results folder: atomically (the full file
 /// appears under its final name or nothing does) and never over an existing file.
 package struct ResultsFolder: Sendable {
-    package let directory: String
+    let directory: String
 
     package init(directory: String) {
         self.directory = directory
@@ -45,7 +45,7 @@ package struct ResultsFolder: Sendable {
     }
 
     /// The file name for a run: `<UTC time>-<git revision>.csv`.
-    package static func fileName(for environment: RunEnvironment, attempt: Int = 0) -> String {
+    static func fileName(for environment: RunEnvironment, attempt: Int = 0) -> String {
         attempt == 0 ? "\(environment.runID).csv" : "\(environment.runID)-\(attempt + 1).csv"
     }
 

@@ -46,15 +46,15 @@ public struct BenchScheduler: Sendable {
     }
 
     /// The name given at registration: the CSV's variant names derive from it.
-    package let name: String
+    let name: String
     /// The benchmark groups it is measured by: every one that applies unless
     /// narrowed with ``only(_:)``.
-    package private(set) var groups: Set<BenchmarkGroup>
+    private(set) var groups: Set<BenchmarkGroup>
     /// How long a measurement may wait for the scheduler to run what it was
     /// given before it fails naming the variant; `nil` keeps each group's
     /// default (120 s for a hop, 10 s per subscription lifecycle, four times a
     /// periodic run's length plus 5 s, 60 s for a recursion chain).
-    package var stallTimeoutSeconds: Double?
+    var stallTimeoutSeconds: Double?
 
     let role: VariantRole
     /// The registered scheduler's type: its conformances decide the variants.
@@ -163,7 +163,7 @@ public struct BenchScheduler: Sendable {
     }
 
     /// This registration with ``stallTimeoutSeconds`` set to `seconds`.
-    package func stallTimeout(seconds: Double) -> BenchScheduler {
+    func stallTimeout(seconds: Double) -> BenchScheduler {
         var copy = self
         copy.stallTimeoutSeconds = seconds
         return copy

@@ -25,10 +25,10 @@ package struct SchedulerRegistry: Sendable {
     private(set) var entries: [Entry] = []
 
     /// An empty registry: no scheduler, no peer.
-    package init() {}
+    init() {}
 
     /// The registered schedulers, in order.
-    package var schedulers: [BenchScheduler] {
+    var schedulers: [BenchScheduler] {
         entries.compactMap { if case .scheduler(let scheduler) = $0 { scheduler } else { nil } }
     }
 
@@ -72,7 +72,7 @@ package struct SchedulerRegistry: Sendable {
     /// Adds a hop that is not a scheduler (a peer or a reference of the
     /// observeOn groups): it is measured beside the schedulers' hops.
     /// Throws when its name is taken in those groups.
-    package mutating func register(hop: HopVariant) throws(SchedulerRegistrationError) {
+    mutating func register(hop: HopVariant) throws(SchedulerRegistrationError) {
         try add(.hop(hop), name: hop.name, group: .hops)
     }
 
@@ -97,7 +97,7 @@ package struct SchedulerRegistry: Sendable {
 
     /// The registry this process measures and whose names ``CSVSchema``
     /// lists: ``standard`` unless ``activate(_:)`` installed another.
-    package static var active: SchedulerRegistry {
+    static var active: SchedulerRegistry {
         activeRegistry.withLock { $0 } ?? standard
     }
 

@@ -6,7 +6,7 @@ import ToolSupport
 /// `observeOn`, `observeOn.latency`, `peer.nio`, `observeOn.throughput/fast-path`,
 /// `event-loop` (not `broken-loop`).
 package struct BenchmarkFilter: Sendable, Equatable {
-    package let patterns: [String]
+    let patterns: [String]
 
     package init(_ patterns: [String]) {
         self.patterns = patterns.filter { !$0.isEmpty }
@@ -21,7 +21,7 @@ package struct BenchmarkFilter: Sendable, Equatable {
     }
 
     /// The plans the filter keeps; throws naming every pattern that matched nothing.
-    package func select(_ plans: [MeasurementPlan]) throws -> [MeasurementPlan] {
+    func select(_ plans: [MeasurementPlan]) throws -> [MeasurementPlan] {
         let unmatched = patterns.filter { pattern in
             !plans.contains { Self.pattern(pattern, matches: $0.benchmark, variant: $0.variant) }
         }

@@ -29,7 +29,7 @@ package enum ForkedRun {
     /// (`--forks`, `--repetitions`, `--allocator`, `--rows-file`, `--run-id`,
     /// `--counts-only`), then times only under the system allocator, that
     /// many repetitions, its rows written to `rowsFile`.
-    package static func childArguments(_ arguments: [String], repetitions: Int, rowsFile: String, runID: String)
+    static func childArguments(_ arguments: [String], repetitions: Int, rowsFile: String, runID: String)
         -> [String]
     {
         var result: [String] = []

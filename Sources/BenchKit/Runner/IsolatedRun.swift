@@ -15,7 +15,7 @@ package enum IsolatedRun {
     /// The command line of the child measuring `benchmark`: the parent's
     /// `arguments` (without the program name) less `--isolate`, then the
     /// benchmark, the rows file and the run id.
-    package static func childArguments(_ arguments: [String], benchmark: String, rowsFile: String, runID: String) -> [String] {
+    static func childArguments(_ arguments: [String], benchmark: String, rowsFile: String, runID: String) -> [String] {
         var result = arguments.filter { $0 != "--isolate" }
         if result.first != "run" { result.insert("run", at: 0) }
         return result + ["--only-benchmark", benchmark, "--rows-file", rowsFile, "--run-id", runID]

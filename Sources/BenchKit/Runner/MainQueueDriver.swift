@@ -68,7 +68,7 @@ package enum MainQueueDriver {
     /// cost rather than the hop's. So Foundation is asked
     /// only until the main thread has been seen once; from then on this
     /// compares `pthread_self()` with the main thread's handle.
-    package static var isMainThread: Bool {
+    static var isMainThread: Bool {
         let current = currentThreadID
         let known = mainThreadID.load(ordering: .acquiring)
         if known != 0 {

@@ -3,13 +3,13 @@ import Dispatch
 /// Shared measuring code handed to every workload: the monotonic clock and
 /// the allocation counter, read around exactly the region that matters.
 package final class MeasureContext: @unchecked Sendable {
-    package let counter: AllocationCounter
-    package let configuration: SuiteConfiguration
+    let counter: AllocationCounter
+    let configuration: SuiteConfiguration
     /// Where a long measurement reports its steps (ticks, samples) for the
     /// progress line: atomics only, safe inside a timed region.
-    package let progress: MeasurementProgress
+    let progress: MeasurementProgress
 
-    package init(
+    init(
         counter: AllocationCounter, configuration: SuiteConfiguration, progress: MeasurementProgress = MeasurementProgress()
     ) {
         self.counter = counter
@@ -18,11 +18,11 @@ package final class MeasureContext: @unchecked Sendable {
     }
 
     /// What one measured region cost.
-    package struct Region: Sendable {
-        package var nanoseconds: UInt64
+    struct Region: Sendable {
+        var nanoseconds: UInt64
         /// `nil` when allocation counts are unavailable.
-        package var allocations: UInt64?
-        package var bytes: UInt64?
+        var allocations: UInt64?
+        var bytes: UInt64?
 
         /// `allocations / operations`, or `nil` without counts.
         func allocationsPer(_ operations: Int) -> Double? {
@@ -47,7 +47,7 @@ package final class MeasureContext: @unchecked Sendable {
 
     /// Runs `body` and measures it: wall time on the monotonic clock and the
     /// allocations made on every thread meanwhile.
-    package func region<T>(_ body: () throws -> T) rethrows -> (T, Region) {
+    func region<T>(_ body: () throws -> T) rethrows -> (T, Region) {
         let before = counter.snapshot()
         let start = DispatchTime.now().uptimeNanoseconds
         let result = try body()

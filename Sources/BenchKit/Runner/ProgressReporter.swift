@@ -13,11 +13,11 @@ package final class MeasurementProgress: Sendable {
     private let totalSteps = Atomic<Int>(0)
     private let unitStorage = Mutex<String>("")
 
-    package init() {}
+    init() {}
 
     /// Starts counting `total` steps called `unit` (plural, as shown: "ticks").
     /// Call before the timed region.
-    package func begin(total: Int, unit: String) {
+    func begin(total: Int, unit: String) {
         unitStorage.withLock { $0 = unit }
         doneSteps.store(0, ordering: .relaxed)
         totalSteps.store(max(total, 0), ordering: .relaxed)
@@ -25,7 +25,7 @@ package final class MeasurementProgress: Sendable {
 
     /// One more step done: a relaxed atomic add, safe inside a timed region.
     @inline(__always)
-    package func advance(by steps: Int = 1) {
+    func advance(by steps: Int = 1) {
         doneSteps.add(steps, ordering: .relaxed)
     }
 
@@ -58,7 +58,7 @@ package final class MeasurementProgress: Sendable {
 /// Otherwise (CI logs, pipes) output stays sparse: one line per benchmark and
 /// one per repetition round.
 package final class ProgressReporter: @unchecked Sendable {
-    package enum Style: Sendable {
+    enum Style: Sendable {
         case terminal, lines, silent
     }
 
@@ -122,12 +122,12 @@ package final class ProgressReporter: @unchecked Sendable {
     private let style: Style
     private let state = Mutex(State())
     /// The progress the running measurement reports; the runner hands it to the workload.
-    package let measurement = MeasurementProgress()
+    let measurement = MeasurementProgress()
     private let redrawSeconds: Double
     private var ticker: Thread?
     static let width = 118
 
-    package init(style: Style, redrawSeconds: Double = 0.5) {
+    init(style: Style, redrawSeconds: Double = 0.5) {
         self.style = style
         self.redrawSeconds = redrawSeconds
     }

@@ -8,17 +8,17 @@ package struct RunEnvironment: Sendable, Equatable {
     /// `<UTC time>-<git revision>`, also the result file's name.
     package var runID: String
     /// ISO 8601, UTC.
-    package var timestamp: String
+    var timestamp: String
     /// Short revision of the checkout, `-dirty` when it has uncommitted changes, `unknown` outside git.
     package var gitRevision: String
-    package var host: String
-    package var cpu: String
+    var host: String
+    var cpu: String
     package var cores: Int
-    package var swiftVersion: String
+    var swiftVersion: String
     /// `system` or `jemalloc`.
-    package var allocator: String
+    var allocator: String
 
-    package init(
+    init(
         runID: String, timestamp: String, gitRevision: String, host: String, cpu: String,
         cores: Int, swiftVersion: String, allocator: String
     ) {

@@ -22,7 +22,7 @@ package enum SuiteSize: String, Sendable, CaseIterable {
     /// must reach p ≤ 0.05/85 ≈ 0.0006, and with 7 against 7 repetitions
     /// that do not overlap the one-sided rank test gives 1/3432 ≈ 0.0003
     /// (6 give 0.0011, 5 give 0.004, 3 give 0.05: too few).
-    package var repetitions: Int {
+    var repetitions: Int {
         switch self {
         case .standard: 5
         case .quick: 7
@@ -51,10 +51,10 @@ package struct AdaptiveRepetitions: Sendable, Equatable {
     /// Seconds a benchmark's timed rounds may take (its warm-up and
     /// counting pass apart): no round starts that would end past it, by the
     /// mean of the rounds so far. The ``minimum`` rounds run whatever they take.
-    package var budgetSeconds: Double
+    var budgetSeconds: Double
 
     /// `minimum` to `maximum` rounds within `budgetSeconds`.
-    package init(minimum: Int, maximum: Int, budgetSeconds: Double) {
+    init(minimum: Int, maximum: Int, budgetSeconds: Double) {
         self.minimum = max(minimum, 1)
         self.maximum = max(maximum, self.minimum)
         self.budgetSeconds = max(budgetSeconds, 0)
@@ -64,12 +64,12 @@ package struct AdaptiveRepetitions: Sendable, Equatable {
     /// series whose three repetitions already lie within its threshold
     /// (most CPU-bound times on a quiet machine) stops there; one that
     /// spreads wider takes more, up to the budget.
-    package static let standard = AdaptiveRepetitions(
+    static let standard = AdaptiveRepetitions(
         minimum: RepetitionTarget.fewestJudged(), maximum: 30, budgetSeconds: 12)
 
     /// The same with another budget (a benchmark whose round takes longer
     /// than most declares its own).
-    package func budget(_ seconds: Double) -> AdaptiveRepetitions {
+    func budget(_ seconds: Double) -> AdaptiveRepetitions {
         AdaptiveRepetitions(minimum: minimum, maximum: maximum, budgetSeconds: seconds)
     }
 
@@ -105,10 +105,10 @@ package struct SuiteConfiguration: Sendable {
     /// nil: a fixed count. ``repetitionsOverride`` turns it off.
     package var adaptive: AdaptiveRepetitions?
     /// Run every plan once, unrecorded, before the first repetition.
-    package var warmUp: Bool
+    var warmUp: Bool
     /// How to start the child process that measures plain recursion; `nil`
     /// leaves `plain_recursion_limit` empty.
-    package var recursionProbe: PlainRecursionProbe?
+    var recursionProbe: PlainRecursionProbe?
     /// Repetitions of the allocation-counting pass. Counts are exact, so a
     /// few repetitions only show that they agree.
     package var countingRepetitions = 3
@@ -132,11 +132,11 @@ package struct SuiteConfiguration: Sendable {
 
     /// 50 ms: long enough for a median over a dozen quick floods, short
     /// enough that the quick suite stays under two minutes.
-    package static let defaultMinimumRepetitionSeconds = 0.05
+    static let defaultMinimumRepetitionSeconds = 0.05
 
     /// A suite of `size`; what else differs between suites (the counting
     /// pass, the shortest repetition) starts at its default and is set on the result.
-    package init(size: SuiteSize, warmUp: Bool, recursionProbe: PlainRecursionProbe?) {
+    init(size: SuiteSize, warmUp: Bool, recursionProbe: PlainRecursionProbe?) {
         self.size = size
         self.warmUp = warmUp
         self.recursionProbe = recursionProbe
@@ -165,7 +165,7 @@ package struct SuiteConfiguration: Sendable {
     }
 
     /// Operations per counted region in the standard and quick suites.
-    package static let defaultCountingBatch = 1000
+    static let defaultCountingBatch = 1000
 
     /// The default suite, its repetitions chosen adaptively (``AdaptiveRepetitions/standard``).
     package static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {

@@ -9,15 +9,15 @@ import ToolSupport
 /// timing repetitions (or instead of them), every plan that has allocation
 /// metrics counts `countingRepetitions` steady-state regions.
 package struct SuiteRunner: Sendable {
-    package let configuration: SuiteConfiguration
-    package let benchmarks: [any Benchmark]
-    package let filter: BenchmarkFilter
-    package let counter: AllocationCounter
-    package let allocationPass: AllocationPass
+    let configuration: SuiteConfiguration
+    let benchmarks: [any Benchmark]
+    let filter: BenchmarkFilter
+    let counter: AllocationCounter
+    let allocationPass: AllocationPass
     /// Benchmarks whose timing repetitions run in processes of their own
     /// (``ForkedRun/runBenchmark(_:processes:total:arguments:runID:progress:)``):
     /// this runner only counts their allocations.
-    package let timedElsewhere: Set<String>
+    let timedElsewhere: Set<String>
 
     /// `allocationPass` defaults to `.here` with an exact counter, else `.unavailable`.
     package init(
@@ -387,14 +387,14 @@ package struct SuiteRunner: Sendable {
 /// whole, so no series is written half), to be written as usual.
 package struct SuiteFailure: Error, CustomStringConvertible {
     /// One plan that failed: `benchmark/variant`, its params and why.
-    package struct PlanFailure: Sendable {
-        package let identifier: String
-        package let params: String
-        package let error: any Error
+    struct PlanFailure: Sendable {
+        let identifier: String
+        let params: String
+        let error: any Error
     }
 
     package let rows: [CSVRow]
-    package let failures: [PlanFailure]
+    let failures: [PlanFailure]
 
     package var description: String {
         "\(failures.count) measurement(s) failed:\n"

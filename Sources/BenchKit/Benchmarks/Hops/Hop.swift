@@ -17,7 +17,7 @@ package protocol HopSession: AnyObject {
 }
 
 extension HopSession {
-    package func verify() throws {}
+    func verify() throws {}
 }
 
 /// A named way to hop, created afresh for every repetition (outside the measured region).
@@ -30,7 +30,7 @@ package struct HopVariant: MeasuredVariant, Sendable {
     let makeSession: @Sendable () throws -> any HopSession
     /// How long a pass may wait for its last value before it fails naming
     /// the variant (a scheduler that never runs its actions).
-    package var stallTimeoutSeconds: Double
+    var stallTimeoutSeconds: Double
     /// What the instruction pass counts for the variant's throughput plan:
     /// a part of its hop that is CPU work on one thread; `nil` for most
     /// hops, whose work is spread over threads.
@@ -40,7 +40,7 @@ package struct HopVariant: MeasuredVariant, Sendable {
     /// `observeOn.busyQueue` (``BusyQueueDisturbance/applies(to:)``).
     private(set) var takesMicrosecondsPerElement = false
 
-    package init(
+    init(
         id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
         stallTimeoutSeconds: Double = 120,
         makeSession: @escaping @Sendable () throws -> any HopSession
@@ -60,7 +60,7 @@ package struct HopVariant: MeasuredVariant, Sendable {
     }
 
     /// A variant that cannot run here, and why.
-    package static func unavailable(_ id: VariantID, reason: String) -> HopVariant {
+    static func unavailable(_ id: VariantID, reason: String) -> HopVariant {
         HopVariant(id: id, unavailableReason: reason) { throw BenchmarkFailure("\(id.name): \(reason)") }
     }
 }

@@ -256,7 +256,7 @@ protocol FanSweepBenchmark: ScaleBenchmark {
 
 extension FanSweepBenchmark {
     /// The two plans of the sweep (`FanSweep.plans(benchmark:for:points:)`).
-    package func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         Self.sweep.plans(benchmark: Self.name, for: configuration, points: points)
     }
 }

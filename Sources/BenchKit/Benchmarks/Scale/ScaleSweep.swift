@@ -16,10 +16,10 @@ package enum ScaleExtent: String, Sendable, CaseIterable {
 /// What the `scale.*` sweeps measure in a run: their extent and, when given
 /// (`--scale-n`), the N of every selected sweep instead of its own.
 package struct ScaleOptions: Sendable, Equatable {
-    package var extent: ScaleExtent
+    var extent: ScaleExtent
     /// Every selected sweep runs these N instead of its own (checked with
     /// ``ScaleInput/check(_:against:)`` first).
-    package var points: [Int]?
+    var points: [Int]?
 
     package init(extent: ScaleExtent = .modest, points: [Int]? = nil) {
         self.extent = extent
@@ -30,18 +30,18 @@ package struct ScaleOptions: Sendable, Equatable {
 /// The most N one sweep accepts: what memory (or the machine) allows.
 package struct ScalePointLimit: Sendable, Equatable {
     /// The sweep's benchmark name.
-    package let benchmark: String
+    let benchmark: String
     /// What N counts there, plural ("timers", "queued actions").
-    package let quantity: String
+    let quantity: String
     /// The largest N accepted.
-    package let maximum: Int
+    let maximum: Int
     /// Why this is the limit, for the message.
-    package let reason: String
+    let reason: String
 
     /// A limit set by memory: N items of about `bytesPerItem` each may take
     /// at most half of `physicalMemory`, and never more than `cap` (what a
     /// run can finish in reasonable time).
-    package static func memory(
+    static func memory(
         benchmark: String, quantity: String, bytesPerItem: Int, cap: Int,
         physicalMemory: UInt64 = ProcessInfo.processInfo.physicalMemory
     ) -> ScalePointLimit {
@@ -62,7 +62,7 @@ package struct ScalePointLimit: Sendable, Equatable {
 /// Bad `--scale-n` input: what was wrong and what to do instead.
 package struct ScaleInputError: Error, CustomStringConvertible, Equatable {
     package let description: String
-    package init(_ description: String) { self.description = description }
+    init(_ description: String) { self.description = description }
 }
 
 /// Reads and checks the N list of `--scale-n`.
@@ -137,7 +137,7 @@ package enum GrowthExponent {
     /// The fitted slope, or `nil` with fewer than two points of positive N and
     /// value (a logarithm needs both). Values that are all equal (zero
     /// included: no allocations at any N) are constant: 0.
-    package static func fit(_ points: [(n: Double, value: Double)]) -> Double? {
+    static func fit(_ points: [(n: Double, value: Double)]) -> Double? {
         let finite = points.filter { $0.n > 0 && $0.value.isFinite }
         if Set(finite.map(\.n)).count >= 2, let first = finite.first?.value, finite.allSatisfy({ $0.value == first }) {
             return 0

@@ -28,10 +28,10 @@ package enum ScaleSweeps {
     }
 
     /// Every sweep, in the order a run executes them.
-    package static var all: [any Benchmark] { sweeps }
+    static var all: [any Benchmark] { sweeps }
 
     /// The most N each sweep accepts (`--scale-n` is checked against these).
-    package static var limits: [ScalePointLimit] {
+    static var limits: [ScalePointLimit] {
         sweeps.map { type(of: $0).limit }
     }
 
@@ -84,10 +84,10 @@ protocol ScaleBenchmark: NamedBenchmark {
 
 extension ScaleBenchmark {
     /// The sweeps' repetitions (`ScaleSweeps.repetitions(in:)`).
-    package func repetitions(in size: SuiteSize) -> Int { ScaleSweeps.repetitions(in: size) }
+    func repetitions(in size: SuiteSize) -> Int { ScaleSweeps.repetitions(in: size) }
 
     /// None in the quick suite; otherwise the sweep's plans over its N.
-    package func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         guard ScaleSweeps.runs(in: configuration) else { return [] }
         return plans(for: configuration, points: Self.points(configuration))
     }
