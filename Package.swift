@@ -23,8 +23,8 @@ let package = Package(
         // The tools as libraries, one at a time:
         // `BenchRunnerMain.run(registering:)`, `StressMain.run(registering:)`.
         .library(name: "BenchKit", targets: ["BenchKit", "BenchRunnerCLI"]),
-        // Reading result files: the CSV schema, compare and report, without
-        // the library or any peer.
+        // Reading result files (ResultFile: a run's series and facts) without
+        // the library or any peer; compare and report are BenchRunner's.
         .library(name: "BenchAnalysis", targets: ["BenchAnalysis"]),
         .library(name: "StressKit", targets: ["StressKit"]),
     ],

@@ -30,7 +30,7 @@ public enum BenchRunnerMain {
     /// What messages and usage lines call the program: the installed
     /// ``ToolInvocation``'s name (the executable's, or `MyEventLoop bench`),
     /// else `BenchRunner`.
-    public static var programName: String {
+    static var programName: String {
         ToolInvocation.programName(fallback: "BenchRunner")
     }
 
@@ -51,7 +51,7 @@ public enum BenchRunnerMain {
     /// peer hops), then parses the command line and runs it; never returns.
     /// The command line is the installed ``ToolInvocation``'s arguments; when
     /// none is installed, this process's, named after its executable.
-    public static func run(registering register: (inout SchedulerRegistry) throws -> Void) -> Never {
+    static func run(registering register: (inout SchedulerRegistry) throws -> Void) -> Never {
         if ToolInvocation.current == nil {
             ToolInvocation.install(.commandLine(fallbackName: "BenchRunner"))
         }

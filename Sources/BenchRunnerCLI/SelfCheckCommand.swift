@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchAnalysis
 import BenchKit
 import Foundation
 
@@ -47,7 +48,8 @@ struct SelfCheck: ParsableCommand {
     func run() throws {
         let started = ContinuousClock.now
         let outcomes = CompareSelfCheck.run(
-            root: URL(fileURLWithPath: root), size: .full, only: checks.isEmpty ? nil : Set(checks))
+            root: URL(fileURLWithPath: root), size: .full, only: checks.isEmpty ? nil : Set(checks),
+            processes: CompareSelfCheck.quickProcesses)
         var failed = 0
         for outcome in outcomes {
             print("[\(outcome.failures.isEmpty ? "OK" : "FAILED")] \(outcome.name)")
@@ -58,5 +60,13 @@ struct SelfCheck: ParsableCommand {
         let seconds = Double((ContinuousClock.now - started).components.seconds)
         print("self-check: \(outcomes.count - failed) of \(outcomes.count) checks held (\(Int(seconds)) s).")
         if failed > 0 { throw ExitCode(1) }
+    }
+}
+
+extension CompareSelfCheck {
+    /// How many processes the quick suite times each benchmark in, from the
+    /// active registry's catalogue (``Benchmark/processes(in:)``).
+    static func quickProcesses(_ benchmark: String) -> Int {
+        BenchmarkCatalog.all.first { $0.schema.name == benchmark }?.processes(in: .quick) ?? 1
     }
 }

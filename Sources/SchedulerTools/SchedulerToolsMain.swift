@@ -26,14 +26,14 @@ import ToolSupport
 /// same subcommand of the same executable.
 public enum SchedulerToolsMain {
     /// The subcommand that runs BenchRunner.
-    public static let benchSubcommand = "bench"
+    static let benchSubcommand = "bench"
     /// The subcommand that runs Stress.
-    public static let stressSubcommand = "stress"
+    static let stressSubcommand = "stress"
 
     /// Exit status: success (and `--help`).
-    public static let success: Int32 = 0
+    static let success: Int32 = 0
     /// Exit status: no subcommand, or one this program does not have.
-    public static let usageError: Int32 = 2
+    static let usageError: Int32 = 2
 
     /// Registers `registrations` with the tool the first argument names
     /// (each tool checks them, ``SchedulerRegistration/check()``), then runs
@@ -67,7 +67,7 @@ public enum SchedulerToolsMain {
     }
 
     /// What a command line asks for.
-    public enum Route: Equatable, Sendable {
+    package enum Route: Equatable, Sendable {
         /// BenchRunner, with this invocation installed.
         case bench(ToolInvocation)
         /// Stress, with this invocation installed.
@@ -80,7 +80,7 @@ public enum SchedulerToolsMain {
 
     /// Routes `arguments` (the command line after the executable) of the
     /// executable called `program`.
-    public static func route(_ arguments: [String], program: String) -> Route {
+    package static func route(_ arguments: [String], program: String) -> Route {
         guard let first = arguments.first else {
             return .error("\(program): error: name a tool: \(benchSubcommand) or \(stressSubcommand)\n\n"
                 + help(program: program))
@@ -102,7 +102,7 @@ public enum SchedulerToolsMain {
     }
 
     /// The program's own help: its two subcommands and every exit status.
-    public static func help(program: String) -> String {
+    static func help(program: String) -> String {
         """
         USAGE: \(program) \(benchSubcommand) [<options>] [<subcommand>]
                \(program) \(stressSubcommand) [<options>]

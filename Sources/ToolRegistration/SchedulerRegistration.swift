@@ -22,13 +22,13 @@ import Schedulers
 public struct SchedulerRegistration: Sendable {
     /// The name both tools write: BenchRunner's variant names and Stress's
     /// scenario names end with it. The rule is ``validate(name:)``'s.
-    public let name: String
+    package let name: String
     /// How long either tool waits for the scheduler to run (or drop) what it
     /// was given before it reports the scheduler stalled, naming it; `nil`
     /// keeps each tool's default (BenchRunner: 120 s for a hop, 10 s per
     /// subscription lifecycle, 60 s for a recursion chain, four times a
     /// periodic run plus 5 s; Stress: 10 s to settle; the check: 10 s).
-    public var stallTimeoutSeconds: Double?
+    package var stallTimeoutSeconds: Double?
 
     /// The scheduler's type: its conformances decide what each tool runs.
     package let schedulerType: any (ImmediateScheduler & SendableMetatype).Type
@@ -102,7 +102,10 @@ public struct SchedulerRegistration: Sendable {
         }
     }
 
-    /// This registration with ``stallTimeoutSeconds`` set to `seconds`.
+    /// This registration, with both tools (and the check) waiting up to
+    /// `seconds` for the scheduler to run or drop what it was given before
+    /// they report it stalled, naming it, instead of each tool's default
+    /// (``stallTimeoutSeconds``).
     public func stallTimeout(seconds: Double) -> SchedulerRegistration {
         var copy = self
         copy.stallTimeoutSeconds = seconds
@@ -131,9 +134,9 @@ public struct SchedulerRegistration: Sendable {
 
 /// A registration refused: the message names it, says what is wrong and
 /// what to change. Both tools end with exit status 2 on one.
-public struct SchedulerRegistrationError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct SchedulerRegistrationError: Error, CustomStringConvertible, Equatable {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 extension SchedulerRegistration {
@@ -143,7 +146,7 @@ extension SchedulerRegistration {
     /// neither `peer` nor `reference` as its first part (those mark
     /// BenchRunner's variants a comparison does not judge). Both tools apply
     /// this one rule.
-    public static func validate(name: String) throws(SchedulerRegistrationError) {
+    package static func validate(name: String) throws(SchedulerRegistrationError) {
         let what = "scheduler name '\(name)'"
         let advice = "use letters, digits, '-' and '_', with dots between words, e.g. 'my-event-loop'"
         guard !name.isEmpty else { throw SchedulerRegistrationError("a scheduler name is empty: \(advice)") }
@@ -166,7 +169,7 @@ extension SchedulerRegistration {
 
     /// How long ``check()`` waits for the scheduler's action when the
     /// registration sets no ``stallTimeoutSeconds``.
-    public static let defaultCheckSeconds: Double = 10
+    static let defaultCheckSeconds: Double = 10
 
     /// Checks what can be checked of the registration before anything runs:
     /// the name (``validate(name:)``), and, when it has `isCurrent`, that
@@ -180,7 +183,7 @@ extension SchedulerRegistration {
     ///
     /// Call it on a thread that is not the scheduler's own, and not on the
     /// main thread when the scheduler runs its actions on the main queue.
-    public func check() throws(SchedulerRegistrationError) {
+    package func check() throws(SchedulerRegistrationError) {
         try Self.validate(name: name)
         guard let isCurrent else { return }
         let scheduler = make()

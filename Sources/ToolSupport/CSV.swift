@@ -1,10 +1,10 @@
 import Foundation
 
 /// Writing CSV (RFC 4180): the one place the tools quote a field.
-public enum CSV {
+package enum CSV {
     /// `field` as it must appear in a CSV line: unchanged, or in double quotes
     /// with inner quotes doubled when it holds a comma, a quote or a line break.
-    public static func escape(_ field: String) -> String {
+    package static func escape(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
             return field
         }
@@ -12,7 +12,7 @@ public enum CSV {
     }
 
     /// `fields` escaped and joined by commas: one record, without a line break.
-    public static func line(_ fields: [String]) -> String {
+    package static func line(_ fields: [String]) -> String {
         fields.map(escape).joined(separator: ",")
     }
 }

@@ -1,12 +1,12 @@
 /// One CSV record with the physical line it starts on.
-public struct CSVRecord: Sendable, Equatable {
+package struct CSVRecord: Sendable, Equatable {
     /// 1-based line of the record's first character (quoted fields may span lines).
-    public let line: Int
+    package let line: Int
     /// The record's fields, unquoted.
-    public let fields: [String]
+    package let fields: [String]
 
     /// Creates a record of `fields` starting on `line`.
-    public init(line: Int, fields: [String]) {
+    init(line: Int, fields: [String]) {
         self.line = line
         self.fields = fields
     }
@@ -14,14 +14,14 @@ public struct CSVRecord: Sendable, Equatable {
 
 /// Text that is not valid CSV, or a record that does not fit its header.
 /// Only this module's readers make one (with the memberwise initializer).
-public struct CSVReadError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CSVReadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 1-based line where the problem starts.
-    public let line: Int
+    package let line: Int
     /// What is wrong and how to fix it.
-    public let message: String
+    package let message: String
 
     /// `line N: message`.
-    public var description: String {
+    package var description: String {
         "line \(line): \(message)"
     }
 }
@@ -33,9 +33,9 @@ public struct CSVReadError: Error, Sendable, Equatable, CustomStringConvertible 
 /// Strict on purpose: a stray quote or an unterminated quoted field is an
 /// error naming the line, because a lenient reading of a broken file would
 /// hand the wrong numbers on silently. Blank lines are skipped.
-public enum CSVReader {
+package enum CSVReader {
     /// The records of `text`, in order; throws on the first malformed one.
-    public static func records(in text: String) throws(CSVReadError) -> [CSVRecord] {
+    package static func records(in text: String) throws(CSVReadError) -> [CSVRecord] {
         let bytes = Array(text.utf8)
         let quote = UInt8(ascii: "\"")
         let comma = UInt8(ascii: ",")

@@ -5,15 +5,15 @@ import Foundation
 ///
 /// Column order does not matter and extra columns are ignored. Header names
 /// are trimmed of spaces; when a name repeats, the first column wins.
-public struct CSVTable: Sendable {
+package struct CSVTable: Sendable {
     /// The header record.
-    public let header: CSVRecord
+    package let header: CSVRecord
     /// The records after the header, unchecked (see ``row(_:)``).
-    public let records: [CSVRecord]
+    package let records: [CSVRecord]
     private let columnIndex: [String: Int]
 
     /// Reads `text` strictly (``CSVReader``); `nil` when it holds no record at all.
-    public init?(text: String) throws(CSVReadError) {
+    package init?(text: String) throws(CSVReadError) {
         let all = try CSVReader.records(in: text)
         guard let header = all.first else { return nil }
         self.header = header
@@ -29,18 +29,18 @@ public struct CSVTable: Sendable {
     }
 
     /// The names among `names` the header lacks, in the order given.
-    public func missingColumns(_ names: [String]) -> [String] {
+    package func missingColumns(_ names: [String]) -> [String] {
         names.filter { columnIndex[$0] == nil }
     }
 
     /// Whether the header has a column called `name`.
-    public func hasColumn(_ name: String) -> Bool {
+    package func hasColumn(_ name: String) -> Bool {
         columnIndex[name] != nil
     }
 
     /// `record` for lookup by column name; throws when its field count is
     /// not the header's (a broken row must not shift values between columns).
-    public func row(_ record: CSVRecord) throws(CSVReadError) -> Row {
+    package func row(_ record: CSVRecord) throws(CSVReadError) -> Row {
         guard record.fields.count == header.fields.count else {
             throw CSVReadError(
                 line: record.line,
@@ -50,16 +50,16 @@ public struct CSVTable: Sendable {
     }
 
     /// A record whose fields are looked up by column name.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// The record itself.
-        public let record: CSVRecord
+        let record: CSVRecord
         fileprivate let columnIndex: [String: Int]
 
         /// The line the record starts on.
-        public var line: Int { record.line }
+        package var line: Int { record.line }
 
         /// The field of column `name`, or `""` when the header has no such column.
-        public subscript(name: String) -> String {
+        package subscript(name: String) -> String {
             guard let index = columnIndex[name] else { return "" }
             return record.fields[index]
         }

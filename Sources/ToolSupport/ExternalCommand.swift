@@ -3,15 +3,15 @@ import Foundation
 /// Runs a program found on `PATH` (through `/usr/bin/env`) with no input and
 /// collects what it writes, for the tools that ask another program a
 /// question (git's commit order, the installed plotly's path).
-public enum ExternalCommand {
+package enum ExternalCommand {
     /// How the program ended and what it wrote.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// Its exit status.
-        public let status: Int32
+        package let status: Int32
         /// Everything it wrote to standard output.
-        public let output: String
+        package let output: String
         /// Everything it wrote to standard error.
-        public let errors: String
+        package let errors: String
     }
 
     /// Runs `arguments` (the program's name first) to its end.
@@ -22,7 +22,7 @@ public enum ExternalCommand {
     ///
     /// - Returns: `nil` when `/usr/bin/env` could not be started; a program
     ///   it cannot find ends with status 127.
-    public static func run(_ arguments: [String]) -> Outcome? {
+    package static func run(_ arguments: [String]) -> Outcome? {
         let output = Pipe()
         let errors = Pipe()
         let process = Process()

@@ -9,12 +9,12 @@
 /// `dispose-vs-observeOn.event-loop-generic-path`, but not `broken-loop` or
 /// `racy-event-loop`; `dispose-vs` selects every `dispose-vs-…` name;
 /// `observeOn.latency/fast-path` selects that one variant.
-public enum NameFilter {
+package enum NameFilter {
     /// The characters that end one part of a name and start the next.
     static let partSeparators: Set<Character> = [".", "/"]
 
     /// Whether `text` selects `name` under the rule above. An empty text selects nothing.
-    public static func text(_ text: String, selects name: String) -> Bool {
+    package static func text(_ text: String, selects name: String) -> Bool {
         guard !text.isEmpty else { return false }
         if text == name { return true }
         let characters = Array(name), wanted = Array(text)
@@ -33,12 +33,12 @@ public enum NameFilter {
     }
 
     /// Whether any of `texts` selects `name`.
-    public static func any(of texts: [String], selects name: String) -> Bool {
+    package static func any(of texts: [String], selects name: String) -> Bool {
         texts.contains { text($0, selects: name) }
     }
 
     /// One line stating the rule, for `--filter`'s help in both tools.
-    public static let ruleSummary =
+    package static let ruleSummary =
         "A text selects a name when it is the whole name or whole words of it starting a dot-separated part "
         + "('event-loop' selects 'dispose-vs-action.event-loop' and 'event-loop.generic', not 'broken-loop')."
 }

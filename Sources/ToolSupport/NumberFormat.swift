@@ -2,10 +2,10 @@ import Foundation
 
 /// The number styles the tools print: one place, so a CSV, a summary and a
 /// comparison never write the same number two ways by accident.
-public enum NumberFormat {
+package enum NumberFormat {
     /// For CSV values: integers without a fraction, other values rounded to
     /// 4 decimals with trailing zeros removed; `""` for NaN and infinities.
-    public static func fourDecimals(_ value: Double) -> String {
+    package static func fourDecimals(_ value: Double) -> String {
         guard value.isFinite else { return "" }
         if value == value.rounded(), abs(value) < 1e15 {
             return String(Int64(value))
@@ -19,7 +19,7 @@ public enum NumberFormat {
 
     /// Swift's shortest round-trip form without a trailing `.0` (`2`, `0.05`,
     /// `2.0001`): for exact counts and option values, which must not be rounded.
-    public static func plain(_ number: Double) -> String {
+    package static func plain(_ number: Double) -> String {
         var text = "\(number)"
         if text.hasSuffix(".0") {
             text.removeLast(2)
@@ -29,7 +29,7 @@ public enum NumberFormat {
 
     /// Four significant digits with an SI prefix from 10 000 on (`179.6`,
     /// `12.35k`, `12.35M`), scientific below 0.001, `0` for zero.
-    public static func fourSignificantDigits(_ number: Double) -> String {
+    package static func fourSignificantDigits(_ number: Double) -> String {
         let magnitude = abs(number)
         if magnitude == 0 {
             return "0"
@@ -52,7 +52,7 @@ public enum NumberFormat {
 
     /// Short figures for a summary table: `1.23M`, `25.0k`, `42`, `0.50`
     /// (three significant digits at most, integers as integers).
-    public static func compact(_ value: Double) -> String {
+    package static func compact(_ value: Double) -> String {
         let magnitude = abs(value)
         if magnitude >= 1e9 { return String(format: "%.2fG", value / 1e9) }
         if magnitude >= 1e6 { return String(format: "%.2fM", value / 1e6) }
@@ -63,19 +63,19 @@ public enum NumberFormat {
 
     /// A growth exponent (the slope of a fit on log–log axes) with two
     /// decimals, `0.00` rather than `-0.00`: `0.12`, `-0.40`.
-    public static func exponent(_ value: Double) -> String {
+    package static func exponent(_ value: Double) -> String {
         let text = String(format: "%.2f", value)
         return text == "-0.00" ? "0.00" : text
     }
 
     /// A signed percentage with one decimal, from a fraction: `0.123` → `+12.3%`.
-    public static func percentage(_ fraction: Double) -> String {
+    package static func percentage(_ fraction: Double) -> String {
         String(format: "%+.1f%%", fraction * 100)
     }
 
     /// A non-negative value with exactly two decimals, rounded half away from
     /// zero (`1.5` → `1.50`): durations in seconds.
-    public static func twoDecimals(_ value: Double) -> String {
+    package static func twoDecimals(_ value: Double) -> String {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"

@@ -3,9 +3,9 @@
 /// Each column is as wide as its widest cell (title included) and at least its
 /// `minimumWidth`; cells are padded left or right by the column's alignment and
 /// joined by `separator`; each line starts with `indent` and has no trailing spaces.
-public struct TextTable: Sendable {
+package struct TextTable: Sendable {
     /// Where a cell sits in its column.
-    public enum Alignment: Sendable {
+    package enum Alignment: Sendable {
         /// Text: padded on the right.
         case left
         /// Numbers: padded on the left.
@@ -13,16 +13,16 @@ public struct TextTable: Sendable {
     }
 
     /// One column's title and layout.
-    public struct Column: Sendable {
+    package struct Column: Sendable {
         /// The header cell.
-        public let title: String
+        let title: String
         /// How cells are padded.
-        public let alignment: Alignment
+        let alignment: Alignment
         /// The narrowest the column may be.
-        public let minimumWidth: Int
+        let minimumWidth: Int
 
         /// Creates a column.
-        public init(_ title: String, alignment: Alignment = .left, minimumWidth: Int = 0) {
+        package init(_ title: String, alignment: Alignment = .left, minimumWidth: Int = 0) {
             self.title = title
             self.alignment = alignment
             self.minimumWidth = minimumWidth
@@ -30,16 +30,16 @@ public struct TextTable: Sendable {
     }
 
     /// The columns, left to right.
-    public let columns: [Column]
+    let columns: [Column]
     /// Written before every line.
-    public let indent: String
+    let indent: String
     /// Written between two cells.
-    public let separator: String
+    let separator: String
     /// Whether a line of dashes follows the titles.
-    public let underlinesTitles: Bool
+    let underlinesTitles: Bool
 
     /// Creates a table layout.
-    public init(columns: [Column], indent: String = "", separator: String = "  ", underlinesTitles: Bool = false) {
+    package init(columns: [Column], indent: String = "", separator: String = "  ", underlinesTitles: Bool = false) {
         self.columns = columns
         self.indent = indent
         self.separator = separator
@@ -48,7 +48,7 @@ public struct TextTable: Sendable {
 
     /// The lines of the table (titles, optional dashes, then `rows`), without
     /// line breaks. Every row must have one cell per column.
-    public func lines(_ rows: [[String]]) -> [String] {
+    package func lines(_ rows: [[String]]) -> [String] {
         precondition(rows.allSatisfy { $0.count == columns.count }, "every row needs one cell per column")
         var widths = columns.map { max($0.minimumWidth, $0.title.count) }
         for row in rows {

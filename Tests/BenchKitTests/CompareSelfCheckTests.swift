@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchAnalysis
 import BenchKit
 @testable import BenchRunnerCLI
 import Foundation
@@ -20,7 +21,7 @@ final class CompareSelfCheckTests: XCTestCase {
     }
 
     func testEveryCheckHoldsAtTheSmokeSizeAndPrintsWhatItMeasured() {
-        let outcomes = CompareSelfCheck.run(root: Self.root, size: .smoke)
+        let outcomes = CompareSelfCheck.run(root: Self.root, size: .smoke, processes: CompareSelfCheck.quickProcesses)
         XCTAssertEqual(outcomes.map(\.name), CompareSelfCheck.names)
         for outcome in outcomes {
             XCTAssertEqual(outcome.failures, [], outcome.name)
@@ -34,7 +35,8 @@ final class CompareSelfCheckTests: XCTestCase {
     }
 
     func testOnlyTheNamedChecksRun() {
-        let outcomes = CompareSelfCheck.run(root: Self.root, size: .smoke, only: ["correction"])
+        let outcomes = CompareSelfCheck.run(
+            root: Self.root, size: .smoke, only: ["correction"], processes: CompareSelfCheck.quickProcesses)
         XCTAssertEqual(outcomes.map(\.name), ["correction"])
     }
 
@@ -59,7 +61,9 @@ final class CompareSelfCheckTests: XCTestCase {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("self-check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let outcomes = CompareSelfCheck.run(root: folder, size: .smoke, only: ["repetition-model", "correction"])
+        let outcomes = CompareSelfCheck.run(
+            root: folder, size: .smoke, only: ["repetition-model", "correction"],
+            processes: CompareSelfCheck.quickProcesses)
         XCTAssertEqual(outcomes.map(\.name), ["repetition-model", "correction"])
         XCTAssertEqual(outcomes.first?.failures.count, 1)
         XCTAssertTrue(

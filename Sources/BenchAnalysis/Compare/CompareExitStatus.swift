@@ -3,7 +3,7 @@
 ///
 /// 0 is a pass only when every gated series was judged. When there is both a
 /// regression and a series that could not be judged, the status is 1.
-public enum CompareExitStatus: Int32, Sendable {
+package enum CompareExitStatus: Int32, Sendable {
     /// Every gated series was judged, and none is worse.
     case noRegression = 0
     /// At least one gated regression: a gated series is `worse`, or, under

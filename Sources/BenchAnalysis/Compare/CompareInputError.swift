@@ -13,7 +13,7 @@ public struct CompareInputError: Error, Sendable, Equatable, CustomStringConvert
     public let message: String
 
     /// The problem `message` in `file`, at `line` when one applies.
-    public init(file: String, line: Int?, message: String) {
+    init(file: String, line: Int?, message: String) {
         self.file = file
         self.line = line
         self.message = message

@@ -1,7 +1,7 @@
 /// Settings of `BenchRunner compare`.
-public struct CompareOptions: Sendable, Equatable {
+package struct CompareOptions: Sendable, Equatable {
     /// Which verdicts decide the exit status.
-    public enum Gate: String, Sendable, CaseIterable {
+    package enum Gate: String, Sendable, CaseIterable {
         /// Every metric: a significant timing regression fails like an allocation increase.
         case all
         /// Only exact counts (allocations `allocs_*`, `bytes_*`, `depth`, instructions `instructions_*`). Timing
@@ -11,7 +11,7 @@ public struct CompareOptions: Sendable, Equatable {
     }
 
     /// How the report is written.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         /// An aligned text table with a summary, for a terminal.
         case table
         /// A GitHub-flavoured Markdown table with a summary, for pull requests.
@@ -22,7 +22,7 @@ public struct CompareOptions: Sendable, Equatable {
 
     /// The smallest change that counts, as a fraction (0.05 = 5 %): `worse` and
     /// `better` mean beyond it, `same` means the confidence interval lies within it.
-    public var threshold: Double
+    var threshold: Double
     /// The threshold for wake-up-bound times (hop latency, timer lateness and
     /// drift, delivery on the main queue; see `Metric.isWakeUpBound`):
     /// 0.40 by default. On a shared machine two runs of the same revision
@@ -30,27 +30,27 @@ public struct CompareOptions: Sendable, Equatable {
     /// with every repetition agreeing (so the test calls it significant): a
     /// run-to-run swing of the kernel's scheduling, not of the code. An extra
     /// thread hop (+50-100 %) or drift that accumulates (x100) still clears it.
-    public var wakeUpThreshold: Double
+    var wakeUpThreshold: Double
     /// Level of the one-sided Mann-Whitney U tests and of the false discovery
     /// rate across the run; the confidence interval is at `1 - 2·alpha`, so
     /// that each of its bounds is a one-sided bound at `1 - alpha`.
-    public var alpha: Double
+    var alpha: Double
     /// Which verdicts decide the exit status.
-    public var gate: Gate
+    var gate: Gate
     /// How the report is written.
-    public var format: Format
+    var format: Format
     /// How far exact counts may move before they count as a change; none by default.
-    public var exactTolerances: [ExactTolerance]
+    var exactTolerances: [ExactTolerance]
     /// Each timing series' resolution on this machine (`BenchRunner
     /// calibrate`): a calibrated series is worse or better only when its
     /// median also moved beyond the larger of its threshold and its
     /// resolution (``SeriesEvidence/confirmedWorse``). None by default.
-    public var resolution: ResolutionTable?
+    var resolution: ResolutionTable?
 
     /// Options with the command line's defaults: 5 %, 40 % for wake-up-bound
     /// times, alpha 0.05, every metric gated, a text table, no exact
     /// tolerance and no resolution table.
-    public init(
+    package init(
         threshold: Double = 0.05, wakeUpThreshold: Double = 0.40, alpha: Double = 0.05, gate: Gate = .all,
         format: Format = .table, exactTolerances: [ExactTolerance] = [], resolution: ResolutionTable? = nil
     ) {
@@ -64,7 +64,7 @@ public struct CompareOptions: Sendable, Equatable {
     }
 
     /// A message saying what is wrong with the options, or nil when they are usable.
-    public var problem: String? {
+    var problem: String? {
         if !threshold.isFinite || threshold < 0 {
             return "--threshold must be a percentage of 0 or more, e.g. --threshold 5"
         }

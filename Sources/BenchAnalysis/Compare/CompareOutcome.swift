@@ -1,17 +1,17 @@
 /// What one `BenchRunner compare` invocation produces: the text for standard
 /// output, the text for standard error and the exit status. Returned rather
 /// than printed so tests can check all three without ending the process.
-public struct CompareOutcome: Sendable {
+package struct CompareOutcome: Sendable {
     /// The exit status (docs/Compare.md, "Exit status").
-    public let status: CompareExitStatus
+    package let status: CompareExitStatus
     /// The report (empty when the input was unusable).
-    public let output: String
+    package let output: String
     /// Errors, and in CSV format the summary.
-    public let diagnostics: String
+    package let diagnostics: String
     /// The comparison, nil when the input was unusable.
-    public let report: ComparisonReport?
+    let report: ComparisonReport?
 
-    package init(status: CompareExitStatus, output: String, diagnostics: String, report: ComparisonReport?) {
+    init(status: CompareExitStatus, output: String, diagnostics: String, report: ComparisonReport?) {
         self.status = status
         self.output = output
         self.diagnostics = diagnostics

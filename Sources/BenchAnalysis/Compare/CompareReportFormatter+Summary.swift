@@ -4,7 +4,7 @@ import ToolSupport
 extension CompareReportFormatter {
     /// What was compared, how, what could not be judged and why the exit
     /// status is what it is.
-    package func summary() -> String {
+    func summary() -> String {
         let options = report.options
         let alpha = NumberFormat.plain(options.alpha)
         var text = "\(report.comparisons.count) series compared (base \(report.basePath), new \(report.newPath)): "

@@ -5,9 +5,9 @@ import ToolSupport
 /// CSV, plus a summary saying what was tested and what decides the exit status.
 /// The one place that formats compare output, so the three formats cannot disagree.
 package struct CompareReportFormatter: Sendable {
-    package let report: ComparisonReport
+    let report: ComparisonReport
 
-    package init(report: ComparisonReport) {
+    init(report: ComparisonReport) {
         self.report = report
     }
 
@@ -98,7 +98,7 @@ package struct CompareReportFormatter: Sendable {
     }
 
     /// An aligned plain-text table, one row per judged series.
-    package func table() -> String {
+    func table() -> String {
         let columns = columns
         let layout = TextTable(
             columns: columns.map { TextTable.Column($0.title, alignment: $0.alignment) }, underlinesTitles: true)
@@ -107,7 +107,7 @@ package struct CompareReportFormatter: Sendable {
     }
 
     /// A GitHub-flavoured Markdown table, one row per judged series.
-    package func markdown() -> String {
+    func markdown() -> String {
         let columns = columns
         let escape = Self.markdownEscaped
         var text = "| " + columns.map { escape($0.title) }.joined(separator: " | ") + " |\n"
@@ -119,7 +119,7 @@ package struct CompareReportFormatter: Sendable {
     }
 
     /// ``summary()`` as a Markdown list, one item per line.
-    package func markdownSummary() -> String {
+    func markdownSummary() -> String {
         summary().split(separator: "\n").map { "- " + Self.markdownEscaped(String($0)) + "\n" }.joined()
     }
 
@@ -139,7 +139,7 @@ package struct CompareReportFormatter: Sendable {
     /// CSV (RFC 4180) with full-precision numbers, changes as fractions, a
     /// `regression` column that is `true` for gated regressions and an
     /// `unjudged` column that is `true` for series that could not be judged.
-    package func csv() -> String {
+    func csv() -> String {
         let header = [
             "benchmark", "variant", "params", "allocator", "metric", "unit", "direction", "exact",
             "base_n", "base_median", "new_n", "new_median", "change", "ci_low", "ci_high", "threshold",

@@ -5,9 +5,9 @@
 /// Never answers silently: unusable input yields a message naming the file
 /// and line, and exit status 2. Every other exit status is the one
 /// ``ComparisonReport/exitStatus`` gives (docs/Compare.md, "The verdict table").
-public enum CompareTool {
+package enum CompareTool {
     /// Compares the result files at `basePath` and `newPath` under `options`.
-    public static func run(basePath: String, newPath: String, options: CompareOptions) -> CompareOutcome {
+    package static func run(basePath: String, newPath: String, options: CompareOptions) -> CompareOutcome {
         let unusable = VerdictTable.exitStatus(for: VerdictTable.RunEvidence(inputUsable: false))
         if let problem = options.problem {
             return CompareOutcome(status: unusable, output: "", diagnostics: "error: \(problem)\n", report: nil)

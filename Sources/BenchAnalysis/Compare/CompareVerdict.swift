@@ -10,7 +10,7 @@
 ///   (``isUnjudged``): ``tooFewRepetitions``, ``possiblyWorse`` and
 ///   ``movedWorse``. Never "no regression".
 /// - Not judged by design: ``shownOnly``, ``added``, ``removed`` and ``noValues``.
-public enum CompareVerdict: String, Sendable, CaseIterable {
+package enum CompareVerdict: String, Sendable, CaseIterable {
     /// Better by more than the threshold, confirmed across the run (for exact
     /// counts: any change in the good direction beyond the tolerance).
     case better
@@ -54,7 +54,7 @@ public enum CompareVerdict: String, Sendable, CaseIterable {
 
     /// Whether the series was judged: shown worse, better, equal or not shown
     /// equal, or a likely improvement.
-    public var isJudged: Bool {
+    var isJudged: Bool {
         switch self {
         case .better, .worse, .same, .notShownEqual, .possiblyBetter: true
         case .movedWorse, .possiblyWorse, .tooFewRepetitions, .added, .removed, .noValues, .shownOnly: false
@@ -63,14 +63,14 @@ public enum CompareVerdict: String, Sendable, CaseIterable {
 
     /// Whether the series should have been judged but could not be: such a
     /// verdict, when gated, makes the exit status 3, never 0.
-    public var isUnjudged: Bool {
+    var isUnjudged: Bool {
         self == .tooFewRepetitions || self == .possiblyWorse || self == .movedWorse
     }
 
     /// Whether the median moved beyond the threshold in the harmful direction
     /// without a test confirming it: the suspected regressions the summary's
     /// last line names first.
-    public var isSuspectedRegression: Bool {
+    var isSuspectedRegression: Bool {
         self == .possiblyWorse || self == .movedWorse
     }
 }

@@ -8,20 +8,20 @@
 /// series; and the scale sweeps are read as a whole (``GrowthComparison``).
 /// ``VerdictTable`` turns that evidence into each series' verdict and the
 /// exit status.
-public struct ComparisonReport: Sendable {
+package struct ComparisonReport: Sendable {
     /// The base file as given.
-    public let basePath: String
+    let basePath: String
     /// The new file as given.
-    public let newPath: String
+    let newPath: String
     /// The options the series were judged under.
-    public let options: CompareOptions
+    let options: CompareOptions
     /// Series of the base file in its order, then series only in the new file in theirs.
-    public let comparisons: [SeriesComparison]
+    let comparisons: [SeriesComparison]
 
     /// Pairs the series of `base` and `new`. Throws when a pair's units
     /// differ: comparing nanoseconds with microseconds would be a silent wrong
     /// answer.
-    package init(base: ResultFile, new: ResultFile, options: CompareOptions) throws(CompareInputError) {
+    init(base: ResultFile, new: ResultFile, options: CompareOptions) throws(CompareInputError) {
         basePath = base.path
         newPath = new.path
         self.options = options
@@ -66,42 +66,42 @@ public struct ComparisonReport: Sendable {
     }
 
     /// The scale sweeps read as a whole: whether a sweep's growth changed.
-    package let growth: GrowthComparison
+    let growth: GrowthComparison
 
     /// The base file's references: their spread, and whether each is a
     /// stable bound for the library's series beside it (``ReferenceBound``).
-    package let baseReferences: [ReferenceBound]
+    let baseReferences: [ReferenceBound]
     /// The new file's references, likewise.
-    package let newReferences: [ReferenceBound]
+    let newReferences: [ReferenceBound]
 
     /// How many series were tested and so share the false-discovery correction.
-    package let testedCount: Int
+    let testedCount: Int
 
     /// Gated regressions.
-    public var regressions: [SeriesComparison] { comparisons.filter(\.isRegression) }
+    var regressions: [SeriesComparison] { comparisons.filter(\.isRegression) }
 
     /// Series that should have been judged but could not be (gated or not).
-    public var unjudged: [SeriesComparison] { comparisons.filter(\.verdict.isUnjudged) }
+    var unjudged: [SeriesComparison] { comparisons.filter(\.verdict.isUnjudged) }
 
     /// How many series a lone regression competes with in the correction:
     /// the tested series plus those that had too few repetitions to be tested.
-    package var judgeableCount: Int { testedCount + count(of: .tooFewRepetitions) }
+    var judgeableCount: Int { testedCount + count(of: .tooFewRepetitions) }
 
     /// The fewest repetitions a side with which a single series, every new
     /// repetition worse than every base one beyond the threshold, is `worse`
     /// even when every other of the ``judgeableCount`` series is unchanged.
-    package var repetitionsForALoneChange: Int? {
+    var repetitionsForALoneChange: Int? {
         MannWhitneyUTest.repetitionsNeeded(forOneSidedLevel: options.alpha / Double(max(1, judgeableCount)))
     }
 
     /// The fewest repetitions a side with which a series can be judged at all
     /// (3 at alpha 0.05).
-    package var repetitionsForAnyVerdict: Int? {
+    var repetitionsForAnyVerdict: Int? {
         MannWhitneyUTest.repetitionsNeeded(forOneSidedLevel: options.alpha)
     }
 
     /// What decides the exit status, for ``VerdictTable/exitStatus(for:)``.
-    package var runEvidence: VerdictTable.RunEvidence {
+    var runEvidence: VerdictTable.RunEvidence {
         VerdictTable.RunEvidence(
             gatedWorse: regressions.count, gatedWorseGrowth: growth.hasWorseGrowth && options.gate == .all,
             gatedUnjudged: comparisons.filter(\.isGatedUnjudged).count)
@@ -110,12 +110,12 @@ public struct ComparisonReport: Sendable {
     /// The exit status ``VerdictTable`` gives this run: 1 for a gated
     /// regression (a series or, under `--gate all`, a sweep's growth); else 3
     /// when a gated series could not be judged; else 0.
-    public var exitStatus: CompareExitStatus {
+    var exitStatus: CompareExitStatus {
         VerdictTable.exitStatus(for: runEvidence)
     }
 
     /// How many series got each verdict.
-    public func count(of verdict: CompareVerdict) -> Int {
+    func count(of verdict: CompareVerdict) -> Int {
         comparisons.reduce(0) { $0 + ($1.verdict == verdict ? 1 : 0) }
     }
 }

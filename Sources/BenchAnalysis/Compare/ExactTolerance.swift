@@ -15,19 +15,19 @@ import ToolSupport
 /// `metric=amount` (one metric) or `prefix*=amount` (metrics starting with
 /// prefix), e.g. `allocs_*=0.5,bytes_*=64`. A named metric wins over a prefix,
 /// a longer prefix over a shorter one, and both over a bare amount.
-public struct ExactTolerance: Sendable, Equatable {
+package struct ExactTolerance: Sendable, Equatable {
     /// Which metrics the amount applies to.
-    package enum Scope: Sendable, Equatable {
+    enum Scope: Sendable, Equatable {
         case everyExactMetric
         case metric(String)
         case prefix(String)
     }
 
-    package let scope: Scope
+    let scope: Scope
     /// Absolute amount in the metric's unit; changes up to it are `~`.
-    package let amount: Double
+    let amount: Double
 
-    package init(scope: Scope, amount: Double) {
+    init(scope: Scope, amount: Double) {
         precondition(amount >= 0 && amount.isFinite, "amount must be a finite number of 0 or more")
         self.scope = scope
         self.amount = amount
@@ -35,7 +35,7 @@ public struct ExactTolerance: Sendable, Equatable {
 
     /// Parses the `--exact-tolerance` syntax described on the type; the error
     /// message says what is wrong with which entry.
-    public static func parseList(_ text: String) -> Result<[ExactTolerance], CompareOptionError> {
+    package static func parseList(_ text: String) -> Result<[ExactTolerance], CompareOptionError> {
         var tolerances: [ExactTolerance] = []
         for rawEntry in text.split(separator: ",", omittingEmptySubsequences: false) {
             let entry = rawEntry.trimmingCharacters(in: .whitespaces)
@@ -65,7 +65,7 @@ public struct ExactTolerance: Sendable, Equatable {
     }
 
     /// The amount that applies to `metric` among `tolerances`, 0 when none does.
-    package static func amount(for metric: String, in tolerances: [ExactTolerance]) -> Double {
+    static func amount(for metric: String, in tolerances: [ExactTolerance]) -> Double {
         var best: (rank: Int, amount: Double)?
         for tolerance in tolerances {
             let rank: Int
@@ -88,7 +88,7 @@ public struct ExactTolerance: Sendable, Equatable {
     }
 
     /// `allocs_*=0.5`-style text, for the summary.
-    public var description: String {
+    var description: String {
         let amountText = NumberFormat.plain(amount)
         return switch scope {
         case .everyExactMetric: amountText

@@ -17,13 +17,13 @@
 /// The price: a lone change among `N` series must reach `p ≤ alpha/N`, which
 /// for a rank test means enough repetitions (see
 /// ``MannWhitneyUTest/repetitionsNeeded(forOneSidedLevel:limit:)``).
-package enum FalseDiscoveryRate {
+enum FalseDiscoveryRate {
     /// The procedure's name, for reports.
-    package static let procedureName = "Benjamini-Hochberg"
+    static let procedureName = "Benjamini-Hochberg"
 
     /// Benjamini–Hochberg adjusted p-values, in the order of `pValues`:
     /// `min over j ≥ rank(i) of N·p(j)/j`, capped at 1.
-    package static func benjaminiHochbergAdjusted(_ pValues: [Double]) -> [Double] {
+    static func benjaminiHochbergAdjusted(_ pValues: [Double]) -> [Double] {
         let count = pValues.count
         guard count > 0 else { return [] }
         let order = pValues.indices.sorted { pValues[$0] < pValues[$1] }
@@ -41,7 +41,7 @@ package enum FalseDiscoveryRate {
     /// Whether `pValue` is at most `level`, allowing for the rounding of
     /// probabilities summed in floating point (3 against 3 repetitions give a
     /// one-sided p of 1/20, which must count as significant at 0.05).
-    package static func isSignificant(_ pValue: Double, at level: Double) -> Bool {
+    static func isSignificant(_ pValue: Double, at level: Double) -> Bool {
         pValue <= level * (1 + 1e-9)
     }
 }

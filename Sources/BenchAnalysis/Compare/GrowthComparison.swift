@@ -18,20 +18,20 @@ import ToolSupport
 /// - **same**: neither.
 package struct GrowthComparison: Sendable {
     /// One sweep: a benchmark, variant, its parameters without `n`, and a metric.
-    package struct SweepKey: Hashable, Sendable, CustomStringConvertible {
-        package let benchmark: String
-        package let variant: String
-        package let params: String
-        package let metric: String
-        package let allocator: String
+    struct SweepKey: Hashable, Sendable, CustomStringConvertible {
+        let benchmark: String
+        let variant: String
+        let params: String
+        let metric: String
+        let allocator: String
 
-        package var description: String {
+        var description: String {
             "\(benchmark)/\(variant)\(params.isEmpty ? "" : " \(params)") \(metric)\(allocator.isEmpty ? "" : " [\(allocator)]")"
         }
     }
 
     /// What happened to one sweep.
-    package enum Verdict: Sendable, Equatable {
+    enum Verdict: Sendable, Equatable {
         case same
         case levelMoved(ratio: Double)
         case pointMoved(n: Int, ratio: Double)
@@ -41,13 +41,13 @@ package struct GrowthComparison: Sendable {
     }
 
     /// One sweep compared.
-    package struct Sweep: Sendable {
-        package let key: SweepKey
-        package let points: [Int]
-        package let baseExponent: Double?
-        package let newExponent: Double?
-        package let tolerance: Double
-        package let verdict: Verdict
+    struct Sweep: Sendable {
+        let key: SweepKey
+        let points: [Int]
+        let baseExponent: Double?
+        let newExponent: Double?
+        let tolerance: Double
+        let verdict: Verdict
 
         /// Whether this sweep's growth got worse: a regression under `--gate all`.
         var hasWorseGrowth: Bool { verdict == .growthChanged(worse: true) }
@@ -59,20 +59,20 @@ package struct GrowthComparison: Sendable {
     }
 
     /// The smallest exponent change that counts as the growth changing.
-    package static let exponentTolerance = 0.1
+    static let exponentTolerance = 0.1
 
-    package let sweeps: [Sweep]
+    let sweeps: [Sweep]
 
     /// The smallest move of a point, or of every point alike, that counts:
     /// 25 %, or compare's threshold if larger. A sweep's points are single
     /// measurements of a few repetitions each on a shared machine; a
     /// point's own verdict is compare's table, this only reads the shape.
-    package static let minimumPointThreshold = 0.25
+    static let minimumPointThreshold = 0.25
 
     /// Compares every sweep present in both files whose run fitted an
     /// exponent on both sides (the metrics a sweep is judged by; tails and
     /// skip counts are shown point by point only). `threshold` is compare's.
-    package init(base: ResultFile, new: ResultFile, threshold: Double) {
+    init(base: ResultFile, new: ResultFile, threshold: Double) {
         let baseSweeps = Self.sweeps(in: base)
         let newSweeps = Self.sweeps(in: new)
         let pointThreshold = max(threshold, Self.minimumPointThreshold)
@@ -99,7 +99,7 @@ package struct GrowthComparison: Sendable {
     }
 
     /// Whether a sweep's growth got worse: under `--gate all`, a regression (exit status 1).
-    package var hasWorseGrowth: Bool {
+    var hasWorseGrowth: Bool {
         sweeps.contains(where: \.hasWorseGrowth)
     }
 
@@ -188,7 +188,7 @@ package struct GrowthComparison: Sendable {
 
     /// The section `compare` prints after its table: one line per sweep that
     /// did not stay the same, and a count of those that did.
-    package func text() -> String {
+    func text() -> String {
         guard !sweeps.isEmpty else { return "" }
         var lines = ["", "Growth of scale sweeps (exponent of the medians over the shared N; docs/Scale.md):"]
         var same = 0

@@ -15,15 +15,15 @@ import ToolSupport
 /// counts) the coverage is approximate, as it is for the test.
 package struct HodgesLehmannInterval: Sendable, Equatable {
     /// Lower bound of the shift (second minus first).
-    package let lower: Double
+    let lower: Double
     /// Upper bound of the shift (second minus first).
-    package let upper: Double
+    let upper: Double
     /// The Hodges–Lehmann estimate of the shift: the median of all pairwise differences.
-    package let estimate: Double
+    let estimate: Double
 
     /// The interval at `confidence` (e.g. 0.95), or nil when the samples are
     /// too small for any interval to reach that confidence.
-    package init?(_ first: [Double], _ second: [Double], confidence: Double) {
+    init?(_ first: [Double], _ second: [Double], confidence: Double) {
         precondition(confidence > 0 && confidence < 1, "confidence must lie strictly between 0 and 1")
         let m = first.count
         let n = second.count

@@ -21,7 +21,7 @@ import Foundation
 /// ``minimumAchievablePValue(m:n:alternative:)`` for when no data could answer.
 package struct MannWhitneyUTest: Sendable, Equatable {
     /// How the p-value was obtained.
-    package enum Method: String, Sendable {
+    enum Method: String, Sendable {
         /// Exact null distribution (no ties, small samples).
         case exact
         /// Normal approximation with tie and continuity correction.
@@ -29,7 +29,7 @@ package struct MannWhitneyUTest: Sendable, Equatable {
     }
 
     /// What the test looks for.
-    package enum Alternative: String, Sendable {
+    enum Alternative: String, Sendable {
         /// Either sample tends to be larger.
         case twoSided = "two-sided"
         /// The second sample tends to be larger than the first.
@@ -39,22 +39,22 @@ package struct MannWhitneyUTest: Sendable, Equatable {
     }
 
     /// U of the first sample: the number of pairs (x, y) with x > y, ties counting one half.
-    package let u: Double
+    let u: Double
     /// The p-value for ``alternative``.
-    package let pValue: Double
+    let pValue: Double
     /// How ``pValue`` was computed.
-    package let method: Method
+    let method: Method
     /// What the test looked for.
-    package let alternative: Alternative
+    let alternative: Alternative
     /// The sizes of the first and the second sample.
-    package let sampleSizes: (first: Int, second: Int)
+    let sampleSizes: (first: Int, second: Int)
 
     /// Whether the samples do not overlap at all in the direction of
     /// ``alternative`` (for `.twoSided`, in either direction): every value of
     /// the second sample above (`.secondGreater`) or below (`.secondLess`)
     /// every value of the first. The strongest evidence samples of these
     /// sizes can give.
-    package var isCompleteSeparation: Bool {
+    var isCompleteSeparation: Bool {
         let total = Double(sampleSizes.first * sampleSizes.second)
         switch alternative {
         case .twoSided: return u == 0 || u == total
@@ -69,7 +69,7 @@ package struct MannWhitneyUTest: Sendable, Equatable {
     }
 
     /// Runs the test on `first` and `second`. Both must be non-empty.
-    package init(_ first: [Double], _ second: [Double], alternative: Alternative = .twoSided) {
+    init(_ first: [Double], _ second: [Double], alternative: Alternative = .twoSided) {
         precondition(!first.isEmpty && !second.isEmpty, "first and second must both have values")
         let m = first.count
         let n = second.count
@@ -136,7 +136,7 @@ package struct MannWhitneyUTest: Sendable, Equatable {
     /// If this exceeds the level a series is tested at, no data can be
     /// significant, so a comparison must say "too few repetitions" rather
     /// than "no change" (no silent wrong answer).
-    package static func minimumAchievablePValue(m: Int, n: Int, alternative: Alternative = .twoSided) -> Double {
+    static func minimumAchievablePValue(m: Int, n: Int, alternative: Alternative = .twoSided) -> Double {
         guard m > 0 && n > 0 else { return 1 }
         // C(m+n, m) as a running product; exact enough for this comparison.
         var combinations = 1.0
@@ -151,7 +151,7 @@ package struct MannWhitneyUTest: Sendable, Equatable {
     /// The fewest repetitions a side for which non-overlapping samples reach a
     /// one-sided p of at most `level` (3 for 0.05, 7 for 0.05/90), or nil when
     /// more than `limit` would be needed (or `level` is not positive).
-    package static func repetitionsNeeded(forOneSidedLevel level: Double, limit: Int = 1000) -> Int? {
+    static func repetitionsNeeded(forOneSidedLevel level: Double, limit: Int = 1000) -> Int? {
         guard level > 0 else { return nil }
         for repetitions in 1...max(1, limit)
         where FalseDiscoveryRate.isSignificant(

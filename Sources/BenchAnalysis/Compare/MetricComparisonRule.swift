@@ -18,7 +18,7 @@
 /// the code (the plain recursion limit) and get no verdict.
 package struct MetricComparisonRule: Sendable, Equatable {
     /// Which direction of change is an improvement.
-    package enum Preference: String, Sendable {
+    enum Preference: String, Sendable {
         case higherIsBetter = "higher is better"
         case lowerIsBetter = "lower is better"
         /// Describes the machine or the run, not the code: shown, never judged.
@@ -26,7 +26,7 @@ package struct MetricComparisonRule: Sendable, Equatable {
 
         /// The opposite direction (informational stays informational): a
         /// move the reversed preference calls harmful is a gain.
-        package var reversed: Preference {
+        var reversed: Preference {
             switch self {
             case .higherIsBetter: return .lowerIsBetter
             case .lowerIsBetter: return .higherIsBetter
@@ -36,27 +36,27 @@ package struct MetricComparisonRule: Sendable, Equatable {
     }
 
     /// The metric's name as written in the CSV `metric` column.
-    package let metric: String
+    let metric: String
     /// The declared kind; nil for a metric the schema does not declare.
-    package let kind: MetricKind?
+    let kind: MetricKind?
     /// Which direction is better.
-    package let preference: Preference
+    let preference: Preference
     /// Exact counts are compared without a test: any change in the bad direction is worse.
-    package let isExact: Bool
+    let isExact: Bool
     /// A time set by thread wake-ups and timers (``CSVSchema/isWakeUpBound(metric:variant:in:)``):
     /// judged against ``CompareOptions/wakeUpThreshold`` rather than ``CompareOptions/threshold``.
-    package let isWakeUpBound: Bool
+    let isWakeUpBound: Bool
     /// A time of a benchmark whose level is set by the process's state
     /// (``BenchmarkSchema/timesBoundToProcess``): one process's repetitions
     /// can show it `same` or `moved worse?`, never confirm `worse` or `better`.
-    package let isProcessBound: Bool
+    let isProcessBound: Bool
     /// A time of a benchmark read from the repetitions at each run's usual
     /// level (``BenchmarkSchema/readsUsualLevel``): its medians, tests and
     /// resolution are those of ``judgedValues(_:)``.
-    package let readsUsualLevel: Bool
+    let readsUsualLevel: Bool
 
     /// The rule for `metric` of `variant` in `benchmark`, from its declaration (see the type comment).
-    package init(metric: String, benchmark: String? = nil, variant: String? = nil) {
+    init(metric: String, benchmark: String? = nil, variant: String? = nil) {
         self.metric = metric
         isWakeUpBound = benchmark.map { CSVSchema.isWakeUpBound(metric: metric, variant: variant ?? "", in: $0) } ?? false
         let declared = benchmark.flatMap { CSVSchema.metric(metric, in: $0) } ?? CSVSchema.metric(named: metric)
@@ -96,12 +96,12 @@ package struct MetricComparisonRule: Sendable, Equatable {
     /// times the lowest, a rate at least the highest over 1.25), in their order.
     /// The share of `values` at the usual level (1 for a rule that does not
     /// ``readsUsualLevel``).
-    package func usualLevelShare(_ values: [Double]) -> Double {
+    func usualLevelShare(_ values: [Double]) -> Double {
         guard readsUsualLevel, !values.isEmpty else { return 1 }
         return Double(judgedValues(values).count) / Double(values.count)
     }
 
-    package func judgedValues(_ values: [Double]) -> [Double] {
+    func judgedValues(_ values: [Double]) -> [Double] {
         guard readsUsualLevel else { return values }
         let band = BenchmarkSchema.usualLevelBand
         switch preference {
@@ -117,7 +117,7 @@ package struct MetricComparisonRule: Sendable, Equatable {
     }
 
     /// Whether going from `base` to `new` moves in the bad direction.
-    package func isWorse(from base: Double, to new: Double) -> Bool {
+    func isWorse(from base: Double, to new: Double) -> Bool {
         switch preference {
         case .higherIsBetter: new < base
         case .lowerIsBetter: new > base

@@ -22,18 +22,18 @@ import ToolSupport
 /// with a skewed spread the interval is approximate.
 package struct PairedRatioInterval: Sendable, Equatable {
     /// The estimated ratio, first over second.
-    package let estimate: Double
+    let estimate: Double
     /// Lower bound of the ratio, first over second.
     package let lower: Double
     /// Upper bound of the ratio, first over second.
     package let upper: Double
     /// How many pairs the interval rests on.
-    package let pairs: Int
+    let pairs: Int
     /// The confidence the interval was made at.
-    package let confidence: Double
+    let confidence: Double
 
     /// Largest number of pairs for which the exact distribution of `T` is used.
-    package static let maximumExactPairs = 60
+    static let maximumExactPairs = 60
 
     /// The confidence the run summary and the documents' `report:paired` use.
     package static let standardConfidence = 0.95

@@ -15,20 +15,20 @@ import ToolSupport
 /// bounds nothing: each is reported as not a stable bound on this machine.
 package struct ReferenceBound: Sendable, Equatable {
     /// The reference's series.
-    package let key: ResultSeriesKey
+    let key: ResultSeriesKey
     /// Its spread; nil when it has fewer than two repetitions.
-    package let spread: Double?
+    let spread: Double?
     /// The median spread of the library's series it bounds; nil when there are none.
-    package let boundedSpread: Double?
+    let boundedSpread: Double?
     /// How many library series it bounds.
-    package let boundedCount: Int
+    let boundedCount: Int
     /// How many of those have a better median than the reference's (more
     /// elements per second, less time): a bound they beat is no limit.
-    package let beatenBy: Int
+    let beatenBy: Int
 
     /// Whether the reference may be read as the limit: both spreads known,
     /// its own no larger, and no library series better than it.
-    package var isStableBound: Bool {
+    var isStableBound: Bool {
         guard let spread, let boundedSpread else { return false }
         return spread <= boundedSpread && beatenBy == 0
     }
@@ -78,7 +78,7 @@ package struct ReferenceBound: Sendable, Equatable {
     }
 
     /// Assesses every reference timing series in `series`.
-    package static func assess(_ series: [ResultSeries]) -> [ReferenceBound] {
+    static func assess(_ series: [ResultSeries]) -> [ReferenceBound] {
         struct Group: Hashable {
             let benchmark: String
             let params: String

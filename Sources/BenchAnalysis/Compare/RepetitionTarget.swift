@@ -29,7 +29,7 @@ package enum RepetitionTarget {
     /// threshold: at most 1 is narrow enough. Nil when compare asks nothing
     /// of the series, or when the values are too few for an interval (a
     /// zero median, fewer than two values).
-    package static func widthOverThreshold(
+    static func widthOverThreshold(
         _ values: [Double], metric: String, benchmark: String, variant: String, options: CompareOptions = CompareOptions()
     ) -> Double? {
         guard isJudgedTime(metric: metric, benchmark: benchmark, variant: variant) else { return nil }

@@ -31,22 +31,22 @@ import ToolSupport
 /// spread), the same `--forks`, a machine as quiet. A table records the
 /// suite's repetition count and its calibration runs, and compare says when
 /// the runs it compares differ.
-public struct ResolutionTable: Sendable, Equatable {
+package struct ResolutionTable: Sendable, Equatable {
     /// The calibration of one series.
     package struct Entry: Sendable, Equatable {
         /// How many runs the spread comes from.
-        package let runs: Int
+        let runs: Int
         /// The standard deviation of the runs' log medians.
-        package let logDeviation: Double
+        let logDeviation: Double
         /// The smallest change two runs can tell apart, as a fraction (0.12 = 12 %).
         package let resolution: Double
         /// How widely the repetitions spread within a calibration run: the
         /// median over the runs of ``RepetitionSpread/relativeInterquartileRange(_:)``.
         /// A run whose repetitions spread much more was made on a busier
         /// machine than the calibration's.
-        package let spread: Double
+        let spread: Double
 
-        package init(runs: Int, logDeviation: Double, resolution: Double, spread: Double) {
+        init(runs: Int, logDeviation: Double, resolution: Double, spread: Double) {
             self.runs = runs
             self.logDeviation = logDeviation
             self.resolution = resolution
@@ -56,19 +56,19 @@ public struct ResolutionTable: Sendable, Equatable {
 
     /// The fewest runs a calibration accepts: with three, the upper bound of
     /// a spread is over three times its estimate.
-    package static let minimumRuns = 4
+    static let minimumRuns = 4
 
     /// Where `BenchRunner calibrate` writes the table and compare looks for
     /// it when not told (a path from the directory they run in).
-    public static let defaultPath = "results/resolution.csv"
+    package static let defaultPath = "results/resolution.csv"
 
     /// How many times the calibration's spread a compared run's repetitions
     /// may spread (median over the calibrated series) before compare says
     /// the run was made on a busier machine than the calibration's.
-    package static let busierSpreadRatio = 2.0
+    static let busierSpreadRatio = 2.0
 
     /// The file the table was read from or written to, for messages.
-    public let path: String
+    let path: String
     /// The git revision of the calibration runs.
     package let revision: String
     /// The repetitions per series of the calibration runs (their median).
@@ -76,7 +76,7 @@ public struct ResolutionTable: Sendable, Equatable {
     /// Each calibrated series' entry.
     package let entries: [ResultSeriesKey: Entry]
 
-    package init(path: String, revision: String, repetitions: Int, entries: [ResultSeriesKey: Entry]) {
+    init(path: String, revision: String, repetitions: Int, entries: [ResultSeriesKey: Entry]) {
         self.path = path
         self.revision = revision
         self.repetitions = repetitions
@@ -84,7 +84,7 @@ public struct ResolutionTable: Sendable, Equatable {
     }
 
     /// The resolution of `key`, or nil when it was not calibrated.
-    package func resolution(of key: ResultSeriesKey) -> Double? {
+    func resolution(of key: ResultSeriesKey) -> Double? {
         entries[key]?.resolution
     }
 
@@ -96,7 +96,7 @@ public struct ResolutionTable: Sendable, Equatable {
     /// same move of a rate (higher is better) is a fall by `1 - 1/f`, which
     /// `higherIsBetter` gives, so that the harmful direction gets the
     /// resolution of the log-scale move in either case.
-    package static func resolution(
+    static func resolution(
         logDeviation: Double, runs: Int, seriesCount: Int, alpha: Double, higherIsBetter: Bool = false
     ) -> Double {
         let degrees = Double(max(runs - 1, 1))
@@ -194,7 +194,7 @@ public struct ResolutionTable: Sendable, Equatable {
 
 extension ResolutionTable {
     /// The CSV columns of a resolution table, in order.
-    package static let columns = [
+    static let columns = [
         "benchmark", "variant", "params", "allocator", "metric", "runs", "log_deviation", "resolution", "spread",
         "revision", "repetitions",
     ]
@@ -216,7 +216,7 @@ extension ResolutionTable {
     }
 
     /// Reads a table `BenchRunner calibrate` wrote; errors name the file and line.
-    public static func load(path: String) throws(CompareInputError) -> ResolutionTable {
+    package static func load(path: String) throws(CompareInputError) -> ResolutionTable {
         try parse(
             text: CSVInput.text(
                 atPath: path, missing: "no such file (write one with BenchRunner calibrate, or give --resolution none)"),
@@ -224,7 +224,7 @@ extension ResolutionTable {
     }
 
     /// Parses a resolution table's CSV `text`; `path` names it in errors.
-    package static func parse(text: String, path: String) throws(CompareInputError) -> ResolutionTable {
+    static func parse(text: String, path: String) throws(CompareInputError) -> ResolutionTable {
         let table = try CSVInput.table(
             text: text, path: path, empty: "is empty: expected the header " + columns.joined(separator: ","))
         let missing = table.missingColumns(columns)

@@ -13,7 +13,7 @@ import ToolSupport
 /// error naming the file and line.
 public struct ResultFile: Sendable {
     /// Columns without which rows cannot be paired or compared.
-    package static let requiredColumns = ["benchmark", "variant", "params", "metric", "value"]
+    static let requiredColumns = ["benchmark", "variant", "params", "metric", "value"]
 
     /// The file as the user named it.
     public let path: String
@@ -28,7 +28,7 @@ public struct ResultFile: Sendable {
     public let facts: RunFacts
 
     /// A result file made of `series` (keys must be unique); `path` names it in messages.
-    package init(path: String, series: [ResultSeries], revisions: [String] = [], facts: RunFacts = RunFacts()) {
+    init(path: String, series: [ResultSeries], revisions: [String] = [], facts: RunFacts = RunFacts()) {
         self.path = path
         self.series = series
         self.revisions = revisions
@@ -41,7 +41,7 @@ public struct ResultFile: Sendable {
     }
 
     /// Parses CSV `text`; `path` names it in errors.
-    package static func parse(text: String, path: String) throws(CompareInputError) -> ResultFile {
+    static func parse(text: String, path: String) throws(CompareInputError) -> ResultFile {
         let table = try CSVInput.table(
             text: text, path: path,
             empty: "is empty: expected a header row with the columns " + requiredColumns.joined(separator: ", "))
@@ -121,7 +121,7 @@ public struct RunFacts: Sendable, Equatable {
     public let cores: String
 
     /// Facts with these column values (empty for a column the file lacks).
-    public init(timestamp: String = "", host: String = "", cpu: String = "", cores: String = "") {
+    init(timestamp: String = "", host: String = "", cpu: String = "", cores: String = "") {
         self.timestamp = timestamp
         self.host = host
         self.cpu = cpu
@@ -198,7 +198,7 @@ extension ResultFile {
     /// takes every hop's repetitions at once, while one variant whose
     /// repetitions just spread wider (the actor executor's) keeps fewer of
     /// them in any run.
-    package var benchmarksMissingTheirUsualLevel: Set<String> {
+    var benchmarksMissingTheirUsualLevel: Set<String> {
         var shares: [String: [Double]] = [:]
         for series in series {
             let rule = MetricComparisonRule(

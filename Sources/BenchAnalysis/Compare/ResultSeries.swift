@@ -13,9 +13,9 @@ public struct ResultSeries: Sendable, Equatable {
     /// The `repetition` column of each value, in the same order as `values`
     /// (as a result file gives them; empty for a series made otherwise, or
     /// when the file has no such column).
-    package var repetitions: [Int] = []
+    var repetitions: [Int] = []
 
-    package init(key: ResultSeriesKey, unit: String, values: [Double], firstLine: Int) {
+    init(key: ResultSeriesKey, unit: String, values: [Double], firstLine: Int) {
         self.key = key
         self.unit = unit
         self.values = values

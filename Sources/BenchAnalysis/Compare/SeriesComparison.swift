@@ -28,68 +28,68 @@ import ToolSupport
 ///
 /// ``evidence`` states what was found; ``VerdictTable`` alone maps it to
 /// ``verdict``. ``ComparisonReport`` adjusts the p-values across the run.
-public struct SeriesComparison: Sendable {
+package struct SeriesComparison: Sendable {
     /// The series compared.
-    public let key: ResultSeriesKey
+    let key: ResultSeriesKey
     /// The `unit` column (the base file's when both have the series).
-    public let unit: String
-    package let rule: MetricComparisonRule
+    let unit: String
+    let rule: MetricComparisonRule
     /// Values in the base file; nil when the series is not there.
-    public let baseValues: [Double]?
+    let baseValues: [Double]?
     /// Values in the new file; nil when the series is not there.
-    public let newValues: [Double]?
+    let newValues: [Double]?
     /// The median of the base values the series is judged on (for a series
     /// read at its usual level, those at that level); nil when there are none.
-    public let baseMedian: Double?
+    let baseMedian: Double?
     /// The median of the new values, likewise.
-    public let newMedian: Double?
+    let newMedian: Double?
     /// `(new median - base median) / |base median|`; nil when the base median
     /// is zero and the new one is not, or when a side has no values.
-    public let change: Double?
+    let change: Double?
     /// Confidence interval of the shift (new minus base, after the machine
     /// drift correction) at `1 - 2·alpha`, as fractions of `|base median|`.
-    public private(set) var interval: ClosedRange<Double>?
+    private(set) var interval: ClosedRange<Double>?
     /// The one-sided test of "worse by more than ``threshold``": the new
     /// repetitions against the base ones moved by the threshold in the
     /// harmful direction. Nil when no test was run.
-    package private(set) var worseTest: MannWhitneyUTest?
+    private(set) var worseTest: MannWhitneyUTest?
     /// The one-sided test of "better by more than ``threshold``".
-    package private(set) var betterTest: MannWhitneyUTest?
+    private(set) var betterTest: MannWhitneyUTest?
     /// ``worseTest``'s p-value adjusted for the false discovery rate across
     /// the series of the comparison (equal to it for a series compared alone).
-    public private(set) var adjustedWorseP: Double?
+    private(set) var adjustedWorseP: Double?
     /// ``betterTest``'s p-value, adjusted likewise.
-    public private(set) var adjustedBetterP: Double?
+    private(set) var adjustedBetterP: Double?
     /// The smallest one-sided p-value the repetition counts allow (nil when
     /// the series has no test by design).
-    package private(set) var minimumPValue: Double?
+    private(set) var minimumPValue: Double?
     /// The threshold this series was judged against, as a fraction.
-    public let threshold: Double
+    let threshold: Double
     /// The threshold the options declare for it (``CompareOptions/threshold``,
     /// or ``CompareOptions/wakeUpThreshold`` for a wake-up-bound time):
     /// ``threshold`` before a resolution raised it, and the bound of `same`.
-    package let declaredThreshold: Double
+    let declaredThreshold: Double
     /// The verdict: ``VerdictTable``'s row for ``evidence``.
-    public var verdict: CompareVerdict { VerdictTable.verdict(for: evidence) }
+    var verdict: CompareVerdict { VerdictTable.verdict(for: evidence) }
     /// Whether this verdict counts toward the exit status under the chosen gate.
-    public let isGated: Bool
+    let isGated: Bool
     /// The machine's drift factor the verdict was corrected for (new/base of
     /// the same run's anchors), when one applied.
-    package let machineDrift: Double?
+    let machineDrift: Double?
     /// Whether the interval lies within ±threshold, or every value is equal.
     private var isWithinThreshold: Bool
     /// Whether the median moved beyond the threshold in the harmful
     /// direction, as measured and after the drift correction.
-    package private(set) var movedHarmfully: Bool
+    private(set) var movedHarmfully: Bool
     /// Whether the median moved beyond the declared threshold in the harmful
     /// direction but not beyond the series' resolution: a move two runs of
     /// one binary on this machine make by chance, so not judged a change,
     /// and never `same`.
-    package private(set) var movedWithinResolution = false
+    private(set) var movedWithinResolution = false
     /// Whether a series read at its usual level comes from a run that did
     /// not measure that level (``ResultFile/benchmarksMissingTheirUsualLevel``):
     /// not judged (`too few repetitions`), whatever else it shows.
-    package private(set) var missedItsUsualLevel = false
+    private(set) var missedItsUsualLevel = false
     /// Whether the median moved beyond the threshold in the good direction,
     /// as measured and after the drift correction.
     private var movedBeneficially = false
@@ -104,10 +104,10 @@ public struct SeriesComparison: Sendable {
     private var repetitionsSuffice = true
 
     /// A gated `worse`.
-    public var isRegression: Bool { verdict == .worse && isGated }
+    var isRegression: Bool { verdict == .worse && isGated }
 
     /// A gated series that should have been judged but could not be.
-    public var isGatedUnjudged: Bool { verdict.isUnjudged && isGated }
+    var isGatedUnjudged: Bool { verdict.isUnjudged && isGated }
 
     /// A gated series that could not be judged and whose median moved
     /// beyond its threshold in the harmful direction, as measured and after
@@ -115,18 +115,18 @@ public struct SeriesComparison: Sendable {
     /// repetitions` (or not at the usual level) whose medians moved so. The
     /// summary's last line names these before saying how many could not be
     /// judged, so it never reads "No regression found" while one moved.
-    public var isSuspectedRegression: Bool {
+    var isSuspectedRegression: Bool {
         isGatedUnjudged && (verdict.isSuspectedRegression || movedHarmfully)
     }
 
     /// The test in the direction the series moved (after the drift
     /// correction): ``betterTest`` when it moved the good way, else ``worseTest``.
-    package var reportedTest: MannWhitneyUTest? {
+    var reportedTest: MannWhitneyUTest? {
         movedTheGoodWay ? betterTest : worseTest
     }
 
     /// ``reportedTest``'s adjusted p-value.
-    package var reportedAdjustedP: Double? {
+    var reportedAdjustedP: Double? {
         movedTheGoodWay ? adjustedBetterP : adjustedWorseP
     }
 
@@ -140,7 +140,7 @@ public struct SeriesComparison: Sendable {
     /// adjusts it for the run's other series.
     /// `missedUsualLevel`: whether either run did not measure the usual
     /// level of this series' benchmark (``ResultFile/benchmarksMissingTheirUsualLevel``).
-    package init(
+    init(
         base: ResultSeries?, new: ResultSeries?, options: CompareOptions, machineDrift: Double? = nil,
         missedUsualLevel: Bool = false
     ) {
@@ -280,7 +280,7 @@ public struct SeriesComparison: Sendable {
     }
 
     /// What was found about this series, for ``VerdictTable``.
-    package var evidence: SeriesEvidence {
+    var evidence: SeriesEvidence {
         var evidence = SeriesEvidence(presence: presence, reading: reading)
         evidence.hasValuesOnBothSides = baseMedian != nil && newMedian != nil
         evidence.countChange = countChange

@@ -4,13 +4,13 @@
 /// maps it to one.
 package struct SeriesEvidence: Sendable, Equatable {
     /// Which files have the series.
-    package enum Presence: Sendable, Equatable {
+    enum Presence: Sendable, Equatable {
         case both, baseOnly, newOnly
     }
 
     /// How the metric's declaration (``MetricComparisonRule``) and the
     /// variant's role say the series is read.
-    package enum Reading: Sendable, Equatable {
+    enum Reading: Sendable, Equatable {
         /// A single-run tail, a per-tick sample, a machine fact, a count that
         /// varies by design, or a metric the schema does not declare.
         case shownOnly
@@ -26,40 +26,40 @@ package struct SeriesEvidence: Sendable, Equatable {
     }
 
     /// How an exact count moved against its tolerance.
-    package enum CountChange: Sendable, Equatable {
+    enum CountChange: Sendable, Equatable {
         case withinTolerance, harmful, beneficial
     }
 
-    package var presence: Presence
+    var presence: Presence
     /// Both sides have at least one value.
-    package var hasValuesOnBothSides = true
-    package var reading: Reading
+    var hasValuesOnBothSides = true
+    var reading: Reading
     /// For an exact count with values on both sides; nil otherwise.
-    package var countChange: CountChange?
+    var countChange: CountChange?
     /// Even repetitions that do not overlap could reach alpha.
-    package var repetitionsCanReachAlpha = true
+    var repetitionsCanReachAlpha = true
     /// For a series read at its usual level: both runs measured that level.
-    package var measuredUsualLevel = true
+    var measuredUsualLevel = true
     /// The median moved beyond the series' threshold (raised by its
     /// resolution, if any) in the harmful direction, as measured and after
     /// the drift correction.
-    package var medianMovedHarmfully = false
+    var medianMovedHarmfully = false
     /// The interval of the change lies within ±the declared threshold, or
     /// every value is equal.
-    package var shownEqual = false
+    var shownEqual = false
     /// The worse test's p-value, adjusted across the run, is at most alpha,
     /// and where a resolution raised the threshold the median moved beyond it.
-    package var confirmedWorse = false
+    var confirmedWorse = false
     /// The same for the better test and a move in the good direction.
-    package var confirmedBetter = false
+    var confirmedBetter = false
     /// Every new repetition worse than every base one beyond the threshold,
     /// p at most alpha alone, and where a resolution raised the threshold the
     /// median moved beyond it.
-    package var separatedWorse = false
+    var separatedWorse = false
     /// The same in the good direction.
-    package var separatedBetter = false
+    var separatedBetter = false
 
-    package init(presence: Presence, reading: Reading) {
+    init(presence: Presence, reading: Reading) {
         self.presence = presence
         self.reading = reading
     }
@@ -72,10 +72,10 @@ package struct SeriesEvidence: Sendable, Equatable {
 /// tables as ``markdown()`` renders them.
 package enum VerdictTable {
     /// One row: what it asks of the evidence, in the words of docs/Compare.md, and its outcome.
-    package struct Row<Evidence, Outcome: Sendable>: Sendable {
-        package let asks: String
-        package let outcome: Outcome
-        package let holds: @Sendable (Evidence) -> Bool
+    struct Row<Evidence, Outcome: Sendable>: Sendable {
+        let asks: String
+        let outcome: Outcome
+        let holds: @Sendable (Evidence) -> Bool
 
         init(_ asks: String, _ outcome: Outcome, holds: @escaping @Sendable (Evidence) -> Bool) {
             self.asks = asks
@@ -85,7 +85,7 @@ package enum VerdictTable {
     }
 
     /// A series' verdict: the first row whose question its evidence answers yes.
-    package static let rows: [Row<SeriesEvidence, CompareVerdict>] = [
+    static let rows: [Row<SeriesEvidence, CompareVerdict>] = [
         Row("in one file only, a metric shown only", .shownOnly) { $0.presence != .both && $0.reading == .shownOnly },
         Row("in the base file only", .removed) { $0.presence == .baseOnly },
         Row("in the new file only", .added) { $0.presence == .newOnly },
@@ -115,22 +115,22 @@ package enum VerdictTable {
     ]
 
     /// The verdict of a series with `evidence`.
-    package static func verdict(for evidence: SeriesEvidence) -> CompareVerdict {
+    static func verdict(for evidence: SeriesEvidence) -> CompareVerdict {
         rows.first { $0.holds(evidence) }?.outcome ?? .notShownEqual
     }
 
     /// What compare knows about the whole run.
-    package struct RunEvidence: Sendable, Equatable {
+    struct RunEvidence: Sendable, Equatable {
         /// Both files and every option could be used.
-        package var inputUsable = true
+        var inputUsable = true
         /// How many gated series are `worse`.
-        package var gatedWorse = 0
+        var gatedWorse = 0
         /// A scale sweep's growth got worse (``GrowthComparison``), under `--gate all`.
-        package var gatedWorseGrowth = false
+        var gatedWorseGrowth = false
         /// How many gated series could not be judged (``CompareVerdict/isUnjudged``).
-        package var gatedUnjudged = 0
+        var gatedUnjudged = 0
 
-        package init(inputUsable: Bool = true, gatedWorse: Int = 0, gatedWorseGrowth: Bool = false, gatedUnjudged: Int = 0) {
+        init(inputUsable: Bool = true, gatedWorse: Int = 0, gatedWorseGrowth: Bool = false, gatedUnjudged: Int = 0) {
             self.inputUsable = inputUsable
             self.gatedWorse = gatedWorse
             self.gatedWorseGrowth = gatedWorseGrowth
@@ -139,7 +139,7 @@ package enum VerdictTable {
     }
 
     /// The run's exit status: the first row whose question its evidence answers yes.
-    package static let exitRows: [Row<RunEvidence, CompareExitStatus>] = [
+    static let exitRows: [Row<RunEvidence, CompareExitStatus>] = [
         Row("a file or an option could not be used: nothing compared", .unusableInput) { !$0.inputUsable },
         Row("a gated series is worse, or (gate all) a scale sweep's growth got worse", .regression) {
             $0.gatedWorse > 0 || $0.gatedWorseGrowth
@@ -151,12 +151,12 @@ package enum VerdictTable {
     ]
 
     /// The exit status of a run with `evidence`.
-    package static func exitStatus(for evidence: RunEvidence) -> CompareExitStatus {
+    static func exitStatus(for evidence: RunEvidence) -> CompareExitStatus {
         exitRows.first { $0.holds(evidence) }?.outcome ?? .noRegression
     }
 
     /// Both tables as docs/Compare.md prints them.
-    package static func markdown() -> String {
+    static func markdown() -> String {
         var text = "| row | the series' evidence | verdict |\n| ---: | --- | --- |\n"
         for (index, row) in rows.enumerated() {
             text += "| \(index + 1) | \(row.asks) | `\(row.outcome.rawValue)` |\n"

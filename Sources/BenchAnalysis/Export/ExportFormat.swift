@@ -3,7 +3,7 @@ import ToolSupport
 
 /// The formats `BenchRunner export` writes: the JSON that a dashboard a user
 /// already runs reads (docs/Dashboards.md).
-public enum ExportFormat: String, Sendable, CaseIterable {
+package enum ExportFormat: String, Sendable, CaseIterable {
     /// Bencher Metric Format: an object of benchmarks (``ExportedSeries/subject``),
     /// each an object of measures (``ExportedSeries/measure``), each
     /// `{value, lower_value, upper_value}`: the median and the lowest and
@@ -24,7 +24,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
 
     /// The JSON text of `selection` in this format: UTF-8, keys sorted,
     /// indented, ending with a newline.
-    public func json(_ selection: ExportSelection) -> String {
+    func json(_ selection: ExportSelection) -> String {
         switch self {
         case .bencher: Self.encode(Self.bencherDocument(selection.series))
         case .customSmallerIsBetter: Self.encode(Self.customEntries(selection.series, .lowerIsBetter))
@@ -35,7 +35,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
 
     /// How many of `selection`'s series this format carries (the custom
     /// tools each carry one direction).
-    public func count(_ selection: ExportSelection) -> Int {
+    func count(_ selection: ExportSelection) -> Int {
         switch self {
         case .bencher, .jmh: selection.series.count
         case .customSmallerIsBetter: selection.series.filter { $0.direction == .lowerIsBetter }.count

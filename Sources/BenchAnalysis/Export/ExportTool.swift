@@ -7,22 +7,22 @@ import Foundation
 /// tool's direction the run has none of); 2 unusable input (a missing or
 /// malformed result file, an output file that cannot be written), with a
 /// message naming the file and, where one applies, the line.
-public enum ExportTool {
+package enum ExportTool {
     /// What one export produces: the JSON for standard output (empty when
     /// it went to a file), a line for standard error saying what was
     /// exported, and the exit status.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// 0 written, 2 unusable input.
-        public let status: Int32
+        package let status: Int32
         /// The JSON, when no output file was given.
-        public let output: String
+        package let output: String
         /// What was exported and left out, or the error.
-        public let diagnostics: String
+        package let diagnostics: String
     }
 
     /// Exports the run at `path` in `format`, into the file at `outputPath`
     /// (replaced if it exists) or, when nil, into ``Outcome/output``.
-    public static func run(path: String, format: ExportFormat, outputPath: String?) -> Outcome {
+    package static func run(path: String, format: ExportFormat, outputPath: String?) -> Outcome {
         let file: ResultFile
         do {
             file = try ResultFile.load(path: path)

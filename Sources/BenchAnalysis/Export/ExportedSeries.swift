@@ -7,36 +7,36 @@ import ToolSupport
 /// The median is the figure `compare` and `report` use; the lowest and
 /// highest repetition bound it, so a dashboard draws the run's own spread
 /// rather than an interval the run did not measure.
-public struct ExportedSeries: Sendable, Equatable {
+package struct ExportedSeries: Sendable, Equatable {
     /// `benchmark/variant`, followed by ` params` when the series has
     /// parameters: the benchmark a dashboard tracks.
-    public let subject: String
+    let subject: String
     /// The `benchmark` column.
-    public let benchmark: String
+    let benchmark: String
     /// The `variant` column.
-    public let variant: String
+    let variant: String
     /// The `params` column split into its `key=value` pairs, in file order.
-    public let parameters: [(key: String, value: String)]
+    let parameters: [(key: String, value: String)]
     /// The metric's name, followed by ` [allocator]` when the file holds the
     /// same metric of the same subject under more than one allocator
     /// (`--allocator both`), so every measure of a subject is unique.
-    public let measure: String
+    let measure: String
     /// The `unit` column.
-    public let unit: String
+    let unit: String
     /// Which way the metric improves: ``MetricDirection/higherIsBetter`` or
     /// ``MetricDirection/lowerIsBetter``, never informational.
-    public let direction: MetricDirection
+    let direction: MetricDirection
     /// The repetitions' values, in file order (never empty).
-    public let values: [Double]
+    let values: [Double]
 
     /// The median of ``values``.
-    public var median: Double { Statistics.median(values) ?? 0 }
+    var median: Double { Statistics.median(values) ?? 0 }
     /// The lowest repetition.
-    public var lowest: Double { values.min() ?? 0 }
+    var lowest: Double { values.min() ?? 0 }
     /// The highest repetition.
-    public var highest: Double { values.max() ?? 0 }
+    var highest: Double { values.max() ?? 0 }
 
-    public static func == (lhs: ExportedSeries, rhs: ExportedSeries) -> Bool {
+    package static func == (lhs: ExportedSeries, rhs: ExportedSeries) -> Bool {
         lhs.subject == rhs.subject && lhs.measure == rhs.measure && lhs.unit == rhs.unit
             && lhs.direction == rhs.direction && lhs.values == rhs.values
             && lhs.parameters.map(\.key) == rhs.parameters.map(\.key)
@@ -45,18 +45,18 @@ public struct ExportedSeries: Sendable, Equatable {
 }
 
 /// The series of a result file that an export carries, and how many it leaves out.
-public struct ExportSelection: Sendable {
+package struct ExportSelection: Sendable {
     /// Every series with a direction and at least one value, in file order.
-    public let series: [ExportedSeries]
+    let series: [ExportedSeries]
     /// Series left out: their metric is informational (it describes the
     /// machine or the run), not declared by this BenchRunner (so its
     /// direction is unknown), or has no value in this run.
-    public let leftOut: Int
+    let leftOut: Int
 
     /// Selects the series of `file` an export carries. A metric's direction
     /// comes from its declaration in ``CSVSchema`` (for its benchmark, else
     /// for any benchmark), never from its name.
-    public init(_ file: ResultFile) {
+    init(_ file: ResultFile) {
         var allocatorsOfMeasure: [String: Set<String>] = [:]
         for series in file.series {
             allocatorsOfMeasure[Self.subject(of: series.key) + "\u{0}" + series.key.metric, default: []]

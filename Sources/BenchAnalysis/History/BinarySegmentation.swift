@@ -15,13 +15,13 @@
 /// (`scripts/history_reference.py` checks that on the committed runs).
 package struct BinarySegmentation: Sendable {
     /// One step: the split added and the segment it split.
-    package struct Step: Sendable, Equatable {
+    struct Step: Sendable, Equatable {
         /// Index of the first value after the split (ruptures' breakpoint).
-        package let split: Int
+        let split: Int
         /// The segment split, `start..<end`.
-        package let segment: Range<Int>
+        let segment: Range<Int>
         /// How much the split lowered the segment's cost.
-        package let gain: Double
+        let gain: Double
     }
 
     private let prefixSum: [Double]
@@ -29,7 +29,7 @@ package struct BinarySegmentation: Sendable {
     private let values: [Double]
 
     /// Segments `values` (one value per position, in order).
-    package init(_ values: [Double]) {
+    init(_ values: [Double]) {
         self.values = values
         var sum = [0.0]
         var squares = [0.0]
@@ -46,7 +46,7 @@ package struct BinarySegmentation: Sendable {
     /// The cost of `start..<end`: its length times its population variance,
     /// computed as NumPy's `var` computes it (the mean first, then the mean
     /// squared deviation), so that near-equal gains order as in the reference.
-    package func cost(_ start: Int, _ end: Int) -> Double {
+    func cost(_ start: Int, _ end: Int) -> Double {
         let count = end - start
         guard count > 1 else { return 0 }
         let mean = values[start..<end].reduce(0, +) / Double(count)
@@ -60,7 +60,7 @@ package struct BinarySegmentation: Sendable {
 
     /// The best split of `start..<end` and its gain, nil when the segment
     /// has fewer than two values.
-    package func bestSplit(_ start: Int, _ end: Int) -> (split: Int, gain: Double)? {
+    func bestSplit(_ start: Int, _ end: Int) -> (split: Int, gain: Double)? {
         guard end - start >= 2 else { return nil }
         let whole = cost(start, end)
         var best: (split: Int, gain: Double)?
@@ -75,7 +75,7 @@ package struct BinarySegmentation: Sendable {
 
     /// Up to `limit` greedy steps, in the order they are taken; fewer when
     /// every segment is a single value.
-    package func steps(limit: Int) -> [Step] {
+    func steps(limit: Int) -> [Step] {
         var boundaries = [0, values.count]
         var taken: [Step] = []
         while taken.count < limit {

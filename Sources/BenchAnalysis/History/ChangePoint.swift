@@ -1,45 +1,45 @@
 /// A change of one series between two revisions.
 package struct ChangePoint: Sendable, Equatable {
     /// Index in the series' points of the first point after the change.
-    package let position: Int
+    let position: Int
     /// The last revision before the change.
-    package let revisionBefore: String
+    let revisionBefore: String
     /// The first revision after the change.
-    package let revisionAfter: String
+    let revisionAfter: String
     /// The level before: the median of the run summaries from the previous
     /// change point (or the first run) to this one; for an exact count, the
     /// level it moved from.
-    package let before: Double
+    let before: Double
     /// The level after: likewise up to the next change point (or the newest run).
-    package let after: Double
+    let after: Double
     /// The Hodges-Lehmann interval of the shift from the runs at the level
     /// before to those at the level after, as fractions of `before` (at
     /// `1 - 2·alpha`); nil for exact counts and where the runs are too few.
-    package let interval: ClosedRange<Double>?
+    let interval: ClosedRange<Double>?
     /// The two-sided Mann-Whitney p of the test that accepted the change:
     /// the runs on either side within the segment it split; nil for exact counts.
-    package let pValue: Double?
+    let pValue: Double?
     /// `pValue` adjusted across every test of every series analysed
     /// together (Benjamini-Hochberg); nil for exact counts and unconfirmed
     /// changes, and when the series was analysed alone.
-    package let qValue: Double?
+    let qValue: Double?
     /// How sure the change is.
-    package let evidence: Evidence
+    let evidence: Evidence
     /// Whether the move is in the harmful direction.
-    package let isHarmful: Bool
+    let isHarmful: Bool
     /// How many runs lie on each side: the test's samples, for an exact
     /// count the runs up to the neighbouring change points.
-    package let runsBefore: Int
-    package let runsAfter: Int
+    let runsBefore: Int
+    let runsAfter: Int
 
     /// The change as a fraction of the level before (`after / before - 1`),
     /// nil when the level before is 0.
-    package var relativeChange: Double? {
+    var relativeChange: Double? {
         before == 0 ? nil : after / before - 1
     }
 
     /// How sure the change is.
-    package enum Evidence: String, Sendable, Equatable {
+    enum Evidence: String, Sendable, Equatable {
         /// An exact count moved beyond its tolerance: no test is needed.
         case exact
         /// A timing moved beyond its threshold and its noise, and the rank

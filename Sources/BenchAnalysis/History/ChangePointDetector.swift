@@ -47,12 +47,12 @@ import ToolSupport
 /// instructions within ``MetricKind/instructionTolerance`` of the level).
 package struct ChangePointDetector: Sendable {
     /// The level of each test; the interval is at `1 - 2·alpha`.
-    package let alpha: Double
+    let alpha: Double
     /// The newest run's file: only a series whose newest revision holds it
     /// can have an unconfirmed change point (step 4).
-    package let newestRun: String?
+    let newestRun: String?
 
-    package init(alpha: Double, newestRun: String?) {
+    init(alpha: Double, newestRun: String?) {
         precondition(alpha > 0 && alpha < 0.5, "alpha must lie strictly between 0 and 0.5")
         self.alpha = alpha
         self.newestRun = newestRun
@@ -61,16 +61,16 @@ package struct ChangePointDetector: Sendable {
     /// What the first phase found in one series: the splits it accepted at
     /// `alpha` and the p-value of every test it made (in order), for the
     /// false discovery rate across every series.
-    package struct Segmentation: Sendable {
-        package let series: HistorySeries
-        package let splits: [AcceptedSplit]
-        package let pValues: [Double]
+    struct Segmentation: Sendable {
+        let series: HistorySeries
+        let splits: [AcceptedSplit]
+        let pValues: [Double]
     }
 
     /// Phase one for `series`: the splits of its timing's segmentation with
     /// their tests, none for an exact count (``changePoints(of:keeping:)``
     /// finds those).
-    package func segment(_ series: HistorySeries) -> Segmentation {
+    func segment(_ series: HistorySeries) -> Segmentation {
         guard series.points.count >= 2, case .timing(let threshold) = series.kind.measure else {
             return Segmentation(series: series, splits: [], pValues: [])
         }
@@ -81,7 +81,7 @@ package struct ChangePointDetector: Sendable {
     /// accepted splits that `keeps` (the false discovery rate across every
     /// series: a confirmed split's index into ``Segmentation/pValues``, its
     /// adjusted p); for an exact count, every move beyond its tolerance.
-    package func changePoints(
+    func changePoints(
         of segmentation: Segmentation, keeping keeps: (_ testIndex: Int) -> Double? = { _ in nil }
     ) -> [ChangePoint] {
         let series = segmentation.series
@@ -103,7 +103,7 @@ package struct ChangePointDetector: Sendable {
 
     /// The change points of one series alone (every test at `alpha`, no
     /// adjustment across series).
-    package func changePoints(of series: HistorySeries) -> [ChangePoint] {
+    func changePoints(of series: HistorySeries) -> [ChangePoint] {
         changePoints(of: segment(series))
     }
 
@@ -111,13 +111,13 @@ package struct ChangePointDetector: Sendable {
 
     /// The value a timing is segmented on: the logarithm when every run
     /// summary is positive (a change is a ratio), else the value itself.
-    package static func scale(of series: HistorySeries) -> (Double) -> Double {
+    static func scale(of series: HistorySeries) -> (Double) -> Double {
         let positive = series.points.allSatisfy { $0.runValues.allSatisfy { $0 > 0 } }
         return positive ? { log($0) } : { $0 }
     }
 
     /// One value per point: the median of its runs' scaled summaries.
-    package static func pointValues(of series: HistorySeries) -> [Double] {
+    static func pointValues(of series: HistorySeries) -> [Double] {
         let scaled = scale(of: series)
         return series.points.map { Statistics.median($0.runValues.map(scaled)) ?? 0 }
     }
@@ -130,7 +130,7 @@ package struct ChangePointDetector: Sendable {
     /// revision's runs fall into two levels of a process-bound benchmark) and
     /// of successive runs in order (inflated by the changes themselves).
     /// 0 with neither.
-    package static func noiseSpread(of series: HistorySeries) -> Double {
+    static func noiseSpread(of series: HistorySeries) -> Double {
         let scaled = scale(of: series)
         var withinRevision: [Double] = []
         for point in series.points where point.runValues.count > 1 {
@@ -153,7 +153,7 @@ package struct ChangePointDetector: Sendable {
     /// The noise band on the segmentation's scale: `z·√2·s`, `z` the normal
     /// quantile at `1 - alpha/2`: how far the medians of two runs of one
     /// binary drift apart by chance in all but alpha of the pairs.
-    package func noiseBand(of series: HistorySeries) -> Double {
+    func noiseBand(of series: HistorySeries) -> Double {
         let z = HodgesLehmannInterval.standardNormalQuantile(1 - alpha / 2)
         return z * 2.0.squareRoot() * Self.noiseSpread(of: series)
     }
@@ -162,7 +162,7 @@ package struct ChangePointDetector: Sendable {
     /// differ by more than the larger of the noise band and the threshold:
     /// on the log scale `log(1 + threshold)`, else `threshold` times the
     /// level before.
-    package func movesBeyondLimit(
+    func movesBeyondLimit(
         _ left: Double, _ right: Double, band: Double, threshold: Double, logarithmic: Bool
     ) -> Bool {
         let thresholdMove = logarithmic ? log(1 + threshold) : threshold * abs(left)
@@ -170,19 +170,19 @@ package struct ChangePointDetector: Sendable {
     }
 
     /// A split that stands: where, how sure, and the segment it split.
-    package struct AcceptedSplit: Sendable, Equatable {
+    struct AcceptedSplit: Sendable, Equatable {
         /// Index of the first point after the change.
-        package let split: Int
-        package let evidence: ChangePoint.Evidence
+        let split: Int
+        let evidence: ChangePoint.Evidence
         /// The segment the split was tested in: its runs on either side of
         /// `split` are the two samples of the test.
-        package let segment: Range<Int>
+        let segment: Range<Int>
         /// Its test's index in ``Segmentation/pValues`` (nil when untestable).
-        package let testIndex: Int?
+        let testIndex: Int?
     }
 
     /// The splits accepted at `alpha`, in order of position, and every test made (see the type's comment).
-    package func timingSegmentation(of series: HistorySeries, threshold: Double) -> Segmentation {
+    func timingSegmentation(of series: HistorySeries, threshold: Double) -> Segmentation {
         let scaled = Self.scale(of: series)
         let logarithmic = series.points.allSatisfy { $0.runValues.allSatisfy { $0 > 0 } }
         let band = noiseBand(of: series)

@@ -6,11 +6,11 @@ import Foundation
 /// hash, `-dirty` when the tree had changes) is placed at its commit.
 package struct CommitOrder: Sendable {
     /// Every commit's full hash, oldest first.
-    package let commits: [String]
+    let commits: [String]
     private let positionOfCommit: [String: Int]
 
     /// The order of `commits` (full hashes, oldest first).
-    package init(commits: [String]) {
+    init(commits: [String]) {
         self.commits = commits
         var positions: [String: Int] = [:]
         for (index, commit) in commits.enumerated() {
@@ -22,7 +22,7 @@ package struct CommitOrder: Sendable {
     /// The position of the commit `revision` names (a hash or a prefix of
     /// one of at least 7 hex digits, with or without `-dirty`), nil when no
     /// commit of this order starts with it or more than one does.
-    package func position(of revision: String) -> Int? {
+    func position(of revision: String) -> Int? {
         let prefix = Self.commitPrefix(of: revision)
         guard prefix.count >= 7 else { return nil }
         if let exact = positionOfCommit[prefix] { return exact }
@@ -35,7 +35,7 @@ package struct CommitOrder: Sendable {
     }
 
     /// `revision` without a `-dirty` suffix, lowercased.
-    package static func commitPrefix(of revision: String) -> String {
+    static func commitPrefix(of revision: String) -> String {
         var text = revision.lowercased()
         if text.hasSuffix("-dirty") {
             text.removeLast("-dirty".count)
@@ -48,7 +48,7 @@ package struct CommitOrder: Sendable {
     /// failure says why (git missing, not a repository), for the one note a
     /// tool prints before it falls back to the order the results folder's
     /// index records (``CommittedRuns``) or to the runs' timestamps.
-    package static func read(repository directory: String, git: String = "git") -> Result<CommitOrder, GitUnavailable> {
+    static func read(repository directory: String, git: String = "git") -> Result<CommitOrder, GitUnavailable> {
         GitRepository(directory: directory, program: git).commitOrder()
     }
 }

@@ -3,12 +3,12 @@ import ToolSupport
 
 /// Writes a ``HistoryReport`` as a terminal table, CSV or JSON.
 package struct HistoryFormatter: Sendable {
-    package let report: HistoryReport
+    let report: HistoryReport
     /// The level the intervals go with (they are at `1 - 2·alpha`).
-    package let alpha: Double
+    let alpha: Double
 
     /// A revision as printed: its first 7 hex digits, `-dirty` kept.
-    package static func shortRevision(_ revision: String) -> String {
+    static func shortRevision(_ revision: String) -> String {
         let dirty = revision.hasSuffix("-dirty")
         let commit = CommitOrder.commitPrefix(of: revision)
         return String(commit.prefix(7)) + (dirty ? "-dirty" : "")
@@ -46,7 +46,7 @@ package struct HistoryFormatter: Sendable {
     }
 
     /// The change points as an aligned table, then the summary.
-    package func table() -> String {
+    func table() -> String {
         let confidence = NumberFormat.plain((1 - 2 * alpha) * 100)
         let layout = TextTable(
             columns: [
@@ -77,7 +77,7 @@ package struct HistoryFormatter: Sendable {
 
     /// The summary: what was read, how many change points of each kind, and
     /// what the exit status says about the newest run.
-    package func summary() -> String {
+    func summary() -> String {
         let all = changes
         let exact = all.filter { $0.change.evidence == .exact }.count
         let confirmed = all.filter { $0.change.evidence == .confirmed }.count
@@ -111,7 +111,7 @@ package struct HistoryFormatter: Sendable {
     }
 
     /// One CSV row per change point.
-    package func csv() -> String {
+    func csv() -> String {
         var lines = [
             CSV.line([
                 "benchmark", "variant", "params", "metric", "allocator", "machine", "unit", "revision_before",
@@ -142,7 +142,7 @@ package struct HistoryFormatter: Sendable {
     /// `machines`, `notes`, `exitStatus` and `series`, each series with its
     /// key's columns, `machine`, `unit`, `kind` (`timing` or `exact`),
     /// `points` (`revision`, `values`, `runs`) and `changePoints`.
-    package func json() -> String {
+    func json() -> String {
         let series: [[String: Any]] = report.entries.map { entry in
             let key = entry.series.key
             let isTiming: Bool = if case .timing = entry.series.kind.measure { true } else { false }

@@ -1,7 +1,7 @@
 /// Settings of `BenchRunner history`.
-public struct HistoryOptions: Sendable, Equatable {
+package struct HistoryOptions: Sendable, Equatable {
     /// How the report is written.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         /// An aligned text table with a summary, for a terminal.
         case table
         /// One CSV row per change point, for scripts; the summary goes to standard error.
@@ -12,33 +12,33 @@ public struct HistoryOptions: Sendable, Equatable {
 
     /// The thresholds, the level and the exact tolerances, with `compare`'s
     /// meaning and defaults (its gate, format and resolution are not used).
-    public var judgement = CompareOptions()
+    package var judgement = CompareOptions()
     /// How the report is written.
-    public var format = Format.table
+    package var format = Format.table
     /// Keep only series whose `benchmark/variant params metric [allocator]`
     /// contains one of these (all when empty).
-    public var filters: [String] = []
+    package var filters: [String] = []
     /// Keep only runs whose machine (``RunFacts/machine``) contains this (all when nil).
-    public var machine: String?
+    package var machine: String?
     /// The git repository whose commit order orders the runs.
-    public var repository = "."
+    package var repository = "."
     /// Where to write the static page (``HistoryPage``), if anywhere.
-    public var htmlDirectory: String?
+    package var htmlDirectory: String?
     /// plotly.js for the page; by default the one plotly's Python package ships.
-    public var plotlyJS: String?
+    package var plotlyJS: String?
     /// A Stress results CSV (`Stress --csv`) whose outcome tables the page shows.
-    public var stressCSV: String?
+    package var stressCSV: String?
 
     /// The command line's defaults: compare's thresholds, level and no
     /// exact tolerance; a table; every series and machine; this folder's repository.
-    public init() {}
+    package init() {}
 
     /// The smallest change of a timing series that counts (`--threshold`).
-    package var threshold: Double { judgement.threshold }
+    var threshold: Double { judgement.threshold }
     /// The same for wake-up-bound times (`--wakeup-threshold`).
-    package var wakeUpThreshold: Double { judgement.wakeUpThreshold }
+    var wakeUpThreshold: Double { judgement.wakeUpThreshold }
     /// The level of each change point's test (`--alpha`).
-    package var alpha: Double { judgement.alpha }
+    var alpha: Double { judgement.alpha }
     /// How far exact counts may move (`--exact-tolerance`).
-    package var exactTolerances: [ExactTolerance] { judgement.exactTolerances }
+    var exactTolerances: [ExactTolerance] { judgement.exactTolerances }
 }

@@ -20,22 +20,22 @@ import ToolSupport
 /// drawn chart `data-rendered`, for the browser test
 /// (`scripts/test-report-page.sh`).
 package struct HistoryPage: Sendable {
-    package let report: HistoryReport
+    let report: HistoryReport
     /// The newest run read, and the run before it on the same machine.
-    package let newest: ResultFile?
-    package let previous: ResultFile?
+    let newest: ResultFile?
+    let previous: ResultFile?
     /// The level of the history's tests.
-    package let alpha: Double
+    let alpha: Double
     /// The latest stress outcomes, when given.
-    package var stress: StressOutcomes?
+    var stress: StressOutcomes?
 
     /// The file names the page loads, beside `index.html`.
-    package static let plotlyFileName = "plotly.min.js"
-    package static let dataFileName = "history-data.js"
+    static let plotlyFileName = "plotly.min.js"
+    static let dataFileName = "history-data.js"
 
     /// `history-data.js`: the history, the newest run's medians, the scale
     /// sweeps, compare's report and the stress outcomes.
-    package func dataScript(runs: HistoryRuns) -> String {
+    func dataScript(runs: HistoryRuns) -> String {
         let history = HistoryFormatter(report: report, alpha: alpha).json()
         var extra: [String: Any] = [:]
         if let newest {
@@ -114,7 +114,7 @@ package struct HistoryPage: Sendable {
     }
 
     /// `index.html`.
-    package static let html = """
+    static let html = """
         <!DOCTYPE html>
         <html lang="en">
         <head>

@@ -5,14 +5,14 @@ import ToolSupport
 /// a copy of plotly.js, so the page opens from `file://` with no network.
 package enum HistoryPageWriter {
     /// A page that could not be written: what went wrong and what to do.
-    package struct Failure: Error, CustomStringConvertible {
-        package let description: String
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Writes the page of `report` into `directory` (made if missing) and
     /// returns a line naming it. plotly.js comes from `options.plotlyJS`
     /// or, without it, from the `plotly` Python package (`pip install plotly`).
-    package static func write(
+    static func write(
         report: HistoryReport, runs: HistoryRuns, options: HistoryOptions, directory: String
     ) throws(Failure) -> String {
         let plotly: String

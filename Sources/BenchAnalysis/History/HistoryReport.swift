@@ -5,24 +5,24 @@ import ToolSupport
 package struct HistoryReport: Sendable {
     /// A series and its change points.
     package struct Entry: Sendable {
-        package let series: HistorySeries
-        package let changePoints: [ChangePoint]
+        let series: HistorySeries
+        let changePoints: [ChangePoint]
     }
 
     /// Every analysed series, in the order of their first run.
-    package let entries: [Entry]
+    let entries: [Entry]
     /// The runs read, oldest first.
-    package let runCount: Int
+    let runCount: Int
     /// The newest run's file, the one the exit status is about.
-    package let newestRun: String?
+    let newestRun: String?
     /// The machines the runs were made on.
-    package let machines: [String]
+    let machines: [String]
     /// Notes on the order (``HistoryRuns/notes``).
-    package let notes: [String]
+    let notes: [String]
 
     /// Analyses `runs` under `options`: each series of each machine, summarised
     /// per run (compare's rule decides which metrics and which repetitions).
-    package init(runs: HistoryRuns, options: HistoryOptions) {
+    init(runs: HistoryRuns, options: HistoryOptions) {
         var machines: [String] = []
         var order: [String] = []
         var building: [String: (key: ResultSeriesKey, machine: String, unit: String, kind: HistorySeriesKind, points: [HistoryPoint])] = [:]
@@ -79,13 +79,13 @@ package struct HistoryReport: Sendable {
 
     /// Whether `change` of `entry` starts at the newest run: it is the
     /// series' last point, and that point holds the newest run.
-    package func isAtNewestRun(_ change: ChangePoint, of entry: Entry) -> Bool {
+    func isAtNewestRun(_ change: ChangePoint, of entry: Entry) -> Bool {
         guard let newestRun, change.position == entry.series.points.count - 1 else { return false }
         return entry.series.points[change.position].runPaths.contains(newestRun)
     }
 
     /// The gated harmful change points at the newest run.
-    package var regressionsAtNewestRun: [(entry: Entry, change: ChangePoint)] {
+    var regressionsAtNewestRun: [(entry: Entry, change: ChangePoint)] {
         entries.flatMap { entry in
             entry.changePoints.filter { $0.isHarmful && entry.series.kind.isGated && isAtNewestRun($0, of: entry) }
                 .map { (entry, $0) }
@@ -95,7 +95,7 @@ package struct HistoryReport: Sendable {
     /// The exit status (docs/History.md, "Exit status"): 1 when a gated
     /// series has a harmful exact or confirmed change point at the newest
     /// run, else 3 when it has an unconfirmed one there, else 0.
-    package var exitStatus: HistoryExitStatus {
+    var exitStatus: HistoryExitStatus {
         let atNewest = regressionsAtNewestRun
         if atNewest.contains(where: { $0.change.evidence != .unconfirmed }) { return .regression }
         if !atNewest.isEmpty { return .notJudged }
@@ -104,7 +104,7 @@ package struct HistoryReport: Sendable {
 }
 
 /// The exit status of `BenchRunner history`, with compare's meanings.
-public enum HistoryExitStatus: Int32, Sendable {
+package enum HistoryExitStatus: Int32, Sendable {
     /// No gated series has a harmful change point at the newest run.
     case noRegression = 0
     /// A gated series has a harmful change point at the newest run: an

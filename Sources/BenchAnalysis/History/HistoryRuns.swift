@@ -4,8 +4,8 @@ import Foundation
 /// repository's commit order, runs of one commit by their timestamps.
 package struct HistoryRuns: Sendable {
     /// One run: its file and where it sits.
-    package struct Run: Sendable {
-        package init(file: ResultFile, revision: String, timestamp: String, commitPosition: Int?) {
+    struct Run: Sendable {
+        init(file: ResultFile, revision: String, timestamp: String, commitPosition: Int?) {
             self.file = file
             self.revision = revision
             self.timestamp = timestamp
@@ -13,31 +13,31 @@ package struct HistoryRuns: Sendable {
         }
 
         /// The file as read.
-        package let file: ResultFile
+        let file: ResultFile
         /// The revision the run measured (`git_rev`, else from the file's name).
-        package let revision: String
+        let revision: String
         /// When it was made (the `timestamp` column, else from the file's name).
-        package let timestamp: String
+        let timestamp: String
         /// The position of its commit in the commit order, nil when the
         /// revision is not in the history (or no history could be read).
-        package let commitPosition: Int?
+        let commitPosition: Int?
     }
 
     /// Every run, oldest first.
-    package let runs: [Run]
+    let runs: [Run]
     /// What the reader should know about the order, one line each (git
     /// missing, revisions not in the history).
-    package let notes: [String]
+    let notes: [String]
 
     /// `runs` in the order given, with `notes`.
-    package init(runs: [Run], notes: [String] = []) {
+    init(runs: [Run], notes: [String] = []) {
         self.runs = runs
         self.notes = notes
     }
 
     /// The result files among `paths`: a folder stands for the result files
     /// directly in it (`<UTC>-<revision>.csv`, not baselines or tables).
-    package static func files(in paths: [String]) throws(CompareInputError) -> [String] {
+    static func files(in paths: [String]) throws(CompareInputError) -> [String] {
         var files: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -67,7 +67,7 @@ package struct HistoryRuns: Sendable {
     }
 
     /// Whether `name` is a result file's name: `20261124T085214Z-de72c138d70c.csv`.
-    package static func isRunFileName(_ name: String) -> Bool {
+    static func isRunFileName(_ name: String) -> Bool {
         guard name.hasSuffix(".csv"), let dash = name.firstIndex(of: "-") else { return false }
         let stamp = name[..<dash]
         return stamp.count == 16 && stamp.hasSuffix("Z") && stamp.first?.isNumber == true
@@ -79,7 +79,7 @@ package struct HistoryRuns: Sendable {
     /// records (`recordedIn` names it), the note says that instead. A run
     /// whose revision is not in `order` goes right after the latest run
     /// before it in time whose revision is.
-    package init(files: [ResultFile], order: CommitOrder?, unavailable: String? = nil, recordedIn: String? = nil) {
+    init(files: [ResultFile], order: CommitOrder?, unavailable: String? = nil, recordedIn: String? = nil) {
         var notes: [String] = []
         if order == nil {
             notes.append(

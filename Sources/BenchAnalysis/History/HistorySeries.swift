@@ -3,17 +3,17 @@
 /// run and grouped by revision in commit order.
 package struct HistorySeries: Sendable {
     /// What the series is of (the key `compare` pairs rows by).
-    package let key: ResultSeriesKey
+    let key: ResultSeriesKey
     /// The machine its runs were made on (``RunFacts/machine``).
-    package let machine: String
+    let machine: String
     /// The `unit` column.
-    package let unit: String
+    let unit: String
     /// How its changes are found.
-    package let kind: HistorySeriesKind
+    let kind: HistorySeriesKind
     /// One point per revision, in commit order.
-    package let points: [HistoryPoint]
+    let points: [HistoryPoint]
 
-    package init(key: ResultSeriesKey, machine: String, unit: String = "", kind: HistorySeriesKind, points: [HistoryPoint]) {
+    init(key: ResultSeriesKey, machine: String, unit: String = "", kind: HistorySeriesKind, points: [HistoryPoint]) {
         self.key = key
         self.machine = machine
         self.unit = unit
@@ -25,14 +25,14 @@ package struct HistorySeries: Sendable {
 /// The runs of one revision in one series.
 package struct HistoryPoint: Sendable, Equatable {
     /// The revision as the runs wrote it (`git_rev`).
-    package let revision: String
+    let revision: String
     /// Each run's summary of its repetitions (their median, at the usual
     /// level where the benchmark reads one), in run order.
-    package let runValues: [Double]
+    let runValues: [Double]
     /// The result files of those runs, in the same order.
-    package let runPaths: [String]
+    let runPaths: [String]
 
-    package init(revision: String, runValues: [Double], runPaths: [String]) {
+    init(revision: String, runValues: [Double], runPaths: [String]) {
         self.revision = revision
         self.runValues = runValues
         self.runPaths = runPaths
@@ -43,7 +43,7 @@ package struct HistoryPoint: Sendable, Equatable {
 /// values are exact counts or timings with noise.
 package struct HistorySeriesKind: Sendable, Equatable {
     /// What the values are.
-    package enum Measure: Sendable, Equatable {
+    enum Measure: Sendable, Equatable {
         /// A timing: a change counts beyond `threshold` (a fraction of the
         /// level before) and beyond the series' noise.
         case timing(threshold: Double)
@@ -53,14 +53,14 @@ package struct HistorySeriesKind: Sendable, Equatable {
     }
 
     /// Which direction is an improvement (never `.informational`).
-    package let preference: MetricComparisonRule.Preference
+    let preference: MetricComparisonRule.Preference
     /// Timing or exact count.
-    package let measure: Measure
+    let measure: Measure
     /// Whether a change at the newest run decides the exit status: this
     /// project's variants, not the peers and references, which measure the machine.
-    package let isGated: Bool
+    let isGated: Bool
 
-    package init(preference: MetricComparisonRule.Preference, measure: Measure, isGated: Bool) {
+    init(preference: MetricComparisonRule.Preference, measure: Measure, isGated: Bool) {
         self.preference = preference
         self.measure = measure
         self.isGated = isGated
@@ -70,7 +70,7 @@ package struct HistorySeriesKind: Sendable, Equatable {
     /// with `compare`'s thresholds and exact tolerances; nil for what compare
     /// only shows (tails, per-tick samples, machine facts, varying counts,
     /// undeclared metrics).
-    package init?(rule: MetricComparisonRule, key: ResultSeriesKey, options: HistoryOptions) {
+    init?(rule: MetricComparisonRule, key: ResultSeriesKey, options: HistoryOptions) {
         guard rule.preference != .informational else { return nil }
         preference = rule.preference
         isGated = !MachineDrift.isAnchor(variant: key.variant)
@@ -85,7 +85,7 @@ package struct HistorySeriesKind: Sendable, Equatable {
     }
 
     /// Whether going from `before` to `after` is a move in the harmful direction.
-    package func isHarmful(from before: Double, to after: Double) -> Bool {
+    func isHarmful(from before: Double, to after: Double) -> Bool {
         switch preference {
         case .higherIsBetter: after < before
         case .lowerIsBetter: after > before

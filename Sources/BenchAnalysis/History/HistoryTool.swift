@@ -4,21 +4,21 @@ import Foundation
 /// files, orders them, finds every series' change points and formats the
 /// report. The command-line type only parses options and prints what this
 /// returns (docs/History.md explains the method and the output).
-public enum HistoryTool {
+package enum HistoryTool {
     /// What `history` prints and the exit status it ends with.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The exit status.
-        public let status: HistoryExitStatus
+        package let status: HistoryExitStatus
         /// What goes to standard output.
-        public let output: String
+        package let output: String
         /// What goes to standard error.
-        public let diagnostics: String
+        package let diagnostics: String
     }
 
     /// Analyses the result files in `paths` (folders stand for the result
     /// files in them) under `options`. Unusable input yields exit status 2
     /// and a message naming the file and line; nothing is analysed then.
-    public static func run(paths: [String], options: HistoryOptions) -> Outcome {
+    package static func run(paths: [String], options: HistoryOptions) -> Outcome {
         if let problem = options.judgement.problem {
             return Outcome(status: .unusableInput, output: "", diagnostics: "error: \(problem)\n")
         }
@@ -66,7 +66,7 @@ public enum HistoryTool {
     /// repository: a source archive) they go by the commit order the index
     /// of their folder records (``CommittedRuns``), else by their
     /// timestamps; either way one note says so.
-    package static func order(_ files: [ResultFile], repository: String, git: String = "git") -> HistoryRuns {
+    static func order(_ files: [ResultFile], repository: String, git: String = "git") -> HistoryRuns {
         switch CommitOrder.read(repository: repository, git: git) {
         case .success(let order):
             return HistoryRuns(files: files, order: order)

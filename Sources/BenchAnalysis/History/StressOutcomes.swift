@@ -7,20 +7,20 @@ import ToolSupport
 package struct StressOutcomes: Sendable {
     /// One scenario's outcomes: its name, verdict, iterations and seconds
     /// as the file writes them, and each outcome with its grade and count.
-    package struct Scenario: Sendable {
-        package let name, verdict, iterations, seconds: String
-        package var outcomes: [(outcome: String, grade: String, count: Int)]
+    struct Scenario: Sendable {
+        let name, verdict, iterations, seconds: String
+        var outcomes: [(outcome: String, grade: String, count: Int)]
     }
 
     /// The file as named.
-    package let path: String
+    let path: String
     /// The scenarios in the file's order.
-    package let scenarios: [Scenario]
+    let scenarios: [Scenario]
 
     static let requiredColumns = ["scenario", "verdict", "outcome", "grade", "count"]
 
     /// Reads the Stress CSV at `path`; a problem names the file and line.
-    package static func load(path: String) throws(CompareInputError) -> StressOutcomes {
+    static func load(path: String) throws(CompareInputError) -> StressOutcomes {
         let text = try CSVInput.text(atPath: path, missing: "no such file (write one with Stress --csv FILE)")
         let table = try CSVInput.table(
             text: text, path: path, empty: "is empty: expected Stress's results CSV (Stress --csv FILE)")

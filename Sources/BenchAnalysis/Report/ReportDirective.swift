@@ -33,7 +33,7 @@
 /// from the repository's root, e.g. an example package's
 /// `Examples/MyEventLoop/results/<run>.csv`): it then ignores the document's
 /// `report-source`, and `BenchRunner report <run>` does not re-point it.
-package enum ReportDirective: Equatable, Sendable {
+enum ReportDirective: Equatable, Sendable {
     case table(
         benchmark: String, variants: [String]?, metrics: [String], ratioTo: String?, params: [String: String],
         allocator: String?)

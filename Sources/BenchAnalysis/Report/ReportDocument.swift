@@ -8,13 +8,13 @@
 /// Markers inside fenced code blocks (```) are text, not regions.
 package struct ReportDocument: Sendable {
     /// The document as named in messages (a path from the repository's root).
-    package let path: String
-    package let text: String
+    let path: String
+    let text: String
     /// The `report-source` path, if the document names one.
-    package let source: String?
+    let source: String?
     /// The line of the `report-source` comment.
-    package let sourceLine: Int?
-    package let regions: [ReportRegion]
+    let sourceLine: Int?
+    let regions: [ReportRegion]
 
     static let sourcePrefix = "<!-- report-source:"
     static let openPrefix = "<!-- report:"
@@ -22,7 +22,7 @@ package struct ReportDocument: Sendable {
     static let commentEnd = "-->"
 
     /// Reads the regions of `text`; `path` names it in errors.
-    package init(path: String, text: String) throws(ReportError) {
+    init(path: String, text: String) throws(ReportError) {
         self.path = path
         self.text = text
         var source: String?
@@ -144,7 +144,7 @@ package struct ReportDocument: Sendable {
 
     /// The document with every region's content replaced by `render`'s text
     /// for it, and `report-source` pointing at `newSource` when given.
-    package func rewritten(
+    func rewritten(
         source newSource: String? = nil, render: (ReportRegion) throws(ReportError) -> String
     ) throws(ReportError) -> String {
         var result = ""
@@ -166,27 +166,27 @@ package struct ReportDocument: Sendable {
 
 /// One generated region of a ``ReportDocument``.
 package struct ReportRegion: Sendable {
-    package let directive: ReportDirective
+    let directive: ReportDirective
     /// The run the region names itself (`source=`), which the document's
     /// `report-source` does not override and `BenchRunner report <run>` does
     /// not re-point; `nil` for a region that shows the document's run.
-    package let source: String?
+    let source: String?
     /// The directive as written, for messages.
-    package let directiveText: String
+    let directiveText: String
     /// The line of the opening comment.
-    package let line: Int
+    let line: Int
     /// The generated text now in the document.
     let content: Range<String.Index>
     /// A block (its own lines) or inline (inside a line).
-    package let isBlock: Bool
+    let isBlock: Bool
 }
 
 /// A document or result file the report cannot use: the file, the line
 /// and what to do.
 package struct ReportError: Error, CustomStringConvertible, Equatable, Sendable {
-    package let file: String
-    package let line: Int?
-    package let message: String
+    let file: String
+    let line: Int?
+    let message: String
 
     init(_ file: String, _ line: Int?, _ message: String) {
         self.file = file

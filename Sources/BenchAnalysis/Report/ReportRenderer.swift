@@ -12,7 +12,7 @@ package struct ReportRenderer {
     /// commit order (``HistoryRuns``).
     let loadHistory: (String) throws(ReportError) -> HistoryRuns
 
-    package init(
+    init(
         load: @escaping (String) throws(ReportError) -> ResultFile,
         loadResolution: @escaping (String) throws(ReportError) -> ResolutionTable? = { _ in nil },
         loadHistory: @escaping (String) throws(ReportError) -> HistoryRuns = { _ throws(ReportError) in
@@ -26,7 +26,7 @@ package struct ReportRenderer {
 
     /// The text of `region` in `document`, whose run is `source` (a region
     /// that names its own run with `source=` shows that one instead).
-    package func render(_ region: ReportRegion, in document: String, source documentSource: String?) throws(ReportError)
+    func render(_ region: ReportRegion, in document: String, source documentSource: String?) throws(ReportError)
         -> String
     {
         func run() throws(ReportError) -> (String, ResultFile) {

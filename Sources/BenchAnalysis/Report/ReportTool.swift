@@ -19,7 +19,7 @@ package enum ReportTool {
     }
 
     /// The documents that may hold regions, as paths from `root`, in a fixed order.
-    package static func documents(root: URL) -> [String] {
+    static func documents(root: URL) -> [String] {
         let manager = FileManager.default
         var paths: [String] = []
         for name in ["README.md", "Performance.md"] where manager.fileExists(atPath: root.appendingPathComponent(name).path) {

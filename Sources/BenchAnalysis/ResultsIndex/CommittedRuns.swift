@@ -15,31 +15,31 @@ import Foundation
 /// lists one. Without git, `history` orders runs by this list.
 package struct CommittedRuns: Sendable, Equatable {
     /// One committed run.
-    package struct Run: Sendable, Equatable {
+    struct Run: Sendable, Equatable {
         /// The file's name inside the results folder.
-        package let name: String
+        let name: String
         /// The full hash of the commit its revision names; nil when the
         /// revision is not a commit of the history (the run is then placed
         /// by its start time, as `history` places it).
-        package let commit: String?
+        let commit: String?
 
         /// The run `name` of `commit`.
-        package init(name: String, commit: String?) {
+        init(name: String, commit: String?) {
             self.name = name
             self.commit = commit
         }
     }
 
     /// The runs, oldest first.
-    package let runs: [Run]
+    let runs: [Run]
 
     /// `runs`, oldest first.
-    package init(runs: [Run]) {
+    init(runs: [Run]) {
         self.runs = runs
     }
 
     /// The runs of `history` (ordered with `order`) as they are listed.
-    package init(history: HistoryRuns, order: CommitOrder) {
+    init(history: HistoryRuns, order: CommitOrder) {
         runs = history.runs.map { run in
             Run(
                 name: URL(fileURLWithPath: run.file.path).lastPathComponent,
@@ -48,11 +48,11 @@ package struct CommittedRuns: Sendable, Equatable {
     }
 
     /// The names of the runs, oldest first.
-    package var names: [String] { runs.map(\.name) }
+    var names: [String] { runs.map(\.name) }
 
     /// The commits of the runs, oldest first, each once: the part of the
     /// repository's commit order the runs need.
-    package var commitOrder: CommitOrder {
+    var commitOrder: CommitOrder {
         var seen: Set<String> = []
         var commits: [String] = []
         for case let commit? in runs.map(\.commit) where seen.insert(commit).inserted {
@@ -70,7 +70,7 @@ package struct CommittedRuns: Sendable, Equatable {
 
     /// The list as the index writes it: one `<file> <commit>` line per run
     /// (`-` for a revision outside the history), between two markers.
-    package var markdown: String {
+    var markdown: String {
         var text = Self.opening + "\n```text\n"
         for run in runs {
             text += "\(run.name) \(run.commit ?? "-")\n"
@@ -80,7 +80,7 @@ package struct CommittedRuns: Sendable, Equatable {
 
     /// The list in an index's text; nil when the text has none (an index
     /// older than the list, or no index).
-    package static func parse(index text: String) -> CommittedRuns? {
+    static func parse(index text: String) -> CommittedRuns? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let start = lines.firstIndex(where: { $0 == opening }) else { return nil }
         var runs: [Run] = []
@@ -95,7 +95,7 @@ package struct CommittedRuns: Sendable, Equatable {
 
     /// The list in the index of the folder at `folder`; nil when the folder
     /// has no index or the index no list.
-    package static func read(folder: String) -> CommittedRuns? {
+    static func read(folder: String) -> CommittedRuns? {
         let index = URL(fileURLWithPath: folder).appendingPathComponent(ResultsIndex.fileName)
         guard let text = try? String(contentsOf: index, encoding: .utf8) else { return nil }
         return parse(index: text)
@@ -104,7 +104,7 @@ package struct CommittedRuns: Sendable, Equatable {
     /// The runs listed, read from `folder` by `load` (which takes a file's
     /// path), in the list's order: the runs made at `until` (a file name's
     /// `yyyyMMddTHHmmssZ`) or before when it is given, every run otherwise.
-    package func history<Failure: Error>(
+    func history<Failure: Error>(
         folder: String, until: String? = nil, load: (String) throws(Failure) -> ResultFile
     ) throws(Failure) -> HistoryRuns {
         let folderPath = folder.hasSuffix("/") ? String(folder.dropLast()) : folder

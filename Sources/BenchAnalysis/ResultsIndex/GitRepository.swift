@@ -9,20 +9,20 @@ import ToolSupport
 /// says once before it falls back to what the index records.
 package struct GitRepository: Sendable {
     /// The repository's folder (git's `-C`).
-    package let directory: String
+    let directory: String
     /// The program run as git, found on `PATH`.
-    package let program: String
+    let program: String
 
     /// The repository at `directory`, asked through `program` (`git` unless
     /// a test stands in a missing one).
-    package init(directory: String, program: String = "git") {
+    init(directory: String, program: String = "git") {
         self.directory = directory
         self.program = program
     }
 
     /// Every commit reachable from `HEAD`, oldest first, as
     /// `git rev-list --topo-order --reverse HEAD` prints them.
-    package func commitOrder() -> Result<CommitOrder, GitUnavailable> {
+    func commitOrder() -> Result<CommitOrder, GitUnavailable> {
         run(["rev-list", "--topo-order", "--reverse", "HEAD"], what: "rev-list").map { output in
             CommitOrder(commits: output.split(whereSeparator: \.isNewline).map(String.init))
         }
@@ -31,7 +31,7 @@ package struct GitRepository: Sendable {
     /// The names directly in `folder` (a path from `directory`) that git
     /// tracks: a file, or a subfolder holding a tracked file, as
     /// `git ls-files` lists them in the index (staged files count).
-    package func trackedNames(in folder: String) -> Result<Set<String>, GitUnavailable> {
+    func trackedNames(in folder: String) -> Result<Set<String>, GitUnavailable> {
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         return run(["ls-files", "-z", "--", prefix], what: "ls-files").map { output in
             var names: Set<String> = []
@@ -63,5 +63,5 @@ package struct GitRepository: Sendable {
 /// repository (a source archive).
 package struct GitUnavailable: Error, Sendable, Equatable {
     /// What went wrong, for the one note the tool prints.
-    package let reason: String
+    let reason: String
 }

@@ -4,17 +4,17 @@ import Foundation
 /// series (`benchmark/variant params`) its plans write. The measuring side
 /// (BenchKit) lists them; a run's kind is read by matching its series
 /// against them.
-public struct SuiteSignature: Sendable, Equatable {
+package struct SuiteSignature: Sendable, Equatable {
     /// The suite's name as the index prints it (`default`, `quick`).
-    public let name: String
+    let name: String
     /// `benchmark/variant params` of every plan of the suite.
-    public let series: Set<String>
+    let series: Set<String>
     /// The benchmarks of the suite.
-    public let benchmarks: Set<String>
+    let benchmarks: Set<String>
 
     /// The suite `name` whose plans write the series of `plans`
     /// (benchmark, variant, params).
-    public init(name: String, plans: [(benchmark: String, variant: String, params: String)]) {
+    package init(name: String, plans: [(benchmark: String, variant: String, params: String)]) {
         self.name = name
         series = Set(plans.map { SuiteSignature.subject($0.benchmark, $0.variant, $0.params) })
         benchmarks = Set(plans.map(\.benchmark))
@@ -28,22 +28,22 @@ public struct SuiteSignature: Sendable, Equatable {
 /// One file of the results folder as the index lists it.
 package struct ResultsEntry: Sendable, Equatable {
     /// The file's name inside the folder.
-    package let name: String
+    let name: String
     /// What the file is (see ``ResultsIndex`` for every kind and how it is read).
-    package let kind: String
+    let kind: String
     /// The revisions that wrote it (`git_rev`), joined by `, `; empty when unknown.
-    package let revision: String
+    let revision: String
     /// When the run started (`timestamp`, UTC); empty when unknown.
-    package let date: String
+    let date: String
     /// Benchmarks in the file (0 for a file that is not a run).
-    package let benchmarks: Int
+    let benchmarks: Int
     /// The number of repetitions most of its series have; empty when not a run.
-    package let repetitions: String
+    let repetitions: String
     /// The repository's files that name it (documents, tests, scripts, CI), sorted.
-    package let citedBy: [String]
+    let citedBy: [String]
     /// Kept by `results prune` whatever cites it: a baseline CI compares
     /// against, or the calibration table compare reads.
-    package let isProtected: Bool
+    let isProtected: Bool
     /// For a file made from a run (a plot), the name of that run's CSV.
-    package let madeFrom: String?
+    let madeFrom: String?
 }

@@ -36,24 +36,24 @@ import ToolSupport
 /// a name).
 package struct ResultsIndex: Sendable {
     /// The index's file name inside the results folder.
-    package static let fileName = "README.md"
+    static let fileName = "README.md"
 
     /// Every committed file of the folder except the index, sorted by name.
-    package let entries: [ResultsEntry]
+    let entries: [ResultsEntry]
     /// The folder's files that are not committed (a user's own runs and
     /// what was drawn from them), sorted by name; never in the index.
-    package let ownEntries: [ResultsEntry]
+    let ownEntries: [ResultsEntry]
     /// The committed runs in commit order.
-    package let committedRuns: CommittedRuns
+    let committedRuns: CommittedRuns
     /// Why git could not say what is committed or in which order, when it
     /// could not (the one note the tools print); nil when git answered.
-    package let gitUnavailable: String?
+    let gitUnavailable: String?
 
     /// Reads the folder `results` (a path from `root`), asks git (`git`, the
     /// program run as git) what of it is committed and in which order, and
     /// reads the files of `root` that may cite its files. Throws when the
     /// folder cannot be listed.
-    package init(root: URL, results: String, suites: [SuiteSignature], git: String = "git") throws(ResultsIndexError) {
+    init(root: URL, results: String, suites: [SuiteSignature], git: String = "git") throws(ResultsIndexError) {
         let folder = root.appendingPathComponent(results)
         let names: [String]
         do {
@@ -144,7 +144,7 @@ package struct ResultsIndex: Sendable {
     /// them, they are neither protected nor a committed run (the history of
     /// the committed runs reads every one), and for a plot its run goes too
     /// (or is not there).
-    package var uncited: [ResultsEntry] {
+    var uncited: [ResultsEntry] {
         let runs = Set(committedRuns.names)
         let all = (entries + ownEntries).sorted { $0.name < $1.name }
         let goes: (ResultsEntry) -> Bool = { $0.citedBy.isEmpty && !$0.isProtected && !runs.contains($0.name) }
@@ -213,7 +213,7 @@ package struct ResultsIndex: Sendable {
     }
 
     /// The kind of a run with `series` (see the type's comment for the rules).
-    package static func kind(
+    static func kind(
         series: [ResultSeries], benchmarks: Set<String>, allocators: Set<String>, suites: [SuiteSignature]
     ) -> String {
         if series.isEmpty { return "empty" }
@@ -269,7 +269,7 @@ package struct ResultsIndex: Sendable {
 
     /// The index as Markdown: a header saying what the folder and the index
     /// are, the kinds, how to drop uncited files, then one row per file.
-    package func markdown(results: String) -> String {
+    func markdown(results: String) -> String {
         var text = """
             # \(results)
 
@@ -329,7 +329,7 @@ package struct ResultsIndex: Sendable {
 package struct ResultsIndexError: Error, Sendable, CustomStringConvertible {
     package let description: String
 
-    package init(_ description: String) {
+    init(_ description: String) {
         self.description = description
     }
 }

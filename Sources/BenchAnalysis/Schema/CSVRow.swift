@@ -1,26 +1,26 @@
 /// One row of the long-form CSV: the run's fixed columns plus one measured value.
-public struct CSVRow: Sendable, Equatable {
+package struct CSVRow: Sendable, Equatable {
     /// The `benchmark` column.
-    public var benchmark: String
+    package var benchmark: String
     /// The `variant` column (``VariantID/name``).
-    public var variant: String
+    package var variant: String
     /// The `params` column: `key=value` pairs joined by ``CSVSchema/paramsSeparator``.
-    public var params: String
+    package var params: String
     /// The `metric` column (``Metric/name``).
-    public var metric: String
+    package var metric: String
     /// The `unit` column (``Metric/unit``).
-    public var unit: String
+    package var unit: String
     /// The `repetition` column, from 1.
-    public var repetition: Int
+    package var repetition: Int
     /// `nil` when the value could not be measured (for example allocation
     /// counts without jemalloc): written as an empty field.
-    public var value: Double?
+    package var value: Double?
     /// The allocator the value was measured under, when it is not the run's
     /// (the allocation counts of a default run come from a jemalloc child).
-    public var allocator: String?
+    package var allocator: String?
 
     /// A row with these columns; `allocator` nil for the run's own.
-    public init(
+    package init(
         benchmark: String, variant: String, params: String, metric: String,
         unit: String, repetition: Int, value: Double?, allocator: String? = nil
     ) {

@@ -58,7 +58,7 @@ public enum CSVSchema {
     /// The metrics of a `scale.*` sweep's exponent rows, whose `of=`
     /// parameter names the metric fitted: the names of BenchKit's
     /// `Metric.growthExponent` and `Metric.countGrowthExponent`.
-    package static let growthExponentMetrics: Set<String> = ["growth_exponent", "allocs_growth_exponent"]
+    static let growthExponentMetrics: Set<String> = ["growth_exponent", "allocs_growth_exponent"]
 
     /// Separates `key=value` pairs in the `params` column, for example `period_ms=1;ticks=2000`.
     public static let paramsSeparator: Character = ";"
@@ -69,7 +69,7 @@ public enum CSVSchema {
     /// reader expects come from one source. The measuring side hands that
     /// list over with ``useCatalog(_:)``; until it does, the list is empty
     /// and every metric reads as undeclared (shown, never judged).
-    public static var benchmarks: [BenchmarkSchema] {
+    static var benchmarks: [BenchmarkSchema] {
         catalog.withLock { state in
             if let cached = state.cached { return cached }
             let computed = state.source()
@@ -94,7 +94,7 @@ public enum CSVSchema {
     }
 
     /// The schema of the benchmark named `name`, if there is one.
-    public static func benchmark(named name: String) -> BenchmarkSchema? {
+    package static func benchmark(named name: String) -> BenchmarkSchema? {
         benchmarks.first { $0.name == name }
     }
 
@@ -102,14 +102,14 @@ public enum CSVSchema {
     /// the metric's kind is ``MetricKind/wakeUpBound``, or the variant is
     /// (`BenchmarkSchema.wakeUpBoundVariants`) and the metric is a measured
     /// value (``MetricKind/measured``), not a count.
-    public static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
+    static func isWakeUpBound(metric: String, variant: String, in benchmark: String) -> Bool {
         guard let schema = self.benchmark(named: benchmark), let spec = schema.metric(named: metric) else { return false }
         if spec.kind == .wakeUpBound { return true }
         return spec.kind == .measured && schema.wakeUpBoundVariants.contains { $0.name == variant }
     }
 
     /// The metric named `metric` in `benchmark`, if both exist.
-    public static func metric(_ metric: String, in benchmark: String) -> Metric? {
+    static func metric(_ metric: String, in benchmark: String) -> Metric? {
         self.benchmark(named: benchmark)?.metric(named: metric)
     }
 
@@ -119,35 +119,35 @@ public enum CSVSchema {
     /// repetitions were chosen adaptively (the default suite), the series'
     /// metric in its `of=` parameter. Any benchmark may write it; it
     /// describes the run, so compare shows it and never judges it.
-    public static let budgetReached = Metric(
+    package static let budgetReached = Metric(
         "budget_reached", unit: "flag", kind: .informational, direction: .informational)
 
     /// The metrics the runner writes for any benchmark, beside those the
     /// benchmark declares (``budgetReached``).
-    public static let runnerMetrics: [Metric] = [budgetReached]
+    static let runnerMetrics: [Metric] = [budgetReached]
 
     /// The metric named `metric` in any benchmark, if one has it.
-    public static func metric(named metric: String) -> Metric? {
+    package static func metric(named metric: String) -> Metric? {
         benchmarks.lazy.compactMap { $0.metric(named: metric) }.first
     }
 }
 
 /// One benchmark's stable name, its variants and the metrics each repetition writes.
-public struct BenchmarkSchema: Sendable, Equatable {
+package struct BenchmarkSchema: Sendable, Equatable {
     /// The `benchmark` column's value.
-    public let name: String
+    package let name: String
     /// Every variant a run may write, in the order it runs them.
-    public let variants: [VariantID]
+    package let variants: [VariantID]
     /// Every metric a repetition writes, in the order it writes them.
-    public let metrics: [Metric]
+    package let metrics: [Metric]
     /// Variants whose every timing is wake-up-bound (see
     /// `Metric.isWakeUpBound`): delivery on the main queue waits for the
     /// main thread's run loop to wake for each batch.
-    public let wakeUpBoundVariants: [VariantID]
+    let wakeUpBoundVariants: [VariantID]
     /// Variants whose allocation counts are not exact: code outside the
     /// library (a run loop) allocates a varying amount inside the counted
     /// region. `compare` shows their counts but does not judge them.
-    public let varyingCountVariants: [VariantID]
+    let varyingCountVariants: [VariantID]
     /// Whether this benchmark's counts are exact only in whole allocations
     /// per operation: the library allocates whole objects per operation,
     /// while caches outside it (libdispatch's per-thread continuations, the
@@ -156,7 +156,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// one. `compare` then judges allocation counts within
     /// ``wholeAllocationTolerance`` and byte counts within
     /// ``wholeAllocationByteTolerance`` (see ``countTolerance(metric:)``).
-    public let countsInWholeAllocations: Bool
+    let countsInWholeAllocations: Bool
     /// Whether this benchmark's timed metrics (``MetricKind/measured``) have
     /// a level set by a state the whole process is in rather than by the code
     /// alone: a flood right after a busy queue finds a mode that depends on
@@ -166,7 +166,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// from them: a move beyond the threshold in the harmful direction reads
     /// `moved worse?` (not judged, exit status 3), never `worse`, and no move
     /// reads `better` (``MetricComparisonRule/isProcessBound``).
-    public let timesBoundToProcess: Bool
+    let timesBoundToProcess: Bool
     /// Whether `compare` and `calibrate` read this benchmark's timed metrics
     /// (``MetricKind/measured``) from the repetitions at each run's usual
     /// level rather than from all of them: those within
@@ -183,13 +183,13 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// repetitions slower would not show; one that slows every repetition,
     /// as a change of the code does, moves the fastest and the band with it
     /// and shows in full (``MetricComparisonRule/readsUsualLevel``).
-    public let readsUsualLevel: Bool
+    let readsUsualLevel: Bool
     /// How far above a run's fastest repetition (a time; below, for a rate)
     /// a repetition still counts as the usual level: 1.25 times, above the
     /// usual level's own spread in a quiet run (its slowest repetition about
     /// 1.15 times its fastest) and below the machine's other levels (about
     /// 1.5 and 2 times).
-    public static let usualLevelBand = 1.25
+    static let usualLevelBand = 1.25
     /// The smallest share of a run's repetitions that must lie at its usual
     /// level for the level to count as measured: a quarter, as the median
     /// over the benchmark's series (``ResultFile/benchmarksMissingTheirUsualLevel``). In sixteen
@@ -202,19 +202,19 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// usual level, and compare leaves the series unjudged (`too few
     /// repetitions`, exit 3) rather than read it (one such run, read as the
     /// base, let a fast path made 20 % slower pass).
-    public static let usualLevelMinimumShare = 0.25
+    static let usualLevelMinimumShare = 0.25
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one
     /// allocation, so one more allocation per operation is still `worse`.
-    public static let wholeAllocationTolerance = 0.5
+    static let wholeAllocationTolerance = 0.5
     /// The same for bytes per operation: half the step between the
     /// allocator's smallest size classes (16 bytes), so an object that grows
     /// into the next size class is still `worse`.
-    public static let wholeAllocationByteTolerance = 8.0
+    static let wholeAllocationByteTolerance = 8.0
 
     /// A schema; every property not given is off (empty, false).
-    public init(
+    package init(
         name: String, variants: [VariantID], metrics: [Metric], wakeUpBoundVariants: [VariantID] = [],
         varyingCountVariants: [VariantID] = [], countsInWholeAllocations: Bool = false,
         timesBoundToProcess: Bool = false, readsUsualLevel: Bool = false
@@ -236,7 +236,7 @@ public struct BenchmarkSchema: Sendable, Equatable {
     /// ``wholeAllocationByteTolerance`` for bytes, whichever is larger; else
     /// 0 (instruction counts have a relative tolerance,
     /// ``MetricKind/instructionTolerance``).
-    public func countTolerance(metric: String) -> Double {
+    func countTolerance(metric: String) -> Double {
         guard let found = self.metric(named: metric) else { return 0 }
         guard countsInWholeAllocations else { return found.exactTolerance }
         switch found.kind {
@@ -249,13 +249,13 @@ public struct BenchmarkSchema: Sendable, Equatable {
 
     /// This benchmark's metric named `name`, if it has one: one it
     /// declares, or one the runner writes for any benchmark (``CSVSchema/runnerMetrics``).
-    public func metric(named name: String) -> Metric? {
+    func metric(named name: String) -> Metric? {
         metrics.first { $0.name == name } ?? CSVSchema.runnerMetrics.first { $0.name == name }
     }
 
     /// Whether the counts of the variant named `variant` vary between runs
     /// (see ``varyingCountVariants``).
-    public func countsVary(for variant: String) -> Bool {
+    func countsVary(for variant: String) -> Bool {
         varyingCountVariants.contains { $0.name == variant }
     }
 }

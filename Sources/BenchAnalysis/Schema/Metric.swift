@@ -1,5 +1,5 @@
 /// Which way a metric improves.
-public enum MetricDirection: String, Sendable {
+package enum MetricDirection: String, Sendable {
     /// A rise is an improvement (rates, the trampoline depth).
     case higherIsBetter = "higher"
     /// A fall is an improvement (times, allocations, lateness).
@@ -11,7 +11,7 @@ public enum MetricDirection: String, Sendable {
 /// What kind of value a metric is, which decides how `BenchRunner compare`
 /// judges it (``MetricComparisonRule``) and which pass of a run measures it.
 /// Its polarity is the metric's ``Metric/direction``.
-public enum MetricKind: String, Sendable, Hashable, CaseIterable {
+package enum MetricKind: String, Sendable, Hashable, CaseIterable {
     /// A value that varies between repetitions (a CPU-bound time, a rate, how
     /// far the stack grew, skipped ticks): judged by the rank tests against
     /// `--threshold`.
@@ -51,11 +51,11 @@ public enum MetricKind: String, Sendable, Hashable, CaseIterable {
     /// a counted series by far less (docs/InstructionCounts.md has the A/A
     /// figures), while a change worth gating (one more exclusivity check per
     /// level of a trampoline chain, about +2 %) moves it by much more.
-    public static let instructionTolerance = 0.005
+    static let instructionTolerance = 0.005
 
     /// Compared exactly, without a test: the same code gives the same value
     /// (allocation counts, depth, instruction counts).
-    public var isExact: Bool {
+    var isExact: Bool {
         switch self {
         case .allocations, .allocatedBytes, .exactCount, .instructions: true
         case .measured, .wakeUpBound, .singleRunTail, .informational: false
@@ -63,7 +63,7 @@ public enum MetricKind: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Measured by the allocation-counting pass rather than by the timing repetitions.
-    public var isAllocationCount: Bool {
+    var isAllocationCount: Bool {
         self == .allocations || self == .allocatedBytes
     }
 }
@@ -76,22 +76,22 @@ public enum MetricKind: String, Sendable, Hashable, CaseIterable {
 /// benchmark and `compare` judges a result file's rows by their kind and
 /// polarity, never by their name. The names are part of the CSV interface:
 /// add metrics, never rename one.
-public struct Metric: Sendable, Hashable {
+package struct Metric: Sendable, Hashable {
     /// The `metric` column's value.
-    public let name: String
+    package let name: String
     /// The `unit` column's value.
-    public let unit: String
+    package let unit: String
     /// The polarity: which way the metric improves (`informational` for none).
-    public let direction: MetricDirection
+    package let direction: MetricDirection
     /// What kind of value it is: decides how `compare` judges it and which
     /// pass of a run measures it.
-    public let kind: MetricKind
+    package let kind: MetricKind
     /// For an exact metric: how far (in its unit) it may move between two
     /// runs and still be `same` (``tolerating(_:)``). 0 allows no move at all.
-    public private(set) var exactTolerance: Double = 0
+    private(set) var exactTolerance: Double = 0
 
     /// A metric written as `name` in `unit`, of `kind`, improving in `direction`.
-    public init(_ name: String, unit: String, kind: MetricKind, direction: MetricDirection) {
+    package init(_ name: String, unit: String, kind: MetricKind, direction: MetricDirection) {
         self.name = name
         self.unit = unit
         self.kind = kind
@@ -100,7 +100,7 @@ public struct Metric: Sendable, Hashable {
 
     /// This metric, `same` in `compare` when it is exact and moved by at
     /// most `amount` (in its unit); say why in the metric's comment.
-    public func tolerating(_ amount: Double) -> Metric {
+    package func tolerating(_ amount: Double) -> Metric {
         var copy = self
         copy.exactTolerance = amount
         return copy
@@ -108,14 +108,14 @@ public struct Metric: Sendable, Hashable {
 
     /// `true` for counts that do not vary between runs of the same code
     /// (``MetricKind/isExact``): compared without a test, so they can gate CI.
-    public var isExactCount: Bool { kind.isExact }
+    package var isExactCount: Bool { kind.isExact }
     /// See ``MetricKind/singleRunTail``.
-    public var isSingleRunTail: Bool { kind == .singleRunTail }
+    var isSingleRunTail: Bool { kind == .singleRunTail }
     /// See ``MetricKind/wakeUpBound``.
-    public var isWakeUpBound: Bool { kind == .wakeUpBound }
+    var isWakeUpBound: Bool { kind == .wakeUpBound }
     /// Measured by the allocation-counting pass rather than by the timing
     /// repetitions (``MetricKind/allocations``, ``MetricKind/allocatedBytes``).
-    public var isAllocationCount: Bool { kind.isAllocationCount }
+    package var isAllocationCount: Bool { kind.isAllocationCount }
     /// Counted by the instruction pass (``MetricKind/instructions``).
-    public var isInstructionCount: Bool { kind == .instructions }
+    package var isInstructionCount: Bool { kind == .instructions }
 }

@@ -1,5 +1,5 @@
 /// What a variant measures, which decides how `compare` reads it.
-public enum VariantRole: String, Sendable, CaseIterable {
+package enum VariantRole: String, Sendable, CaseIterable {
     /// This library's code, or a scheduler a user registered
     /// (`SchedulerRegistry.register(_:)` in BenchKit): what a comparison judges.
     case library
@@ -12,7 +12,7 @@ public enum VariantRole: String, Sendable, CaseIterable {
 
     /// Peers and references run code this project does not change, so their
     /// common change between two runs is the machine's (see `MachineDrift`).
-    public var isAnchor: Bool { self != .library }
+    package var isAnchor: Bool { self != .library }
 }
 
 /// A variant of a benchmark: its name in the CSV `variant` column and its role.
@@ -22,11 +22,11 @@ public enum VariantRole: String, Sendable, CaseIterable {
 /// under its role's prefix (`peer.nio`, `reference.spsc-ring`). Build one
 /// with ``library(_:)``, ``peer(_:)`` or ``reference(_:)``, which keep the
 /// two in step.
-public struct VariantID: Sendable, Hashable, CustomStringConvertible {
+package struct VariantID: Sendable, Hashable, CustomStringConvertible {
     /// The `variant` column's value.
-    public let name: String
+    package let name: String
     /// What the variant measures, which decides how `compare` reads it.
-    public let role: VariantRole
+    package let role: VariantRole
 
     private init(name: String, role: VariantRole) {
         self.name = name
@@ -34,17 +34,17 @@ public struct VariantID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A variant of this library's code, written as `name`.
-    public static func library(_ name: String) -> VariantID {
+    package static func library(_ name: String) -> VariantID {
         VariantID(name: name, role: .library)
     }
 
     /// A peer, written as `peer.<name>`.
-    public static func peer(_ name: String) -> VariantID {
+    package static func peer(_ name: String) -> VariantID {
         VariantID(name: "peer.\(name)", role: .peer)
     }
 
     /// A reference implementation, written as `reference.<name>`.
-    public static func reference(_ name: String) -> VariantID {
+    package static func reference(_ name: String) -> VariantID {
         VariantID(name: "reference.\(name)", role: .reference)
     }
 
@@ -52,7 +52,7 @@ public struct VariantID: Sendable, Hashable, CustomStringConvertible {
     /// factories above write; any other name is the library's. A name the
     /// catalogues do not have (in a file of an older run, say) reads the
     /// same way: the prefix decides, not the catalogue.
-    public init(reading name: String) {
+    package init(reading name: String) {
         if name.hasPrefix("peer.") {
             self.init(name: name, role: .peer)
         } else if name.hasPrefix("reference.") {
@@ -64,10 +64,10 @@ public struct VariantID: Sendable, Hashable, CustomStringConvertible {
 
     /// This variant with `.<suffix>` appended to its name, same role
     /// (`fast-path.disturbed`).
-    public func suffixed(_ suffix: String) -> VariantID {
+    package func suffixed(_ suffix: String) -> VariantID {
         VariantID(name: "\(name).\(suffix)", role: role)
     }
 
     /// The ``name``.
-    public var description: String { name }
+    package var description: String { name }
 }

@@ -6,29 +6,29 @@ import CJemallocShim
 /// launcher sets `MALLOC_CONF=tcache:false`): every allocation then passes
 /// through the arena counters that `snapshot()` reads. Bytes are counted by
 /// size class, that is the usable size jemalloc handed out.
-public struct AllocationCounter: Sendable {
+package struct AllocationCounter: Sendable {
     /// Cumulative totals at one moment.
-    public struct Snapshot: Sendable, Equatable {
-        public var allocations: UInt64
-        public var bytes: UInt64
+    struct Snapshot: Sendable, Equatable {
+        var allocations: UInt64
+        var bytes: UInt64
     }
 
     /// Allocations and bytes between two snapshots.
-    public struct Delta: Sendable, Equatable {
-        public var allocations: UInt64
-        public var bytes: UInt64
+    struct Delta: Sendable, Equatable {
+        var allocations: UInt64
+        var bytes: UInt64
     }
 
     /// Whether counts can be taken in this process, and if not, why.
-    public enum Availability: Sendable, Equatable {
+    enum Availability: Sendable, Equatable {
         case exact
         case unavailable(reason: String)
     }
 
-    public let availability: Availability
+    let availability: Availability
 
     /// Probes the process allocator.
-    public init() {
+    init() {
         if cjs_available() == 0 {
             availability = .unavailable(reason: "the process allocator is not jemalloc")
         } else if cjs_tcache_enabled() != 0 {
@@ -40,10 +40,10 @@ public struct AllocationCounter: Sendable {
     }
 
     /// A counter that never counts (for `--allocator system`).
-    public static let disabled = AllocationCounter(availability: .unavailable(reason: "the allocator is system"))
+    package static let disabled = AllocationCounter(availability: .unavailable(reason: "the allocator is system"))
 
     /// A counter that never counts, for the reason given (shown once by the run).
-    public static func unavailable(reason: String) -> AllocationCounter {
+    static func unavailable(reason: String) -> AllocationCounter {
         AllocationCounter(availability: .unavailable(reason: reason))
     }
 
@@ -51,15 +51,15 @@ public struct AllocationCounter: Sendable {
         self.availability = availability
     }
 
-    public var isExact: Bool { availability == .exact }
+    var isExact: Bool { availability == .exact }
 
     /// jemalloc's version string, empty when it is not the allocator.
-    public static var jemallocVersion: String {
+    static var jemallocVersion: String {
         String(cString: cjs_version())
     }
 
     /// The cumulative totals now, or `nil` when counts are unavailable.
-    public func snapshot() -> Snapshot? {
+    func snapshot() -> Snapshot? {
         guard isExact else { return nil }
         var totals = cjs_totals()
         guard cjs_read_totals(&totals) == 0 else { return nil }
@@ -67,7 +67,7 @@ public struct AllocationCounter: Sendable {
     }
 
     /// What happened between `start` and `end`.
-    public static func delta(from start: Snapshot?, to end: Snapshot?) -> Delta? {
+    static func delta(from start: Snapshot?, to end: Snapshot?) -> Delta? {
         guard let start, let end, end.allocations >= start.allocations, end.bytes >= start.bytes else {
             return nil
         }

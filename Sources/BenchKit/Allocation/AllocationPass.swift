@@ -4,7 +4,7 @@
 /// every allocation down and so distorts times (most for peers that allocate
 /// per element). The default run therefore times under the system allocator
 /// and counts in a separate jemalloc process (`elsewhere` here, `only` there).
-public enum AllocationPass: Sendable, Equatable {
+package enum AllocationPass: Sendable, Equatable {
     /// Time here; another process counts, so write no allocation rows.
     case elsewhere
     /// Time here; counts cannot be taken, so write the allocation metrics with empty values.

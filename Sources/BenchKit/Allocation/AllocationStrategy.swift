@@ -10,9 +10,9 @@
 ///
 /// Without jemalloc every choice times under the system allocator and leaves
 /// the counts empty, saying once how to install it.
-public struct AllocationStrategy: Sendable, Equatable {
+package struct AllocationStrategy: Sendable, Equatable {
     /// What a jemalloc child process of the run does.
-    public enum Child: Sendable, Equatable {
+    package enum Child: Sendable, Equatable {
         /// Counts allocations only (`AllocationPass.only`).
         case counts
         /// Times and counts under jemalloc (`--allocator jemalloc`).
@@ -20,13 +20,13 @@ public struct AllocationStrategy: Sendable, Equatable {
     }
 
     /// The allocator this process must run on (`.system` or `.jemalloc`).
-    public var processAllocator: AllocatorChoice
-    public var pass: AllocationPass
-    public var child: Child?
+    var processAllocator: AllocatorChoice
+    var pass: AllocationPass
+    var child: Child?
     /// Why the counts stay empty, shown once by the run; `nil` when they are counted.
-    public var countsUnavailableReason: String?
+    var countsUnavailableReason: String?
 
-    public init(processAllocator: AllocatorChoice, pass: AllocationPass, child: Child?, countsUnavailableReason: String?) {
+    init(processAllocator: AllocatorChoice, pass: AllocationPass, child: Child?, countsUnavailableReason: String?) {
         self.processAllocator = processAllocator
         self.pass = pass
         self.child = child
@@ -34,12 +34,12 @@ public struct AllocationStrategy: Sendable, Equatable {
     }
 
     /// The reason `--allocator system` gives for its empty counts.
-    public static let systemMeasuresTimesOnly =
+    static let systemMeasuresTimesOnly =
         "--allocator system measures times only (the default run counts them in a jemalloc child)"
 
     /// The strategy for `allocator` (`nil`: the default). `countsOnly` marks
     /// the counting child of a default run.
-    public static func choose(allocator: AllocatorChoice?, countsOnly: Bool, jemallocInstalled: Bool) -> AllocationStrategy {
+    static func choose(allocator: AllocatorChoice?, countsOnly: Bool, jemallocInstalled: Bool) -> AllocationStrategy {
         if countsOnly {
             return AllocationStrategy(processAllocator: .jemalloc, pass: .only, child: nil, countsUnavailableReason: nil)
         }

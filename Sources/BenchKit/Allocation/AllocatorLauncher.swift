@@ -6,23 +6,23 @@ import Glibc
 import CJemallocShim
 
 /// The allocator a run measures under: a CSV dimension.
-public enum AllocatorChoice: String, CaseIterable, Sendable {
+package enum AllocatorChoice: String, CaseIterable, Sendable {
     case system, jemalloc, both
 }
 
 /// Puts the process on the allocator a run asked for, by re-executing the
 /// binary with jemalloc preloaded (or without it), so that the build never
 /// needs jemalloc and a machine without it still runs every benchmark.
-public enum AllocatorLauncher {
+package enum AllocatorLauncher {
     /// Set in the environment of a re-executed process, so it never re-executes again.
-    public static let guardVariable = "BENCHRUNNER_ALLOCATOR_REEXEC"
+    static let guardVariable = "BENCHRUNNER_ALLOCATOR_REEXEC"
 
     /// The message shown once when jemalloc is missing.
-    public static let howToEnable =
+    static let howToEnable =
         "jemalloc is not installed; to count allocations install it (`sudo apt-get install libjemalloc-dev`) and run again."
 
     /// Where jemalloc's shared library is, if installed.
-    public static func jemallocLibraryPath() -> String? {
+    static func jemallocLibraryPath() -> String? {
         let candidates = [
             "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
             "/usr/lib64/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2", "/usr/local/lib/libjemalloc.so.2",
@@ -44,12 +44,12 @@ public enum AllocatorLauncher {
     }
 
     /// Whether jemalloc is the allocator of this process.
-    public static var jemallocIsLoaded: Bool {
+    static var jemallocIsLoaded: Bool {
         cjs_available() != 0
     }
 
     /// What the current process should do before measuring under `allocator`.
-    public enum Decision: Equatable {
+    enum Decision: Equatable {
         /// Already right: measure here.
         case proceed
         /// jemalloc was asked for but is not installed: measure on the system allocator and say so.
@@ -60,7 +60,7 @@ public enum AllocatorLauncher {
 
     /// Decides how to get onto `allocator` (`.system` or `.jemalloc`) from the
     /// current process state. Pure, so it can be tested.
-    public static func decide(
+    static func decide(
         allocator: AllocatorChoice, environment: [String: String], jemallocLoaded: Bool,
         tcacheEnabled: Bool, libraryPath: String?
     ) -> Decision {
@@ -90,14 +90,14 @@ public enum AllocatorLauncher {
     }
 
     /// This executable, for re-executing it and for child processes.
-    public static var executablePath: String {
+    package static var executablePath: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     /// Replaces the current process image with this executable and `arguments`
     /// (after the installed tool's subcommand, ``ToolInvocation``) under `environment` (`execve`: the process keeps its id, so whoever
     /// started it waits for the re-executed run). Returns only on failure.
-    public static func reexecute(arguments: [String], environment: [String: String]) -> String {
+    static func reexecute(arguments: [String], environment: [String: String]) -> String {
         let executable = executablePath
         let argv: [UnsafeMutablePointer<CChar>?] =
             ([executable] + ToolInvocation.childArguments(arguments)).map { strdup($0) } + [nil]

@@ -5,7 +5,7 @@ extension AllocationCounter {
     /// (jemalloc's `stats.allocated`, by size class), or `nil` when counts
     /// are unavailable. The difference of two readings around building N
     /// objects that stay alive, divided by N, is the memory each one holds.
-    public func liveBytes() -> UInt64? {
+    func liveBytes() -> UInt64? {
         guard isExact else { return nil }
         var allocated: UInt64 = 0
         guard cjs_read_allocated(&allocated) == 0 else { return nil }

@@ -1,7 +1,7 @@
 /// A benchmark: its stable schema and, for a configuration, the
 /// measurements it wants made. It declares workloads and parameters only;
 /// `SuiteRunner` orders, repeats, times and records them.
-public protocol Benchmark: Sendable {
+package protocol Benchmark: Sendable {
     /// The names this benchmark writes (see `CSVSchema`).
     var schema: BenchmarkSchema { get }
     /// One plan per variant and parameter set, in the order they interleave,
@@ -30,14 +30,14 @@ public protocol Benchmark: Sendable {
 }
 
 extension Benchmark {
-    public func repetitions(in size: SuiteSize) -> Int { size.repetitions }
-    public func processes(in size: SuiteSize) -> Int { 1 }
-    public func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
-    public func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
+    package func repetitions(in size: SuiteSize) -> Int { size.repetitions }
+    package func processes(in size: SuiteSize) -> Int { 1 }
+    package func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
+    package func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
 }
 
 /// A benchmark that declares its name and schema once, for the type.
-public protocol NamedBenchmark: Benchmark {
+protocol NamedBenchmark: Benchmark {
     /// The `benchmark` column's value.
     static var name: String { get }
     /// Its variants (from its catalogue) and metrics; ``CSVSchema/benchmarks``
@@ -47,17 +47,17 @@ public protocol NamedBenchmark: Benchmark {
 
 extension NamedBenchmark {
     /// ``NamedBenchmark/schema``, whatever variants this instance measures.
-    public var schema: BenchmarkSchema { Self.schema }
+    var schema: BenchmarkSchema { Self.schema }
 }
 
 /// One measured value of a repetition. `extraParams` is appended to the
 /// plan's parameters (used for per-tick samples).
-public struct MetricValue: Sendable, Equatable {
-    public var metric: Metric
-    public var value: Double?
-    public var extraParams: String?
+package struct MetricValue: Sendable, Equatable {
+    var metric: Metric
+    var value: Double?
+    var extraParams: String?
 
-    public init(_ metric: Metric, _ value: Double?, extraParams: String? = nil) {
+    init(_ metric: Metric, _ value: Double?, extraParams: String? = nil) {
         self.metric = metric
         self.value = value
         self.extraParams = extraParams
@@ -65,23 +65,23 @@ public struct MetricValue: Sendable, Equatable {
 }
 
 /// What to measure for one variant with one parameter set.
-public struct MeasurementPlan: Sendable {
-    public let benchmark: String
-    public let variantID: VariantID
-    public let params: String
+package struct MeasurementPlan: Sendable {
+    package let benchmark: String
+    let variantID: VariantID
+    package let params: String
     /// Expected seconds of one repetition, for the progress estimate.
-    public let estimatedSeconds: Double
+    let estimatedSeconds: Double
     /// Expected seconds of the warm-up, which usually does a fraction of a
     /// repetition's work; `estimatedSeconds` when not given.
-    public let warmUpEstimatedSeconds: Double
+    let warmUpEstimatedSeconds: Double
     /// Set when the variant cannot run in this build or on this machine; the
     /// runner says why once and writes no rows for it.
-    public let unavailableReason: String?
+    package let unavailableReason: String?
     /// The workload delivers to the main thread: the main queue must be
     /// serviced while it runs (see `MainQueueDriver`).
-    public let needsMainQueue: Bool
+    let needsMainQueue: Bool
     /// Expected seconds of one counting repetition (see `countAllocations`).
-    public let countingEstimatedSeconds: Double
+    let countingEstimatedSeconds: Double
     let warmUp: @Sendable (MeasureContext) throws -> Void
     /// One timing repetition: every metric except the allocation counts.
     let measure: @Sendable (MeasureContext) throws -> [MetricValue]
@@ -93,31 +93,31 @@ public struct MeasurementPlan: Sendable {
     let countAllocations: (@Sendable (MeasureContext) throws -> [MetricValue])?
     /// What the instruction pass counts for this plan (``InstructionPass``);
     /// `nil` when its work is not deterministic CPU work on one thread.
-    public let countInstructions: InstructionWorkload?
+    let countInstructions: InstructionWorkload?
     /// Timed in every `repetitionStride`-th repetition of its process only
     /// (the 1st, then the 1 + stride-th, …): 1, every repetition, unless a
     /// benchmark sets more. `observeOn.throughput` times its peers and
     /// references, whose floods take ten to a hundred times the library's,
     /// in every other repetition: enough for their medians and spreads,
     /// and it keeps the run short.
-    public var repetitionStride = 1
+    var repetitionStride = 1
     /// Its time is what it waits for (a timer's ticks), which a busier
     /// machine does not stretch as it stretches work: the progress estimate
     /// takes its `estimatedSeconds` as they are until it has measured some,
     /// instead of scaling them by what the computing plans cost.
-    public var waitsForTimers = false
+    var waitsForTimers = false
 
     /// Whether the plan is timed in `repetition` (counted from 1 in its process).
-    public func isTimed(inRepetition repetition: Int) -> Bool {
+    func isTimed(inRepetition repetition: Int) -> Bool {
         (repetition - 1) % max(repetitionStride, 1) == 0
     }
 
     /// How many of `repetitions` repetitions time the plan.
-    public func timedRepetitions(of repetitions: Int) -> Int {
+    func timedRepetitions(of repetitions: Int) -> Int {
         (1...max(repetitions, 1)).filter(isTimed(inRepetition:)).count
     }
 
-    public init(
+    init(
         benchmark: String, variant: VariantID, params: String, estimatedSeconds: Double,
         warmUpEstimatedSeconds: Double? = nil, unavailableReason: String? = nil, needsMainQueue: Bool = false, countingEstimatedSeconds: Double = 0.01,
         warmUp: @escaping @Sendable (MeasureContext) throws -> Void,
@@ -140,13 +140,13 @@ public struct MeasurementPlan: Sendable {
     }
 
     /// The `variant` column's value.
-    public var variant: String { variantID.name }
+    package var variant: String { variantID.name }
 
     /// The name a filter matches: `benchmark/variant`.
-    public var identifier: String { "\(benchmark)/\(variant)" }
+    var identifier: String { "\(benchmark)/\(variant)" }
 
     /// A plan that cannot run, with the reason.
-    public static func unavailable(benchmark: String, variant: VariantID, params: String, reason: String) -> MeasurementPlan {
+    static func unavailable(benchmark: String, variant: VariantID, params: String, reason: String) -> MeasurementPlan {
         MeasurementPlan(
             benchmark: benchmark, variant: variant, params: params, estimatedSeconds: 0,
             unavailableReason: reason, warmUp: { _ in }, measure: { _ in [] })
@@ -154,7 +154,7 @@ public struct MeasurementPlan: Sendable {
 }
 
 /// A measurement failed in a way that makes its numbers meaningless.
-public struct BenchmarkFailure: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct BenchmarkFailure: Error, CustomStringConvertible {
+    package let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -1,14 +1,14 @@
 /// Every benchmark, in the order a run executes them (the order of `CSVSchema.benchmarks`).
-public enum BenchmarkCatalog {
+package enum BenchmarkCatalog {
     /// The benchmarks of the active registry (``SchedulerRegistry/active``).
-    public static var all: [any Benchmark] {
+    package static var all: [any Benchmark] {
         all(.active)
     }
 
     /// The benchmarks measuring `registry`'s schedulers and peers.
     /// `scheduler.recursion` is listed only when a registration asks for it
     /// (none of ``SchedulerRegistry/standard``'s does).
-    public static func all(_ registry: SchedulerRegistry) -> [any Benchmark] {
+    static func all(_ registry: SchedulerRegistry) -> [any Benchmark] {
         var benchmarks: [any Benchmark] = [
             ObserveOnThroughputBenchmark(registry: registry),
             ObserveOnLatencyBenchmark(registry: registry),

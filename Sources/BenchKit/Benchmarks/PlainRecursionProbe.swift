@@ -7,21 +7,21 @@ import Glibc
 /// overflows an 8 MiB stack. The overflow kills the process, so the
 /// recursion runs in a child: it stores its depth into a shared file mapping
 /// at every level, and the parent reads the last depth after the crash.
-public struct PlainRecursionProbe: Sendable {
+package struct PlainRecursionProbe: Sendable {
     /// The child's stack, the usual Linux main-thread limit.
-    public static let stackBytes = 8 << 20
+    static let stackBytes = 8 << 20
 
     /// The executable to start and the arguments that make it call `runChild(counterFile:)`.
-    public let executable: String
-    public let arguments: [String]
+    let executable: String
+    let arguments: [String]
 
-    public init(executable: String, arguments: [String]) {
+    package init(executable: String, arguments: [String]) {
         self.executable = executable
         self.arguments = arguments
     }
 
     /// Starts the child, waits for it to die, returns the depth it reached.
-    public func measure() throws -> Int {
+    func measure() throws -> Int {
         let path = NSTemporaryDirectory() + "bench-recursion-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         guard FileManager.default.createFile(atPath: path, contents: Data(count: 8)) else {
             throw BenchmarkFailure("plain recursion probe: cannot create \(path)")
@@ -56,7 +56,7 @@ public struct PlainRecursionProbe: Sendable {
 
     /// The child's side: recurses on a thread with an 8 MiB stack until it
     /// crashes, storing the depth into `counterFile` at every level.
-    public static func runChild(counterFile: String) -> Never {
+    package static func runChild(counterFile: String) -> Never {
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
         let descriptor = open(counterFile, O_RDWR)

@@ -15,19 +15,19 @@
 /// is decided by the code alone. So the gate counts the instructions
 /// outside the lookups, and the lookups by number; what they cost in this
 /// binary is shown, not judged.
-public struct CallgrindProfile: Sendable, Equatable {
+package struct CallgrindProfile: Sendable, Equatable {
     /// Every instruction of the region (the profile's `summary:`/`totals:`).
-    public let total: UInt64
+    let total: UInt64
     /// Instructions inside type lookups, called from code that is not itself
     /// a type lookup (so a lookup inside a lookup is counted once).
-    public let lookupInstructions: UInt64
+    let lookupInstructions: UInt64
     /// Calls into type lookups from code that is not itself a type lookup.
-    public let lookups: UInt64
+    let lookups: UInt64
 
     /// Instructions outside type lookups: the code's own work.
-    public var ownInstructions: UInt64 { total - min(lookupInstructions, total) }
+    var ownInstructions: UInt64 { total - min(lookupInstructions, total) }
 
-    public init(total: UInt64, lookupInstructions: UInt64, lookups: UInt64) {
+    init(total: UInt64, lookupInstructions: UInt64, lookups: UInt64) {
         self.total = total
         self.lookupInstructions = lookupInstructions
         self.lookups = lookups
@@ -39,7 +39,7 @@ public struct CallgrindProfile: Sendable, Equatable {
     /// A call's inclusive cost is the cost line after its `calls=` line; the
     /// calls from a function that is not a type lookup to one that is are
     /// summed. See ``isTypeLookup(_:)`` for which functions are.
-    public static func parse(_ text: String) -> CallgrindProfile? {
+    static func parse(_ text: String) -> CallgrindProfile? {
         var total: UInt64?
         var positionColumns = 1
         var names: [Substring: Bool] = [:]  // compressed id -> is a type lookup
@@ -98,7 +98,7 @@ public struct CallgrindProfile: Sendable, Equatable {
     /// tables and conformances in its caches, and Swift's metadata accessors
     /// (mangled names ending in `Ma`), which call them. `name` is as
     /// callgrind prints it: a C++ runtime function may carry its signature.
-    public static func isTypeLookup(_ name: String) -> Bool {
+    static func isTypeLookup(_ name: String) -> Bool {
         let base = name.prefix(while: { $0 != "(" && $0 != " " })
         if base.hasPrefix("$s") {
             return base.hasSuffix("Ma") || base.hasSuffix("MaTm")

@@ -17,9 +17,9 @@ import ToolSupport
 /// operation, with `callgrind` in the `allocator` column (the counter, as
 /// allocation rows carry `jemalloc`). The child always runs on the system
 /// allocator.
-public enum InstructionPass {
+package enum InstructionPass {
     /// Whether a run counts instructions (`--instructions`).
-    public enum Mode: String, CaseIterable, Sendable {
+    package enum Mode: String, CaseIterable, Sendable {
         /// After the timings and allocation counts (the default).
         case count
         /// Not at all.
@@ -29,14 +29,14 @@ public enum InstructionPass {
     }
 
     /// The `allocator` column's value of an instruction row: the counter.
-    public static let counterName = "callgrind"
+    package static let counterName = "callgrind"
 
     /// The message shown once when valgrind is missing.
-    public static let howToEnable =
+    static let howToEnable =
         "valgrind is not installed; to count instructions install it (`sudo apt-get install valgrind`) and run again."
 
     /// Why instructions cannot be counted on this machine, or nil when they can.
-    public static var unavailableReason: String? {
+    static var unavailableReason: String? {
         if tool("valgrind") == nil { return howToEnable }
         if tool("objcopy") == nil || tool("nm") == nil {
             return "objcopy and nm are not installed (package binutils); instruction counting needs them."
@@ -45,13 +45,13 @@ public enum InstructionPass {
     }
 
     /// The plans among `plans` that count instructions.
-    public static func counted(_ plans: [MeasurementPlan]) -> [MeasurementPlan] {
+    package static func counted(_ plans: [MeasurementPlan]) -> [MeasurementPlan] {
         plans.filter { $0.countInstructions != nil && $0.unavailableReason == nil }
     }
 
     /// The instruction rows of `plans` without values: what a run writes
     /// when instructions cannot be counted.
-    public static func emptyRows(of plans: [MeasurementPlan]) -> [CSVRow] {
+    static func emptyRows(of plans: [MeasurementPlan]) -> [CSVRow] {
         counted(plans).flatMap { plan -> [CSVRow] in
             guard let workload = plan.countInstructions else { return [] }
             let row = CSVRow(
@@ -312,7 +312,7 @@ public enum InstructionPass {
     /// The child's side: runs the workload of every plan in `plans` that
     /// has one, in order, each entering the counted region exactly once, and
     /// writes the manifest (one row per workload, its value the operations).
-    public static func runChild(plans: [MeasurementPlan], manifestPath: String, environment: RunEnvironment) throws {
+    package static func runChild(plans: [MeasurementPlan], manifestPath: String, environment: RunEnvironment) throws {
         var rows: [CSVRow] = []
         for plan in counted(plans) {
             guard let workload = plan.countInstructions else { continue }

@@ -7,22 +7,22 @@
 /// the current thread, elements through operators on a scheduler that does
 /// not hop, virtual time). Work handed to another thread is not: how many
 /// elements find a drain already scheduled depends on the interleaving.
-public struct InstructionWorkload: Sendable {
+package struct InstructionWorkload: Sendable {
     /// The metric the count per operation is written as (kind ``MetricKind/instructions``).
-    public let metric: Metric
+    let metric: Metric
     /// Operations inside the counted region: the count is divided by it.
-    public let operations: Int
+    let operations: Int
     /// The `params` column of the instruction row: the workload's own size,
     /// the same in every suite, so a quick run's counts compare with a
     /// default run's.
-    public let params: String
+    let params: String
     /// Warms up outside the region (first calls resolve symbols, fill
     /// metadata caches and grow queues), then runs exactly `operations`
     /// operations inside one call of the closure it is given, which is
     /// ``InstructionCountedRegion/measure(_:)``.
     let run: @Sendable (_ counted: (() -> Void) -> Void) throws -> Void
 
-    public init(
+    init(
         metric: Metric, operations: Int, params: String? = nil, run: @escaping @Sendable (_ counted: (() -> Void) -> Void) throws -> Void
     ) {
         precondition(metric.kind == .instructions, "an instruction workload writes an instruction metric")
@@ -39,18 +39,18 @@ public struct InstructionWorkload: Sendable {
 /// collects exactly while ``measure(_:)`` runs and writes one profile per
 /// call, so each workload's count stands alone. Outside valgrind it only
 /// calls its body.
-public enum InstructionCountedRegion {
+package enum InstructionCountedRegion {
     /// Finds ``measure(_:)``'s mangled symbol in the binary's symbol table:
     /// it must match that function and no other (checked by every counted
     /// run, see `InstructionPass.regionSymbol(in:)`).
-    public static let symbolPattern = "*InstructionCountedRegion*measure*"
+    static let symbolPattern = "*InstructionCountedRegion*measure*"
 
     /// Runs `body`: the counted region. Never inlined and not optimised, so
     /// that it stays one function callgrind can recognise (an optimised build
     /// adds a specialised copy whose name matches the pattern too, and ends
     /// in a tail call, which callgrind does not see as leaving the function).
     @inline(never) @_optimize(none)
-    public static func measure(_ body: () -> Void) {
+    static func measure(_ body: () -> Void) {
         body()
     }
 }

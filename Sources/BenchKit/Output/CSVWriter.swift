@@ -2,20 +2,20 @@ import Foundation
 import ToolSupport
 
 /// Formats rows as CSV text (RFC 4180 quoting) with the columns of `CSVSchema`.
-public struct CSVWriter: Sendable {
-    public let environment: RunEnvironment
+package struct CSVWriter: Sendable {
+    let environment: RunEnvironment
 
-    public init(environment: RunEnvironment) {
+    package init(environment: RunEnvironment) {
         self.environment = environment
     }
 
     /// The header line, without a line break.
-    public static var header: String {
+    static var header: String {
         CSVSchema.columns.joined(separator: ",")
     }
 
     /// The whole file: header, then one line per row, each ending in `\n`.
-    public func document(_ rows: [CSVRow]) -> String {
+    package func document(_ rows: [CSVRow]) -> String {
         var text = CSVWriter.header + "\n"
         for row in rows {
             text += line(row) + "\n"
@@ -24,7 +24,7 @@ public struct CSVWriter: Sendable {
     }
 
     /// One row as a CSV line, without a line break.
-    public func line(_ row: CSVRow) -> String {
+    func line(_ row: CSVRow) -> String {
         let fields: [String] = [
             environment.runID, environment.timestamp, environment.gitRevision, environment.host,
             environment.cpu, String(environment.cores), environment.swiftVersion, row.allocator ?? environment.allocator,
@@ -36,6 +36,6 @@ public struct CSVWriter: Sendable {
 }
 
 /// `key=value` pairs joined by `;`, in the order given (the `params` column).
-public func formatParams(_ pairs: KeyValuePairs<String, String>) -> String {
+func formatParams(_ pairs: KeyValuePairs<String, String>) -> String {
     pairs.map { "\($0.key)=\($0.value)" }.joined(separator: String(CSVSchema.paramsSeparator))
 }

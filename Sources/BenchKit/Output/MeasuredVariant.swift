@@ -1,7 +1,7 @@
 /// A variant as a benchmark's catalogue holds it before it becomes a
 /// plan (a hop, a periodic job, a subscription lifecycle): what the plan
 /// takes from it besides the workload.
-public protocol MeasuredVariant {
+package protocol MeasuredVariant {
     var id: VariantID { get }
     /// Set when this build or machine cannot run the variant.
     var unavailableReason: String? { get }
@@ -11,20 +11,20 @@ public protocol MeasuredVariant {
 
 extension MeasuredVariant {
     /// The `variant` column's value.
-    public var name: String { id.name }
+    var name: String { id.name }
 }
 
 extension VariantID {
     /// `observe(on:)` a serial dispatch queue scheduler, on its fast path.
-    public static let fastPath = library("fast-path")
+    static let fastPath = library("fast-path")
     /// `observe(on:)` a serial dispatch queue scheduler, forced onto the generic path.
-    public static let generic = library("generic")
+    static let generic = library("generic")
     /// `observe(on:)` a concurrent dispatch queue scheduler.
-    public static let concurrent = library("concurrent")
+    static let concurrent = library("concurrent")
     /// `observe(on:)` an operation queue scheduler.
-    public static let operationQueue = library("operation-queue")
+    static let operationQueue = library("operation-queue")
     /// `observe(on:)` the main scheduler: delivery on the main thread.
-    public static let main = library("main")
+    static let main = library("main")
     /// The current-thread (trampoline) scheduler.
-    public static let currentThread = library("current-thread")
+    static let currentThread = library("current-thread")
 }

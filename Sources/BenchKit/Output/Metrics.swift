@@ -5,7 +5,7 @@ extension Metric {
     /// Written by the instruction pass's callgrind child, not by the suite's
     /// timing or counting passes: the instruction count and the type-lookup
     /// metrics beside it (``CallgrindProfile``).
-    public var isWrittenByInstructionPass: Bool {
+    var isWrittenByInstructionPass: Bool {
         isInstructionCount || InstructionPass.lookupMetrics.contains { $0.name == name }
     }
 
@@ -29,19 +29,19 @@ extension Metric {
 /// `<measure>_per_<operation>`: `ns_per_element`, `allocs_per_element`,
 /// `bytes_per_element`, `instructions_per_element`. A benchmark writes the
 /// ones it measures.
-public struct PerOperationMetrics: Sendable {
+package struct PerOperationMetrics: Sendable {
     /// Time per operation of a CPU-bound loop (`ns_per_<operation>`): lower is better.
-    public let time: Metric
+    let time: Metric
     /// Allocations per operation of the counting pass (`allocs_per_<operation>`):
     /// exact, lower is better.
-    public let allocations: Metric
+    let allocations: Metric
     /// Bytes allocated per operation of the counting pass
     /// (`bytes_per_<operation>`): exact, lower is better.
-    public let bytes: Metric
+    let bytes: Metric
     /// Instructions per operation of the instruction pass
     /// (`instructions_per_<operation>`): exact within
     /// ``MetricKind/instructionTolerance``, lower is better.
-    public let instructions: Metric
+    let instructions: Metric
 
     init(operation: String) {
         time = .time("ns_per_\(operation)")
@@ -60,12 +60,12 @@ extension Metric {
     /// instruction workload: set by the code alone, so exact. The
     /// instruction metric beside it counts everything else (see
     /// ``CallgrindProfile``).
-    public static let typeLookupsPerOperation = Metric(
+    static let typeLookupsPerOperation = Metric(
         "type_lookups_per_operation", unit: "lookups", kind: .exactCount, direction: .lowerIsBetter)
     /// What those lookups cost per operation in this binary: their probe
     /// lengths depend on where the linker put the type descriptors, so a
     /// change anywhere in the binary moves them. Shown, never judged.
-    public static let lookupInstructionsPerOperation = Metric(
+    static let lookupInstructionsPerOperation = Metric(
         "lookup_instructions_per_operation", unit: "instructions", kind: .informational, direction: .informational)
 }
 
@@ -73,11 +73,11 @@ extension Metric {
 
 extension Metric {
     /// Elements a timed flood delivers per second.
-    public static let elementsPerSecond = Metric("elements_per_s", unit: "elements/s", kind: .measured, direction: .higherIsBetter)
+    static let elementsPerSecond = Metric("elements_per_s", unit: "elements/s", kind: .measured, direction: .higherIsBetter)
     /// Per element: a timed flood's time; allocations and bytes of one gated
     /// batch (see `CSVSchema`); instructions through an operator chain on a
     /// scheduler that does not hop (`elementPath`), counted by callgrind.
-    public static let perElement = PerOperationMetrics(operation: "element")
+    static let perElement = PerOperationMetrics(operation: "element")
 }
 
 // MARK: - observeOn.busyQueue
@@ -94,24 +94,24 @@ extension Metric {
 extension Metric {
     /// The median, over one repetition's quiet floods, of the process's CPU
     /// time per element (every thread's, from `CLOCK_PROCESS_CPUTIME_ID`).
-    public static let quietCPUPerElement = Metric(
+    static let quietCPUPerElement = Metric(
         "quiet_cpu_ns_per_element", unit: "ns", kind: .informational, direction: .informational)
     /// The same over the repetition's floods made right after a busy queue.
-    public static let busyQueueCPUPerElement = Metric(
+    static let busyQueueCPUPerElement = Metric(
         "busy_queue_cpu_ns_per_element", unit: "ns", kind: .informational, direction: .informational)
     /// ``busyQueueCPUPerElement`` over ``quietCPUPerElement``, one process.
-    public static let busyQueueCPURatio = Metric(
+    static let busyQueueCPURatio = Metric(
         "busy_queue_cpu_ratio", unit: "ratio", kind: .informational, direction: .informational)
     /// The worst flood after a busy queue, its CPU time per element over the
     /// quiet floods' median in the same process: the tail of one run, shown,
     /// never judged.
-    public static let worstBusyQueueCPURatio = Metric(
+    static let worstBusyQueueCPURatio = Metric(
         "worst_busy_queue_cpu_ratio", unit: "ratio", kind: .singleRunTail, direction: .lowerIsBetter)
     /// The worst quiet flood over the quiet floods' median, same process: how
     /// far a flood's CPU time strays with no busy queue at all (how its
     /// batches fell, the machine's other load), the floor under
     /// ``worstBusyQueueCPURatio``. A single-run tail.
-    public static let worstQuietCPURatio = Metric(
+    static let worstQuietCPURatio = Metric(
         "worst_quiet_cpu_ratio", unit: "ratio", kind: .singleRunTail, direction: .lowerIsBetter)
 }
 
@@ -119,13 +119,13 @@ extension Metric {
 
 extension Metric {
     /// Median time from `onNext` to the observer: mostly a thread's wake-up in the wake-up regime.
-    public static let latencyP50 = Metric("latency_p50_ns", unit: "ns", kind: .wakeUpBound, direction: .lowerIsBetter)
+    static let latencyP50 = Metric("latency_p50_ns", unit: "ns", kind: .wakeUpBound, direction: .lowerIsBetter)
     /// The 99th percentile of one run's latencies: a single-run tail.
-    public static let latencyP99 = Metric("latency_p99_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
+    static let latencyP99 = Metric("latency_p99_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
     /// The 99.9th percentile of one run's latencies: a single-run tail.
-    public static let latencyP999 = Metric("latency_p999_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
+    static let latencyP999 = Metric("latency_p999_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
     /// The worst latency of one run: a single-run tail.
-    public static let latencyMax = Metric("latency_max_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
+    static let latencyMax = Metric("latency_max_ns", unit: "ns", kind: .singleRunTail, direction: .lowerIsBetter)
 }
 
 // MARK: - observeOn.subscription
@@ -134,7 +134,7 @@ extension Metric {
     /// Per subscription lifecycle (subscribe, one element, dispose, release):
     /// its time; allocations and bytes counted over a batch; instructions on
     /// the current thread, counted by callgrind.
-    public static let perLifecycle = PerOperationMetrics(operation: "lifecycle")
+    static let perLifecycle = PerOperationMetrics(operation: "lifecycle")
 }
 
 // MARK: - trampoline.recursion
@@ -143,13 +143,13 @@ extension Metric {
     /// Per level of a trampolined chain (or per scheduled action in virtual
     /// time): its time; allocations and bytes of a counted chain;
     /// instructions, counted by callgrind.
-    public static let perSchedule = PerOperationMetrics(operation: "schedule")
+    static let perSchedule = PerOperationMetrics(operation: "schedule")
     /// Levels the chain reached: exactly the depth asked for, on every run.
-    public static let depth = Metric("depth", unit: "schedules", kind: .exactCount, direction: .higherIsBetter)
+    static let depth = Metric("depth", unit: "schedules", kind: .exactCount, direction: .higherIsBetter)
     /// How far the stack grew over the chain: bounded for a trampoline.
-    public static let stackGrowthBytes = Metric("stack_growth_bytes", unit: "bytes", kind: .measured, direction: .lowerIsBetter)
+    static let stackGrowthBytes = Metric("stack_growth_bytes", unit: "bytes", kind: .measured, direction: .lowerIsBetter)
     /// How deep plain recursion gets on this machine's stack: a fact of the machine.
-    public static let plainRecursionLimit = Metric(
+    static let plainRecursionLimit = Metric(
         "plain_recursion_limit", unit: "frames", kind: .informational, direction: .informational)
 }
 
@@ -157,19 +157,19 @@ extension Metric {
 
 extension Metric {
     /// Median lateness of a periodic job's ticks against `start + k·period`.
-    public static let latenessP50 = Metric("lateness_p50_us", unit: "us", kind: .wakeUpBound, direction: .lowerIsBetter)
+    static let latenessP50 = Metric("lateness_p50_us", unit: "us", kind: .wakeUpBound, direction: .lowerIsBetter)
     /// The 5th-worst of 500 ticks: a tail of one run like latency p99, so
     /// shown, not judged: it moves between runs of one revision by far more
     /// than any threshold, with every repetition agreeing.
-    public static let latenessP99 = Metric("lateness_p99_us", unit: "us", kind: .singleRunTail, direction: .lowerIsBetter)
+    static let latenessP99 = Metric("lateness_p99_us", unit: "us", kind: .singleRunTail, direction: .lowerIsBetter)
     /// The latest tick of one run: a single-run tail.
-    public static let latenessMax = Metric("lateness_max_us", unit: "us", kind: .singleRunTail, direction: .lowerIsBetter)
+    static let latenessMax = Metric("lateness_max_us", unit: "us", kind: .singleRunTail, direction: .lowerIsBetter)
     /// The last tick's lateness: bounded at a fixed rate, growing at a fixed delay.
-    public static let finalDrift = Metric("final_drift_us", unit: "us", kind: .wakeUpBound, direction: .lowerIsBetter)
+    static let finalDrift = Metric("final_drift_us", unit: "us", kind: .wakeUpBound, direction: .lowerIsBetter)
     /// Ticks the job skipped or merged; empty when it cannot tell.
-    public static let skippedTicks = Metric("skipped_ticks", unit: "ticks", kind: .measured, direction: .lowerIsBetter)
+    static let skippedTicks = Metric("skipped_ticks", unit: "ticks", kind: .measured, direction: .lowerIsBetter)
     /// A sample of the per-tick lateness (the tick is in `params`), for the
     /// drift-over-ticks plot; a comparison skips it and the summary leaves it out.
-    public static let latenessAtTick = Metric(
+    static let latenessAtTick = Metric(
         "lateness_at_tick_us", unit: "us", kind: .informational, direction: .informational)
 }

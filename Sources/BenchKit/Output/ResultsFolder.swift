@@ -4,11 +4,11 @@ import Glibc
 #endif
 
 /// Why a result file could not be written.
-public enum ResultsFolderError: Error, CustomStringConvertible, Equatable {
+package enum ResultsFolderError: Error, CustomStringConvertible, Equatable {
     case unwritableDirectory(path: String, reason: String)
     case writeFailed(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unwritableDirectory(path, reason):
             return "cannot write results to '\(path)': \(reason). Choose another folder with --output."
@@ -20,16 +20,16 @@ public enum ResultsFolderError: Error, CustomStringConvertible, Equatable {
 
 /// Writes one CSV per run into a results folder: atomically (the full file
 /// appears under its final name or nothing does) and never over an existing file.
-public struct ResultsFolder: Sendable {
-    public let directory: String
+package struct ResultsFolder: Sendable {
+    let directory: String
 
-    public init(directory: String) {
+    package init(directory: String) {
         self.directory = directory
     }
 
     /// Creates the folder if needed and proves it is writable, before a run
     /// spends minutes measuring.
-    public func checkWritable() throws {
+    package func checkWritable() throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -45,7 +45,7 @@ public struct ResultsFolder: Sendable {
     }
 
     /// The file name for a run: `<UTC time>-<git revision>.csv`.
-    public static func fileName(for environment: RunEnvironment, attempt: Int = 0) -> String {
+    static func fileName(for environment: RunEnvironment, attempt: Int = 0) -> String {
         attempt == 0 ? "\(environment.runID).csv" : "\(environment.runID)-\(attempt + 1).csv"
     }
 
@@ -57,7 +57,7 @@ public struct ResultsFolder: Sendable {
     /// Interrupts are held off during these few system calls, so Ctrl-C leaves
     /// either the complete file or none.
     @discardableResult
-    public func write(_ contents: String, environment: RunEnvironment) throws -> String {
+    package func write(_ contents: String, environment: RunEnvironment) throws -> String {
         try checkWritable()
         var blocked = sigset_t()
         var previous = sigset_t()

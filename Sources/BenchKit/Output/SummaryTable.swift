@@ -5,7 +5,7 @@ import ToolSupport
 /// The table printed at the end of a run: per benchmark, the median of each
 /// metric over the repetitions, then the ratios a reader looks for first
 /// (fast path against generic path, this library against each peer).
-public enum SummaryTable {
+package enum SummaryTable {
     /// The variant every ratio of a benchmark is taken against, and the metric used.
     struct RatioRule {
         let benchmark: String
@@ -89,7 +89,7 @@ public enum SummaryTable {
     }
 
     /// Renders `rows` (rows with per-tick samples are left out).
-    public static func render(_ rows: [CSVRow]) -> String {
+    package static func render(_ rows: [CSVRow]) -> String {
         var medians: [Key: Double] = [:]
         var samples: [Key: [Double]] = [:]
         var seriesOrder: [String: [Series]] = [:]

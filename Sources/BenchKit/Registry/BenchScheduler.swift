@@ -26,7 +26,9 @@ import Schedulers
 /// most once and eventually, a serial one in order and one at a time, a
 /// periodic job's ticks never overlap. A scheduler that never runs an action
 /// ends its measurement with a `BenchmarkFailure` naming the variant after
-/// ``stallTimeoutSeconds`` (or the group's own default), never a hang.
+/// the registration's stall timeout
+/// (``SchedulerRegistration/stallTimeout(seconds:)``, or the group's own
+/// default), never a hang.
 /// Every scheduler a session makes gets the registration's teardown when the
 /// session is done with it.
 public struct BenchScheduler: Sendable {
@@ -44,15 +46,15 @@ public struct BenchScheduler: Sendable {
     }
 
     /// The name given at registration: the CSV's variant names derive from it.
-    public let name: String
+    let name: String
     /// The benchmark groups it is measured by: every one that applies unless
     /// narrowed with ``only(_:)``.
-    public private(set) var groups: Set<BenchmarkGroup>
+    private(set) var groups: Set<BenchmarkGroup>
     /// How long a measurement may wait for the scheduler to run what it was
     /// given before it fails naming the variant; `nil` keeps each group's
     /// default (120 s for a hop, 10 s per subscription lifecycle, four times a
     /// periodic run's length plus 5 s, 60 s for a recursion chain).
-    public var stallTimeoutSeconds: Double?
+    var stallTimeoutSeconds: Double?
 
     let role: VariantRole
     /// The registered scheduler's type: its conformances decide the variants.
@@ -161,7 +163,7 @@ public struct BenchScheduler: Sendable {
     }
 
     /// This registration with ``stallTimeoutSeconds`` set to `seconds`.
-    public func stallTimeout(seconds: Double) -> BenchScheduler {
+    func stallTimeout(seconds: Double) -> BenchScheduler {
         var copy = self
         copy.stallTimeoutSeconds = seconds
         return copy

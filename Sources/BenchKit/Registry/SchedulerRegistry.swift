@@ -10,7 +10,7 @@ import ToolSupport
 /// run beside the user's schedulers in one CSV) and adds its own with
 /// ``register(_:)``; `BenchRunnerMain.run(registering:)` does both and runs
 /// the usual command line.
-public struct SchedulerRegistry: Sendable {
+package struct SchedulerRegistry: Sendable {
     /// One registration, in order.
     enum Entry: Sendable {
         case scheduler(BenchScheduler)
@@ -25,15 +25,15 @@ public struct SchedulerRegistry: Sendable {
     private(set) var entries: [Entry] = []
 
     /// An empty registry: no scheduler, no peer.
-    public init() {}
+    init() {}
 
     /// The registered schedulers, in order.
-    public var schedulers: [BenchScheduler] {
+    var schedulers: [BenchScheduler] {
         entries.compactMap { if case .scheduler(let scheduler) = $0 { scheduler } else { nil } }
     }
 
     /// The variant names registered so far in `group`.
-    public func variantNames(in group: BenchScheduler.BenchmarkGroup) -> Set<String> {
+    func variantNames(in group: BenchScheduler.BenchmarkGroup) -> Set<String> {
         var names = Set<String>()
         for entry in entries {
             switch entry {
@@ -53,7 +53,7 @@ public struct SchedulerRegistry: Sendable {
     /// the same benchmark group (two schedulers under one name), or when a
     /// user's registration fails ``SchedulerRegistration/check()`` (run here,
     /// on the calling thread).
-    public mutating func register(_ scheduler: BenchScheduler) throws(SchedulerRegistrationError) {
+    package mutating func register(_ scheduler: BenchScheduler) throws(SchedulerRegistrationError) {
         try SchedulerRegistration.validate(name: scheduler.name)
         for group in BenchScheduler.BenchmarkGroup.allCases {
             let taken = variantNames(in: group)
@@ -72,7 +72,7 @@ public struct SchedulerRegistry: Sendable {
     /// Adds a hop that is not a scheduler (a peer or a reference of the
     /// observeOn groups): it is measured beside the schedulers' hops.
     /// Throws when its name is taken in those groups.
-    public mutating func register(hop: HopVariant) throws(SchedulerRegistrationError) {
+    mutating func register(hop: HopVariant) throws(SchedulerRegistrationError) {
         try add(.hop(hop), name: hop.name, group: .hops)
     }
 
@@ -97,7 +97,7 @@ public struct SchedulerRegistry: Sendable {
 
     /// The registry this process measures and whose names ``CSVSchema``
     /// lists: ``standard`` unless ``activate(_:)`` installed another.
-    public static var active: SchedulerRegistry {
+    static var active: SchedulerRegistry {
         activeRegistry.withLock { $0 } ?? standard
     }
 
@@ -105,7 +105,7 @@ public struct SchedulerRegistry: Sendable {
     /// schemas the catalogue ``CSVSchema`` lists (what `compare` and
     /// `report` judge a result file's rows by). Call it before anything
     /// runs or reads results: `BenchRunnerMain` does.
-    public static func activate(_ registry: SchedulerRegistry) {
+    package static func activate(_ registry: SchedulerRegistry) {
         activeRegistry.withLock { $0 = registry }
         CSVSchema.useCatalog { BenchmarkCatalog.all.map(\.schema) }
     }

@@ -8,7 +8,7 @@ extension SchedulerRegistry {
     /// a ``SchedulerRegistration``, as a user's). Their variant names are
     /// the CSV's since the first runs (`fast-path`, `serial-dispatch.native`,
     /// `peer.nio`…), kept so that committed results still compare.
-    public static var standard: SchedulerRegistry {
+    package static var standard: SchedulerRegistry {
         var registry = SchedulerRegistry()
         do {
             for scheduler in librarySchedulers {

@@ -5,14 +5,14 @@ import ToolSupport
 /// name, or whole words starting a dot- or slash-separated part), e.g.
 /// `observeOn`, `observeOn.latency`, `peer.nio`, `observeOn.throughput/fast-path`,
 /// `event-loop` (not `broken-loop`).
-public struct BenchmarkFilter: Sendable, Equatable {
-    public let patterns: [String]
+package struct BenchmarkFilter: Sendable, Equatable {
+    let patterns: [String]
 
-    public init(_ patterns: [String]) {
+    package init(_ patterns: [String]) {
         self.patterns = patterns.filter { !$0.isEmpty }
     }
 
-    public func matches(_ plan: MeasurementPlan) -> Bool {
+    package func matches(_ plan: MeasurementPlan) -> Bool {
         patterns.isEmpty || patterns.contains { Self.pattern($0, matches: plan.benchmark, variant: plan.variant) }
     }
 
@@ -21,7 +21,7 @@ public struct BenchmarkFilter: Sendable, Equatable {
     }
 
     /// The plans the filter keeps; throws naming every pattern that matched nothing.
-    public func select(_ plans: [MeasurementPlan]) throws -> [MeasurementPlan] {
+    func select(_ plans: [MeasurementPlan]) throws -> [MeasurementPlan] {
         let unmatched = patterns.filter { pattern in
             !plans.contains { Self.pattern(pattern, matches: $0.benchmark, variant: $0.variant) }
         }
@@ -38,10 +38,10 @@ public struct BenchmarkFilter: Sendable, Equatable {
 }
 
 /// A filter pattern matched no benchmark.
-public enum BenchmarkFilterError: Error, CustomStringConvertible, Equatable {
+package enum BenchmarkFilterError: Error, CustomStringConvertible, Equatable {
     case noMatch(patterns: [String], available: [String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .noMatch(patterns, available):
             let quoted = patterns.map { "'\($0)'" }.joined(separator: ", ")

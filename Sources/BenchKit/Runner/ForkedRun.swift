@@ -14,11 +14,11 @@ import Foundation
 /// one series per variant, numbered on (``merge(_:keepingCountsOf:)``), so
 /// compare's rank tests see the spread between processes as part of the
 /// repetitions. Allocation counts still come from the one counting pass.
-public enum ForkedRun {
+package enum ForkedRun {
     /// How many repetitions each of `forks` processes runs so that together
     /// they run `total`: as even as possible, the earlier forks one more.
     /// Never more forks than repetitions (each fork runs at least one).
-    public static func repetitions(total: Int, forks: Int) -> [Int] {
+    package static func repetitions(total: Int, forks: Int) -> [Int] {
         let count = max(1, min(forks, total))
         let total = max(total, 1)
         return (0..<count).map { index in total / count + (index < total % count ? 1 : 0) }
@@ -61,7 +61,7 @@ public enum ForkedRun {
     /// Allocation-count rows (empty in a fork, which times only) are dropped,
     /// except fork `keepingCountsOf`'s when given (a run without any
     /// counting pass keeps its empty count rows, as one process writes them).
-    public static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
+    static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
         var merged: [CSVRow] = []
         var offset = 0
         for (index, rows) in forks.enumerated() {

@@ -5,11 +5,11 @@ import Foundation
 /// scheduler that traps costs the rows of its benchmark only; every other
 /// benchmark's rows are kept. A failing measurement needs no child (the
 /// runner drops it and goes on: ``SuiteFailure``); a crash does.
-public enum IsolatedRun {
+package enum IsolatedRun {
     /// What the children left: their rows, and one line per child that failed.
-    public struct Outcome: Sendable {
-        public var rows: [CSVRow] = []
-        public var failures: [String] = []
+    package struct Outcome: Sendable {
+        package var rows: [CSVRow] = []
+        package var failures: [String] = []
     }
 
     /// The options of the child measuring `benchmark`: the parent's

@@ -14,7 +14,7 @@ import Synchronization
 /// the main run loop (`MainScheduler.runMainQueue`). Idle, it sleeps, so its
 /// run loop neither competes for a core nor allocates inside other plans'
 /// measured regions (allocation counts cover every thread).
-public enum MainQueueDriver {
+package enum MainQueueDriver {
     /// How many measurements currently need the main queue serviced.
     static let demand = Atomic<Int>(0)
     static let wakeUp = DispatchSemaphore(value: 0)
@@ -22,7 +22,7 @@ public enum MainQueueDriver {
     /// Runs `work` on a new thread while the calling thread (the main thread)
     /// services the main queue whenever `work` asks for it; returns what
     /// `work` returned or rethrows.
-    public static func runWhileDrainingMainQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) throws -> T {
+    package static func runWhileDrainingMainQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) throws -> T {
         // Called on the main thread: remember it before any plan asks.
         _ = isMainThread
         let outcome = WorkOutcome<T>()
@@ -52,7 +52,7 @@ public enum MainQueueDriver {
 
     /// Runs `body` with the main thread servicing the main queue (when the
     /// suite runs under `runWhileDrainingMainQueue`).
-    public static func servicingMainQueue<T>(_ body: () throws -> T) rethrows -> T {
+    static func servicingMainQueue<T>(_ body: () throws -> T) rethrows -> T {
         demand.add(1, ordering: .acquiringAndReleasing)
         wakeUp.signal()
         defer { demand.subtract(1, ordering: .acquiringAndReleasing) }
@@ -68,7 +68,7 @@ public enum MainQueueDriver {
     /// cost rather than the hop's. So Foundation is asked
     /// only until the main thread has been seen once; from then on this
     /// compares `pthread_self()` with the main thread's handle.
-    public static var isMainThread: Bool {
+    static var isMainThread: Bool {
         let current = currentThreadID
         let known = mainThreadID.load(ordering: .acquiring)
         if known != 0 {

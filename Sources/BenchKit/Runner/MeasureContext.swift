@@ -2,14 +2,14 @@ import Dispatch
 
 /// Shared measuring code handed to every workload: the monotonic clock and
 /// the allocation counter, read around exactly the region that matters.
-public final class MeasureContext: @unchecked Sendable {
-    public let counter: AllocationCounter
-    public let configuration: SuiteConfiguration
+package final class MeasureContext: @unchecked Sendable {
+    let counter: AllocationCounter
+    let configuration: SuiteConfiguration
     /// Where a long measurement reports its steps (ticks, samples) for the
     /// progress line: atomics only, safe inside a timed region.
-    public let progress: MeasurementProgress
+    let progress: MeasurementProgress
 
-    public init(
+    init(
         counter: AllocationCounter, configuration: SuiteConfiguration, progress: MeasurementProgress = MeasurementProgress()
     ) {
         self.counter = counter
@@ -18,36 +18,36 @@ public final class MeasureContext: @unchecked Sendable {
     }
 
     /// What one measured region cost.
-    public struct Region: Sendable {
-        public var nanoseconds: UInt64
+    struct Region: Sendable {
+        var nanoseconds: UInt64
         /// `nil` when allocation counts are unavailable.
-        public var allocations: UInt64?
-        public var bytes: UInt64?
+        var allocations: UInt64?
+        var bytes: UInt64?
 
         /// `allocations / operations`, or `nil` without counts.
-        public func allocationsPer(_ operations: Int) -> Double? {
+        func allocationsPer(_ operations: Int) -> Double? {
             allocations.map { Double($0) / Double(max(operations, 1)) }
         }
 
         /// `bytes / operations`, or `nil` without counts.
-        public func bytesPer(_ operations: Int) -> Double? {
+        func bytesPer(_ operations: Int) -> Double? {
             bytes.map { Double($0) / Double(max(operations, 1)) }
         }
 
         /// Nanoseconds per operation.
-        public func nanosecondsPer(_ operations: Int) -> Double {
+        func nanosecondsPer(_ operations: Int) -> Double {
             Double(nanoseconds) / Double(max(operations, 1))
         }
 
         /// Operations per second.
-        public func operationsPerSecond(_ operations: Int) -> Double {
+        func operationsPerSecond(_ operations: Int) -> Double {
             Double(operations) / (Double(max(nanoseconds, 1)) / 1e9)
         }
     }
 
     /// Runs `body` and measures it: wall time on the monotonic clock and the
     /// allocations made on every thread meanwhile.
-    public func region<T>(_ body: () throws -> T) rethrows -> (T, Region) {
+    func region<T>(_ body: () throws -> T) rethrows -> (T, Region) {
         let before = counter.snapshot()
         let start = DispatchTime.now().uptimeNanoseconds
         let result = try body()
@@ -59,7 +59,7 @@ public final class MeasureContext: @unchecked Sendable {
 
     /// The monotonic clock in nanoseconds.
     @inline(__always)
-    public static func now() -> UInt64 {
+    package static func now() -> UInt64 {
         DispatchTime.now().uptimeNanoseconds
     }
 }

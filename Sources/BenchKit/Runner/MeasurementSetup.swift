@@ -4,15 +4,15 @@ import ToolSupport
 /// How a run measures: under which allocator this process times, where the
 /// allocation counts come from, and the counter to use; decided once, before
 /// anything is measured, by ``prepare(_:)``.
-public struct MeasurementSetup {
+package struct MeasurementSetup {
     /// `jemalloc` or `system`: the allocator of this process (the CSV's `allocator` column).
-    public let allocatorName: String
+    package let allocatorName: String
     /// Whether this process counts allocations, a child does, or nobody.
-    public let pass: AllocationPass
+    package let pass: AllocationPass
     /// The jemalloc child to run after this process's repetitions, if any.
-    public let child: AllocationStrategy.Child?
+    package let child: AllocationStrategy.Child?
     /// The counter the benchmarks of this process use.
-    public let counter: AllocationCounter
+    package let counter: AllocationCounter
 
     /// Puts this process on the allocator `options.allocator` asks for and
     /// decides where counts come from (`options.countsOnly`: this is the
@@ -55,7 +55,7 @@ public struct MeasurementSetup {
 /// The child process of a run that measures under jemalloc (allocation counts,
 /// or with `--allocator both` everything): this executable run again with the
 /// parent's options, writing its rows to a temporary CSV the parent reads back.
-public enum AllocationChild {
+package enum AllocationChild {
     /// The options of the child of `kind`: the parent's `options` with what
     /// the parent decides for it set: under jemalloc, counting only for
     /// ``AllocationStrategy/Child/counts``, in one process (a counting child

@@ -8,16 +8,16 @@ import Glibc
 /// (ticks, samples, lifecycles). The measuring code only stores into atomics
 /// (`begin`, `advance`): it never prints, never locks, never allocates, so
 /// reporting does not disturb what is timed. The reporter's timer thread reads it.
-public final class MeasurementProgress: Sendable {
+package final class MeasurementProgress: Sendable {
     private let doneSteps = Atomic<Int>(0)
     private let totalSteps = Atomic<Int>(0)
     private let unitStorage = Mutex<String>("")
 
-    public init() {}
+    init() {}
 
     /// Starts counting `total` steps called `unit` (plural, as shown: "ticks").
     /// Call before the timed region.
-    public func begin(total: Int, unit: String) {
+    func begin(total: Int, unit: String) {
         unitStorage.withLock { $0 = unit }
         doneSteps.store(0, ordering: .relaxed)
         totalSteps.store(max(total, 0), ordering: .relaxed)
@@ -25,7 +25,7 @@ public final class MeasurementProgress: Sendable {
 
     /// One more step done: a relaxed atomic add, safe inside a timed region.
     @inline(__always)
-    public func advance(by steps: Int = 1) {
+    func advance(by steps: Int = 1) {
         doneSteps.add(steps, ordering: .relaxed)
     }
 
@@ -57,8 +57,8 @@ public final class MeasurementProgress: Sendable {
 ///
 /// Otherwise (CI logs, pipes) output stays sparse: one line per benchmark and
 /// one per repetition round.
-public final class ProgressReporter: @unchecked Sendable {
-    public enum Style: Sendable {
+package final class ProgressReporter: @unchecked Sendable {
+    enum Style: Sendable {
         case terminal, lines, silent
     }
 
@@ -122,18 +122,18 @@ public final class ProgressReporter: @unchecked Sendable {
     private let style: Style
     private let state = Mutex(State())
     /// The progress the running measurement reports; the runner hands it to the workload.
-    public let measurement = MeasurementProgress()
+    let measurement = MeasurementProgress()
     private let redrawSeconds: Double
     private var ticker: Thread?
     static let width = 118
 
-    public init(style: Style, redrawSeconds: Double = 0.5) {
+    init(style: Style, redrawSeconds: Double = 0.5) {
         self.style = style
         self.redrawSeconds = redrawSeconds
     }
 
     /// `.terminal` when standard output is a terminal, else `.lines`.
-    public static func automatic() -> ProgressReporter {
+    package static func automatic() -> ProgressReporter {
         ProgressReporter(style: isatty(STDOUT_FILENO) != 0 ? .terminal : .lines)
     }
 
@@ -440,7 +440,7 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Prints `message` once per run, above the progress line.
-    public func note(_ message: String) {
+    package func note(_ message: String) {
         guard style != .silent else { return }
         state.withLock { state in
             guard state.notes.insert(message).inserted else { return }
@@ -480,7 +480,7 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     /// A duration as the progress lines print it: `45s`, `1m05s`.
-    public static func format(seconds: Double) -> String {
+    package static func format(seconds: Double) -> String {
         let whole = Int(seconds.rounded())
         return whole >= 60 ? "\(whole / 60)m\(String(format: "%02d", whole % 60))s" : "\(whole)s"
     }

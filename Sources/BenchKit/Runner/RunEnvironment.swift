@@ -4,21 +4,21 @@ import Glibc
 #endif
 
 /// What a run records about itself in every CSV row: identity, machine, toolchain, allocator.
-public struct RunEnvironment: Sendable, Equatable {
+package struct RunEnvironment: Sendable, Equatable {
     /// `<UTC time>-<git revision>`, also the result file's name.
-    public var runID: String
+    package var runID: String
     /// ISO 8601, UTC.
-    public var timestamp: String
+    var timestamp: String
     /// Short revision of the checkout, `-dirty` when it has uncommitted changes, `unknown` outside git.
-    public var gitRevision: String
-    public var host: String
-    public var cpu: String
-    public var cores: Int
-    public var swiftVersion: String
+    package var gitRevision: String
+    var host: String
+    var cpu: String
+    package var cores: Int
+    var swiftVersion: String
     /// `system` or `jemalloc`.
-    public var allocator: String
+    var allocator: String
 
-    public init(
+    init(
         runID: String, timestamp: String, gitRevision: String, host: String, cpu: String,
         cores: Int, swiftVersion: String, allocator: String
     ) {
@@ -33,7 +33,7 @@ public struct RunEnvironment: Sendable, Equatable {
     }
 
     /// Reads the environment of the current process and working directory.
-    public static func current(allocator: String, date: Date = Date()) -> RunEnvironment {
+    package static func current(allocator: String, date: Date = Date()) -> RunEnvironment {
         let revision = gitRevision()
         let compact = DateFormatter()
         compact.locale = Locale(identifier: "en_US_POSIX")

@@ -2,7 +2,7 @@ import BenchAnalysis
 /// Which suite a run is. Each benchmark declares its own sizes for each
 /// (its `Configuration(_:)`), and may declare its own repetitions
 /// (``Benchmark/repetitions(in:)``).
-public enum SuiteSize: String, Sendable, CaseIterable {
+package enum SuiteSize: String, Sendable, CaseIterable {
     /// The default suite: about six minutes on two quiet cores, each
     /// benchmark taking repetitions until compare can judge it or its time
     /// budget is spent (``AdaptiveRepetitions``).
@@ -22,7 +22,7 @@ public enum SuiteSize: String, Sendable, CaseIterable {
     /// must reach p ≤ 0.05/85 ≈ 0.0006, and with 7 against 7 repetitions
     /// that do not overlap the one-sided rank test gives 1/3432 ≈ 0.0003
     /// (6 give 0.0011, 5 give 0.004, 3 give 0.05: too few).
-    public var repetitions: Int {
+    var repetitions: Int {
         switch self {
         case .standard: 5
         case .quick: 7
@@ -42,19 +42,19 @@ public enum SuiteSize: String, Sendable, CaseIterable {
 /// rounds. A series still too wide then has hit the budget: the run writes
 /// a `budget_reached` row for it (1; 0 for a series that became narrow
 /// enough) and its summary names it.
-public struct AdaptiveRepetitions: Sendable, Equatable {
+package struct AdaptiveRepetitions: Sendable, Equatable {
     /// The fewest rounds: in the default suite what compare needs to judge
     /// a series at all (3 against 3 reach p = 0.05).
-    public var minimum: Int
+    package var minimum: Int
     /// The most rounds, however narrow a series is not yet.
-    public var maximum: Int
+    package var maximum: Int
     /// Seconds a benchmark's timed rounds may take (its warm-up and
     /// counting pass apart): no round starts that would end past it, by the
     /// mean of the rounds so far. The ``minimum`` rounds run whatever they take.
-    public var budgetSeconds: Double
+    var budgetSeconds: Double
 
     /// `minimum` to `maximum` rounds within `budgetSeconds`.
-    public init(minimum: Int, maximum: Int, budgetSeconds: Double) {
+    init(minimum: Int, maximum: Int, budgetSeconds: Double) {
         self.minimum = max(minimum, 1)
         self.maximum = max(maximum, self.minimum)
         self.budgetSeconds = max(budgetSeconds, 0)
@@ -64,19 +64,19 @@ public struct AdaptiveRepetitions: Sendable, Equatable {
     /// series whose three repetitions already lie within its threshold
     /// (most CPU-bound times on a quiet machine) stops there; one that
     /// spreads wider takes more, up to the budget.
-    public static let standard = AdaptiveRepetitions(
+    static let standard = AdaptiveRepetitions(
         minimum: RepetitionTarget.fewestJudged(), maximum: 30, budgetSeconds: 12)
 
     /// The same with another budget (a benchmark whose round takes longer
     /// than most declares its own).
-    public func budget(_ seconds: Double) -> AdaptiveRepetitions {
+    func budget(_ seconds: Double) -> AdaptiveRepetitions {
         AdaptiveRepetitions(minimum: minimum, maximum: maximum, budgetSeconds: seconds)
     }
 
     /// Whether a round beyond ``minimum`` can ever start (a budget and a
     /// maximum above the minimum): a benchmark that cannot is planned at its
     /// fewest rounds whatever the others took.
-    public var mayExceedMinimum: Bool {
+    var mayExceedMinimum: Bool {
         maximum > minimum && budgetSeconds > 0
     }
 
@@ -85,7 +85,7 @@ public struct AdaptiveRepetitions: Sendable, Equatable {
     /// fewer than ``minimum`` ran always; else only while a series is too
     /// wide, fewer than ``maximum`` ran and one more round of the mean
     /// length so far ends within ``budgetSeconds`` (none with no budget).
-    public func continues(after rounds: Int, elapsed: Double, anySeriesTooWide: Bool) -> Bool {
+    func continues(after rounds: Int, elapsed: Double, anySeriesTooWide: Bool) -> Bool {
         if rounds < minimum { return true }
         guard anySeriesTooWide, rounds < maximum, budgetSeconds > 0 else { return false }
         let perRound = rounds > 0 ? elapsed / Double(rounds) : 0
@@ -97,25 +97,25 @@ public struct AdaptiveRepetitions: Sendable, Equatable {
 /// allocation-counting pass and the `--repetitions` override. What each
 /// benchmark measures at that size (elements, samples, depths, periods) the
 /// benchmark declares itself.
-public struct SuiteConfiguration: Sendable {
-    public var size: SuiteSize
+package struct SuiteConfiguration: Sendable {
+    package var size: SuiteSize
     /// Every benchmark this many times instead of its own count (`--repetitions`).
-    public var repetitionsOverride: Int?
+    package var repetitionsOverride: Int?
     /// How the suite chooses repetitions adaptively (the default suite);
     /// nil: a fixed count. ``repetitionsOverride`` turns it off.
-    public var adaptive: AdaptiveRepetitions?
+    package var adaptive: AdaptiveRepetitions?
     /// Run every plan once, unrecorded, before the first repetition.
-    public var warmUp: Bool
+    var warmUp: Bool
     /// How to start the child process that measures plain recursion; `nil`
     /// leaves `plain_recursion_limit` empty.
-    public var recursionProbe: PlainRecursionProbe?
+    var recursionProbe: PlainRecursionProbe?
     /// Repetitions of the allocation-counting pass. Counts are exact, so a
     /// few repetitions only show that they agree.
-    public var countingRepetitions = 3
+    package var countingRepetitions = 3
     /// Operations in one counted region: elements of one batch of a hop,
     /// schedules of one trampoline chain. The same in every suite, so that
     /// counts of a quick run and a default run are comparable.
-    public var countingBatch = SuiteConfiguration.defaultCountingBatch
+    package var countingBatch = SuiteConfiguration.defaultCountingBatch
     /// The shortest a timing repetition may be, in seconds: a measurement
     /// shorter than this runs again within the repetition until the time
     /// is spent (at most ``maximumRunsPerRepetition`` times), and the
@@ -124,34 +124,34 @@ public struct SuiteConfiguration: Sendable {
     /// spreads by more than twice between repetitions; the median of runs
     /// filling 50 ms does not depend on one preemption. 0 turns it off
     /// (`--min-repetition-ms 0`).
-    public var minimumRepetitionSeconds: Double = SuiteConfiguration.defaultMinimumRepetitionSeconds
+    package var minimumRepetitionSeconds: Double = SuiteConfiguration.defaultMinimumRepetitionSeconds
     /// The most runs one repetition takes to fill ``minimumRepetitionSeconds``.
-    public var maximumRunsPerRepetition = 25
+    var maximumRunsPerRepetition = 25
     /// How far the `scale.*` sweeps go (`--scale`, `--scale-n`).
-    public var scale = ScaleOptions()
+    package var scale = ScaleOptions()
 
     /// 50 ms: long enough for a median over a dozen quick floods, short
     /// enough that the quick suite stays under two minutes.
-    public static let defaultMinimumRepetitionSeconds = 0.05
+    static let defaultMinimumRepetitionSeconds = 0.05
 
     /// A suite of `size`; what else differs between suites (the counting
     /// pass, the shortest repetition) starts at its default and is set on the result.
-    public init(size: SuiteSize, warmUp: Bool, recursionProbe: PlainRecursionProbe?) {
+    init(size: SuiteSize, warmUp: Bool, recursionProbe: PlainRecursionProbe?) {
         self.size = size
         self.warmUp = warmUp
         self.recursionProbe = recursionProbe
     }
 
     /// The suite's name, as the run's header line says it.
-    public var name: String { size.rawValue }
+    package var name: String { size.rawValue }
 
     /// The repetitions of a benchmark that does not declare its own.
-    public var repetitions: Int { repetitionsOverride ?? size.repetitions }
+    package var repetitions: Int { repetitionsOverride ?? size.repetitions }
 
     /// How many timing repetitions `benchmark` runs in this suite: a fixed
     /// count, or for a benchmark whose repetitions are chosen adaptively
     /// (``adaptiveRepetitions(of:)``) the fewest.
-    public func repetitions(of benchmark: any Benchmark) -> Int {
+    package func repetitions(of benchmark: any Benchmark) -> Int {
         if let adaptive = adaptiveRepetitions(of: benchmark) { return adaptive.minimum }
         return repetitionsOverride ?? benchmark.repetitions(in: size)
     }
@@ -159,28 +159,28 @@ public struct SuiteConfiguration: Sendable {
     /// How `benchmark` chooses its repetitions in this suite; nil for a
     /// fixed count (the quick and tiny suites, `--repetitions`, or a
     /// benchmark that declares a fixed count: ``Benchmark/adaptiveRepetitions(in:suite:)``).
-    public func adaptiveRepetitions(of benchmark: any Benchmark) -> AdaptiveRepetitions? {
+    func adaptiveRepetitions(of benchmark: any Benchmark) -> AdaptiveRepetitions? {
         guard repetitionsOverride == nil, let adaptive else { return nil }
         return benchmark.adaptiveRepetitions(in: size, suite: adaptive)
     }
 
     /// Operations per counted region in the standard and quick suites.
-    public static let defaultCountingBatch = 1000
+    static let defaultCountingBatch = 1000
 
     /// The default suite, its repetitions chosen adaptively (``AdaptiveRepetitions/standard``).
-    public static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+    package static func standard(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         var configuration = SuiteConfiguration(size: .standard, warmUp: true, recursionProbe: recursionProbe)
         configuration.adaptive = .standard
         return configuration
     }
 
     /// The reduced suite (see ``SuiteSize/repetitions`` for its 7 repetitions).
-    public static func quick(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+    package static func quick(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         SuiteConfiguration(size: .quick, warmUp: true, recursionProbe: recursionProbe)
     }
 
     /// A sub-second configuration for tests: no warm-up, smaller counted regions.
-    public static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
+    static func tiny(recursionProbe: PlainRecursionProbe?) -> SuiteConfiguration {
         var configuration = SuiteConfiguration(size: .tiny, warmUp: false, recursionProbe: recursionProbe)
         configuration.countingRepetitions = 2
         configuration.countingBatch = 100

@@ -8,19 +8,19 @@ import ToolSupport
 /// Allocation counts are a separate pass (`AllocationPass`): after the
 /// timing repetitions (or instead of them), every plan that has allocation
 /// metrics counts `countingRepetitions` steady-state regions.
-public struct SuiteRunner: Sendable {
-    public let configuration: SuiteConfiguration
-    public let benchmarks: [any Benchmark]
-    public let filter: BenchmarkFilter
-    public let counter: AllocationCounter
-    public let allocationPass: AllocationPass
+package struct SuiteRunner: Sendable {
+    let configuration: SuiteConfiguration
+    let benchmarks: [any Benchmark]
+    let filter: BenchmarkFilter
+    let counter: AllocationCounter
+    let allocationPass: AllocationPass
     /// Benchmarks whose timing repetitions run in processes of their own
     /// (``ForkedRun/runBenchmark(_:processes:total:options:runID:progress:)``):
     /// this runner only counts their allocations.
-    public let timedElsewhere: Set<String>
+    let timedElsewhere: Set<String>
 
     /// `allocationPass` defaults to `.here` with an exact counter, else `.unavailable`.
-    public init(
+    package init(
         configuration: SuiteConfiguration, benchmarks: [any Benchmark] = BenchmarkCatalog.all,
         filter: BenchmarkFilter = BenchmarkFilter([]), counter: AllocationCounter,
         allocationPass: AllocationPass? = nil, timedElsewhere: Set<String> = []
@@ -35,7 +35,7 @@ public struct SuiteRunner: Sendable {
 
     /// Every plan of every benchmark, filtered. Throws `BenchmarkFilterError`
     /// when a filter pattern matches nothing.
-    public func selectedPlans() throws -> [MeasurementPlan] {
+    package func selectedPlans() throws -> [MeasurementPlan] {
         try filter.select(benchmarks.flatMap { $0.plans(for: configuration) })
     }
 
@@ -45,7 +45,7 @@ public struct SuiteRunner: Sendable {
     /// while every other plan is measured; the run then throws
     /// ``SuiteFailure``, which carries the rows of the plans that did
     /// complete, so they are not lost.
-    public func run(progress: ProgressReporter) throws -> [CSVRow] {
+    package func run(progress: ProgressReporter) throws -> [CSVRow] {
         let plans = try selectedPlans()
         var pass = allocationPass
         if pass == .only, case let .unavailable(reason) = counter.availability {
@@ -385,18 +385,18 @@ public struct SuiteRunner: Sendable {
 /// Some plans of a run failed; the others were measured. ``rows`` holds the
 /// rows of every plan that completed (a failed plan's rows are dropped
 /// whole, so no series is written half), to be written as usual.
-public struct SuiteFailure: Error, CustomStringConvertible {
+package struct SuiteFailure: Error, CustomStringConvertible {
     /// One plan that failed: `benchmark/variant`, its params and why.
-    public struct PlanFailure: Sendable {
-        public let identifier: String
-        public let params: String
-        public let error: any Error
+    struct PlanFailure: Sendable {
+        let identifier: String
+        let params: String
+        let error: any Error
     }
 
-    public let rows: [CSVRow]
-    public let failures: [PlanFailure]
+    package let rows: [CSVRow]
+    let failures: [PlanFailure]
 
-    public var description: String {
+    package var description: String {
         "\(failures.count) measurement(s) failed:\n"
             + failures.map { "  \($0.identifier) [\($0.params)]: \($0.error)" }.joined(separator: "\n")
     }

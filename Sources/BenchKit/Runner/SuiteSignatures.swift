@@ -6,7 +6,7 @@ extension SuiteSignature {
     /// kind against. The default suite's includes the series earlier
     /// default runs wrote under other parameters (``formerDefaultSeries(_:)``),
     /// so that they still read as default runs.
-    public static func standardSuites() throws -> [SuiteSignature] {
+    package static func standardSuites() throws -> [SuiteSignature] {
         let suites: [(String, SuiteConfiguration)] = [
             ("default", .standard(recursionProbe: nil)), ("quick", .quick(recursionProbe: nil)),
         ]

@@ -5,12 +5,12 @@ import Synchronization
 /// ``wait()``: for counting passes that only wait on child processes (the
 /// callgrind children, the instruction pass beside the allocation child),
 /// where Dispatch's pool would start one more only when a core is free.
-public final class ThreadWork<Value: Sendable>: Sendable {
+package final class ThreadWork<Value: Sendable>: Sendable {
     private let result = Mutex<Value?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts `body` on a new thread at once.
-    public init(_ body: @escaping @Sendable () -> Value) {
+    package init(_ body: @escaping @Sendable () -> Value) {
         Thread { [self] in
             let value = body()
             result.withLock { $0 = value }
@@ -20,7 +20,7 @@ public final class ThreadWork<Value: Sendable>: Sendable {
 
     /// Waits until `body` has returned and returns its result; may be
     /// called again, and returns the same result at once.
-    public func wait() -> Value {
+    package func wait() -> Value {
         finished.wait()
         finished.signal()
         guard let value = result.withLock({ $0 }) else {

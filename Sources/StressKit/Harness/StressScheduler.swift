@@ -35,7 +35,7 @@ public struct StressScheduler: Sendable {
     /// was given (after each batch, and at tear-down) before it grades the
     /// batch `never-settled` and stops, naming the scheduler (10 s unless
     /// the registration's ``SchedulerRegistration/stallTimeoutSeconds`` says).
-    public var stallTimeoutSeconds: Double
+    var stallTimeoutSeconds: Double
     /// The groups of scenarios it is raced by: by conformance, or the
     /// library's choice (``library(scenarios:)``).
     private(set) var scenarios: Set<ScenarioGroup>
@@ -71,7 +71,7 @@ public struct StressScheduler: Sendable {
     }
 
     /// The name given at registration; scenario names end with it.
-    public var name: String {
+    var name: String {
         registration.name
     }
 
@@ -120,7 +120,7 @@ public struct StressScheduler: Sendable {
     }
 
     /// This registration with ``stallTimeoutSeconds`` set to `seconds`.
-    public func stallTimeout(seconds: Double) -> StressScheduler {
+    func stallTimeout(seconds: Double) -> StressScheduler {
         var copy = self
         copy.stallTimeoutSeconds = seconds
         return copy

@@ -4,7 +4,7 @@ import ToolSupport
 /// Pushes values from the producing thread into some execution context.
 /// The variants of `observeOn.throughput` and `observeOn.latency` are hops:
 /// this library's `observe(on:)` on each scheduler, and each peer.
-public protocol HopSession: AnyObject {
+package protocol HopSession: AnyObject {
     /// Calls `produce` on the calling thread; every value it sends reaches
     /// `consume` on the hop's context, in order. Returns once `produce` has
     /// returned (not necessarily once everything was consumed).
@@ -17,20 +17,20 @@ public protocol HopSession: AnyObject {
 }
 
 extension HopSession {
-    public func verify() throws {}
+    func verify() throws {}
 }
 
 /// A named way to hop, created afresh for every repetition (outside the measured region).
-public struct HopVariant: MeasuredVariant, Sendable {
-    public let id: VariantID
+package struct HopVariant: MeasuredVariant, Sendable {
+    package let id: VariantID
     /// Set when this build or machine cannot run the variant.
-    public let unavailableReason: String?
+    package let unavailableReason: String?
     /// Delivers on the main thread, so the main queue must be serviced.
-    public let needsMainQueue: Bool
-    public let makeSession: @Sendable () throws -> any HopSession
+    package let needsMainQueue: Bool
+    let makeSession: @Sendable () throws -> any HopSession
     /// How long a pass may wait for its last value before it fails naming
     /// the variant (a scheduler that never runs its actions).
-    public var stallTimeoutSeconds: Double
+    var stallTimeoutSeconds: Double
     /// What the instruction pass counts for the variant's throughput plan:
     /// a part of its hop that is CPU work on one thread; `nil` for most
     /// hops, whose work is spread over threads.
@@ -40,7 +40,7 @@ public struct HopVariant: MeasuredVariant, Sendable {
     /// `observeOn.busyQueue` (``BusyQueueDisturbance/applies(to:)``).
     private(set) var takesMicrosecondsPerElement = false
 
-    public init(
+    init(
         id: VariantID, unavailableReason: String? = nil, needsMainQueue: Bool = false,
         stallTimeoutSeconds: Double = 120,
         makeSession: @escaping @Sendable () throws -> any HopSession
@@ -60,7 +60,7 @@ public struct HopVariant: MeasuredVariant, Sendable {
     }
 
     /// A variant that cannot run here, and why.
-    public static func unavailable(_ id: VariantID, reason: String) -> HopVariant {
+    static func unavailable(_ id: VariantID, reason: String) -> HopVariant {
         HopVariant(id: id, unavailableReason: reason) { throw BenchmarkFailure("\(id.name): \(reason)") }
     }
 }

@@ -1,11 +1,11 @@
 /// A periodic job to measure: starts ticking into a recorder and reports
 /// how many ticks it skipped, if it can know.
 /// Made with its memberwise initializer, where only `id` and `start` are required.
-public struct PeriodicJob: MeasuredVariant, Sendable {
-    public let id: VariantID
-    public internal(set) var unavailableReason: String?
+package struct PeriodicJob: MeasuredVariant, Sendable {
+    package let id: VariantID
+    package internal(set) var unavailableReason: String?
     /// Ticks on the main thread, so the main queue must be serviced.
-    public internal(set) var needsMainQueue = false
+    package internal(set) var needsMainQueue = false
     /// How long a run may wait for its ticks; `nil`: four times the run's length plus 5 s.
     var stallTimeoutSeconds: Double?
     /// Starts the job; the returned value stops it and reports skipped ticks.

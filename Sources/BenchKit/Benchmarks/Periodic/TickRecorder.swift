@@ -4,7 +4,7 @@ import ToolSupport
 
 /// Records when each tick of a periodic job ran against when it was due:
 /// tick k is due at `start + k·period` on the monotonic clock.
-public final class TickRecorder: @unchecked Sendable {
+final class TickRecorder: @unchecked Sendable {
     /// When tick 0 was due; ticks are due at `start + k·period`.
     private(set) var start: UInt64
     let period: UInt64

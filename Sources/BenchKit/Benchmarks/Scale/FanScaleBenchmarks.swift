@@ -247,7 +247,7 @@ struct FanOutScaleBenchmark: FanSweepBenchmark {
 /// A fan sweep (`scale.fanIn`, `scale.fanOut`): the library's fast path and
 /// OpenCombine measured alike, each point a run of the same amount of work.
 /// The benchmark says what differs in `sweep`; the plans are the same code.
-public protocol FanSweepBenchmark: ScaleBenchmark {
+protocol FanSweepBenchmark: ScaleBenchmark {
     /// What one run at a point returns.
     associatedtype Outcome
     /// The sweep's work, runs and metrics.
@@ -256,13 +256,13 @@ public protocol FanSweepBenchmark: ScaleBenchmark {
 
 extension FanSweepBenchmark {
     /// The two plans of the sweep (`FanSweep.plans(benchmark:for:points:)`).
-    public func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         Self.sweep.plans(benchmark: Self.name, for: configuration, points: points)
     }
 }
 
 /// What sets one fan sweep apart from another.
-public struct FanSweep<Outcome>: Sendable {
+struct FanSweep<Outcome>: Sendable {
     /// The work of every run at a point: its name in the params, and how
     /// much in each suite size.
     let work: (name: String, tiny: Int, modest: Int, full: Int)

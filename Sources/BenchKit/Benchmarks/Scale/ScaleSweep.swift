@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// How far the `scale.*` sweeps go (`--scale`).
-public enum ScaleExtent: String, Sendable, CaseIterable {
+package enum ScaleExtent: String, Sendable, CaseIterable {
     /// The default run's sweeps: three orders of magnitude at the small end,
     /// about a minute and a half for all the sweeps on two cores.
     case modest
@@ -15,33 +15,33 @@ public enum ScaleExtent: String, Sendable, CaseIterable {
 
 /// What the `scale.*` sweeps measure in a run: their extent and, when given
 /// (`--scale-n`), the N of every selected sweep instead of its own.
-public struct ScaleOptions: Sendable, Equatable {
-    public var extent: ScaleExtent
+package struct ScaleOptions: Sendable, Equatable {
+    var extent: ScaleExtent
     /// Every selected sweep runs these N instead of its own (checked with
     /// ``ScaleInput/check(_:against:)`` first).
-    public var points: [Int]?
+    var points: [Int]?
 
-    public init(extent: ScaleExtent = .modest, points: [Int]? = nil) {
+    package init(extent: ScaleExtent = .modest, points: [Int]? = nil) {
         self.extent = extent
         self.points = points
     }
 }
 
 /// The most N one sweep accepts: what memory (or the machine) allows.
-public struct ScalePointLimit: Sendable, Equatable {
+package struct ScalePointLimit: Sendable, Equatable {
     /// The sweep's benchmark name.
-    public let benchmark: String
+    let benchmark: String
     /// What N counts there, plural ("timers", "queued actions").
-    public let quantity: String
+    let quantity: String
     /// The largest N accepted.
-    public let maximum: Int
+    let maximum: Int
     /// Why this is the limit, for the message.
-    public let reason: String
+    let reason: String
 
     /// A limit set by memory: N items of about `bytesPerItem` each may take
     /// at most half of `physicalMemory`, and never more than `cap` (what a
     /// run can finish in reasonable time).
-    public static func memory(
+    static func memory(
         benchmark: String, quantity: String, bytesPerItem: Int, cap: Int,
         physicalMemory: UInt64 = ProcessInfo.processInfo.physicalMemory
     ) -> ScalePointLimit {
@@ -60,20 +60,20 @@ public struct ScalePointLimit: Sendable, Equatable {
 }
 
 /// Bad `--scale-n` input: what was wrong and what to do instead.
-public struct ScaleInputError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct ScaleInputError: Error, CustomStringConvertible, Equatable {
+    package let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Reads and checks the N list of `--scale-n`.
-public enum ScaleInput {
+package enum ScaleInput {
     /// The N of `text`: comma-separated whole numbers of 1 or more, written
     /// plainly (`1000`), with underscores (`1_000_000`) or as a power of ten
     /// (`1e6`). Sorted, duplicates removed.
     ///
     /// - Throws: ``ScaleInputError`` for an empty list, a value that is not a
     ///   whole number, or one below 1.
-    public static func parsePoints(_ text: String) throws(ScaleInputError) -> [Int] {
+    package static func parsePoints(_ text: String) throws(ScaleInputError) -> [Int] {
         let fields = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         guard fields.contains(where: { !$0.isEmpty }) else {
@@ -95,7 +95,7 @@ public enum ScaleInput {
 
     /// Throws when a point exceeds the limit of any of `limits` (the selected
     /// sweeps'), naming the sweep, the limit and why.
-    public static func check(_ points: [Int], against limits: [ScalePointLimit]) throws(ScaleInputError) {
+    package static func check(_ points: [Int], against limits: [ScalePointLimit]) throws(ScaleInputError) {
         guard !points.isEmpty else {
             throw ScaleInputError("--scale-n needs at least one N, e.g. --scale-n 1000,10000,100000")
         }
@@ -133,11 +133,11 @@ extension Character {
 /// exponent b of `value ≈ a·N^b`. 0 is a per-operation cost that does not
 /// grow, 1 one that grows as N (the total then grows as N²); log N growth
 /// shows as a small positive slope that shrinks as N grows.
-public enum GrowthExponent {
+package enum GrowthExponent {
     /// The fitted slope, or `nil` with fewer than two points of positive N and
     /// value (a logarithm needs both). Values that are all equal (zero
     /// included: no allocations at any N) are constant: 0.
-    public static func fit(_ points: [(n: Double, value: Double)]) -> Double? {
+    static func fit(_ points: [(n: Double, value: Double)]) -> Double? {
         let finite = points.filter { $0.n > 0 && $0.value.isFinite }
         if Set(finite.map(\.n)).count >= 2, let first = finite.first?.value, finite.allSatisfy({ $0.value == first }) {
             return 0

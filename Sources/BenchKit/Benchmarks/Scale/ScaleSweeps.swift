@@ -9,7 +9,7 @@ import ToolSupport
 /// across repetitions. The quick suite skips the sweeps (their N would be too
 /// small to say anything about growth); the default suite runs modest N,
 /// `--scale full` the large ones.
-public enum ScaleSweeps {
+package enum ScaleSweeps {
     /// The N a sweep runs: `--scale-n`'s list when given, else the sweep's
     /// own list for the tiny suite, the modest extent (the default) or
     /// `--scale full`.
@@ -28,10 +28,10 @@ public enum ScaleSweeps {
     }
 
     /// Every sweep, in the order a run executes them.
-    public static var all: [any Benchmark] { sweeps }
+    static var all: [any Benchmark] { sweeps }
 
     /// The most N each sweep accepts (`--scale-n` is checked against these).
-    public static var limits: [ScalePointLimit] {
+    static var limits: [ScalePointLimit] {
         sweeps.map { type(of: $0).limit }
     }
 
@@ -43,7 +43,7 @@ public enum ScaleSweeps {
     }
 
     /// The limits of the sweeps `filter` selects (all of them for no filter).
-    public static func limits(selectedBy filter: BenchmarkFilter) -> [ScalePointLimit] {
+    package static func limits(selectedBy filter: BenchmarkFilter) -> [ScalePointLimit] {
         limits.filter { limit in
             filter.patterns.isEmpty
                 || filter.patterns.contains { pattern in
@@ -72,7 +72,7 @@ public enum ScaleSweeps {
 /// One sweep of them: its N and the most N it accepts; its
 /// repetitions, and skipping the quick suite, are the sweeps'
 /// (`ScaleSweeps`), provided here.
-public protocol ScaleBenchmark: NamedBenchmark {
+protocol ScaleBenchmark: NamedBenchmark {
     /// The most N the sweep accepts (`--scale-n` is checked against it).
     static var limit: ScalePointLimit { get }
     /// The N the sweep runs in `configuration`, smallest first.
@@ -84,10 +84,10 @@ public protocol ScaleBenchmark: NamedBenchmark {
 
 extension ScaleBenchmark {
     /// The sweeps' repetitions (`ScaleSweeps.repetitions(in:)`).
-    public func repetitions(in size: SuiteSize) -> Int { ScaleSweeps.repetitions(in: size) }
+    func repetitions(in size: SuiteSize) -> Int { ScaleSweeps.repetitions(in: size) }
 
     /// None in the quick suite; otherwise the sweep's plans over its N.
-    public func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+    func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
         guard ScaleSweeps.runs(in: configuration) else { return [] }
         return plans(for: configuration, points: Self.points(configuration))
     }

@@ -1,4 +1,3 @@
-import BenchAnalysis
 import Foundation
 import ToolSupport
 
@@ -55,10 +54,15 @@ package enum CompareSelfCheck {
     /// failure of the check that reads it, never a trap. Compare judges rows
     /// by the active registry's catalogue, which must hold the standard
     /// benchmarks (as `BenchRunnerMain` activates them).
-    package static func run(root: URL, size: Size, only: Set<String>? = nil) -> [Outcome] {
+    /// `processes(benchmark)` is how many processes the quick suite times
+    /// a benchmark in (`Benchmark.processes(in: .quick)`), as a simulated
+    /// run takes its repetitions.
+    package static func run(
+        root: URL, size: Size, only: Set<String>? = nil, processes: @escaping (String) -> Int
+    ) -> [Outcome] {
         let checks: [(String, (inout Outcome) throws -> Void)] = [
-            ("repetition-model", { try repetitionModel(root: root, size: size, into: &$0) }),
-            ("same-share", { try sameShare(root: root, size: size, into: &$0) }),
+            ("repetition-model", { try repetitionModel(root: root, size: size, processes: processes, into: &$0) }),
+            ("same-share", { try sameShare(root: root, size: size, processes: processes, into: &$0) }),
             ("correction", { correction(size: size, into: &$0) }),
             ("committed-spread", { try committedSpread(root: root, size: size, into: &$0) }),
             ("usual-level", { try usualLevel(root: root, size: size, into: &$0) }),
@@ -131,7 +135,7 @@ package enum CompareSelfCheck {
     /// process). Within: the pooled standard deviation of log values around
     /// their chunk's mean. Between: the variance of the chunk means less
     /// what the within-process spread explains of it (never below 0).
-    static func models(_ runs: [ResultFile]) -> [Model] {
+    static func models(_ runs: [ResultFile], processes processesOf: (String) -> Int) -> [Model] {
         var models: [Model] = []
         guard let template = runs.first else { return [] }
         for series in template.series {
@@ -141,8 +145,7 @@ package enum CompareSelfCheck {
                 !series.key.variant.hasPrefix("peer."), !series.key.variant.hasPrefix("reference."),
                 let median = Statistics.median(series.values), median > 0
             else { continue }
-            let processes =
-                BenchmarkCatalog.all.first { $0.schema.name == series.key.benchmark }?.processes(in: .quick) ?? 1
+            let processes = max(processesOf(series.key.benchmark), 1)
             let harmful = rule.preference == .higherIsBetter ? -1.0 : 1.0
             var chunkMeans: [Double] = []
             var squares = 0.0
@@ -297,9 +300,11 @@ package enum CompareSelfCheck {
     /// binary fail to pass (exit 1 or 3) in at most alpha of them (the
     /// resolution's Bonferroni bound, with its upper confidence bound on
     /// each spread); docs/AtAGlance.md and docs/Compare.md print its line.
-    static func repetitionModel(root: URL, size: Size, into outcome: inout Outcome) throws {
+    static func repetitionModel(
+        root: URL, size: Size, processes: (String) -> Int, into outcome: inout Outcome
+    ) throws {
         let runs = try calibrationRuns.map { try load(root, $0) }
-        let models = models(runs)
+        let models = models(runs, processes: processes)
         outcome.expect(models.count > 60, "the calibration runs give \(models.count) judged timing series, not over 60")
         let comparisons = size.comparisons(600)
         let simulation = try simulate(models, calibrationRuns: runs.count, comparisons: comparisons, seed: 24)
@@ -327,9 +332,11 @@ package enum CompareSelfCheck {
     /// machine: `same` needs the interval of the change within ±threshold,
     /// and the simulation with the calibration runs' spreads shows how far
     /// more repetitions, or processes that never differ, would take it.
-    static func sameShare(root: URL, size: Size, into outcome: inout Outcome) throws {
+    static func sameShare(
+        root: URL, size: Size, processes: (String) -> Int, into outcome: inout Outcome
+    ) throws {
         let runs = try calibrationRuns.map { try load(root, $0) }
-        let models = models(runs)
+        let models = models(runs, processes: processes)
         let comparisons = size.comparisons(100)
         func share(_ design: Design) throws -> Int {
             let simulation = try simulate(
