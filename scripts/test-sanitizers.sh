@@ -42,10 +42,23 @@ echo "== ASAN_OPTIONS=$ASAN_OPTIONS"
 echo "== LSAN_OPTIONS=$LSAN_OPTIONS"
 echo "== UBSAN_OPTIONS=$UBSAN_OPTIONS"
 
+# SANITIZERS_PHASE=build builds and stops; =test runs the tests of a build
+# made before (CI builds beside other work, then tests); default: both.
+phase="${SANITIZERS_PHASE:-all}"
+[[ $phase == all || $phase == build || $phase == test ]] || {
+    echo "SANITIZERS_PHASE=$phase: give build, test or all" >&2
+    exit 2
+}
 started=$(date +%s)
-echo "== swift build --build-tests ${flags[*]}"
-swift build --build-tests "${flags[@]}"
+if [[ $phase != test ]]; then
+    echo "== swift build --build-tests ${flags[*]}"
+    swift build --build-tests "${flags[@]}"
+fi
 built=$(date +%s)
+if [[ $phase == build ]]; then
+    echo "== wall time: build $((built - started)) s"
+    exit 0
+fi
 
 status=0
 echo "== swift test --skip-build ${flags[*]} $*"
