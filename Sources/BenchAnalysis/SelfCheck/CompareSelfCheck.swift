@@ -91,6 +91,15 @@ package enum CompareSelfCheck {
         try ResultFile.load(path: root.appendingPathComponent("results/\(name).csv").path)
     }
 
+    /// Each of `names` read once, for checks that compare every ordered pair.
+    private static func loadOnce(_ root: URL, _ names: [String]) throws -> [String: ResultFile] {
+        var files: [String: ResultFile] = [:]
+        for name in names where files[name] == nil {
+            files[name] = try load(root, name)
+        }
+        return files
+    }
+
     // MARK: - The repetition model (docs/Compare.md, "The simulation")
 
     /// The quick runs of one binary `results/resolution.csv` comes from
@@ -584,19 +593,20 @@ package enum CompareSelfCheck {
     /// `~`, before runs were checked for their level.)
     static func usualLevel(root: URL, size: Size, into outcome: inout Outcome) throws {
         let options = try committedOptions(root: root)
+        let files = try loadOnce(root, evaluationRuns + laterRuns)
         for name in evaluationRuns + [laterRuns[0]] {
-            let missed = try load(root, name).benchmarksMissingTheirUsualLevel
+            let missed = files[name]!.benchmarksMissingTheirUsualLevel
             outcome.expect(missed.isEmpty, "\(name) missed the usual level of \(missed.sorted())")
         }
         for name in laterRuns.dropFirst() {
-            let missed = try load(root, name).benchmarksMissingTheirUsualLevel
+            let missed = files[name]!.benchmarksMissingTheirUsualLevel
             outcome.expect(missed == ["observeOn.throughput"], "\(name) missed \(missed.sorted()), not observeOn.throughput alone")
         }
         let runs = size == .full ? evaluationRuns + laterRuns : [evaluationRuns[0], laterRuns[1]]
         var pairs = 0
         for base in runs {
             for new in runs where new != base {
-                let report = try ComparisonReport(base: load(root, base), new: slowed(load(root, new), by: 1.2), options: options)
+                let report = try ComparisonReport(base: files[base]!, new: slowed(files[new]!, by: 1.2), options: options)
                 let missed = laterRuns.dropFirst().contains(base) || laterRuns.dropFirst().contains(new)
                 let expected: CompareExitStatus = missed ? .notJudged : .regression
                 outcome.expect(
@@ -616,14 +626,15 @@ package enum CompareSelfCheck {
     static func committedPairs(root: URL, size: Size, into outcome: inout Outcome) throws {
         let options = try committedOptions(root: root)
         let runs = size == .full ? evaluationRuns + [laterRuns[0]] + latestRuns : evaluationRuns
+        let files = try loadOnce(root, runs)
         var pairs = 0
         var unjudged = 0
         for base in runs {
             for new in runs where new != base {
-                let same = try ComparisonReport(base: load(root, base), new: load(root, new), options: options)
+                let same = try ComparisonReport(base: files[base]!, new: files[new]!, options: options)
                 outcome.expect(same.exitStatus != .regression, "\(base) against \(new): a regression")
                 unjudged += same.exitStatus == .notJudged ? 1 : 0
-                let slowed = try ComparisonReport(base: load(root, base), new: slowed(load(root, new), by: 1.2), options: options)
+                let slowed = try ComparisonReport(base: files[base]!, new: slowed(files[new]!, by: 1.2), options: options)
                 outcome.expect(slowed.exitStatus == .regression, "\(base) against \(new) x1.2: \(slowed.exitStatus), not a regression")
                 pairs += 1
             }
