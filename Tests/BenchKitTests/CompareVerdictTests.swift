@@ -1,4 +1,5 @@
 @testable import BenchAnalysis
+import ToolSupport
 import BenchKit
 import XCTest
 

@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 import XCTest
 @testable import StressKit
 

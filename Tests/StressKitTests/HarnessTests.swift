@@ -1,4 +1,5 @@
 import Synchronization
+import ToolSupport
 import XCTest
 @testable import StressKit
 

@@ -1,4 +1,5 @@
 import Schedulers
+import ToolSupport
 import XCTest
 @testable import StressKit
 

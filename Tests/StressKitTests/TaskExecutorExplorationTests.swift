@@ -1,4 +1,5 @@
 import Dispatch
+import ToolSupport
 import Synchronization
 import XCTest
 @testable import StressKit

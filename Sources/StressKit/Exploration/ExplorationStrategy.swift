@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// How `Stress --explore` picks the schedules it runs.
 enum ExplorationStrategyKind: String, CaseIterable, Sendable {
     /// At every step, a random runnable thread (seeded): uniform in half

@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// What exploration adds to a scenario's result.
 struct ExplorationSummary: Sendable {
     /// The strategy, as printed (`random`, `pct (depth 3)`, `exhaustive (≤ 2 preemptions)`).

@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// The seeded choices of one iteration: the actors' start delays, which
 /// thread runs which actor, and any choice the scenario makes.
 ///
@@ -36,31 +38,5 @@ struct IterationChoices: Sendable, Equatable {
     mutating func pick(_ count: Int) -> Int {
         precondition(count > 0, "IterationChoices.pick(_:) needs a positive count")
         return Int(generator.next() % UInt64(count))
-    }
-}
-
-/// SplitMix64: small, fast, and good enough to steer delays.
-struct SeededGenerator: RandomNumberGenerator, Sendable, Equatable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    /// A generator for `scenario` under run seed `seed` (FNV-1a of the name, mixed in).
-    init(seed: UInt64, scenario: String) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in scenario.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        state = seed ^ hash
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94d0_49bb_1331_11eb
-        return mixed ^ (mixed >> 31)
     }
 }
