@@ -12,16 +12,19 @@ struct Calibrate: ParsableCommand {
         discussion: """
             Give four or more result CSVs of one binary, made as the runs you will compare are made \
             (the same suite, e.g. --quick, and --forks, on a machine as quiet), e.g. \
-            `for i in 1 2 3 4 5 6; do swift run -c release BenchRunner --quick; done`. For each judged \
+            `for i in 1 2 3 4 5 6; do swift run -c release BenchRunner --quick; done`. Runs of several \
+            binaries (four or more of each: say one binary's quick runs and another's default runs) are \
+            calibrated binary by binary into one table, and a series two of them calibrate keeps the \
+            coarser resolution. For each judged \
             timing series the spread of the runs' log medians, at its upper 90 % confidence bound, gives the \
             change that two runs exceed by chance with probability alpha/m (m calibrated series): its \
             resolution. compare calls a calibrated series worse or better only when its median also moved \
             beyond the larger of its threshold and its resolution, so two runs of one binary raise no false alarm, and prints the resolution it used. \
-            Exit status: 0 written, 2 bad input (fewer than four runs, runs of different revisions, a \
+            Exit status: 0 written, 2 bad input (fewer than four runs of a revision, a \
             missing or malformed file).
             """)
 
-    @Argument(help: "Result CSVs of one binary (four or more).")
+    @Argument(help: "Result CSVs: four or more of each binary (git revision).")
     var runs: [String]
 
     @Option(help: "Where to write the table.")
@@ -53,8 +56,10 @@ struct Calibrate: ParsableCommand {
         }
         let resolutions = table.entries.values.map(\.resolution).sorted()
         let median = resolutions[resolutions.count / 2]
-        print("calibrated \(table.entries.count) series from \(runs.count) runs of git \(table.revision) "
-            + "(\(table.repetitions) repetitions a series): resolution from "
+        let sources = table.calibrations.map {
+            "\($0.series) from \($0.runs) runs of git \($0.revision) (\($0.repetitions) repetitions a series)"
+        }
+        print("calibrated \(table.entries.count) series, " + sources.joined(separator: ", ") + ": resolution from "
             + "\(NumberFormat.percentage(resolutions.first ?? 0)) to \(NumberFormat.percentage(resolutions.last ?? 0)), "
             + "median \(NumberFormat.percentage(median))")
         for key in table.entries.keys.sorted(by: { $0.description < $1.description }) {

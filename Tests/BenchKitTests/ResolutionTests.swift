@@ -49,8 +49,8 @@ final class ResolutionTests: XCTestCase {
         let table = try ResolutionTable.calibrate(
             runs: Self.runs(hopLevels: hopLevels, timerLevels: timerLevels), path: "out.csv")
         XCTAssertEqual(Set(table.entries.keys), [Self.hop, Self.timer], "counts and peers have no resolution")
-        XCTAssertEqual(table.revision, "abc")
-        XCTAssertEqual(table.repetitions, 3)
+        XCTAssertEqual(
+            table.calibrations, [ResolutionTable.Calibration(revision: "abc", runs: 6, repetitions: 3, series: 2)])
         let hop = try XCTUnwrap(table.entries[Self.hop])
         // Six levels at ±0.02: sample standard deviation 0.02·√(6/5).
         XCTAssertEqual(hop.logDeviation, 0.02 * (6.0 / 5).squareRoot(), accuracy: 1e-9)
@@ -91,9 +91,37 @@ final class ResolutionTests: XCTestCase {
         var mixed = Self.runs(hopLevels: [0, 0.01, 0.02, 0.03], timerLevels: [0, 0.1, 0.2, 0.3])
         mixed[3] = Self.run(3, hop: 0, timer: 0, revision: "def")
         XCTAssertThrowsError(try ResolutionTable.calibrate(runs: mixed, path: "out.csv")) { error in
-            XCTAssertTrue("\(error)".contains("must come from one binary"), "\(error)")
-            XCTAssertTrue("\(error)".contains("abc, def"), "\(error)")
+            XCTAssertTrue("\(error)".contains("must come from one revision"), "\(error)")
+            XCTAssertTrue("\(error)".contains("git abc: 3, git def: 1"), "\(error)")
         }
+    }
+
+    /// Two binaries' runs (one suite's and another's, say) make one table,
+    /// each binary's spread measured among its own runs: the code's change
+    /// between them is no part of either spread, and a series both calibrate
+    /// keeps the coarser resolution.
+    func testRunsOfTwoBinariesAreCalibratedBinaryByBinaryAndASharedSeriesKeepsTheCoarserResolution() throws {
+        let quiet = (0..<4).map { Self.run($0, hop: [-0.01, 0.01, -0.01, 0.01][$0], timer: 0.1 * Double($0 % 2)) }
+        // The other binary is 50 % slower throughout (a change of the code,
+        // not spread), and its hop spreads five times as widely.
+        let slower = (0..<5).map {
+            Self.run(10 + $0, hop: Foundation.log(1.5) + [-0.05, 0.05, -0.05, 0.05, 0][$0], timer: 0, revision: "def")
+        }
+        let table = try ResolutionTable.calibrate(runs: quiet + slower, path: "out.csv")
+        let alone = try ResolutionTable.calibrate(runs: quiet, path: "out.csv")
+        let other = try ResolutionTable.calibrate(runs: slower, path: "out.csv")
+        let hop = try XCTUnwrap(table.entries[Self.hop])
+        XCTAssertEqual(hop, other.entries[Self.hop], "the wider binary's hop resolution is the coarser one")
+        XCTAssertEqual(hop.revision, "def")
+        XCTAssertLessThan(hop.resolution, 0.5, "the 50 % between the binaries is not read as spread")
+        XCTAssertEqual(table.entries[Self.timer], alone.entries[Self.timer], "the first binary's timer spreads more")
+        XCTAssertEqual(
+            table.calibrations,
+            [
+                ResolutionTable.Calibration(revision: "abc", runs: 4, repetitions: 3, series: 1),
+                ResolutionTable.Calibration(revision: "def", runs: 5, repetitions: 3, series: 1),
+            ])
+        XCTAssertEqual(try ResolutionTable.parse(text: table.csv(), path: "out.csv"), table)
     }
 
     func testATableReadsBackAsItWasWrittenAndMalformedTablesNameTheirLine() throws {
@@ -129,8 +157,11 @@ final class ResolutionTests: XCTestCase {
 
     private static func table(resolution: Double) -> ResolutionTable {
         ResolutionTable(
-            path: "resolution.csv", revision: "abc", repetitions: 7,
-            entries: [hop: .init(runs: 10, logDeviation: 0.03, resolution: resolution, spread: 0.015)])
+            path: "resolution.csv",
+            entries: [
+                hop: .init(
+                    runs: 10, logDeviation: 0.03, resolution: resolution, spread: 0.015, revision: "abc", repetitions: 7)
+            ])
     }
 
     func testAMoveWithinTheResolutionIsNotAFalseAlarmWhileOneBeyondItIsStillWorse() throws {
@@ -179,12 +210,15 @@ final class ResolutionTests: XCTestCase {
         XCTAssertTrue(formatter.table().contains("+-20%"), formatter.table())
 
         let other = ResolutionTable(
-            path: "resolution.csv", revision: "abc", repetitions: 15,
-            entries: [Self.hop: .init(runs: 10, logDeviation: 0.03, resolution: 0.2, spread: 0.015)])
+            path: "resolution.csv",
+            entries: [
+                Self.hop: .init(
+                    runs: 10, logDeviation: 0.03, resolution: 0.2, spread: 0.015, revision: "abc", repetitions: 15)
+            ])
         let unlike = CompareReportFormatter(
             report: try ComparisonReport(base: base, new: new, options: CompareOptions(resolution: other))
         ).summary()
-        XCTAssertTrue(unlike.contains("these runs have 7 repetitions a series, the calibration runs 15"), unlike)
+        XCTAssertTrue(unlike.contains("these runs have 7 repetitions a series, the calibration runs of their series 15"), unlike)
         XCTAssertFalse(summary.contains("busier machine"), "spread 1.5 % as calibrated: \(summary)")
     }
 

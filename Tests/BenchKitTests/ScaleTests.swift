@@ -242,6 +242,50 @@ final class GrowthComparisonTests: XCTestCase {
         XCTAssertEqual(try verdict(0.12, 0), .better)
     }
 
+    /// The exponent's chance move from its points' resolutions: the
+    /// least-squares weights of N = 100 … 100,000 on log axes are ±0.130 at
+    /// the ends and ±0.043 inside, so points that each move by chance within
+    /// ±30 % in log (0.3) move the exponent within 0.3·√(2·0.130² + 2·0.043²)
+    /// ≈ 0.058; no calibrated point, no chance move.
+    func testTheExponentsChanceMoveComesFromItsPointsResolutions() {
+        let points = [100, 1_000, 10_000, 100_000]
+        XCTAssertEqual(
+            GrowthComparison.chanceTolerance(points: points, logResolutions: [0.3, 0.3, 0.3, 0.3]), 0.058,
+            accuracy: 0.001)
+        XCTAssertEqual(GrowthComparison.chanceTolerance(points: points, logResolutions: [0, 0, 0, 0]), 0)
+        // An end point weighs three times an inner one.
+        XCTAssertEqual(
+            GrowthComparison.chanceTolerance(points: points, logResolutions: [0, 0, 0, 1]) / GrowthComparison
+                .chanceTolerance(points: points, logResolutions: [0, 0, 1, 0]), 3, accuracy: 0.01)
+    }
+
+    /// A last point slower by 2.5 times with the others a little slower is
+    /// the growth changing against the threshold alone; where the calibration
+    /// says that point moves that much between two runs of one binary (a
+    /// resolution of 400 %), the exponent's move is within chance and the
+    /// growth is not called worse.
+    func testACalibratedNoisyPointWidensTheExponentsTolerance() throws {
+        let base = try file("base.csv", base)
+        let new = try file("new.csv") { n, r in self.base(n, r) * (n == 100_000 ? 2.5 : n == 10_000 ? 1.6 : 1) }
+        let plain = try XCTUnwrap(GrowthComparison(base: base, new: new, threshold: 0.05).sweeps.first)
+        XCTAssertEqual(plain.verdict, .growthChanged(worse: true))
+        let entries = Dictionary(
+            uniqueKeysWithValues: base.series.filter { $0.key.params.contains("n=") }.map { series in
+                (
+                    series.key,
+                    ResolutionTable.Entry(
+                        runs: 5, logDeviation: 0.4, resolution: 4, spread: 0.1, revision: "abc", repetitions: 3)
+                )
+            })
+        XCTAssertEqual(entries.count, 4)
+        let calibrated = try XCTUnwrap(
+            GrowthComparison(
+                base: base, new: new, threshold: 0.05, resolution: ResolutionTable(path: "r.csv", entries: entries)
+            ).sweeps.first)
+        XCTAssertNotEqual(calibrated.verdict, .growthChanged(worse: true))
+        XCTAssertEqual(calibrated.tolerance, log(5) * 0.1942, accuracy: 0.01)
+    }
+
     func testTheReportSaysWhichAndWorseGrowthFailsCompare() throws {
         let comparison = GrowthComparison(
             base: try file("base.csv", base),

@@ -339,8 +339,12 @@ extension CompareReportFormatter {
     func resolutionNote(_ table: ResolutionTable) -> String {
         let calibrated = report.comparisons.filter { $0.worseTest != nil && table.resolution(of: $0.key) != nil }
         let raised = calibrated.filter { $0.threshold > $0.declaredThreshold }
-        var text = "Resolution: \(table.path), from \(table.entries.values.map(\.runs).max() ?? 0) runs of git \(table.revision) "
-        text += "with \(table.repetitions) repetitions a series: a calibrated series is worse (or better) only when "
+        // The calibrations whose entries these runs' series use.
+        let used = Set(calibrated.compactMap { table.entries[$0.key] }.map { "\($0.revision)/\($0.repetitions)" })
+        let sources = table.calibrations.filter { used.isEmpty || used.contains("\($0.revision)/\($0.repetitions)") }
+            .map { "\($0.runs) runs of git \($0.revision) with \($0.repetitions) repetitions a series" }
+        var text = "Resolution: \(table.path), from " + sources.joined(separator: " and ") + ": "
+        text += "a calibrated series is worse (or better) only when "
         text += "its median also moved beyond the larger of its threshold and the smallest change two such runs tell "
         text += "apart on that machine (the tests ask about the threshold alone) "
         text += "(\(calibrated.count) tested series calibrated, \(raised.count) of them with a threshold raised by it; "
@@ -374,9 +378,12 @@ extension CompareReportFormatter {
                 text += "+-\(NumberFormat.plain((comparison.threshold * 100).rounded()))%\n"
             }
         }
-        if let typical = Statistics.median(counts.map(Double.init)), Int(typical) != table.repetitions {
-            text += "Note: these runs have \(Int(typical)) repetitions a series, the calibration runs "
-            text += "\(table.repetitions): the resolution was measured for the other suite (calibrate anew).\n"
+        let calibratedCounts = calibrated.compactMap { table.entries[$0.key]?.repetitions }
+        if let typical = Statistics.median(counts.map(Double.init)),
+            let calibration = Statistics.median(calibratedCounts.map(Double.init)), Int(typical) != Int(calibration)
+        {
+            text += "Note: these runs have \(Int(typical)) repetitions a series, the calibration runs of their series "
+            text += "\(Int(calibration)): the resolution was measured for another suite (calibrate anew).\n"
         }
         return text
     }

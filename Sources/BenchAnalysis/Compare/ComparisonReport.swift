@@ -62,7 +62,7 @@ package struct ComparisonReport: Sendable {
         self.comparisons = comparisons
         baseReferences = ReferenceBound.assess(base.series)
         newReferences = ReferenceBound.assess(new.series)
-        growth = GrowthComparison(base: base, new: new, threshold: options.threshold)
+        growth = GrowthComparison(base: base, new: new, threshold: options.threshold, resolution: options.resolution)
     }
 
     /// The scale sweeps read as a whole: whether a sweep's growth changed.

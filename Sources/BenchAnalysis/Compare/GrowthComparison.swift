@@ -7,8 +7,10 @@ import ToolSupport
 /// happened:
 ///
 /// - **the growth changed**: the exponent moved by more than
-///   ``exponentTolerance`` (or the spread of the repetitions' own exponents,
-///   if larger), and it still does with any single point left out: the cost
+///   ``exponentTolerance`` (or, if larger, the spread of the repetitions' own
+///   exponents, or the move two runs of one binary make by chance, from the
+///   resolution of the sweep's points: ``chanceTolerance(points:logResolutions:)``),
+///   and it still does with any single point left out: the cost
 ///   now grows differently with N. Worse when it grows faster (for a metric
 ///   where higher is better, when it falls faster): a regression.
 /// - **one point moved**: the exponent moved only because of one point (left
@@ -72,7 +74,9 @@ package struct GrowthComparison: Sendable {
     /// Compares every sweep present in both files whose run fitted an
     /// exponent on both sides (the metrics a sweep is judged by; tails and
     /// skip counts are shown point by point only). `threshold` is compare's.
-    init(base: ResultFile, new: ResultFile, threshold: Double) {
+    /// `resolution`: compare's table, whose calibrated points widen the
+    /// tolerance of their sweep's exponent.
+    init(base: ResultFile, new: ResultFile, threshold: Double, resolution: ResolutionTable? = nil) {
         let baseSweeps = Self.sweeps(in: base)
         let newSweeps = Self.sweeps(in: new)
         let pointThreshold = max(threshold, Self.minimumPointThreshold)
@@ -84,7 +88,12 @@ package struct GrowthComparison: Sendable {
             let higherIsBetter = CSVSchema.metric(key.metric, in: key.benchmark)?.direction == .higherIsBetter
             let spread = max(
                 Self.spread(baseSweeps.exponents[key] ?? []), Self.spread(newSweeps.exponents[key] ?? []))
-            let tolerance = max(Self.exponentTolerance, spread)
+            let logResolutions = shared.map { n -> Double in
+                guard let pointKey = baseSweeps.keys[key]?[n], let entry = resolution?.entries[pointKey] else { return 0 }
+                return higherIsBetter ? -log(max(1 - entry.resolution, 1e-12)) : log1p(entry.resolution)
+            }
+            let chance = Self.chanceTolerance(points: shared, logResolutions: logResolutions)
+            let tolerance = max(Self.exponentTolerance, spread, chance)
             let baseMedians = shared.map { (n: $0, value: Statistics.median(basePoints[$0] ?? []) ?? 0) }
             let newMedians = shared.map { (n: $0, value: Statistics.median(newPoints[$0] ?? []) ?? 0) }
             let verdict = Self.verdict(
@@ -101,6 +110,25 @@ package struct GrowthComparison: Sendable {
     /// Whether a sweep's growth got worse: under `--gate all`, a regression (exit status 1).
     var hasWorseGrowth: Bool {
         sweeps.contains(where: \.hasWorseGrowth)
+    }
+
+    /// How far a sweep's exponent moves by chance between two runs of one
+    /// binary: the least-squares slope is `Σ wᵢ·log vᵢ` with
+    /// `wᵢ = (xᵢ - x̄) / Σ(xⱼ - x̄)²` over `xᵢ = log Nᵢ`, so when each
+    /// point's log median moves by chance within its log resolution `Lᵢ`
+    /// (`log(1 + resolution)`: `z·√2·s⁺` of ``ResolutionTable``, the points
+    /// independent), the slope moves within `√(Σ (wᵢ·Lᵢ)²)`. 0 when no point
+    /// is calibrated.
+    static func chanceTolerance(points: [Int], logResolutions: [Double]) -> Double {
+        let xs = points.map { log(Double(max($0, 1))) }
+        guard xs.count >= 2, xs.count == logResolutions.count else { return 0 }
+        let mean = xs.reduce(0, +) / Double(xs.count)
+        let spread = xs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
+        guard spread > 0 else { return 0 }
+        return zip(xs, logResolutions).reduce(0) { sum, point in
+            let weighted = (point.0 - mean) / spread * point.1
+            return sum + weighted * weighted
+        }.squareRoot()
     }
 
     /// The exponent b of `value ≈ a·N^b` over `points`: the slope of the
@@ -157,9 +185,13 @@ package struct GrowthComparison: Sendable {
 
     /// The points (by N, every repetition) and per-repetition exponents of
     /// every sweep of a `scale.*` benchmark in `file`.
-    static func sweeps(in file: ResultFile) -> (points: [SweepKey: [Int: [Double]]], exponents: [SweepKey: [Double]]) {
+    /// `keys`: each point's own series key.
+    static func sweeps(in file: ResultFile) -> (
+        points: [SweepKey: [Int: [Double]]], exponents: [SweepKey: [Double]], keys: [SweepKey: [Int: ResultSeriesKey]]
+    ) {
         var points: [SweepKey: [Int: [Double]]] = [:]
         var exponents: [SweepKey: [Double]] = [:]
+        var keys: [SweepKey: [Int: ResultSeriesKey]] = [:]
         for series in file.series where series.key.benchmark.hasPrefix("scale.") {
             var pairs = series.key.params.split(separator: CSVSchema.paramsSeparator).map { pair -> (String, String) in
                 let parts = pair.split(separator: "=", maxSplits: 1)
@@ -182,8 +214,9 @@ package struct GrowthComparison: Sendable {
                 params: pairs.map { "\($0.0)=\($0.1)" }.joined(separator: ";"), metric: series.key.metric,
                 allocator: series.key.allocator)
             points[key, default: [:]][n, default: []] += series.values
+            keys[key, default: [:]][n] = series.key
         }
-        return (points, exponents)
+        return (points, exponents, keys)
     }
 
     /// The section `compare` prints after its table: one line per sweep that

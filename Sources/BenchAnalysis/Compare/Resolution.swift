@@ -28,9 +28,10 @@ import ToolSupport
 ///
 /// The resolution holds for runs made as the calibration runs were: the same
 /// suite (quick or default: the repetition count changes the medians'
-/// spread), the same `--forks`, a machine as quiet. A table records the
-/// suite's repetition count and its calibration runs, and compare says when
-/// the runs it compares differ.
+/// spread), the same `--forks`, a machine as quiet. One table may hold
+/// several calibrations, each from the runs of one binary (one per suite,
+/// say): every row records its calibration's revision and repetition count,
+/// and compare says when the runs it compares differ from them.
 package struct ResolutionTable: Sendable, Equatable {
     /// The calibration of one series.
     package struct Entry: Sendable, Equatable {
@@ -45,12 +46,35 @@ package struct ResolutionTable: Sendable, Equatable {
         /// A run whose repetitions spread much more was made on a busier
         /// machine than the calibration's.
         let spread: Double
+        /// The git revision of the calibration runs this entry comes from.
+        package let revision: String
+        /// The repetitions per series of those runs (their median).
+        package let repetitions: Int
 
-        init(runs: Int, logDeviation: Double, resolution: Double, spread: Double) {
+        init(runs: Int, logDeviation: Double, resolution: Double, spread: Double, revision: String, repetitions: Int) {
             self.runs = runs
             self.logDeviation = logDeviation
             self.resolution = resolution
             self.spread = spread
+            self.revision = revision
+            self.repetitions = repetitions
+        }
+    }
+
+    /// One calibration of a table: runs of one binary, and how many series
+    /// of the table it gave.
+    package struct Calibration: Sendable, Equatable, Comparable {
+        /// The git revision of its runs.
+        package let revision: String
+        /// How many runs (the most any of its series comes from).
+        package let runs: Int
+        /// Their repetitions per series (median).
+        package let repetitions: Int
+        /// The table's series whose entry this calibration gave.
+        package let series: Int
+
+        package static func < (lhs: Calibration, rhs: Calibration) -> Bool {
+            (lhs.revision, lhs.repetitions, lhs.runs) < (rhs.revision, rhs.repetitions, rhs.runs)
         }
     }
 
@@ -69,18 +93,28 @@ package struct ResolutionTable: Sendable, Equatable {
 
     /// The file the table was read from or written to, for messages.
     let path: String
-    /// The git revision of the calibration runs.
-    package let revision: String
-    /// The repetitions per series of the calibration runs (their median).
-    package let repetitions: Int
     /// Each calibrated series' entry.
     package let entries: [ResultSeriesKey: Entry]
 
-    init(path: String, revision: String, repetitions: Int, entries: [ResultSeriesKey: Entry]) {
+    init(path: String, entries: [ResultSeriesKey: Entry]) {
         self.path = path
-        self.revision = revision
-        self.repetitions = repetitions
         self.entries = entries
+    }
+
+    /// The calibrations the entries come from, in order of revision.
+    package var calibrations: [Calibration] {
+        var series: [String: (revision: String, runs: Int, repetitions: Int, count: Int)] = [:]
+        for entry in entries.values {
+            let key = "\(entry.revision)/\(entry.repetitions)"
+            var found = series[key] ?? (entry.revision, 0, entry.repetitions, 0)
+            found.count += 1
+            // A series read at its usual level may come from fewer of the runs.
+            found.runs = max(found.runs, entry.runs)
+            series[key] = found
+        }
+        return series.values.map {
+            Calibration(revision: $0.revision, runs: $0.runs, repetitions: $0.repetitions, series: $0.count)
+        }.sorted()
     }
 
     /// The resolution of `key`, or nil when it was not calibrated.
@@ -117,14 +151,20 @@ package struct ResolutionTable: Sendable, Equatable {
         return degrees * root * root * root
     }
 
-    /// Calibrates every judged timing series found in all of `runs` (runs of
-    /// one binary: the same git revision). Exact counts and series compare
-    /// only shows have no resolution. Throws when fewer than
-    /// ``minimumRuns`` runs are given, when their revisions differ, or when
-    /// no series is in all of them.
+    /// Calibrates every judged timing series found in all of `runs` of one
+    /// binary (one git revision); runs of several binaries are calibrated
+    /// binary by binary (each one suite's runs, say), and a series two of
+    /// them calibrate keeps the coarser resolution, so that runs like either
+    /// raise no false alarm. Exact counts and series compare only shows have
+    /// no resolution. Throws when a binary has fewer than ``minimumRuns``
+    /// runs, or when no series is in all the runs of one.
     package static func calibrate(runs: [ResultFile], alpha: Double = 0.05, path: String) throws(CompareInputError)
         -> ResolutionTable
     {
+        var byRevision: [String: [ResultFile]] = [:]
+        for run in runs {
+            byRevision[run.revisions.sorted().joined(separator: ", "), default: []].append(run)
+        }
         guard runs.count >= minimumRuns else {
             throw CompareInputError(
                 file: path, line: nil,
@@ -132,14 +172,32 @@ package struct ResolutionTable: Sendable, Equatable {
                     + "run BenchRunner (e.g. --quick) \(minimumRuns) times or more without changing the code, "
                     + "then give every CSV")
         }
-        let revisions = Set(runs.flatMap(\.revisions))
-        guard revisions.count <= 1 else {
+        let short = byRevision.filter { $0.value.count < minimumRuns }
+        guard short.isEmpty else {
+            let named = short.keys.sorted().map { "git \($0 == "" ? "(none)" : $0): \(short[$0]?.count ?? 0)" }
             throw CompareInputError(
                 file: path, line: nil,
-                message: "calibration runs must come from one binary, but they name the git revisions "
-                    + revisions.sorted().joined(separator: ", ")
-                    + ": the spread between them would include the code's changes")
+                message: "calibration needs at least \(minimumRuns) runs of each binary it is given, but the runs name "
+                    + "\(byRevision.count) git revisions (\(byRevision.keys.sorted().joined(separator: "; "))) and "
+                    + named.joined(separator: ", ") + " run(s): runs of one binary must come from one revision, "
+                    + "or the spread between them would include the code's changes; give \(minimumRuns) or more of each")
         }
+        var entries: [ResultSeriesKey: Entry] = [:]
+        for revision in byRevision.keys.sorted() {
+            for (key, entry) in try calibrate(binary: byRevision[revision] ?? [], revision: revision, alpha: alpha, path: path)
+            where entry.resolution > (entries[key]?.resolution ?? -1) {
+                entries[key] = entry
+            }
+        }
+        return ResolutionTable(path: path, entries: entries)
+    }
+
+    /// The entries of one binary's `runs` (at least ``minimumRuns``), each
+    /// series' resolution with the Bonferroni bound over this binary's
+    /// calibrated series.
+    private static func calibrate(binary runs: [ResultFile], revision: String, alpha: Double, path: String)
+        throws(CompareInputError) -> [ResultSeriesKey: Entry]
+    {
         var logMedians: [ResultSeriesKey: [Double]] = [:]
         var spreads: [ResultSeriesKey: [Double]] = [:]
         var counts: [Int] = []
@@ -170,9 +228,10 @@ package struct ResolutionTable: Sendable, Equatable {
         guard !complete.isEmpty else {
             throw CompareInputError(
                 file: path, line: nil,
-                message: "no judged timing series with a positive median is in all \(runs.count) runs: "
-                    + "give runs of the same suite and filter")
+                message: "no judged timing series with a positive median is in all \(runs.count) runs of git "
+                    + "\(revision): give runs of the same suite and filter")
         }
+        let repetitions = Int(Statistics.median(counts.map(Double.init)) ?? 0)
         var entries: [ResultSeriesKey: Entry] = [:]
         for (key, logs) in complete {
             let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
@@ -184,11 +243,9 @@ package struct ResolutionTable: Sendable, Equatable {
                 resolution: resolution(
                     logDeviation: deviation, runs: logs.count, seriesCount: complete.count, alpha: alpha,
                     higherIsBetter: rule.preference == .higherIsBetter),
-                spread: Statistics.median(spreads[key] ?? []) ?? 0)
+                spread: Statistics.median(spreads[key] ?? []) ?? 0, revision: revision, repetitions: repetitions)
         }
-        return ResolutionTable(
-            path: path, revision: revisions.first ?? "", repetitions: Int(Statistics.median(counts.map(Double.init)) ?? 0),
-            entries: entries)
+        return entries
     }
 }
 
@@ -207,8 +264,8 @@ extension ResolutionTable {
             guard let entry = entries[key] else { continue }
             let fields = [
                 key.benchmark, key.variant, key.params, key.allocator, key.metric, String(entry.runs),
-                String(entry.logDeviation), String(entry.resolution), String(entry.spread), revision,
-                String(repetitions),
+                String(entry.logDeviation), String(entry.resolution), String(entry.spread), entry.revision,
+                String(entry.repetitions),
             ]
             lines.append(fields.map(CSV.escape).joined(separator: ","))
         }
@@ -235,8 +292,6 @@ extension ResolutionTable {
                     + " (is this a table BenchRunner calibrate wrote?)")
         }
         var entries: [ResultSeriesKey: Entry] = [:]
-        var revision = ""
-        var repetitions = 0
         for row in try CSVInput.rows(of: table, path: path) {
             guard let runs = Int(row["runs"]), runs >= minimumRuns,
                 let deviation = Double(row["log_deviation"]), deviation.isFinite, deviation >= 0,
@@ -249,13 +304,13 @@ extension ResolutionTable {
                     message: "runs (at least \(minimumRuns)), log_deviation, resolution, spread (0 or more) and "
                         + "repetitions (1 or more) must be numbers: write the table anew with BenchRunner calibrate")
             }
-            revision = row["revision"]
-            repetitions = rowRepetitions
             let key = ResultSeriesKey(
                 benchmark: row["benchmark"], variant: row["variant"], params: row["params"], metric: row["metric"],
                 allocator: row["allocator"])
-            entries[key] = Entry(runs: runs, logDeviation: deviation, resolution: resolution, spread: spread)
+            entries[key] = Entry(
+                runs: runs, logDeviation: deviation, resolution: resolution, spread: spread, revision: row["revision"],
+                repetitions: rowRepetitions)
         }
-        return ResolutionTable(path: path, revision: revision, repetitions: repetitions, entries: entries)
+        return ResolutionTable(path: path, entries: entries)
     }
 }

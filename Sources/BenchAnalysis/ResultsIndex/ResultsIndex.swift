@@ -192,7 +192,8 @@ package struct ResultsIndex: Sendable {
             file = try ResultFile.load(path: path)
         } catch {
             if let table = try? ResolutionTable.load(path: path) {
-                return Description(kind: "calibration", revision: table.revision)
+                return Description(
+                    kind: "calibration", revision: table.calibrations.map(\.revision).joined(separator: ", "))
             }
             return Description(kind: "not a result file (\(error.message))")
         }

@@ -4,7 +4,15 @@ extension Metric {
     /// The exponent b of `value ≈ a·N^b` over a sweep's points: the slope on
     /// log–log axes of a timed metric (named by the row's `of=` parameter).
     /// 0 is a per-operation cost that does not grow with N.
-    static let growthExponent = Metric("growth_exponent", unit: "exponent", kind: .measured, direction: .lowerIsBetter)
+    ///
+    /// Shown, not judged as a series of its own: compare judges the sweep it
+    /// comes from (`GrowthComparison`: whether the growth changed, beyond
+    /// the chance its calibrated points allow). Read as a series, its
+    /// relative change means nothing: an exponent of -0.20 that becomes
+    /// -0.15 "moved" by 25 %, and two runs of one binary raised it as a
+    /// regression.
+    static let growthExponent = Metric(
+        "growth_exponent", unit: "exponent", kind: .informational, direction: .informational)
     /// The same for a metric of the counting pass (allocations or bytes per
     /// operation, named by `of=`): exact, as the counts are, and `same`
     /// within ``countGrowthExponentTolerance``.
