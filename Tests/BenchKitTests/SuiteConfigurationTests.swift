@@ -67,7 +67,7 @@ final class SuiteConfigurationTests: XCTestCase {
         for variant in long.flatMap({ $0 }) {
             XCTAssertTrue(PeriodicDriftBenchmark.schema.variants.contains(variant), variant.name)
         }
-        let plans = PeriodicDriftBenchmark().plans(for: .standard(recursionProbe: nil)).filter { $0.params.contains("ticks=10000") }
+        let plans = PeriodicDriftBenchmark().plans(for: .standard(recursionProbe: nil)).filter { $0.params.contains("ticks=5000") }
         XCTAssertEqual(plans.map(\.variant), ["serial-dispatch.native", "serial-dispatch.emulated", "user-scheduler.emulated"])
     }
 }

@@ -26,14 +26,14 @@ import CJemallocShim
 enum BusyQueueFloods {
     /// Floods of each kind per repetition, in a suite of `size`: 30 in the
     /// quick suite, whose runs the documents' figures of the series come
-    /// from; 10 in the default suite, where each of the nine hops' floods
+    /// from; 5 in the default suite, where each of the nine hops' floods
     /// after a busy queue costs a disturbance of about 0.35 s (30 of each
-    /// took a minute and a half of a run, for a series compare shows
-    /// without judging).
+    /// took a minute and a half of a run, 10 of each half a minute, for a
+    /// series compare shows without judging).
     static func floods(in size: SuiteSize) -> Int {
         switch size {
         case .quick: 30
-        case .standard: 10
+        case .standard: 5
         case .tiny: 1
         }
     }

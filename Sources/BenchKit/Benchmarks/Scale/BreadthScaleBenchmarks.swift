@@ -182,6 +182,15 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     /// Sends each of the `n` subscriptions its first element, through
     /// `send(index)`, `primingBatch` at a time, waiting for each batch's
     /// deliveries before the next.
+    ///
+    /// A batch's last delivery is not the end of its work: the queue's
+    /// thread still releases what carried the elements after it. Read at
+    /// once, the live bytes held some of that or none, by how the threads
+    /// raced: a batch's 64 bytes an element more or less between the three
+    /// counting repetitions of one run, so two runs of one binary differed.
+    /// Each variant therefore waits for its queue to go idle (`sync` on it,
+    /// which runs after everything queued before it) before the second
+    /// reading.
     static func prime(_ n: Int, gate: DeliveryGate, variant: String, send: (Int) -> Void) throws {
         var next = 0
         while next < n {
@@ -228,7 +237,10 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     /// Subscribes `n`, delivers one element to each, reads the live bytes,
     /// then times `deliveries` elements through the newest subscription.
     @Sendable static func library(_ n: Int, _ deliveries: Int, _ context: MeasureContext) throws -> Outcome {
-        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "bench.scale.live")
+        var serialQueue: DispatchQueue?
+        let scheduler = SerialDispatchQueueScheduler(
+            internalSerialQueueName: "bench.scale.live", serialQueueConfiguration: { serialQueue = $0 })
+        guard let queue = serialQueue else { throw BenchmarkFailure("scale.liveSubscriptions: no serial queue") }
         try prewarm(Observable.just(0).observe(on: scheduler))
         let sources = (0..<n).map { _ in Emitter<Int>() }
         for source in sources { _ = source.observable }
@@ -238,6 +250,7 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
         let subscriptions = sources.map { $0.observable.observe(on: scheduler).subscribe(onNext: deliver) }
         defer { subscriptions.forEach { $0.dispose() } }
         try prime(n, gate: gate, variant: "fast-path") { sources[$0].send(0) }
+        queue.sync {}
         let after = context.counter.liveBytes()
         let newest = sources[n - 1]
         return Outcome(
@@ -256,6 +269,7 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
         let cancellables = subjects.map { $0.receive(on: queue.ocombine).sink { _ in gate.deliver() } }
         defer { cancellables.forEach { $0.cancel() } }
         try prime(n, gate: gate, variant: "peer.opencombine") { subjects[$0].send(0) }
+        queue.sync {}
         let after = context.counter.liveBytes()
         let newest = subjects[n - 1]
         return Outcome(
