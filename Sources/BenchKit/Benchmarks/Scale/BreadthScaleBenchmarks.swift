@@ -153,7 +153,11 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
                     }
                 },
                 countAllocations: { context in
-                    _ = try run(100, 1, context)
+                    // Warmed at the sweep's largest N: libdispatch keeps what
+                    // the largest point's queue released in caches the next
+                    // points draw from, so warmed at 100 the first repetition
+                    // counted 64 bytes a subscription more than the others.
+                    _ = try run(points.max() ?? 100, 1, context)
                     return try breadthSweep(points, .bytesPerLiveSubscription, context) { n in
                         try run(n, 1, context).liveBytes.map { Double($0) / Double(n) }
                     }
@@ -186,10 +190,10 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     /// A batch's last delivery is not the end of its work: the queue's
     /// thread still releases what carried the elements after it. Read at
     /// once, the live bytes held some of that or none, by how the threads
-    /// raced: a batch's 64 bytes an element more or less between the three
-    /// counting repetitions of one run, so two runs of one binary differed.
-    /// Each variant therefore waits for its queue to go idle (`sync` on it,
-    /// which runs after everything queued before it) before the second
+    /// raced, and the three counting repetitions of one run differed (by up
+    /// to 10 bytes a subscription at N = 1,000), so two runs of one binary
+    /// did. Each variant therefore waits for its queue to go idle (`sync` on
+    /// it, which runs after everything queued before it) before the second
     /// reading.
     static func prime(_ n: Int, gate: DeliveryGate, variant: String, send: (Int) -> Void) throws {
         var next = 0
