@@ -175,9 +175,15 @@ struct Run: ParsableCommand {
                 guard processes > 1, selected.contains(benchmark.schema.name) else { return nil }
                 return (benchmark.schema.name, processes, configuration.repetitions(of: benchmark))
             } : []
+        // The rounds each adaptive benchmark took in the last such run here,
+        // for the progress line's plan (PriorRounds).
+        let priorRounds =
+            configuration.adaptive != nil && configuration.repetitionsOverride == nil
+            ? PriorRounds.newest(in: output, benchmarks: selected) : [:]
         let runner = SuiteRunner(
             configuration: configuration, benchmarks: benchmarks, filter: BenchmarkFilter(patterns),
-            counter: timingOnly ? .disabled : setup.counter, allocationPass: pass, timedElsewhere: Set(spread.map(\.name)))
+            counter: timingOnly ? .disabled : setup.counter, allocationPass: pass, timedElsewhere: Set(spread.map(\.name)),
+            priorRounds: priorRounds)
         if rowsFile != nil {
             // A child: its parent has said what the run is.
         } else if countsOnly {

@@ -21,7 +21,11 @@ struct SuiteOptions: ParsableArguments {
         help: ArgumentHelp(
             "Exactly this many repetitions of every variant (default: as many as each needs, or 7 with --quick).",
             discussion: """
-                Without it the default suite gives each benchmark at least 3 repetitions (the trampoline 6, periodic.drift exactly 3) and takes more (at most                 30) while one of its series is wider than compare needs to show it unchanged, until the                 benchmark's time budget (12 s for most) is spent; a series still too wide then is named in the                 summary and has budget_reached=1 in the CSV. observeOn.throughput always takes 30, in 5 processes.
+                Without it the default suite gives each benchmark at least 3 repetitions (the trampoline 6, \
+                periodic.drift exactly 3) and takes more (at most 30) while one of its series is wider than \
+                compare needs to show it unchanged, until the benchmark's time budget (12 s of timed rounds) \
+                is spent; a series still too wide then is named in the summary and has budget_reached=1 in \
+                the CSV. observeOn.throughput always takes 30, in 5 processes.
                 """,
             valueName: "count"))
     var repetitions: Int?

@@ -92,7 +92,8 @@ package final class ProgressReporter: @unchecked Sendable {
         /// Estimated seconds of the whole stage.
         var planned: Double = 0
         /// What ``planned`` was at the start of the run: for a benchmark
-        /// whose repetitions are chosen adaptively, its fewest rounds.
+        /// whose repetitions are chosen adaptively, the rounds it took in the
+        /// last such run (`PriorRounds`), or else its fewest.
         var initiallyPlanned: Double = 0
         /// Estimated seconds of its finished measurements.
         var estimatedDone: Double = 0

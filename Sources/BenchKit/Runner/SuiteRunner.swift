@@ -18,12 +18,16 @@ package struct SuiteRunner: Sendable {
     /// (``ForkedRun/runBenchmark(_:processes:total:options:runID:progress:)``):
     /// this runner only counts their allocations.
     let timedElsewhere: Set<String>
+    /// Per adaptively repeated benchmark, the rounds it took in the last
+    /// such run (``PriorRounds``): the progress line plans it at those
+    /// (within its fewest and most) rather than at its fewest.
+    let priorRounds: [String: Int]
 
     /// `allocationPass` defaults to `.here` with an exact counter, else `.unavailable`.
     package init(
         configuration: SuiteConfiguration, benchmarks: [any Benchmark] = BenchmarkCatalog.all,
         filter: BenchmarkFilter = BenchmarkFilter([]), counter: AllocationCounter,
-        allocationPass: AllocationPass? = nil, timedElsewhere: Set<String> = []
+        allocationPass: AllocationPass? = nil, timedElsewhere: Set<String> = [], priorRounds: [String: Int] = [:]
     ) {
         self.configuration = configuration
         self.benchmarks = benchmarks
@@ -31,6 +35,17 @@ package struct SuiteRunner: Sendable {
         self.counter = counter
         self.allocationPass = allocationPass ?? (counter.isExact ? .here : .unavailable)
         self.timedElsewhere = timedElsewhere
+        self.priorRounds = priorRounds
+    }
+
+    /// The rounds the progress line plans the timing of the benchmark named
+    /// `name` at: for one repeated adaptively, the rounds it took last time
+    /// (``priorRounds``) within its fewest and most, else its fewest; for
+    /// any other, its fixed count.
+    func plannedRounds(of name: String) -> Int {
+        guard let adaptive = adaptiveRepetitions(of: name) else { return repetitions(of: name) }
+        guard let prior = priorRounds[name], adaptive.mayExceedMinimum else { return adaptive.minimum }
+        return min(max(prior, adaptive.minimum), adaptive.maximum)
     }
 
     /// Every plan of every benchmark, filtered. Throws `BenchmarkFilterError`
@@ -73,7 +88,7 @@ package struct SuiteRunner: Sendable {
         for plan in runnable {
             if timing && !timedElsewhere.contains(plan.benchmark) {
                 stageEstimates[ProgressReporter.Stage(plan, .timing), default: 0] +=
-                    plan.estimatedSeconds * Double(plan.timedRepetitions(of: repetitions(of: plan.benchmark)))
+                    plan.estimatedSeconds * Double(plan.timedRepetitions(of: plannedRounds(of: plan.benchmark)))
                 if warmUpRounds > 0 {
                     stageEstimates[ProgressReporter.Stage(plan, .warmUp), default: 0] +=
                         plan.warmUpEstimatedSeconds * warmUpRounds
@@ -130,7 +145,7 @@ package struct SuiteRunner: Sendable {
             }
         }
         // What the adaptive benchmarks done so far took against their
-        // fewest rounds (estimated seconds), to plan those to come.
+        // planned rounds (estimated seconds), to plan those to come.
         var adaptivePlanned = 0.0
         var adaptiveDone = 0.0
         for benchmark in order where timing && !timedElsewhere.contains(benchmark) {
@@ -185,13 +200,14 @@ package struct SuiteRunner: Sendable {
                 }
             } while adaptive != nil || rounds < max(repetitions, 1)
             if let adaptive {
-                let fewest = Self.estimatedSeconds(of: group, rounds: adaptive.minimum)
+                let planned = Self.estimatedSeconds(
+                    of: group, rounds: adaptive.mayExceedMinimum ? plannedRounds(of: benchmark) : adaptive.minimum)
                 let made = Self.estimatedSeconds(of: group, rounds: rounds)
                 progress.finishTiming(of: benchmark, estimatedSeconds: made)
-                adaptivePlanned += fewest
+                adaptivePlanned += planned
                 adaptiveDone += made
                 // The benchmarks to come take as many more rounds, in
-                // proportion, as those done took.
+                // proportion to their plans, as those done took.
                 if adaptivePlanned > 0 {
                     progress.scaleTimingPlans(
                         of: Set(order.filter { adaptiveRepetitions(of: $0)?.mayExceedMinimum == true }),
