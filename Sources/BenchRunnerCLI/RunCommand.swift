@@ -183,7 +183,7 @@ struct Run: ParsableCommand {
         let runner = SuiteRunner(
             configuration: configuration, benchmarks: benchmarks, filter: BenchmarkFilter(patterns),
             counter: timingOnly ? .disabled : setup.counter, allocationPass: pass, timedElsewhere: Set(spread.map(\.name)),
-            priorRounds: priorRounds)
+            priorRounds: priorRounds, countedAfterwards: setup.child != nil && !timingOnly && rowsFile == nil)
         if rowsFile != nil {
             // A child: its parent has said what the run is.
         } else if countsOnly {

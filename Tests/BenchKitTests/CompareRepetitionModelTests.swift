@@ -21,7 +21,7 @@ final class CompareRepetitionModelTests: XCTestCase {
     }
 
     private static func loadCalibrationRuns() throws -> [ResultFile] {
-        try CompareSelfCheck.calibrationRuns.map { name in
+        try CompareSelfCheck.resolutionRuns.map { name in
             try ResultFile.load(path: root.appendingPathComponent("results/\(name).csv").path)
         }
     }
@@ -33,7 +33,7 @@ final class CompareRepetitionModelTests: XCTestCase {
         let recomputed = try ResolutionTable.calibrate(runs: runs, path: path)
         XCTAssertEqual(
             committed, recomputed,
-            "results/resolution.csv is stale: BenchRunner calibrate " + CompareSelfCheck.calibrationRuns.map { "results/\($0).csv" }
+            "results/resolution.csv is stale: BenchRunner calibrate " + CompareSelfCheck.resolutionRuns.map { "results/\($0).csv" }
                 .joined(separator: " "))
     }
 }

@@ -46,6 +46,7 @@ package enum CompareSelfCheck {
     /// The checks' names, in the order ``run(root:size:only:)`` runs them.
     package static let names = [
         "repetition-model", "same-share", "correction", "committed-spread", "usual-level", "committed-pairs",
+        "default-pairs",
     ]
 
     /// Runs the checks named in `only` (every one if nil) on the committed
@@ -67,6 +68,7 @@ package enum CompareSelfCheck {
             ("committed-spread", { try committedSpread(root: root, size: size, into: &$0) }),
             ("usual-level", { try usualLevel(root: root, size: size, into: &$0) }),
             ("committed-pairs", { try committedPairs(root: root, size: size, into: &$0) }),
+            ("default-pairs", { try defaultPairs(root: root, size: size, into: &$0) }),
         ]
         return checks.filter { only?.contains($0.0) ?? true }.map { name, check in
             var outcome = Outcome(name: name)
@@ -113,6 +115,28 @@ package enum CompareSelfCheck {
         "20261126T094028Z-787b90b3c765",
         "20261126T094234Z-787b90b3c765",
     ]
+
+    /// The default-suite runs of one binary that calibrate the default
+    /// suite's series in `results/resolution.csv`, beside the quick runs
+    /// (docs/Compare.md, "The resolution").
+    package static let defaultCalibrationRuns: [String] = [
+        "20261207T030823Z-7bdbd0092655",
+        "20261207T031323Z-7bdbd0092655",
+        "20261207T031821Z-7bdbd0092655",
+        "20261207T032329Z-7bdbd0092655",
+        "20261207T032837Z-7bdbd0092655",
+    ]
+
+    /// Two more default runs of the same binary, made after the calibration
+    /// runs, on the same quiet machine: the A/A pair, outside the calibration.
+    package static let defaultPairRuns: [String] = [
+        "20261207T033341Z-7bdbd0092655",
+        "20261207T033837Z-7bdbd0092655",
+    ]
+
+    /// Every run `results/resolution.csv` comes from, as `BenchRunner
+    /// calibrate` takes them: the quick runs, then the default runs.
+    package static var resolutionRuns: [String] { calibrationRuns + defaultCalibrationRuns }
 
     /// A judged timing series: its median, and the log-scale standard
     /// deviations of its level between processes and of its repetitions
@@ -615,6 +639,47 @@ package enum CompareSelfCheck {
             }
         }
         outcome.lines.append("a 20 % slower fast path never passes: \(pairs) ordered pairs of \(runs.count) committed runs")
+    }
+
+    /// The default suite as a user compares its runs: the A/A pair (two
+    /// default runs of one binary outside the calibration) exits 0 both ways;
+    /// every ordered pair of it with the calibration runs raises no false
+    /// regression, and at most alpha (5 %) of them leave a series unjudged;
+    /// in every pair a fast path made 20 % slower in the second run is a
+    /// regression (exit 1) and one 40 % slower never passes (exit 0). The
+    /// smoke size checks the A/A pair alone.
+    static func defaultPairs(root: URL, size: Size, into outcome: inout Outcome) throws {
+        let options = try committedOptions(root: root)
+        let files = try loadOnce(root, defaultPairRuns + (size == .full ? defaultCalibrationRuns : []))
+        var pairs = 0
+        var unjudged = 0
+        for base in defaultPairRuns + (size == .full ? defaultCalibrationRuns : []) {
+            for new in defaultPairRuns + (size == .full ? defaultCalibrationRuns : [])
+            where new != base && (defaultPairRuns.contains(base) || defaultPairRuns.contains(new)) {
+                let same = try ComparisonReport(base: files[base]!, new: files[new]!, options: options)
+                if defaultPairRuns.contains(base) && defaultPairRuns.contains(new) {
+                    outcome.expect(
+                        same.exitStatus == .noRegression, "the A/A pair \(base) against \(new): \(same.exitStatus), not 0")
+                }
+                outcome.expect(same.exitStatus != .regression, "\(base) against \(new): a regression")
+                unjudged += same.exitStatus == .notJudged ? 1 : 0
+                let slower = try ComparisonReport(base: files[base]!, new: slowed(files[new]!, by: 1.2), options: options)
+                outcome.expect(
+                    slower.exitStatus == .regression, "\(base) against \(new) x1.2: \(slower.exitStatus), not a regression")
+                let drop = try ComparisonReport(base: files[base]!, new: slowed(files[new]!, by: 1 / 0.6), options: options)
+                outcome.expect(drop.exitStatus != .noRegression, "\(base) against \(new), a 40 % drop: passed")
+                pairs += 1
+            }
+        }
+        let line =
+            "default runs of one binary: \(pairs) ordered pairs with the A/A pair, \(unjudged) left a series unjudged, "
+            + "a 20 % slower fast path a regression and a 40 % drop never a pass in every one"
+        outcome.lines.append(line)
+        guard size == .full else { return }
+        outcome.expect(unjudged <= pairs / 20, "\(unjudged) of \(pairs) default A/A pairs did not pass")
+        if let failure = documentFailure(root: root, document: "docs/Compare.md", line: line) {
+            outcome.failures.append(failure)
+        }
     }
 
     /// Every ordered pair of the seven runs that measured the usual level,

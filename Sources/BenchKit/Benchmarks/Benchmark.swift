@@ -27,6 +27,14 @@ package protocol Benchmark: Sendable {
     /// benchmark whose repetitions serve a design of their own (spread
     /// across processes, read at a usual level).
     func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions?
+    /// Whether the counting pass counts this benchmark before every other
+    /// one; by default false (the catalogue's order). Declared by a
+    /// benchmark that reads the process's live bytes over a window in which
+    /// its own threads work: threads other benchmarks leave behind (their
+    /// queues' workers, exiting when idle, their caches) allocate and free
+    /// inside that window, so its reading differed from run to run; counted
+    /// first in the counting child, nothing else has run yet.
+    var countsFirst: Bool { get }
 }
 
 extension Benchmark {
@@ -34,6 +42,7 @@ extension Benchmark {
     package func processes(in size: SuiteSize) -> Int { 1 }
     package func maximumRunsPerRepetition(in size: SuiteSize) -> Int? { nil }
     package func adaptiveRepetitions(in size: SuiteSize, suite: AdaptiveRepetitions) -> AdaptiveRepetitions? { suite }
+    package var countsFirst: Bool { false }
 }
 
 /// A benchmark that declares its name and schema once, for the type.

@@ -22,12 +22,17 @@ package struct SuiteRunner: Sendable {
     /// such run (``PriorRounds``): the progress line plans it at those
     /// (within its fewest and most) rather than at its fewest.
     let priorRounds: [String: Int]
+    /// Whether a child process counts the allocations once this runner's
+    /// timing is done (`AllocationPass/elsewhere` in a default run): the
+    /// time left includes that pass, planned as if counted here.
+    let countedAfterwards: Bool
 
     /// `allocationPass` defaults to `.here` with an exact counter, else `.unavailable`.
     package init(
         configuration: SuiteConfiguration, benchmarks: [any Benchmark] = BenchmarkCatalog.all,
         filter: BenchmarkFilter = BenchmarkFilter([]), counter: AllocationCounter,
-        allocationPass: AllocationPass? = nil, timedElsewhere: Set<String> = [], priorRounds: [String: Int] = [:]
+        allocationPass: AllocationPass? = nil, timedElsewhere: Set<String> = [], priorRounds: [String: Int] = [:],
+        countedAfterwards: Bool = false
     ) {
         self.configuration = configuration
         self.benchmarks = benchmarks
@@ -36,6 +41,7 @@ package struct SuiteRunner: Sendable {
         self.allocationPass = allocationPass ?? (counter.isExact ? .here : .unavailable)
         self.timedElsewhere = timedElsewhere
         self.priorRounds = priorRounds
+        self.countedAfterwards = countedAfterwards
     }
 
     /// The rounds the progress line plans the timing of the benchmark named
@@ -83,7 +89,10 @@ package struct SuiteRunner: Sendable {
             return true
         }
         let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
-        let countsPerPlan = counting ? Double(configuration.countingRepetitions) : 0
+        // The counting child's pass comes after this one's timing: without
+        // it, the time left fell short by the pass's 20 s at the end.
+        let countsPerPlan =
+            counting || (countedAfterwards && pass == .elsewhere) ? Double(configuration.countingRepetitions) : 0
         var stageEstimates: [ProgressReporter.Stage: Double] = [:]
         for plan in runnable {
             if timing && !timedElsewhere.contains(plan.benchmark) {
@@ -224,7 +233,9 @@ package struct SuiteRunner: Sendable {
                 }
             }
         }
-        for benchmark in order where counting {
+        // Those that count first (Benchmark.countsFirst), then the others in order.
+        let countsFirst = Set(order.filter { name in benchmarks.contains { $0.schema.name == name && $0.countsFirst } })
+        for benchmark in order.filter(countsFirst.contains) + order.filter({ !countsFirst.contains($0) }) where counting {
             let group = (byBenchmark[benchmark] ?? []).filter { $0.countAllocations != nil }
             for repetition in 1...max(configuration.countingRepetitions, 1) {
                 for plan in group {
