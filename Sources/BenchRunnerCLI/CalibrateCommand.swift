@@ -14,8 +14,9 @@ struct Calibrate: ParsableCommand {
             (the same suite, e.g. --quick, and --forks, on a machine as quiet), e.g. \
             `for i in 1 2 3 4 5 6; do swift run -c release BenchRunner --quick; done`. Runs of several \
             binaries (four or more of each: say one binary's quick runs and another's default runs) are \
-            calibrated binary by binary into one table, and a series two of them calibrate keeps the \
-            coarser resolution. For each judged \
+            calibrated binary by binary into one table, a row per series and binary; compare takes the row \
+            whose calibration runs had about as many repetitions of the series as the runs it compares. \
+            For each judged \
             timing series the spread of the runs' log medians, at its upper 90 % confidence bound, gives the \
             change that two runs exceed by chance with probability alpha/m (m calibrated series): its \
             resolution. compare calls a calibrated series worse or better only when its median also moved \
@@ -54,17 +55,18 @@ struct Calibrate: ParsableCommand {
             FileHandle.standardError.write(Data("error: \(output): cannot be written (\(error.localizedDescription))\n".utf8))
             throw ExitCode(2)
         }
-        let resolutions = table.entries.values.map(\.resolution).sorted()
+        let resolutions = table.calibrated.values.joined().map(\.resolution).sorted()
         let median = resolutions[resolutions.count / 2]
         let sources = table.calibrations.map {
-            "\($0.series) from \($0.runs) runs of git \($0.revision) (\($0.repetitions) repetitions a series)"
+            "\($0.series) from \($0.runs) runs of git \($0.revision) (\($0.repetitions) repetitions a series, median)"
         }
         print("calibrated \(table.entries.count) series, " + sources.joined(separator: ", ") + ": resolution from "
             + "\(NumberFormat.percentage(resolutions.first ?? 0)) to \(NumberFormat.percentage(resolutions.last ?? 0)), "
             + "median \(NumberFormat.percentage(median))")
-        for key in table.entries.keys.sorted(by: { $0.description < $1.description }) {
-            guard let entry = table.entries[key] else { continue }
-            print("  \(key): \(NumberFormat.percentage(entry.resolution))")
+        for key in table.calibrated.keys.sorted(by: { $0.description < $1.description }) {
+            for entry in table.calibrated[key] ?? [] {
+                print("  \(key): \(NumberFormat.percentage(entry.resolution)) (git \(entry.revision), \(entry.repetitions) repetitions)")
+            }
         }
         print("wrote \(output)")
     }

@@ -99,8 +99,8 @@ final class ResolutionTests: XCTestCase {
     /// Two binaries' runs (one suite's and another's, say) make one table,
     /// each binary's spread measured among its own runs: the code's change
     /// between them is no part of either spread, and a series both calibrate
-    /// keeps the coarser resolution.
-    func testRunsOfTwoBinariesAreCalibratedBinaryByBinaryAndASharedSeriesKeepsTheCoarserResolution() throws {
+    /// has an entry from each, the coarser first.
+    func testRunsOfTwoBinariesAreCalibratedBinaryByBinaryAndASharedSeriesKeepsBoth() throws {
         let quiet = (0..<4).map { Self.run($0, hop: [-0.01, 0.01, -0.01, 0.01][$0], timer: 0.1 * Double($0 % 2)) }
         // The other binary is 50 % slower throughout (a change of the code,
         // not spread), and its hop spreads five times as widely.
@@ -110,18 +110,41 @@ final class ResolutionTests: XCTestCase {
         let table = try ResolutionTable.calibrate(runs: quiet + slower, path: "out.csv")
         let alone = try ResolutionTable.calibrate(runs: quiet, path: "out.csv")
         let other = try ResolutionTable.calibrate(runs: slower, path: "out.csv")
+        XCTAssertEqual(
+            table.calibrated[Self.hop], [other.entries[Self.hop], alone.entries[Self.hop]].compactMap { $0 },
+            "both binaries' hop entries, the wider binary's (coarser) first")
         let hop = try XCTUnwrap(table.entries[Self.hop])
-        XCTAssertEqual(hop, other.entries[Self.hop], "the wider binary's hop resolution is the coarser one")
         XCTAssertEqual(hop.revision, "def")
         XCTAssertLessThan(hop.resolution, 0.5, "the 50 % between the binaries is not read as spread")
         XCTAssertEqual(table.entries[Self.timer], alone.entries[Self.timer], "the first binary's timer spreads more")
         XCTAssertEqual(
             table.calibrations,
             [
-                ResolutionTable.Calibration(revision: "abc", runs: 4, repetitions: 3, series: 1),
-                ResolutionTable.Calibration(revision: "def", runs: 5, repetitions: 3, series: 1),
+                ResolutionTable.Calibration(revision: "abc", runs: 4, repetitions: 3, series: 2),
+                ResolutionTable.Calibration(revision: "def", runs: 5, repetitions: 3, series: 2),
             ])
         XCTAssertEqual(try ResolutionTable.parse(text: table.csv(), path: "out.csv"), table)
+    }
+
+    /// A series the quick runs (7 repetitions) and the default runs (30)
+    /// both calibrate: compare takes the entry of the suite the compared runs
+    /// look like by their repetitions, nearest on a log scale, and the
+    /// coarser when it cannot tell.
+    func testTheEntryWhoseCalibrationHadAsManyRepetitionsApplies() {
+        func entry(_ repetitions: Int, _ resolution: Double) -> ResolutionTable.Entry {
+            ResolutionTable.Entry(
+                runs: 7, logDeviation: resolution / 10, resolution: resolution, spread: 0.1, revision: "r\(repetitions)",
+                repetitions: repetitions)
+        }
+        let table = ResolutionTable(path: "r.csv", calibrated: [Self.hop: [entry(7, 0.09), entry(30, 0.14)]])
+        XCTAssertEqual(table.resolution(of: Self.hop, repetitions: 7), 0.09)
+        XCTAssertEqual(table.resolution(of: Self.hop, repetitions: 6), 0.09)
+        XCTAssertEqual(table.resolution(of: Self.hop, repetitions: 30), 0.14)
+        XCTAssertEqual(table.resolution(of: Self.hop, repetitions: 20), 0.14, "20 is nearer 30 than 7 on a log scale")
+        XCTAssertEqual(table.resolution(of: Self.hop, repetitions: nil), 0.14, "unknown: the coarser")
+        XCTAssertNil(table.resolution(of: Self.timer, repetitions: 7))
+        let tie = ResolutionTable(path: "r.csv", calibrated: [Self.hop: [entry(7, 0.09), entry(7, 0.2)]])
+        XCTAssertEqual(tie.resolution(of: Self.hop, repetitions: 7), 0.2, "a tie: the coarser")
     }
 
     func testATableReadsBackAsItWasWrittenAndMalformedTablesNameTheirLine() throws {

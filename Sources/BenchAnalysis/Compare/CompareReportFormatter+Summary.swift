@@ -337,11 +337,16 @@ extension CompareReportFormatter {
     /// What the resolution table is and whether the compared runs are like
     /// its calibration runs.
     func resolutionNote(_ table: ResolutionTable) -> String {
-        let calibrated = report.comparisons.filter { $0.worseTest != nil && table.resolution(of: $0.key) != nil }
+        func entry(_ comparison: SeriesComparison) -> ResolutionTable.Entry? {
+            table.entry(
+                for: comparison.key,
+                repetitions: max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0))
+        }
+        let calibrated = report.comparisons.filter { $0.worseTest != nil && entry($0) != nil }
         let raised = calibrated.filter { $0.threshold > $0.declaredThreshold }
         // The calibrations whose entries these runs' series use.
-        let used = Set(calibrated.compactMap { table.entries[$0.key] }.map { "\($0.revision)/\($0.repetitions)" })
-        let sources = table.calibrations.filter { used.isEmpty || used.contains("\($0.revision)/\($0.repetitions)") }
+        let used = Set(calibrated.compactMap { entry($0)?.revision })
+        let sources = table.calibrations.filter { used.isEmpty || used.contains($0.revision) }
             .map { "\($0.runs) runs of git \($0.revision) with \($0.repetitions) repetitions a series" }
         var text = "Resolution: \(table.path), from " + sources.joined(separator: " and ") + ": "
         text += "a calibrated series is worse (or better) only when "
@@ -355,7 +360,7 @@ extension CompareReportFormatter {
         }
         for (side, values) in [("base", \SeriesComparison.baseValues), ("new", \SeriesComparison.newValues)] {
             let ratios = calibrated.compactMap { comparison -> Double? in
-                guard let spread = table.entries[comparison.key]?.spread, spread > 0,
+                guard let spread = entry(comparison)?.spread, spread > 0,
                     let values = comparison[keyPath: values],
                     let own = RepetitionSpread.relativeInterquartileRange(values)
                 else { return nil }
@@ -378,7 +383,7 @@ extension CompareReportFormatter {
                 text += "+-\(NumberFormat.plain((comparison.threshold * 100).rounded()))%\n"
             }
         }
-        let calibratedCounts = calibrated.compactMap { table.entries[$0.key]?.repetitions }
+        let calibratedCounts = calibrated.compactMap { entry($0)?.repetitions }
         if let typical = Statistics.median(counts.map(Double.init)),
             let calibration = Statistics.median(calibratedCounts.map(Double.init)), Int(typical) != Int(calibration)
         {

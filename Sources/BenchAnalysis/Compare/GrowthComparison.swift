@@ -89,7 +89,9 @@ package struct GrowthComparison: Sendable {
             let spread = max(
                 Self.spread(baseSweeps.exponents[key] ?? []), Self.spread(newSweeps.exponents[key] ?? []))
             let logResolutions = shared.map { n -> Double in
-                guard let pointKey = baseSweeps.keys[key]?[n], let entry = resolution?.entries[pointKey] else { return 0 }
+                guard let pointKey = baseSweeps.keys[key]?[n],
+                    let entry = resolution?.entry(for: pointKey, repetitions: basePoints[n]?.count)
+                else { return 0 }
                 return higherIsBetter ? -log(max(1 - entry.resolution, 1e-12)) : log1p(entry.resolution)
             }
             let chance = Self.chanceTolerance(points: shared, logResolutions: logResolutions)

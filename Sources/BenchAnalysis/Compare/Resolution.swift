@@ -30,8 +30,10 @@ import ToolSupport
 /// suite (quick or default: the repetition count changes the medians'
 /// spread), the same `--forks`, a machine as quiet. One table may hold
 /// several calibrations, each from the runs of one binary (one per suite,
-/// say): every row records its calibration's revision and repetition count,
-/// and compare says when the runs it compares differ from them.
+/// say): every row records its calibration's revision and how many
+/// repetitions the series had in it, a series two calibrations share has a
+/// row from each, and compare takes the one whose repetitions are nearest
+/// the runs it compares (the coarser on a tie) and says when they differ.
 package struct ResolutionTable: Sendable, Equatable {
     /// The calibration of one series.
     package struct Entry: Sendable, Equatable {
@@ -48,7 +50,9 @@ package struct ResolutionTable: Sendable, Equatable {
         let spread: Double
         /// The git revision of the calibration runs this entry comes from.
         package let revision: String
-        /// The repetitions per series of those runs (their median).
+        /// The series' repetitions in those runs (their median): what tells
+        /// the suite it was calibrated for (the hops take 7 in a quick run,
+        /// 30 in a default one).
         package let repetitions: Int
 
         init(runs: Int, logDeviation: Double, resolution: Double, spread: Double, revision: String, repetitions: Int) {
@@ -68,7 +72,7 @@ package struct ResolutionTable: Sendable, Equatable {
         package let revision: String
         /// How many runs (the most any of its series comes from).
         package let runs: Int
-        /// Their repetitions per series (median).
+        /// Its series' repetitions (the median over them).
         package let repetitions: Int
         /// The table's series whose entry this calibration gave.
         package let series: Int
@@ -93,33 +97,59 @@ package struct ResolutionTable: Sendable, Equatable {
 
     /// The file the table was read from or written to, for messages.
     let path: String
-    /// Each calibrated series' entry.
-    package let entries: [ResultSeriesKey: Entry]
+    /// Each calibrated series' entries, one per calibration that has it,
+    /// coarsest first.
+    package let calibrated: [ResultSeriesKey: [Entry]]
 
-    init(path: String, entries: [ResultSeriesKey: Entry]) {
+    /// A table of `entries`, one or more per series.
+    init(path: String, calibrated: [ResultSeriesKey: [Entry]]) {
         self.path = path
-        self.entries = entries
+        self.calibrated = calibrated.filter { !$0.value.isEmpty }.mapValues { entries in
+            entries.sorted { ($0.resolution, $0.revision) > ($1.resolution, $1.revision) }
+        }
+    }
+
+    /// A table of one entry per series.
+    init(path: String, entries: [ResultSeriesKey: Entry]) {
+        self.init(path: path, calibrated: entries.mapValues { [$0] })
+    }
+
+    /// Each calibrated series' coarsest entry: what applies when the
+    /// compared runs' repetitions are not known.
+    package var entries: [ResultSeriesKey: Entry] {
+        calibrated.compactMapValues(\.first)
+    }
+
+    /// The entry of `key` for runs with `repetitions` of it: the one whose
+    /// calibration had the nearest count (on a log scale: 7 is nearer 3
+    /// than 30), the coarser on a tie; the coarsest when `repetitions` is
+    /// nil; nil when the series was not calibrated.
+    func entry(for key: ResultSeriesKey, repetitions: Int?) -> Entry? {
+        guard let entries = calibrated[key] else { return nil }
+        guard let repetitions, repetitions > 0 else { return entries.first }
+        let distance = { (entry: Entry) in abs(log(Double(max(entry.repetitions, 1))) - log(Double(repetitions))) }
+        // `entries` is coarsest first, and `min` keeps the first of equals.
+        return entries.min { distance($0) < distance($1) }
     }
 
     /// The calibrations the entries come from, in order of revision.
     package var calibrations: [Calibration] {
-        var series: [String: (revision: String, runs: Int, repetitions: Int, count: Int)] = [:]
-        for entry in entries.values {
-            let key = "\(entry.revision)/\(entry.repetitions)"
-            var found = series[key] ?? (entry.revision, 0, entry.repetitions, 0)
-            found.count += 1
-            // A series read at its usual level may come from fewer of the runs.
-            found.runs = max(found.runs, entry.runs)
-            series[key] = found
+        var byRevision: [String: [Entry]] = [:]
+        for entry in calibrated.values.joined() {
+            byRevision[entry.revision, default: []].append(entry)
         }
-        return series.values.map {
-            Calibration(revision: $0.revision, runs: $0.runs, repetitions: $0.repetitions, series: $0.count)
+        return byRevision.map { revision, entries in
+            Calibration(
+                // A series read at its usual level may come from fewer of the runs.
+                revision: revision, runs: entries.map(\.runs).max() ?? 0,
+                repetitions: Int(Statistics.median(entries.map { Double($0.repetitions) }) ?? 0), series: entries.count)
         }.sorted()
     }
 
-    /// The resolution of `key`, or nil when it was not calibrated.
-    func resolution(of key: ResultSeriesKey) -> Double? {
-        entries[key]?.resolution
+    /// The resolution of `key` for runs with `repetitions` of it
+    /// (``entry(for:repetitions:)``), or nil when it was not calibrated.
+    func resolution(of key: ResultSeriesKey, repetitions: Int? = nil) -> Double? {
+        entry(for: key, repetitions: repetitions)?.resolution
     }
 
     /// The resolution of a series whose runs' log medians spread with
@@ -154,10 +184,10 @@ package struct ResolutionTable: Sendable, Equatable {
     /// Calibrates every judged timing series found in all of `runs` of one
     /// binary (one git revision); runs of several binaries are calibrated
     /// binary by binary (each one suite's runs, say), and a series two of
-    /// them calibrate keeps the coarser resolution, so that runs like either
-    /// raise no false alarm. Exact counts and series compare only shows have
-    /// no resolution. Throws when a binary has fewer than ``minimumRuns``
-    /// runs, or when no series is in all the runs of one.
+    /// them calibrate has an entry from each (``entry(for:repetitions:)``
+    /// chooses). Exact counts and series compare only shows have no
+    /// resolution. Throws when a binary has fewer than ``minimumRuns`` runs,
+    /// or when no series is in all the runs of one.
     package static func calibrate(runs: [ResultFile], alpha: Double = 0.05, path: String) throws(CompareInputError)
         -> ResolutionTable
     {
@@ -182,14 +212,13 @@ package struct ResolutionTable: Sendable, Equatable {
                     + named.joined(separator: ", ") + " run(s): runs of one binary must come from one revision, "
                     + "or the spread between them would include the code's changes; give \(minimumRuns) or more of each")
         }
-        var entries: [ResultSeriesKey: Entry] = [:]
+        var calibrated: [ResultSeriesKey: [Entry]] = [:]
         for revision in byRevision.keys.sorted() {
-            for (key, entry) in try calibrate(binary: byRevision[revision] ?? [], revision: revision, alpha: alpha, path: path)
-            where entry.resolution > (entries[key]?.resolution ?? -1) {
-                entries[key] = entry
+            for (key, entry) in try calibrate(binary: byRevision[revision] ?? [], revision: revision, alpha: alpha, path: path) {
+                calibrated[key, default: []].append(entry)
             }
         }
-        return ResolutionTable(path: path, entries: entries)
+        return ResolutionTable(path: path, calibrated: calibrated)
     }
 
     /// The entries of one binary's `runs` (at least ``minimumRuns``), each
@@ -200,7 +229,7 @@ package struct ResolutionTable: Sendable, Equatable {
     {
         var logMedians: [ResultSeriesKey: [Double]] = [:]
         var spreads: [ResultSeriesKey: [Double]] = [:]
-        var counts: [Int] = []
+        var counts: [ResultSeriesKey: [Double]] = [:]
         for run in runs {
             let missed = run.benchmarksMissingTheirUsualLevel
             for series in run.series {
@@ -216,7 +245,7 @@ package struct ResolutionTable: Sendable, Equatable {
                 else { continue }
                 logMedians[series.key, default: []].append(Foundation.log(median))
                 spreads[series.key, default: []].append(RepetitionSpread.relativeInterquartileRange(series.values) ?? 0)
-                counts.append(series.values.count)
+                counts[series.key, default: []].append(Double(series.values.count))
             }
         }
         // Every run's series, or for a series read at its usual level the
@@ -231,7 +260,6 @@ package struct ResolutionTable: Sendable, Equatable {
                 message: "no judged timing series with a positive median is in all \(runs.count) runs of git "
                     + "\(revision): give runs of the same suite and filter")
         }
-        let repetitions = Int(Statistics.median(counts.map(Double.init)) ?? 0)
         var entries: [ResultSeriesKey: Entry] = [:]
         for (key, logs) in complete {
             let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
@@ -243,7 +271,8 @@ package struct ResolutionTable: Sendable, Equatable {
                 resolution: resolution(
                     logDeviation: deviation, runs: logs.count, seriesCount: complete.count, alpha: alpha,
                     higherIsBetter: rule.preference == .higherIsBetter),
-                spread: Statistics.median(spreads[key] ?? []) ?? 0, revision: revision, repetitions: repetitions)
+                spread: Statistics.median(spreads[key] ?? []) ?? 0, revision: revision,
+                repetitions: Int(Statistics.median(counts[key] ?? []) ?? 0))
         }
         return entries
     }
@@ -259,15 +288,16 @@ extension ResolutionTable {
     /// The table as CSV: a header, then one row per series, sorted.
     package func csv() -> String {
         var lines = [Self.columns.joined(separator: ",")]
-        let keys = entries.keys.sorted { $0.description < $1.description }
+        let keys = calibrated.keys.sorted { $0.description < $1.description }
         for key in keys {
-            guard let entry = entries[key] else { continue }
-            let fields = [
-                key.benchmark, key.variant, key.params, key.allocator, key.metric, String(entry.runs),
-                String(entry.logDeviation), String(entry.resolution), String(entry.spread), entry.revision,
-                String(entry.repetitions),
-            ]
-            lines.append(fields.map(CSV.escape).joined(separator: ","))
+            for entry in (calibrated[key] ?? []).sorted(by: { $0.revision < $1.revision }) {
+                let fields = [
+                    key.benchmark, key.variant, key.params, key.allocator, key.metric, String(entry.runs),
+                    String(entry.logDeviation), String(entry.resolution), String(entry.spread), entry.revision,
+                    String(entry.repetitions),
+                ]
+                lines.append(fields.map(CSV.escape).joined(separator: ","))
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -291,7 +321,7 @@ extension ResolutionTable {
                 message: "header lacks " + missing.joined(separator: ", ")
                     + " (is this a table BenchRunner calibrate wrote?)")
         }
-        var entries: [ResultSeriesKey: Entry] = [:]
+        var calibrated: [ResultSeriesKey: [Entry]] = [:]
         for row in try CSVInput.rows(of: table, path: path) {
             guard let runs = Int(row["runs"]), runs >= minimumRuns,
                 let deviation = Double(row["log_deviation"]), deviation.isFinite, deviation >= 0,
@@ -307,10 +337,11 @@ extension ResolutionTable {
             let key = ResultSeriesKey(
                 benchmark: row["benchmark"], variant: row["variant"], params: row["params"], metric: row["metric"],
                 allocator: row["allocator"])
-            entries[key] = Entry(
-                runs: runs, logDeviation: deviation, resolution: resolution, spread: spread, revision: row["revision"],
-                repetitions: rowRepetitions)
+            calibrated[key, default: []].append(
+                Entry(
+                    runs: runs, logDeviation: deviation, resolution: resolution, spread: spread,
+                    revision: row["revision"], repetitions: rowRepetitions))
         }
-        return ResolutionTable(path: path, entries: entries)
+        return ResolutionTable(path: path, calibrated: calibrated)
     }
 }

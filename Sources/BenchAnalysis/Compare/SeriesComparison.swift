@@ -156,7 +156,10 @@ package struct SeriesComparison: Sendable {
         alpha = options.alpha
         declaredThreshold = EvidenceSteps.threshold(rule: rule, options: options)
         threshold = EvidenceSteps.threshold(
-            declared: declaredThreshold, resolution: options.resolution?.resolution(of: key), rule: rule)
+            declared: declaredThreshold,
+            resolution: options.resolution?.resolution(
+                of: key, repetitions: max(base?.values.count ?? 0, new?.values.count ?? 0)),
+            rule: rule)
         // The machine's drift may only excuse a change, never make one: a
         // series is worse (or better) only if it is so both as measured and
         // corrected for the drift (an intersection-union test, whose p-value

@@ -201,8 +201,10 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     /// raced, and the three counting repetitions of one run differed (by up
     /// to 10 bytes a subscription at N = 1,000), so two runs of one binary
     /// did. Each variant therefore waits for its queue to go idle (`sync` on
-    /// it, which runs after everything queued before it) before the second
-    /// reading.
+    /// it, which runs after everything queued before it) before each
+    /// reading (the first followed the prewarm's delivery: at N = 1 a run's
+    /// repetitions read 304 or 1,296 bytes, as the prewarm's ~1 KB was freed
+    /// before the reading or after it).
     static func prime(_ n: Int, gate: DeliveryGate, variant: String, send: (Int) -> Void) throws {
         var next = 0
         while next < n {
@@ -254,6 +256,9 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
             internalSerialQueueName: "bench.scale.live", serialQueueConfiguration: { serialQueue = $0 })
         guard let queue = serialQueue else { throw BenchmarkFailure("scale.liveSubscriptions: no serial queue") }
         try prewarm(Observable.just(0).observe(on: scheduler))
+        // The prewarm's subscription is released on the queue's thread after
+        // its delivery: idle first, so the first reading does not race it.
+        queue.sync {}
         let sources = (0..<n).map { _ in Emitter<Int>() }
         for source in sources { _ = source.observable }
         let gate = DeliveryGate(expected: n)
