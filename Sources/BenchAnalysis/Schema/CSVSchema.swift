@@ -238,7 +238,10 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// ``MetricKind/instructionTolerance``).
     func countTolerance(metric: String) -> Double {
         guard let found = self.metric(named: metric) else { return 0 }
-        guard countsInWholeAllocations else { return found.exactTolerance }
+        // A count's growth exponent is no count per operation: it keeps its own tolerance.
+        guard countsInWholeAllocations, !CSVSchema.growthExponentMetrics.contains(metric) else {
+            return found.exactTolerance
+        }
         switch found.kind {
         case .allocations: return max(found.exactTolerance, Self.wholeAllocationTolerance)
         case .allocatedBytes: return max(found.exactTolerance, Self.wholeAllocationByteTolerance)
