@@ -180,10 +180,16 @@ struct Run: ParsableCommand {
         let priorRounds =
             configuration.adaptive != nil && configuration.repetitionsOverride == nil
             ? PriorRounds.newest(in: output, benchmarks: selected) : [:]
+        // What each stage cost against its plan in the last run of this
+        // suite here: the time left takes each stage at it (ProgressHistory).
+        // A counting child reads it too; only a top-level run writes it.
+        let historyPath = ProgressHistory.path(suite: configuration.name)
+        let history = isForking || timingOnly ? nil : ProgressHistory.load(path: historyPath)
         let runner = SuiteRunner(
             configuration: configuration, benchmarks: benchmarks, filter: BenchmarkFilter(patterns),
             counter: timingOnly ? .disabled : setup.counter, allocationPass: pass, timedElsewhere: Set(spread.map(\.name)),
-            priorRounds: priorRounds, countedAfterwards: setup.child != nil && !timingOnly && rowsFile == nil)
+            priorRounds: priorRounds, countedAfterwards: setup.child != nil && !timingOnly && rowsFile == nil,
+            history: history)
         if rowsFile != nil {
             // A child: its parent has said what the run is.
         } else if countsOnly {
@@ -248,6 +254,7 @@ struct Run: ParsableCommand {
             }
         }
         rows = spreadRows + rows
+        let timingEnded = MeasureContext.now()
         // Nothing is timed from here on, so the callgrind children count
         // while the allocation child counts, in about half the time the two
         // take one after the other: callgrind's counts are the fewest of
@@ -271,6 +278,13 @@ struct Run: ParsableCommand {
             }
         }
         rows += instructionRows?.wait() ?? []
+        if rowsFile == nil && !isForking && !timingOnly {
+            // The counting child's pass (beside the instruction pass) is what
+            // this process planned as its counting stages.
+            let countedElsewhere = setup.child != nil ? Double(MeasureContext.now() &- timingEnded) / 1e9 : nil
+            (history ?? ProgressHistory()).updated(with: progress.history(countedElsewhere: countedElsewhere))
+                .save(path: historyPath)
+        }
         let document = CSVWriter(environment: environment).document(rows)
         if let rowsFile {
             try document.write(toFile: rowsFile, atomically: true, encoding: .utf8)

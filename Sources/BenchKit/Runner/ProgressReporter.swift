@@ -99,6 +99,10 @@ package final class ProgressReporter: @unchecked Sendable {
         var estimatedDone: Double = 0
         /// Real seconds its finished measurements took.
         var actualDone: Double = 0
+        /// What the stage cost against its plan in the last run of the suite
+        /// on this machine (``ProgressHistory``): the ratio its time left is
+        /// taken at until its own measurements give one.
+        var priorRatio: Double?
     }
 
     struct State {
@@ -144,16 +148,44 @@ package final class ProgressReporter: @unchecked Sendable {
 
     /// Starts the run with each stage's estimated seconds; `waitingForTimers`:
     /// the stages whose plans wait for timers (see ``State/waitingForTimers``).
-    func begin(stageEstimates: [Stage: Double], waitingForTimers: Set<Stage> = []) {
+    /// `history`: what each stage cost against its plan in the last run of
+    /// the suite here, if recorded.
+    func begin(stageEstimates: [Stage: Double], waitingForTimers: Set<Stage> = [], history: ProgressHistory? = nil) {
         begin(stageEstimates: stageEstimates, total: stageEstimates.values.reduce(0, +))
-        state.withLock { $0.waitingForTimers = waitingForTimers }
+        state.withLock { state in
+            state.waitingForTimers = waitingForTimers
+            for key in state.stages.keys {
+                state.stages[key]?.priorRatio = history?.ratio(of: key)
+            }
+        }
+    }
+
+    /// What each stage measured in this process cost against its plan, and
+    /// for `countedElsewhere` seconds, the counting stages this process
+    /// planned but a child measured: ``ProgressHistory``'s record of the run.
+    package func history(countedElsewhere: Double?) -> ProgressHistory {
+        state.withLock { Self.history(of: $0, countedElsewhere: countedElsewhere) }
+    }
+
+    /// ``history(countedElsewhere:)`` of `state`.
+    static func history(of state: State, countedElsewhere: Double?) -> ProgressHistory {
+        var ratios: [Stage: Double] = [:]
+        for (key, cost) in state.stages where cost.estimatedDone > 0 && cost.actualDone > 0 {
+            ratios[key] = cost.actualDone / cost.estimatedDone
+        }
+        let counting = state.stages.filter { $0.key.phase == .counting && $0.value.estimatedDone == 0 }
+        let planned = counting.values.map(\.planned).reduce(0, +)
+        if let countedElsewhere, countedElsewhere > 0, planned > 0 {
+            for key in counting.keys { ratios[key] = countedElsewhere / planned }
+        }
+        return ProgressHistory(ratios: ratios)
     }
 
     /// What a measurement does: each kind costs differently against its
     /// plan (a warm-up also pays a session's set-up, and counting runs under
     /// the counting allocator), so each is a stage of its own.
-    enum Phase: Hashable, Sendable {
-        case warmUp, timing, counting
+    enum Phase: String, Hashable, Sendable, CaseIterable {
+        case warmUp = "warm-up", timing, counting
     }
 
     /// The measurements whose cost is learnt together: one benchmark's
@@ -202,6 +234,8 @@ package final class ProgressReporter: @unchecked Sendable {
     /// warm-ups, repetitions by repetitions: a warm-up also pays a session's
     /// set-up, so its ratio would overstate a repetition's many times), or
     /// taken as estimated when none has one: a guess, which `isGuess` says.
+    /// A stage the last run of the suite here recorded (``StageCost/priorRatio``)
+    /// is taken at that run's ratio until measured: no guess.
     /// A stage that waits for timers is taken as estimated until measured
     /// (not a guess: its ticks take what they take), and its own ratio is
     /// lent to no other stage. Without
@@ -229,6 +263,8 @@ package final class ProgressReporter: @unchecked Sendable {
             guard left > 0 else { continue }
             if stage.estimatedDone > 0 && stage.actualDone > 0 {
                 seconds += left * stage.actualDone / stage.estimatedDone
+            } else if let prior = stage.priorRatio {
+                seconds += left * prior
             } else if state.waitingForTimers.contains(key) {
                 seconds += left
             } else {

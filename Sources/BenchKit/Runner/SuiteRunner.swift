@@ -26,13 +26,16 @@ package struct SuiteRunner: Sendable {
     /// timing is done (`AllocationPass/elsewhere` in a default run): the
     /// time left includes that pass, planned as if counted here.
     let countedAfterwards: Bool
+    /// What each stage cost against its plan in the last run of the suite
+    /// here (``ProgressHistory``), for the time left.
+    let history: ProgressHistory?
 
     /// `allocationPass` defaults to `.here` with an exact counter, else `.unavailable`.
     package init(
         configuration: SuiteConfiguration, benchmarks: [any Benchmark] = BenchmarkCatalog.all,
         filter: BenchmarkFilter = BenchmarkFilter([]), counter: AllocationCounter,
         allocationPass: AllocationPass? = nil, timedElsewhere: Set<String> = [], priorRounds: [String: Int] = [:],
-        countedAfterwards: Bool = false
+        countedAfterwards: Bool = false, history: ProgressHistory? = nil
     ) {
         self.configuration = configuration
         self.benchmarks = benchmarks
@@ -42,6 +45,7 @@ package struct SuiteRunner: Sendable {
         self.timedElsewhere = timedElsewhere
         self.priorRounds = priorRounds
         self.countedAfterwards = countedAfterwards
+        self.history = history
     }
 
     /// The rounds the progress line plans the timing of the benchmark named
@@ -113,7 +117,7 @@ package struct SuiteRunner: Sendable {
             Dictionary(grouping: runnable.filter { timing && !timedElsewhere.contains($0.benchmark) }) {
                 ProgressReporter.Stage($0, .timing)
             }.filter { $0.value.allSatisfy(\.waitsForTimers) }.keys)
-        progress.begin(stageEstimates: stageEstimates, waitingForTimers: waiting)
+        progress.begin(stageEstimates: stageEstimates, waitingForTimers: waiting, history: history)
         var failures: [SuiteFailure.PlanFailure] = []
         let rows = measure(
             runnable, timing: timing, counting: counting, pass: pass, progress: progress, failures: &failures)

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What each stage of the last run of a suite cost against its plan on this
+/// machine (a benchmark's warm-ups, its timed rounds, its counting pass:
+/// real seconds over planned ones), so that the next run's time left takes
+/// each stage at its own ratio from the start, as CTest orders and times
+/// tests from the costs of its last run.
+///
+/// Why: a stage not measured yet used to borrow the ratio of the stages
+/// measured so far, and the plans' estimates are rough in different
+/// directions (a hop's flood is planned at 1.5 µs an element and takes
+/// 20 ns, a timer's ticks take what they take): the time left of a default
+/// run was 15 to 50 % too long for most of it. A stage's own ratio moves
+/// little from run to run on one machine.
+///
+/// Kept beside the executable (`.build/release/` for `swift run -c release
+/// BenchRunner`), one file a suite: a build's cache, never a result. A file
+/// that is missing or cannot be read is no history (the first run guesses,
+/// and says so); one that cannot be written is skipped.
+package struct ProgressHistory: Sendable, Equatable, Codable {
+    /// Per stage (`benchmark|phase`), real seconds over planned seconds.
+    var ratios: [String: Double]
+
+    /// No stage recorded.
+    package init() {
+        ratios = [:]
+    }
+
+    init(ratios: [ProgressReporter.Stage: Double]) {
+        self.ratios = Dictionary(
+            ratios.filter { $0.value.isFinite && $0.value > 0 }.map { (Self.key($0.key), $0.value) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The ratio recorded for `stage`, if any.
+    func ratio(of stage: ProgressReporter.Stage) -> Double? {
+        ratios[Self.key(stage)]
+    }
+
+    /// This history with `newer`'s ratios in place of its own, for the
+    /// stages `newer` measured (a filtered run keeps the others').
+    package func updated(with newer: ProgressHistory) -> ProgressHistory {
+        var merged = self
+        merged.ratios.merge(newer.ratios) { _, new in new }
+        return merged
+    }
+
+    static func key(_ stage: ProgressReporter.Stage) -> String {
+        "\(stage.benchmark)|\(stage.phase.rawValue)"
+    }
+
+    /// Where the history of `suite` is kept: beside this executable.
+    package static func path(suite: String) -> String {
+        let directory = (AllocatorLauncher.executablePath as NSString).deletingLastPathComponent
+        return (directory as NSString).appendingPathComponent("BenchRunner-progress-\(suite).json")
+    }
+
+    /// The history at `path`; nil when there is none or it cannot be read.
+    package static func load(path: String) -> ProgressHistory? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(ProgressHistory.self, from: data)
+    }
+
+    /// Writes the history to `path`; false when it cannot be written (the
+    /// next run then guesses as this one would have).
+    @discardableResult
+    package func save(path: String) -> Bool {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        guard let data = try? encoder.encode(self) else { return false }
+        return FileManager.default.createFile(atPath: path, contents: data)
+    }
+}

@@ -1,0 +1,74 @@
+@testable import BenchKit
+import Foundation
+import XCTest
+
+/// The time left takes each stage at what it cost against its plan in the
+/// last run of the suite here, and a run records that for the next.
+final class ProgressHistoryTests: XCTestCase {
+    private func timing(_ benchmark: String) -> ProgressReporter.Stage {
+        ProgressReporter.Stage(benchmark: benchmark, phase: .timing)
+    }
+
+    private func counting(_ benchmark: String) -> ProgressReporter.Stage {
+        ProgressReporter.Stage(benchmark: benchmark, phase: .counting)
+    }
+
+    /// The busy queue's floods are planned at 3 times what they take, the
+    /// latency's repetitions at half: borrowing the latency's ratio, the
+    /// busy queue's 30 planned seconds were 60 (a guess); at its own ratio
+    /// from the last run they are 10, and no guess.
+    func testAStageNotYetMeasuredIsTakenAtItsRatioFromTheLastRun() {
+        var state = ProgressReporter.State()
+        state.startTime = 0
+        state.stages = [
+            timing("observeOn.latency"): .init(planned: 10, estimatedDone: 10, actualDone: 20),
+            timing("observeOn.busyQueue"): .init(planned: 30),
+        ]
+        var remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
+        XCTAssertEqual(remaining.seconds, 60, accuracy: 1e-9)
+        XCTAssertTrue(remaining.isGuess)
+        state.stages[timing("observeOn.busyQueue")]?.priorRatio = 1.0 / 3
+        remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
+        XCTAssertEqual(remaining.seconds, 10, accuracy: 1e-9)
+        XCTAssertFalse(remaining.isGuess)
+        // Once measured, its own ratio of this run: half of it at twice the plan.
+        state.stages[timing("observeOn.busyQueue")] = .init(planned: 30, estimatedDone: 15, actualDone: 30, priorRatio: 1.0 / 3)
+        remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
+        XCTAssertEqual(remaining.seconds, 30, accuracy: 1e-9)
+    }
+
+    /// A run records each stage it measured, and the counting stages a child
+    /// measured at the child's seconds over their plan; `begin` lays them on.
+    func testARunRecordsItsStagesAndTheNextRunBeginsWithThem() throws {
+        var state = ProgressReporter.State()
+        state.stages = [
+            timing("a"): .init(planned: 10, estimatedDone: 10, actualDone: 5),
+            counting("a"): .init(planned: 4),
+            counting("b"): .init(planned: 6),
+        ]
+        let history = ProgressReporter.history(of: state, countedElsewhere: 5)
+        XCTAssertEqual(history.ratio(of: timing("a")), 0.5)
+        XCTAssertEqual(history.ratio(of: counting("a")), 0.5, "5 real seconds for the 10 planned")
+        XCTAssertEqual(history.ratio(of: counting("b")), 0.5)
+        XCTAssertNil(ProgressReporter.history(of: state, countedElsewhere: nil).ratio(of: counting("a")))
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("progress-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/history.json"
+        XCTAssertNil(ProgressHistory.load(path: path), "no file: no history")
+        XCTAssertTrue(history.save(path: path))
+        XCTAssertEqual(ProgressHistory.load(path: path), history)
+        try "not json".write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNil(ProgressHistory.load(path: path), "a file that cannot be read is no history")
+        XCTAssertFalse(history.save(path: directory + "/missing/history.json"))
+
+        let next = ProgressReporter(style: .silent)
+        next.begin(stageEstimates: [timing("c"): 8, counting("b"): 6], history: history)
+        XCTAssertEqual(next.remainingSeconds(), 8 + 3, accuracy: 1e-9, "c unrecorded at its plan, b at its ratio")
+        // A filtered run's record keeps the other stages' ratios.
+        let merged = history.updated(with: ProgressHistory(ratios: [counting("b"): 2]))
+        XCTAssertEqual(merged.ratio(of: counting("b")), 2)
+        XCTAssertEqual(merged.ratio(of: counting("a")), 0.5)
+    }
+}
