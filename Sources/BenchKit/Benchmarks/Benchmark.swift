@@ -31,9 +31,9 @@ package protocol Benchmark: Sendable {
     /// one; by default false (the catalogue's order). Declared by a
     /// benchmark that reads the process's live bytes over a window in which
     /// its own threads work: threads other benchmarks leave behind (their
-    /// queues' workers, exiting when idle, their caches) allocate and free
-    /// inside that window, so its reading differed from run to run; counted
-    /// first in the counting child, nothing else has run yet.
+    /// queues' workers, exiting when idle, their caches) would allocate and
+    /// free inside that window; counted first in the counting child, nothing
+    /// else has run yet.
     var countsFirst: Bool { get }
 }
 

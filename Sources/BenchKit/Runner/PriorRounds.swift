@@ -5,14 +5,12 @@ import Foundation
 /// newest earlier run of a results folder that chose its rounds the same
 /// way: what the progress line plans a benchmark at before it starts.
 ///
-/// Why: a benchmark of the default suite takes 3 to 30 rounds, as its
-/// series need, within its time budget. Planned at its fewest rounds, the
-/// time left was short by a third while the `scale.*` sweeps (which mostly
-/// run to their budget) were still to come, and long by a quarter once
-/// they were done. On one machine a benchmark takes about as many rounds
-/// run after run, so the last run's count is the better plan; the rounds
-/// it then takes still correct the plan as they go (a round beyond it
-/// extends it, stopping short ends it). A fresh clone has the committed
+/// The rule it serves: a benchmark of the default suite takes 3 to 30
+/// rounds, as its series need, within its time budget, and on one machine
+/// about as many rounds run after run; so the plan is the last run's count,
+/// not the fewest (the `scale.*` sweeps mostly run to their budget). The
+/// rounds it then takes still correct the plan as they go: a round beyond
+/// it extends it, stopping short ends it. A fresh clone has the committed
 /// runs of this machine class.
 package enum PriorRounds {
     /// The newest files read at most: a folder of many runs costs no more.

@@ -6,12 +6,13 @@ import Foundation
 /// each stage at its own ratio from the start, as CTest orders and times
 /// tests from the costs of its last run.
 ///
-/// Why: a stage not measured yet used to borrow the ratio of the stages
-/// measured so far, and the plans' estimates are rough in different
-/// directions (a hop's flood is planned at 1.5 µs an element and takes
-/// 20 ns, a timer's ticks take what they take): the time left of a default
-/// run was 15 to 50 % too long for most of it. A stage's own ratio moves
-/// little from run to run on one machine.
+/// The rule it serves: a stage is taken at its own ratio, never at another
+/// stage's. The plans' estimates are rough in different directions (a hop's
+/// flood is planned at 1.5 µs an element and takes 20 ns; a timer's ticks
+/// take what they take), so the ratio of the stages measured so far says
+/// little of a stage to come, while a stage's own ratio moves little from
+/// run to run on one machine. Without a history, a stage not yet measured
+/// borrows that ratio, and the time left says "(guess)".
 ///
 /// Kept beside the executable (`.build/release/` for `swift run -c release
 /// BenchRunner`), one file a suite: a build's cache, never a result. A file

@@ -93,8 +93,8 @@ package struct SuiteRunner: Sendable {
             return true
         }
         let warmUpRounds = timing && configuration.warmUp ? 1.0 : 0
-        // The counting child's pass comes after this one's timing: without
-        // it, the time left fell short by the pass's 20 s at the end.
+        // The counting child's pass comes after this one's timing, so the
+        // time left counts it too.
         let countsPerPlan =
             counting || (countedAfterwards && pass == .elsewhere) ? Double(configuration.countingRepetitions) : 0
         var stageEstimates: [ProgressReporter.Stage: Double] = [:]
@@ -213,8 +213,7 @@ package struct SuiteRunner: Sendable {
                 }
             } while adaptive != nil || rounds < max(repetitions, 1)
             if let adaptive {
-                let planned = Self.estimatedSeconds(
-                    of: group, rounds: adaptive.mayExceedMinimum ? plannedRounds(of: benchmark) : adaptive.minimum)
+                let planned = Self.estimatedSeconds(of: group, rounds: plannedRounds(of: benchmark))
                 let made = Self.estimatedSeconds(of: group, rounds: rounds)
                 progress.finishTiming(of: benchmark, estimatedSeconds: made)
                 adaptivePlanned += planned

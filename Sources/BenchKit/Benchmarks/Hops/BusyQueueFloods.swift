@@ -27,9 +27,9 @@ enum BusyQueueFloods {
     /// Floods of each kind per repetition, in a suite of `size`: 30 in the
     /// quick suite, whose runs the documents' figures of the series come
     /// from; 5 in the default suite, where each of the nine hops' floods
-    /// after a busy queue costs a disturbance of about 0.35 s (30 of each
-    /// took a minute and a half of a run, 10 of each half a minute, for a
-    /// series compare shows without judging).
+    /// after a busy queue costs a disturbance of about 0.35 s (each flood a
+    /// hop takes costs the run 3 s, for a series compare shows without
+    /// judging).
     static func floods(in size: SuiteSize) -> Int {
         switch size {
         case .quick: 30

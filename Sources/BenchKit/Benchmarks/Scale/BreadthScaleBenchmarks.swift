@@ -143,11 +143,8 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     init() {}
 
     /// Counted before every other benchmark (``Benchmark/countsFirst``): its
-    /// live bytes are read over the priming of N subscriptions, while the
-    /// threads of benchmarks counted before it came and went; in the default
-    /// run's counting child, after the hops' benchmarks, its three
-    /// repetitions differed by up to 1 KB at N = 1, alone they agree to the
-    /// byte.
+    /// live bytes are read over the priming of N subscriptions, a window in
+    /// which the threads of benchmarks counted before it would come and go.
     var countsFirst: Bool { true }
 
     func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
@@ -168,8 +165,8 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
                 countAllocations: { context in
                     // Warmed at the sweep's largest N: libdispatch keeps what
                     // the largest point's queue released in caches the next
-                    // points draw from, so warmed at 100 the first repetition
-                    // counted 64 bytes a subscription more than the others.
+                    // points draw from, and every repetition must find them
+                    // filled, the first as the others.
                     _ = try run(points.max() ?? 100, 1, context)
                     return try breadthSweep(points, .bytesPerLiveSubscription, context) { n in
                         try run(n, 1, context).liveBytes.map { Double($0) / Double(n) }
@@ -201,15 +198,11 @@ struct LiveSubscriptionScaleBenchmark: ScaleBenchmark {
     /// deliveries before the next.
     ///
     /// A batch's last delivery is not the end of its work: the queue's
-    /// thread still releases what carried the elements after it. Read at
-    /// once, the live bytes held some of that or none, by how the threads
-    /// raced, and the three counting repetitions of one run differed (by up
-    /// to 10 bytes a subscription at N = 1,000), so two runs of one binary
-    /// did. Each variant therefore waits for its queue to go idle (`sync` on
-    /// it, which runs after everything queued before it) before each
-    /// reading (the first followed the prewarm's delivery: at N = 1 a run's
-    /// repetitions read 304 or 1,296 bytes, as the prewarm's ~1 KB was freed
-    /// before the reading or after it).
+    /// thread still releases what carried the elements after it, and a
+    /// reading taken at once would hold some of that or none, by how the
+    /// threads race. So each variant reads the live bytes only with its queue
+    /// idle (`sync` on it, which runs after everything queued before it):
+    /// after the prewarm's delivery and after the priming.
     static func prime(_ n: Int, gate: DeliveryGate, variant: String, send: (Int) -> Void) throws {
         var next = 0
         while next < n {

@@ -9,8 +9,7 @@ extension Metric {
     /// comes from (`GrowthComparison`: whether the growth changed, beyond
     /// the chance its calibrated points allow). Read as a series, its
     /// relative change means nothing: an exponent of -0.20 that becomes
-    /// -0.15 "moved" by 25 %, and two runs of one binary raised it as a
-    /// regression.
+    /// -0.15 would have "moved" by 25 %.
     static let growthExponent = Metric(
         "growth_exponent", unit: "exponent", kind: .informational, direction: .informational)
     /// The same for a metric of the counting pass (allocations or bytes per
