@@ -180,10 +180,11 @@ struct Run: ParsableCommand {
         let priorRounds =
             configuration.adaptive != nil && configuration.repetitionsOverride == nil
             ? PriorRounds.newest(in: output, benchmarks: selected) : [:]
-        // What each stage cost against its plan in the last run of this
-        // suite here: the time left takes each stage at it (ProgressHistory).
-        // A counting child reads it too; only a top-level run writes it.
-        let historyPath = ProgressHistory.path(suite: configuration.name)
+        // What each stage cost against its plan in the newest run of this
+        // suite in the results folder: the time left takes each stage at it
+        // (ProgressHistory). A counting child reads it too; only a top-level
+        // run writes it.
+        let historyPath = ProgressHistory.path(suite: configuration.name, in: output)
         let history = isForking || timingOnly ? nil : ProgressHistory.load(path: historyPath)
         let runner = SuiteRunner(
             configuration: configuration, benchmarks: benchmarks, filter: BenchmarkFilter(patterns),

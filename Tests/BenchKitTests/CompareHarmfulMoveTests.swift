@@ -204,4 +204,29 @@ final class CompareHarmfulMoveTests: XCTestCase {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("results")
     }
+
+    /// A timer's skipped ticks are a handful per run on a loaded machine:
+    /// 1 → 2 of 500 (two calibration runs of one binary did this) is chance,
+    /// not a move beyond the threshold; 1 → 40 is far beyond chance.
+    func testSkippedTicksMoveBeyondTheThresholdOnlyBeyondChance() throws {
+        func ticks(_ values: [Double]) -> FixtureSeries {
+            FixtureSeries(
+                benchmark: "periodic.drift", variant: "concurrent-dispatch.native", params: "period_ms=1;ticks=500",
+                metric: "skipped_ticks", unit: "ticks", values: values)
+        }
+        var outcome = try fixture.compare(base: [ticks([0, 1, 1])], new: [ticks([1, 2, 6])])
+        var comparison = try XCTUnwrap(outcome.report?.comparisons.first)
+        XCTAssertEqual(try XCTUnwrap(comparison.change), 1, accuracy: 1e-9, "+100 %")
+        XCTAssertEqual(comparison.threshold, 3 * 3.0.squareRoot(), accuracy: 1e-9)
+        XCTAssertFalse(comparison.verdict.isUnjudged, "\(comparison.verdict)")
+        XCTAssertEqual(outcome.status, .noRegression, outcome.output)
+
+        outcome = try fixture.compare(base: [ticks([0, 1, 1, 1, 2, 1, 0])], new: [ticks([38, 40, 41, 40, 39, 42, 40])])
+        comparison = try XCTUnwrap(outcome.report?.comparisons.first)
+        XCTAssertEqual(comparison.verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression, outcome.output)
+        // Any other metric keeps its threshold.
+        XCTAssertNil(EvidenceSteps.chanceCountMove(metric: "lateness_p50_us", baseMedian: 1, newMedian: 2))
+        XCTAssertNil(EvidenceSteps.chanceCountMove(metric: "skipped_ticks", baseMedian: 0, newMedian: 2))
+    }
 }

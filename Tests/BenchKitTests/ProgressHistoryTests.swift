@@ -37,6 +37,37 @@ final class ProgressHistoryTests: XCTestCase {
         XCTAssertEqual(remaining.seconds, 30, accuracy: 1e-9)
     }
 
+    /// The recorded ratios come from the run committed with the repository,
+    /// on another machine: a machine that takes twice what the record says
+    /// of the stages measured so far takes twice its record of the stages to
+    /// come; a stage waiting for timers keeps its record.
+    func testRecordedRatiosAreScaledByThisMachinesPaceAgainstTheRecord() {
+        var state = ProgressReporter.State()
+        state.stages = [
+            timing("a"): .init(planned: 10, estimatedDone: 10, actualDone: 10, priorRatio: 0.5),
+            timing("b"): .init(planned: 10, priorRatio: 0.25),
+            timing("periodic.drift"): .init(planned: 30, priorRatio: 1),
+        ]
+        state.waitingForTimers = [timing("periodic.drift")]
+        var remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
+        XCTAssertEqual(remaining.seconds, 10 * 0.25 * 2 + 30, accuracy: 1e-9)
+        XCTAssertFalse(remaining.isGuess)
+        // Nothing with a record measured yet: the records as they are.
+        state.stages[timing("a")] = .init(planned: 10, priorRatio: 0.5)
+        remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
+        XCTAssertEqual(remaining.seconds, 10 * 0.5 + 10 * 0.25 + 30, accuracy: 1e-9)
+        // A measured stage without a record says nothing of the pace.
+        state.stages[timing("c")] = .init(planned: 5, estimatedDone: 5, actualDone: 50)
+        remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
+        XCTAssertEqual(remaining.seconds, 10 * 0.5 + 10 * 0.25 + 30, accuracy: 1e-9)
+    }
+
+    /// The history is kept in the results folder, one file per suite.
+    func testTheHistoryIsKeptInTheResultsFolderPerSuite() {
+        XCTAssertEqual(ProgressHistory.path(suite: "standard", in: "results"), "results/progress-standard.json")
+        XCTAssertEqual(ProgressHistory.path(suite: "quick", in: "/tmp/out/"), "/tmp/out/progress-quick.json")
+    }
+
     /// A run records each stage it measured, and the counting stages a child
     /// measured at the child's seconds over their plan; `begin` lays them on.
     func testARunRecordsItsStagesAndTheNextRunBeginsWithThem() throws {

@@ -19,6 +19,29 @@ final class ResultsFolderTests: XCTestCase {
             swiftVersion: "6", allocator: "system")
     }
 
+    /// A run rewrites the committed progress history in the results folder:
+    /// the next run is still of the commit, not `-dirty`; a changed source is.
+    func testAChangeInTheResultsFolderLeavesTheRevisionClean() throws {
+        let git = { (arguments: [String]) throws -> Void in
+            let result = try ChildProcess.run(
+                "/usr/bin/env", arguments: ["git", "-C", self.directory] + arguments, standardOutput: .discard,
+                standardError: .discard)
+            XCTAssertEqual(result.status, 0, "git \(arguments)")
+        }
+        try FileManager.default.createDirectory(atPath: directory + "/results", withIntermediateDirectories: true)
+        try "{}\n".write(toFile: directory + "/results/progress-standard.json", atomically: true, encoding: .utf8)
+        try "let x = 1\n".write(toFile: directory + "/main.swift", atomically: true, encoding: .utf8)
+        try git(["init", "-q"])
+        try git(["add", "."])
+        try git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c"])
+        let clean = RunEnvironment.gitRevision(in: directory)
+        XCTAssertEqual(clean.count, 12, clean)
+        try "{\"ratios\":{}}\n".write(toFile: directory + "/results/progress-standard.json", atomically: true, encoding: .utf8)
+        XCTAssertEqual(RunEnvironment.gitRevision(in: directory), clean)
+        try "let x = 2\n".write(toFile: directory + "/main.swift", atomically: true, encoding: .utf8)
+        XCTAssertEqual(RunEnvironment.gitRevision(in: directory), clean + "-dirty")
+    }
+
     func testWriteNamesTheFileAfterTimeAndRevisionAndLeavesNoTemporaryFile() throws {
         let path = try ResultsFolder(directory: directory).write("a,b\n", environment: environment())
         XCTAssertEqual((path as NSString).lastPathComponent, "20260101T000000Z-abc.csv")

@@ -65,6 +65,7 @@ final class ResultsIndexTests: XCTestCase {
         try write("results/20260101T000000Z-aaaaaaaaaaaa-throughput.png", "")
         try write("results/20260101T000300Z-dddddddddddd-x.png", "")
         try write("results/probe.txt", "a probe's output\n")
+        try write("results/progress-standard.json", "{\"ratios\":{}}\n")
         try write("docs/A.md", "The run `results/20260101T000000Z-aaaaaaaaaaaa.csv` shows it; so does the calibration-table.\n")
         try write("Tests/RunTests.swift", "let run = \"20260101T000100Z-bbbbbbbbbbbb\"\n")
     }
@@ -92,6 +93,8 @@ final class ResultsIndexTests: XCTestCase {
         XCTAssertEqual(entries["calibration-table.csv"]?.citedBy, [])
         XCTAssertEqual(entries["20260101T000000Z-aaaaaaaaaaaa-throughput.png"]?.madeFrom, "20260101T000000Z-aaaaaaaaaaaa.csv")
         XCTAssertEqual(entries["probe.txt"]?.kind, "text output")
+        XCTAssertEqual(entries["progress-standard.json"]?.kind, "progress history")
+        XCTAssertEqual(entries["progress-standard.json"]?.isProtected, true, "the next run reads it: never pruned")
         XCTAssertNil(entries["README.md"])
     }
 
@@ -104,7 +107,7 @@ final class ResultsIndexTests: XCTestCase {
 
         let dryRun = ResultsIndexTool.run(root: root.path, results: "results", suites: Self.suites, action: .prune(delete: false))
         XCTAssertEqual(dryRun.status, 0)
-        XCTAssertTrue(dryRun.output.contains("1 of 9 files"), dryRun.output)
+        XCTAssertTrue(dryRun.output.contains("1 of 10 files"), dryRun.output)
         XCTAssertTrue(dryRun.output.contains("Nothing was moved"), dryRun.output)
         for name in uncited {
             XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("results/\(name)").path), name)
@@ -127,7 +130,7 @@ final class ResultsIndexTests: XCTestCase {
                 "20260101T000000Z-aaaaaaaaaaaa-throughput.png", "20260101T000000Z-aaaaaaaaaaaa.csv",
                 "20260101T000100Z-bbbbbbbbbbbb.csv", "20260101T000200Z-cccccccccccc.csv",
                 "20260101T000300Z-dddddddddddd-x.png", "20260101T000300Z-dddddddddddd.csv", "README.md",
-                "baseline-other.csv", "calibration-table.csv",
+                "baseline-other.csv", "calibration-table.csv", "progress-standard.json",
             ])
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(aside).path).sorted(), uncited)

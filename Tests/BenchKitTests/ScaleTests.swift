@@ -135,6 +135,25 @@ final class GrowthExponentTests: XCTestCase {
         XCTAssertTrue(latencies.allSatisfy { $0 >= 1 && $0 < 1e9 }, "\(latencies.prefix(5))")
     }
 
+    func testATrampolinePointBelowTheMinimumIsTheMedianOfEnoughRuns() throws {
+        let context = MeasureContext(counter: .disabled, configuration: .tiny(recursionProbe: nil))
+        let minimum = TrampolineScaleBenchmark.minimumActions
+        for (n, expectedRuns) in [(1, minimum), (100, minimum / 100), (minimum, 1), (10 * minimum, 1)] {
+            // Every run but one takes 3 ns an action; one takes 1,000 (a
+            // preemption): the median is 3, unless the point is a single run.
+            var runs = 0
+            let perAction = try TrampolineScaleBenchmark.nanosecondsPerAction(n, context) { queued, _ in
+                XCTAssertEqual(queued, n)
+                runs += 1
+                return (UInt64(queued) * (runs == 1 ? 1_000 : 3), nil)
+            }
+            XCTAssertEqual(runs, expectedRuns, "N = \(n)")
+            XCTAssertEqual(perAction, expectedRuns == 1 ? 1_000 : 3, "N = \(n)")
+        }
+        // The library's own run: every queued action ran, each timed above zero.
+        XCTAssertGreaterThan(try TrampolineScaleBenchmark.nanosecondsPerAction(1, context, TrampolineScaleBenchmark.library), 0)
+    }
+
     func testASweepWritesAPointPerNAndAnExponentRow() throws {
         var recorder = SweepRecorder()
         for n in [10, 100, 1_000] {

@@ -19,9 +19,26 @@ enum EvidenceSteps {
 
     /// The threshold a series is judged against: `declared`, or for a timing
     /// series the resolution table calibrated, the larger of that and its resolution.
-    static func threshold(declared: Double, resolution: Double?, rule: MetricComparisonRule) -> Double {
-        guard !rule.isExact, let resolution else { return declared }
-        return max(declared, resolution)
+    static func threshold(
+        declared: Double, resolution: Double?, rule: MetricComparisonRule, chanceCountMove: Double? = nil
+    ) -> Double {
+        guard !rule.isExact else { return declared }
+        return max(declared, resolution ?? 0, chanceCountMove ?? 0)
+    }
+
+    /// Metrics that count events a loaded machine causes by chance (a tick
+    /// skipped because its thread woke late): a handful per run, so a
+    /// relative threshold reads 1 → 2 as +100 %.
+    static let chanceEventCounts: Set<String> = ["skipped_ticks"]
+
+    /// How far the median of such a count moves between two runs of one
+    /// binary by chance, as a fraction of the base median: the difference of
+    /// two Poisson counts of the medians' sizes has variance `base + new`, and
+    /// a move within three of its standard deviations, `3·√(base + new)`, is
+    /// chance. nil for any other metric, or a base of 0 (no relative change).
+    static func chanceCountMove(metric: String, baseMedian: Double?, newMedian: Double?) -> Double? {
+        guard chanceEventCounts.contains(metric), let baseMedian, let newMedian, baseMedian > 0 else { return nil }
+        return 3 * (baseMedian + max(newMedian, 0)).squareRoot() / baseMedian
     }
 
     /// The machine's drift the series is judged against: none for exact and

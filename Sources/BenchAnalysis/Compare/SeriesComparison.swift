@@ -10,7 +10,9 @@ import ToolSupport
 ///   more than it"); the ``HodgesLehmannInterval`` of the shift at
 ///   `1 - 2·alpha` (each bound a one-sided `1 - alpha` bound, the level of
 ///   the tests), in fractions of the base median; whether the median moved
-///   beyond the threshold (raised by the series' resolution, if any) in the
+///   beyond the threshold (raised by the series' resolution, if any, and for
+///   a count of chance events by its chance move,
+///   ``EvidenceSteps/chanceCountMove(metric:baseMedian:newMedian:)``) in the
 ///   harmful or the good direction. For a wake-up-bound time
 ///   (``MetricComparisonRule/isWakeUpBound``) the threshold is the larger of
 ///   `threshold` and `wakeUpThreshold`.
@@ -155,11 +157,6 @@ package struct SeriesComparison: Sendable {
         isGated = options.gate == .all || rule.isExact
         alpha = options.alpha
         declaredThreshold = EvidenceSteps.threshold(rule: rule, options: options)
-        threshold = EvidenceSteps.threshold(
-            declared: declaredThreshold,
-            resolution: options.resolution?.resolution(
-                of: key, repetitions: max(base?.values.count ?? 0, new?.values.count ?? 0)),
-            rule: rule)
         // The machine's drift may only excuse a change, never make one: a
         // series is worse (or better) only if it is so both as measured and
         // corrected for the drift (an intersection-union test, whose p-value
@@ -180,6 +177,12 @@ package struct SeriesComparison: Sendable {
         let newMedian = judgedNew.flatMap { Statistics.median($0) }
         self.baseMedian = baseMedian
         self.newMedian = newMedian
+        threshold = EvidenceSteps.threshold(
+            declared: declaredThreshold,
+            resolution: options.resolution?.resolution(
+                of: key, repetitions: max(base?.values.count ?? 0, new?.values.count ?? 0)),
+            rule: rule,
+            chanceCountMove: EvidenceSteps.chanceCountMove(metric: key.metric, baseMedian: baseMedian, newMedian: newMedian))
         interval = nil
         worseTest = nil
         betterTest = nil

@@ -25,7 +25,9 @@ import ToolSupport
 ///   benchmarks), and `+ instructions` when it also holds callgrind counts;
 ///   a file none of whose series any suite writes is `other`.
 /// A file named `baseline-*.csv` is also a `baseline`. Plots (`.png`) name the
-/// run they were drawn from; other files are `text output`.
+/// run they were drawn from; `progress-<suite>.json` is a `progress history`
+/// (what each stage of the suite's newest run cost against its plan, which
+/// the next run's time left reads); other files are `text output`.
 ///
 /// A file is cited by a text file of the repository (any file outside build
 /// folders, hidden folders other than `.ci` and `.github`, and the results
@@ -110,6 +112,8 @@ package struct ResultsIndex: Sendable {
                     let run = runStems.filter { name.hasPrefix($0 + "-") }.max { $0.count < $1.count }
                     madeFrom = run.map { $0 + ".csv" }
                     kind = "plot"
+                } else if name.hasPrefix("progress-") && name.hasSuffix(".json") {
+                    kind = "progress history"
                 } else {
                     kind = "text output"
                 }
@@ -117,7 +121,8 @@ package struct ResultsIndex: Sendable {
             return ResultsEntry(
                 name: name, kind: kind, revision: revision, date: date, benchmarks: benchmarks,
                 repetitions: repetitions, citedBy: citing.filter { cited($0.text) }.map(\.path),
-                isProtected: name.hasPrefix("baseline-") || kind == "calibration", madeFrom: madeFrom)
+                isProtected: name.hasPrefix("baseline-") || kind == "calibration" || kind == "progress history",
+                madeFrom: madeFrom)
         }
         entries = all.filter { committed.contains($0.name) }
         ownEntries = all.filter { !committed.contains($0.name) }

@@ -1,23 +1,28 @@
 import Foundation
 
-/// What each stage of the last run of a suite cost against its plan on this
-/// machine (a benchmark's warm-ups, its timed rounds, its counting pass:
-/// real seconds over planned ones), so that the next run's time left takes
-/// each stage at its own ratio from the start, as CTest orders and times
-/// tests from the costs of its last run.
+/// What each stage of the newest run of a suite cost against its plan (a
+/// benchmark's warm-ups, its timed rounds, its counting pass: real seconds
+/// over planned ones), so that the next run's time left takes each stage at
+/// its own ratio from the start, as CTest orders and times tests from the
+/// costs of its last run.
 ///
 /// The rule it serves: a stage is taken at its own ratio, never at another
 /// stage's. The plans' estimates are rough in different directions (a hop's
 /// flood is planned at 1.5 µs an element and takes 20 ns; a timer's ticks
 /// take what they take), so the ratio of the stages measured so far says
 /// little of a stage to come, while a stage's own ratio moves little from
-/// run to run on one machine. Without a history, a stage not yet measured
-/// borrows that ratio, and the time left says "(guess)".
+/// run to run. Without a history, a stage not yet measured borrows that
+/// ratio, and the time left says "(guess)".
 ///
-/// Kept beside the executable (`.build/release/` for `swift run -c release
-/// BenchRunner`), one file a suite: a build's cache, never a result. A file
-/// that is missing or cannot be read is no history (the first run guesses,
-/// and says so); one that cannot be written is skipped.
+/// Kept in the results folder beside the runs (`results/progress-<suite>.json`),
+/// as ``PriorRounds`` reads the rounds of the newest run there: a fresh
+/// clone's first run takes each stage at the ratio of the run committed with
+/// the repository, made on a machine of the kind the README names, and a
+/// faster or slower machine's own pace scales those ratios once its first
+/// stages are measured (``ProgressReporter/remainingByStage(of:now:inner:)``).
+/// Each top-level run rewrites the file with the stages it measured. A file
+/// that is missing or cannot be read is no history (the run guesses, and
+/// says so); one that cannot be written is skipped.
 package struct ProgressHistory: Sendable, Equatable, Codable {
     /// Per stage (`benchmark|phase`), real seconds over planned seconds.
     var ratios: [String: Double]
@@ -50,10 +55,10 @@ package struct ProgressHistory: Sendable, Equatable, Codable {
         "\(stage.benchmark)|\(stage.phase.rawValue)"
     }
 
-    /// Where the history of `suite` is kept: beside this executable.
-    package static func path(suite: String) -> String {
-        let directory = (AllocatorLauncher.executablePath as NSString).deletingLastPathComponent
-        return (directory as NSString).appendingPathComponent("BenchRunner-progress-\(suite).json")
+    /// Where the history of `suite` is kept: `progress-<suite>.json` in the
+    /// results folder `directory`.
+    package static func path(suite: String, in directory: String) -> String {
+        (directory as NSString).appendingPathComponent("progress-\(suite).json")
     }
 
     /// The history at `path`; nil when there is none or it cannot be read.

@@ -99,9 +99,9 @@ package final class ProgressReporter: @unchecked Sendable {
         var estimatedDone: Double = 0
         /// Real seconds its finished measurements took.
         var actualDone: Double = 0
-        /// What the stage cost against its plan in the last run of the suite
-        /// on this machine (``ProgressHistory``): the ratio its time left is
-        /// taken at until its own measurements give one.
+        /// What the stage cost against its plan in the newest recorded run of
+        /// the suite (``ProgressHistory``): the ratio its time left is taken
+        /// at (times this machine's pace) until its own measurements give one.
         var priorRatio: Double?
     }
 
@@ -148,8 +148,8 @@ package final class ProgressReporter: @unchecked Sendable {
 
     /// Starts the run with each stage's estimated seconds; `waitingForTimers`:
     /// the stages whose plans wait for timers (see ``State/waitingForTimers``).
-    /// `history`: what each stage cost against its plan in the last run of
-    /// the suite here, if recorded.
+    /// `history`: what each stage cost against its plan in the newest
+    /// recorded run of the suite, if any.
     func begin(stageEstimates: [Stage: Double], waitingForTimers: Set<Stage> = [], history: ProgressHistory? = nil) {
         begin(stageEstimates: stageEstimates, total: stageEstimates.values.reduce(0, +))
         state.withLock { state in
@@ -234,8 +234,12 @@ package final class ProgressReporter: @unchecked Sendable {
     /// warm-ups, repetitions by repetitions: a warm-up also pays a session's
     /// set-up, so its ratio would overstate a repetition's many times), or
     /// taken as estimated when none has one: a guess, which `isGuess` says.
-    /// A stage the last run of the suite here recorded (``StageCost/priorRatio``)
-    /// is taken at that run's ratio until measured: no guess.
+    /// A stage the newest run of the suite recorded (``StageCost/priorRatio``)
+    /// is taken at that run's ratio until measured, no guess, times this
+    /// machine's pace against that run's: what the measured stages that have
+    /// a recorded ratio cost, over what their ratios said they would
+    /// (1 until one is measured; a recorded run from a machine twice as
+    /// fast gives 2).
     /// A stage that waits for timers is taken as estimated until measured
     /// (not a guess: its ticks take what they take), and its own ratio is
     /// lent to no other stage. Without
@@ -247,11 +251,17 @@ package final class ProgressReporter: @unchecked Sendable {
             return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
         }
         var phaseCosts: [Phase: (estimated: Double, actual: Double)] = [:]
+        var recordedCost: (predicted: Double, actual: Double) = (0, 0)
         for (key, stage) in state.stages
         where stage.estimatedDone > 0 && stage.actualDone > 0 && !state.waitingForTimers.contains(key) {
             phaseCosts[key.phase, default: (0, 0)].estimated += stage.estimatedDone
             phaseCosts[key.phase, default: (0, 0)].actual += stage.actualDone
+            if let prior = stage.priorRatio {
+                recordedCost.predicted += stage.estimatedDone * prior
+                recordedCost.actual += stage.actualDone
+            }
         }
+        let pace = recordedCost.predicted > 0 ? recordedCost.actual / recordedCost.predicted : 1
         var seconds = 0.0
         var isGuess = false
         for (key, stage) in state.stages {
@@ -264,7 +274,8 @@ package final class ProgressReporter: @unchecked Sendable {
             if stage.estimatedDone > 0 && stage.actualDone > 0 {
                 seconds += left * stage.actualDone / stage.estimatedDone
             } else if let prior = stage.priorRatio {
-                seconds += left * prior
+                // Ticks take what they take, on any machine.
+                seconds += left * prior * (state.waitingForTimers.contains(key) ? 1 : pace)
             } else if state.waitingForTimers.contains(key) {
                 seconds += left
             } else {

@@ -9,7 +9,8 @@ package struct RunEnvironment: Sendable, Equatable {
     package var runID: String
     /// ISO 8601, UTC.
     var timestamp: String
-    /// Short revision of the checkout, `-dirty` when it has uncommitted changes, `unknown` outside git.
+    /// Short revision of the checkout, `-dirty` when it has uncommitted
+    /// changes outside the results folder, `unknown` outside git.
     package var gitRevision: String
     var host: String
     var cpu: String
@@ -53,11 +54,17 @@ package struct RunEnvironment: Sendable, Equatable {
         )
     }
 
-    static func gitRevision() -> String {
-        guard let revision = runTool("git", ["rev-parse", "--short=12", "HEAD"]), !revision.isEmpty else {
+    /// The revision of the checkout at `directory` (the working directory
+    /// when nil), as ``gitRevision`` records it.
+    static func gitRevision(in directory: String? = nil) -> String {
+        let at = directory.map { ["-C", $0] } ?? []
+        guard let revision = runTool("git", at + ["rev-parse", "--short=12", "HEAD"]), !revision.isEmpty else {
             return "unknown"
         }
-        let status = runTool("git", ["status", "--porcelain", "--untracked-files=no"]) ?? ""
+        // A change inside the results folder is not a change of the code
+        // measured: every run rewrites the committed progress history there
+        // (ProgressHistory), and a run after it is of the same revision.
+        let status = runTool("git", at + ["status", "--porcelain", "--untracked-files=no", "--", ":(top,exclude)results"]) ?? ""
         return status.isEmpty ? revision : revision + "-dirty"
     }
 

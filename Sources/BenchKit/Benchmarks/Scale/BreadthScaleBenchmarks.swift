@@ -3,13 +3,15 @@ import Foundation
 import OpenCombine
 import OpenCombineDispatch
 import Schedulers
+import ToolSupport
 
 /// `scale.trampoline`: N actions queued at once on the current thread (an
 /// action on `CurrentThreadScheduler` schedules N more, which queue behind it
 /// and run after it returns), then run. Per N: time per action, from the
-/// first schedule to the last action's end; in the counting pass, the live
-/// bytes each queued action holds (jemalloc `stats.allocated`, read with all
-/// N queued), with their growth exponents. `reference.closure-array` queues
+/// first schedule to the last action's end (below ``minimumActions``, the
+/// median of that many actions' worth of runs); in the counting pass, the
+/// live bytes each queued action holds (jemalloc `stats.allocated`, read with
+/// all N queued), with their growth exponents. `reference.closure-array` queues
 /// the same N closures in a plain Swift array and runs them: the floor.
 struct TrampolineScaleBenchmark: ScaleBenchmark {
     static let name = "scale.trampoline"
@@ -33,14 +35,15 @@ struct TrampolineScaleBenchmark: ScaleBenchmark {
     func plans(for configuration: SuiteConfiguration, points: [Int]) -> [MeasurementPlan] {
         let params = formatParams(["points": String(points.count)])
         let total = Double(points.reduce(0, +))
+        let timed = Double(points.reduce(0) { $0 + max($1, Self.minimumActions) })
         return [(VariantID.currentThread, Self.library), (.reference("closure-array"), Self.closureArray)].map { variant, run in
             MeasurementPlan(
-                benchmark: Self.name, variant: variant, params: params, estimatedSeconds: total * 0.2e-6 + 0.01,
+                benchmark: Self.name, variant: variant, params: params, estimatedSeconds: timed * 0.2e-6 + 0.01,
                 warmUpEstimatedSeconds: 0.01, countingEstimatedSeconds: total * 1e-6 + 0.01,
                 warmUp: { context in _ = try run(1_000, context) },
                 measure: { context in
                     try breadthSweep(points, .nanosecondsPerAction, context) { n in
-                        Double(try run(n, context).0) / Double(n)
+                        try Self.nanosecondsPerAction(n, context, run)
                     }
                 },
                 countAllocations: { context in
@@ -50,6 +53,27 @@ struct TrampolineScaleBenchmark: ScaleBenchmark {
                     }
                 })
         }
+    }
+
+    /// The fewest actions one point of the timing pass covers. A point with
+    /// fewer queued actions is timed this many actions' worth of times over
+    /// (`minimumActions / n` runs of `n`), so that no point rests on a single
+    /// clock reading of a microsecond or two.
+    static let minimumActions = 10_000
+
+    /// Time per action at `n`: the median, over `max(1, minimumActions / n)`
+    /// runs of `run(n)`, of each run's nanoseconds over `n`. The median keeps
+    /// one run that a preemption or a cold cache slowed from moving the point.
+    static func nanosecondsPerAction(
+        _ n: Int, _ context: MeasureContext, _ run: (Int, MeasureContext) throws -> (UInt64, Int64?)
+    ) throws -> Double {
+        let runs = max(1, minimumActions / max(n, 1))
+        var perAction: [Double] = []
+        perAction.reserveCapacity(runs)
+        for _ in 0..<runs {
+            perAction.append(Double(try run(n, context).0) / Double(n))
+        }
+        return Statistics.median(perAction) ?? 0
     }
 
     /// Queues `n` actions from inside one trampolined action; returns the
