@@ -34,6 +34,13 @@ final class UsualLevelTests: XCTestCase {
         let counts = MetricComparisonRule(metric: "allocs_per_element", benchmark: "observeOn.throughput", variant: "fast-path")
         XCTAssertFalse(counts.readsUsualLevel, "exact counts are read whole")
         XCTAssertEqual(counts.judgedValues([2, 1, 3]), [2, 1, 3])
+        // The trampoline's sweep lands at one of two levels per repetition
+        // too: its times read the usual level, its live bytes whole.
+        let trampoline = MetricComparisonRule(metric: "ns_per_action", benchmark: "scale.trampoline", variant: "current-thread")
+        XCTAssertTrue(trampoline.readsUsualLevel)
+        XCTAssertEqual(trampoline.judgedValues([110, 170, 110, 180, 125]), [110, 110, 125])
+        let bytes = MetricComparisonRule(metric: "bytes_per_queued_action", benchmark: "scale.trampoline", variant: "current-thread")
+        XCTAssertFalse(bytes.readsUsualLevel)
     }
 
     /// Fifteen repetitions of the usual level (13.3 to 14.7 ns) and the
