@@ -254,6 +254,32 @@ struct Run: ParsableCommand {
                 failure = suiteFailure
             }
         }
+        // A benchmark read at its usual level whose processes kept too few
+        // repetitions at that level (an episode of the machine's slower
+        // levels took them) is timed once more in as many processes, after
+        // the rest of the suite, and its new repetitions are numbered on:
+        // compare reads the usual level from all of them, and more
+        // repetitions taken during the same episode would not help.
+        let shares = ResultFile.usualLevelShares(of: spreadRows)
+        for benchmark in spread {
+            guard let share = shares[benchmark.name], share < BenchmarkSchema.usualLevelMinimumShare else { continue }
+            print("[\(benchmark.name)] kept \(Int((share * 100).rounded())) % of its repetitions at its usual level "
+                + "(fewer than \(Int((BenchmarkSchema.usualLevelMinimumShare * 100).rounded())) %): timed again in "
+                + "\(benchmark.processes) processes, its repetitions numbered on")
+            fflush(nil)
+            do {
+                let again = try ForkedRun.runBenchmark(
+                    benchmark.name, processes: benchmark.processes, total: benchmark.total,
+                    options: options, runID: environment.runID,
+                    progress: { line in
+                        print(line)
+                        fflush(nil)
+                    })
+                spreadRows = ForkedRun.appending(again, to: spreadRows)
+            } catch {
+                progress.note("note: timing \(benchmark.name) again failed (\(error)); its first processes' rows stand")
+            }
+        }
         rows = spreadRows + rows
         let timingEnded = MeasureContext.now()
         // Nothing is timed from here on, so the callgrind children count

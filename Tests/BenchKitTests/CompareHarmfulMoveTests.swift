@@ -227,6 +227,18 @@ final class CompareHarmfulMoveTests: XCTestCase {
         XCTAssertEqual(outcome.status, .regression, outcome.output)
         // Any other metric keeps its threshold.
         XCTAssertNil(EvidenceSteps.chanceCountMove(metric: "lateness_p50_us", baseMedian: 1, newMedian: 2))
-        XCTAssertNil(EvidenceSteps.chanceCountMove(metric: "skipped_ticks", baseMedian: 0, newMedian: 2))
+        // From none: 0 → 1 in a median of three (two calibration runs of one
+        // binary did this) is chance, not a suspected regression; 0 → 40 is not.
+        outcome = try fixture.compare(base: [ticks([0, 0, 0])], new: [ticks([0, 1, 1])])
+        comparison = try XCTUnwrap(outcome.report?.comparisons.first)
+        XCTAssertEqual(comparison.threshold, .infinity)
+        XCTAssertTrue(comparison.verdict.isJudged, "\(comparison.verdict)")
+        XCTAssertEqual(outcome.status, .noRegression, outcome.output)
+        XCTAssertEqual(CompareReportFormatter.thresholdText(comparison.threshold), "chance")
+        XCTAssertEqual(CompareReportFormatter.thresholdText(0.123), "+-12%")
+        outcome = try fixture.compare(base: [ticks([0, 0, 0, 0, 0, 0, 0])], new: [ticks([38, 40, 41, 40, 39, 42, 40])])
+        XCTAssertEqual(try XCTUnwrap(outcome.report?.comparisons.first).verdict, .worse)
+        XCTAssertEqual(outcome.status, .regression, outcome.output)
+        XCTAssertNil(EvidenceSteps.chanceCountMove(metric: "skipped_ticks", baseMedian: 0, newMedian: 10))
     }
 }

@@ -49,9 +49,13 @@ final class ProgressHistoryTests: XCTestCase {
             timing("periodic.drift"): .init(planned: 30, priorRatio: 1),
         ]
         state.waitingForTimers = [timing("periodic.drift")]
+        // One stage measured, at twice its record: the pace is shrunk
+        // toward 1 until more stages agree (√2), then moves toward 2.
         var remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
-        XCTAssertEqual(remaining.seconds, 10 * 0.25 * 2 + 30, accuracy: 1e-9)
+        XCTAssertEqual(remaining.seconds, 10 * 0.25 * 2.0.squareRoot() + 30, accuracy: 1e-9)
         XCTAssertFalse(remaining.isGuess)
+        XCTAssertEqual(ProgressReporter.pace(of: [2, 2, 2]), pow(2, 0.75), accuracy: 1e-12)
+        XCTAssertEqual(ProgressReporter.pace(of: Array(repeating: 2, count: 19)), pow(2, 0.95), accuracy: 1e-12)
         // Nothing with a record measured yet: the records as they are.
         state.stages[timing("a")] = .init(planned: 10, priorRatio: 0.5)
         remaining = ProgressReporter.remainingByStage(of: state, now: 0, inner: nil)
@@ -62,6 +66,26 @@ final class ProgressHistoryTests: XCTestCase {
         XCTAssertEqual(remaining.seconds, 10 * 0.5 + 10 * 0.25 + 30, accuracy: 1e-9)
     }
 
+
+    /// One long stage that overran its record (an adaptive benchmark took
+    /// more rounds than in the recorded run, as `observeOn.latency` did:
+    /// 70 s against about 40) does not set the pace of every stage to come
+    /// once the stages after it ran at their records: the pace is the
+    /// stages' median, not their summed seconds'. Summed, the 70 s would
+    /// have made the stages to come 1.6 times their records.
+    func testOneLongStageThatOverranDoesNotSetThePaceOfTheRest() {
+        var state = ProgressReporter.State()
+        state.stages = [
+            timing("long"): .init(planned: 40, estimatedDone: 40, actualDone: 70, priorRatio: 1),
+            timing("b"): .init(planned: 2, estimatedDone: 2, actualDone: 2, priorRatio: 1),
+            timing("c"): .init(planned: 3, estimatedDone: 3, actualDone: 3, priorRatio: 1),
+            timing("d"): .init(planned: 5, estimatedDone: 5, actualDone: 5, priorRatio: 1),
+            timing("next"): .init(planned: 100, priorRatio: 1),
+        ]
+        XCTAssertEqual(ProgressReporter.remainingByStage(of: state, now: 0, inner: nil).seconds, 100, accuracy: 1e-9)
+        XCTAssertEqual(ProgressReporter.pace(of: [1.75, 1, 1, 1]), 1, accuracy: 1e-12)
+        XCTAssertEqual(ProgressReporter.pace(of: []), 1)
+    }
     /// The history is kept in the results folder, one file per suite.
     func testTheHistoryIsKeptInTheResultsFolderPerSuite() {
         XCTAssertEqual(ProgressHistory.path(suite: "standard", in: "results"), "results/progress-standard.json")
@@ -97,9 +121,12 @@ final class ProgressHistoryTests: XCTestCase {
         let next = ProgressReporter(style: .silent)
         next.begin(stageEstimates: [timing("c"): 8, counting("b"): 6], history: history)
         XCTAssertEqual(next.remainingSeconds(), 8 + 3, accuracy: 1e-9, "c unrecorded at its plan, b at its ratio")
-        // A filtered run's record keeps the other stages' ratios.
-        let merged = history.updated(with: ProgressHistory(ratios: [counting("b"): 2]))
-        XCTAssertEqual(merged.ratio(of: counting("b")), 2)
+        // A run moves each stage it measured halfway to its own ratio (on a
+        // log scale: 0.5 and 2 average to 1), records a new stage as it
+        // found it, and keeps the stages it did not measure (a filtered run).
+        let merged = history.updated(with: ProgressHistory(ratios: [counting("b"): 2, timing("d"): 3]))
+        XCTAssertEqual(try XCTUnwrap(merged.ratio(of: counting("b"))), 1, accuracy: 1e-12)
+        XCTAssertEqual(merged.ratio(of: timing("d")), 3)
         XCTAssertEqual(merged.ratio(of: counting("a")), 0.5)
     }
 }

@@ -129,4 +129,49 @@ final class UsualLevelTests: XCTestCase {
         XCTAssertEqual(
             try throughputFile(wide: wide, hopsSlow: 24).benchmarksMissingTheirUsualLevel, ["observeOn.throughput"])
     }
+
+    /// A default run reads the share of its own rows at the usual level
+    /// before it writes them (the rule compare applies to the file), and a
+    /// benchmark below the minimum is timed again, its new repetitions
+    /// numbered on: thirty more at the usual level leave the run judged,
+    /// where the first thirty alone were not.
+    func testARunReadsTheUsualLevelShareOfItsOwnRowsAndTimesAgainOnFromThem() throws {
+        func rows(_ values: [Double]) -> [CSVRow] {
+            ["fast-path", "generic", "concurrent"].flatMap { variant in
+                values.enumerated().map { index, value in
+                    CSVRow(
+                        benchmark: "observeOn.throughput", variant: variant, params: "elements=100000",
+                        metric: "ns_per_element", unit: "ns", repetition: index + 1, value: value)
+                }
+            }
+        }
+        let missed = rows(run(usual: 1, slow: 25))
+        let share = try XCTUnwrap(ResultFile.usualLevelShares(of: missed)["observeOn.throughput"])
+        XCTAssertEqual(share, 5.0 / 30, accuracy: 1e-9)
+        XCTAssertLessThan(share, BenchmarkSchema.usualLevelMinimumShare)
+        XCTAssertEqual(
+            try XCTUnwrap(ResultFile.usualLevelShares(of: rows(run(usual: 1, slow: 2)))["observeOn.throughput"]),
+            28.0 / 30, accuracy: 1e-9)
+        XCTAssertNil(ResultFile.usualLevelShares(of: missed)["observeOn.latency"], "no rows, no share")
+
+        let both = ForkedRun.appending(rows(run(usual: 1, slow: 3)), to: missed)
+        XCTAssertEqual(both.count, 180)
+        let fastPath = both.filter { $0.variant == "fast-path" }
+        XCTAssertEqual(fastPath.map(\.repetition), Array(1...60), "numbered on from each series' own last repetition")
+        XCTAssertGreaterThanOrEqual(
+            try XCTUnwrap(ResultFile.usualLevelShares(of: both)["observeOn.throughput"]), BenchmarkSchema.usualLevelMinimumShare)
+
+        func file(_ rows: [CSVRow]) throws -> ResultFile {
+            var lines = ["benchmark,variant,params,metric,unit,repetition,value"]
+            for row in rows {
+                lines.append("\(row.benchmark),\(row.variant),\(row.params),\(row.metric),\(row.unit),\(row.repetition),\(row.value!)")
+            }
+            return try ResultFile.parse(text: lines.joined(separator: "\n") + "\n", path: "run.csv")
+        }
+        XCTAssertEqual(try file(missed).benchmarksMissingTheirUsualLevel, ["observeOn.throughput"])
+        XCTAssertEqual(try file(both).benchmarksMissingTheirUsualLevel, [])
+        let report = try ComparisonReport(
+            base: file(rows(run(usual: 1, slow: 2))), new: file(both), options: CompareOptions())
+        XCTAssertEqual(report.exitStatus, .noRegression, CompareReportFormatter(report: report).summary())
+    }
 }

@@ -37,6 +37,13 @@ extension CompareReportFormatter {
         return "\(base) -> \(new) \(comparison.unit)\(change)"
     }
 
+    /// A series' threshold as the table and the summary print it: `+-12%`;
+    /// `chance` where no finite relative move is beyond chance (a count of
+    /// chance events from a base of 0: ``EvidenceSteps/chanceCountMove(metric:baseMedian:newMedian:)``).
+    static func thresholdText(_ threshold: Double) -> String {
+        threshold.isFinite ? "+-\(NumberFormat.plain((threshold * 100).rounded()))%" : "chance"
+    }
+
     /// A probability to three decimals, or three significant digits below
     /// 0.001: `0.05`, `0.004`, `0.000291`.
     static func probability(_ value: Double) -> String {

@@ -380,7 +380,7 @@ extension CompareReportFormatter {
             text += "would judge them against the threshold), \(withinResolution.count) series:\n"
             for comparison in withinResolution {
                 text += "  \(comparison.key): \(comparison.change.map(NumberFormat.percentage) ?? "?"), resolution "
-                text += "+-\(NumberFormat.plain((comparison.threshold * 100).rounded()))%\n"
+                text += Self.thresholdText(comparison.threshold) + "\n"
             }
         }
         let calibratedCounts = calibrated.compactMap { entry($0)?.repetitions }

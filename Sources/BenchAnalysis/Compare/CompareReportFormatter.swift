@@ -76,8 +76,7 @@ package struct CompareReportFormatter: Sendable {
             // Thresholds differ per series once a resolution applies.
             columns.append(
                 Column(title: "threshold", alignment: .right) { comparison in
-                    comparison.worseTest == nil ? "" : "+-" + NumberFormat.plain((comparison.threshold * 100).rounded())
-                        + "%"
+                    comparison.worseTest == nil ? "" : Self.thresholdText(comparison.threshold)
                 })
         }
         columns += [

@@ -35,10 +35,16 @@ enum EvidenceSteps {
     /// binary by chance, as a fraction of the base median: the difference of
     /// two Poisson counts of the medians' sizes has variance `base + new`, and
     /// a move within three of its standard deviations, `3·√(base + new)`, is
-    /// chance. nil for any other metric, or a base of 0 (no relative change).
+    /// chance. From a base of 0 no relative move is defined: a new median
+    /// within that chance move (0 → 1, … 0 → 9) gives an infinite threshold,
+    /// so it is never beyond chance; one beyond it (0 → 10 or more) gives
+    /// nil, and the repetitions' tests judge it at the declared threshold.
+    /// nil for any other metric.
     static func chanceCountMove(metric: String, baseMedian: Double?, newMedian: Double?) -> Double? {
-        guard chanceEventCounts.contains(metric), let baseMedian, let newMedian, baseMedian > 0 else { return nil }
-        return 3 * (baseMedian + max(newMedian, 0)).squareRoot() / baseMedian
+        guard chanceEventCounts.contains(metric), let baseMedian, let newMedian, baseMedian >= 0 else { return nil }
+        let chance = 3 * (baseMedian + max(newMedian, 0)).squareRoot()
+        guard baseMedian > 0 else { return newMedian <= chance ? .infinity : nil }
+        return chance / baseMedian
     }
 
     /// The machine's drift the series is judged against: none for exact and

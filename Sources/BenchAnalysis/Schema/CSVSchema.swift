@@ -202,7 +202,7 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// usual level, and compare leaves the series unjudged (`too few
     /// repetitions`, exit 3) rather than read it (one such run, read as the
     /// base, let a fast path made 20 % slower pass).
-    static let usualLevelMinimumShare = 0.25
+    package static let usualLevelMinimumShare = 0.25
 
     /// How far an allocation count per operation may move and still be
     /// `same` when counts are exact only in whole allocations: less than one

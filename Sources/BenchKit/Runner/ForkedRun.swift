@@ -78,6 +78,22 @@ package enum ForkedRun {
         return merged
     }
 
+    /// `later` (a benchmark's rows timed again after the rest of the run)
+    /// after `rows`: each series' repetitions numbered on from its own last
+    /// one in `rows`, as a fork's are from the previous fork's.
+    package static func appending(_ later: [CSVRow], to rows: [CSVRow]) -> [CSVRow] {
+        func key(_ row: CSVRow) -> [String] {
+            [row.benchmark, row.variant, row.params, row.metric, row.allocator ?? ""]
+        }
+        var highest: [[String]: Int] = [:]
+        for row in rows { highest[key(row)] = max(highest[key(row)] ?? 0, row.repetition) }
+        return rows + later.map { row in
+            var row = row
+            row.repetition += highest[key(row)] ?? 0
+            return row
+        }
+    }
+
     /// Runs `forks` processes one after another with the parent's
     /// `options` (``childOptions(_:repetitions:rowsFile:runID:)``) and
     /// returns their merged rows. Throws when a fork fails or leaves no

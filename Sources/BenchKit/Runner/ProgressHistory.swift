@@ -1,6 +1,6 @@
 import Foundation
 
-/// What each stage of the newest run of a suite cost against its plan (a
+/// What each stage of the recent runs of a suite cost against its plan (a
 /// benchmark's warm-ups, its timed rounds, its counting pass: real seconds
 /// over planned ones), so that the next run's time left takes each stage at
 /// its own ratio from the start, as CTest orders and times tests from the
@@ -11,7 +11,9 @@ import Foundation
 /// flood is planned at 1.5 µs an element and takes 20 ns; a timer's ticks
 /// take what they take), so the ratio of the stages measured so far says
 /// little of a stage to come, while a stage's own ratio moves little from
-/// run to run. Without a history, a stage not yet measured borrows that
+/// run to run (less as an average: each run moves a stage's record halfway
+/// to its own ratio, on a log scale, so one run whose adaptive benchmark took
+/// more rounds than usual moves it half as far). Without a history, a stage not yet measured borrows that
 /// ratio, and the time left says "(guess)".
 ///
 /// Kept in the results folder beside the runs (`results/progress-<suite>.json`),
@@ -20,7 +22,8 @@ import Foundation
 /// the repository, made on a machine of the kind the README names, and a
 /// faster or slower machine's own pace scales those ratios once its first
 /// stages are measured (``ProgressReporter/remainingByStage(of:now:inner:)``).
-/// Each top-level run rewrites the file with the stages it measured. A file
+/// Each top-level run rewrites the file with the stages it measured
+/// (``updated(with:)``). A file
 /// that is missing or cannot be read is no history (the run guesses, and
 /// says so); one that cannot be written is skipped.
 package struct ProgressHistory: Sendable, Equatable, Codable {
@@ -43,11 +46,14 @@ package struct ProgressHistory: Sendable, Equatable, Codable {
         ratios[Self.key(stage)]
     }
 
-    /// This history with `newer`'s ratios in place of its own, for the
-    /// stages `newer` measured (a filtered run keeps the others').
+    /// This history with the stages `newer` measured moved halfway to
+    /// `newer`'s ratios, on a log scale (the geometric mean of the two: an
+    /// average over runs that weighs the newest most); a stage this history
+    /// has no record of takes `newer`'s ratio, and one `newer` did not
+    /// measure keeps its own (a filtered run keeps the others').
     package func updated(with newer: ProgressHistory) -> ProgressHistory {
         var merged = self
-        merged.ratios.merge(newer.ratios) { _, new in new }
+        merged.ratios.merge(newer.ratios) { old, new in (old * new).squareRoot() }
         return merged
     }
 

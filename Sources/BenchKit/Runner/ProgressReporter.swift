@@ -236,10 +236,8 @@ package final class ProgressReporter: @unchecked Sendable {
     /// taken as estimated when none has one: a guess, which `isGuess` says.
     /// A stage the newest run of the suite recorded (``StageCost/priorRatio``)
     /// is taken at that run's ratio until measured, no guess, times this
-    /// machine's pace against that run's: what the measured stages that have
-    /// a recorded ratio cost, over what their ratios said they would
-    /// (1 until one is measured; a recorded run from a machine twice as
-    /// fast gives 2).
+    /// machine's pace against that run's (``pace(of:)``, from the measured
+    /// stages that have a recorded ratio).
     /// A stage that waits for timers is taken as estimated until measured
     /// (not a guess: its ticks take what they take), and its own ratio is
     /// lent to no other stage. Without
@@ -251,17 +249,16 @@ package final class ProgressReporter: @unchecked Sendable {
             return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
         }
         var phaseCosts: [Phase: (estimated: Double, actual: Double)] = [:]
-        var recordedCost: (predicted: Double, actual: Double) = (0, 0)
+        var stagePaces: [Double] = []
         for (key, stage) in state.stages
         where stage.estimatedDone > 0 && stage.actualDone > 0 && !state.waitingForTimers.contains(key) {
             phaseCosts[key.phase, default: (0, 0)].estimated += stage.estimatedDone
             phaseCosts[key.phase, default: (0, 0)].actual += stage.actualDone
-            if let prior = stage.priorRatio {
-                recordedCost.predicted += stage.estimatedDone * prior
-                recordedCost.actual += stage.actualDone
+            if let prior = stage.priorRatio, prior > 0 {
+                stagePaces.append(stage.actualDone / (stage.estimatedDone * prior))
             }
         }
-        let pace = recordedCost.predicted > 0 ? recordedCost.actual / recordedCost.predicted : 1
+        let pace = Self.pace(of: stagePaces)
         var seconds = 0.0
         var isGuess = false
         for (key, stage) in state.stages {
@@ -285,6 +282,25 @@ package final class ProgressReporter: @unchecked Sendable {
             }
         }
         return (seconds, isGuess)
+    }
+
+    /// This machine's pace against the recorded run's, from the stages
+    /// measured so far, each as its real seconds over what its record said
+    /// (`stagePaces`): their median, as a factor on a log scale, shrunk
+    /// toward 1 by `n / (n + 1)` for `n` stages. A stage's own ratio also
+    /// moves between runs of one machine (an adaptive benchmark takes more
+    /// rounds, an episode of the machine's slow levels takes one stage): a
+    /// median of stages, not their summed seconds, keeps one long stage
+    /// that overran from setting the pace of every stage to come, and the
+    /// shrinking keeps the first stage or two from setting it alone. A
+    /// machine twice as slow as the record's reaches 2 as its stages are
+    /// measured (√2 after one, 2^(3/4) after three). 1 with none.
+    static func pace(of stagePaces: [Double]) -> Double {
+        let logs = stagePaces.filter { $0.isFinite && $0 > 0 }.map { log($0) }.sorted()
+        guard !logs.isEmpty else { return 1 }
+        let middle = logs.count / 2
+        let median = logs.count % 2 == 1 ? logs[middle] : (logs[middle - 1] + logs[middle]) / 2
+        return exp(median * Double(logs.count) / Double(logs.count + 1))
     }
 
     /// `~4m11s left`, or `~4m11s left (guess)` while a stage to come has
