@@ -223,7 +223,10 @@ struct Run: ParsableCommand {
         // A benchmark whose process fails loses its timing rows only, as a
         // failing plan does in one process; the run goes on and exits 1.
         var spreadFailures: [String] = []
+        var spreadSeconds: [String: Double] = [:]
         for benchmark in spread {
+            let spreadStarted = MeasureContext.now()
+            defer { spreadSeconds[benchmark.name] = Double(MeasureContext.now() &- spreadStarted) / 1e9 }
             let shares = ForkedRun.repetitions(total: benchmark.total, forks: benchmark.processes)
             print("[\(benchmark.name)] timed in \(shares.count) processes of its own "
                 + "(\(shares.map(String.init).joined(separator: " + ")) repetitions), each with its own warm-up")
@@ -241,6 +244,30 @@ struct Run: ParsableCommand {
                 spreadFailures.append("\(error)")
             }
         }
+        // A benchmark read at its usual level whose processes kept too few
+        // repetitions at that level (an episode of the machine's slower
+        // levels took them) is timed once more in as many processes, after
+        // the rest of the suite, and its new repetitions are numbered on:
+        // compare reads the usual level from all of them, and more
+        // repetitions taken during the same episode would not help. The
+        // time left counts it from now, at what its first timing took.
+        let usualShares = ResultFile.usualLevelShares(of: spreadRows)
+        let timedAgain = spread.filter { benchmark in
+            usualShares[benchmark.name].map { $0 < BenchmarkSchema.usualLevelMinimumShare } ?? false
+        }
+        for benchmark in timedAgain {
+            let share = usualShares[benchmark.name] ?? 0
+            print("[\(benchmark.name)] kept \(Int((share * 100).rounded())) % of its repetitions at its usual level "
+                + "(fewer than \(Int((BenchmarkSchema.usualLevelMinimumShare * 100).rounded())) %): it is timed again "
+                + "in \(benchmark.processes) processes after the rest of the suite, its repetitions numbered on")
+        }
+        fflush(nil)
+        progress.reserveAfterStages(seconds: timedAgain.reduce(0) { $0 + (spreadSeconds[$1.name] ?? 0) })
+        // The instruction pass alone, when no counting child runs beside it
+        // (its stages would hold both), at what it took in the last such run.
+        if instructions == .count && rowsFile == nil && !countsOnly && setup.child == nil {
+            progress.reserveAfterStages(seconds: history?.instructionSeconds ?? 0)
+        }
         if isForking {
             rows = try ForkedRun.run(
                 forks: forks, total: configuration.repetitions, options: options,
@@ -254,18 +281,8 @@ struct Run: ParsableCommand {
                 failure = suiteFailure
             }
         }
-        // A benchmark read at its usual level whose processes kept too few
-        // repetitions at that level (an episode of the machine's slower
-        // levels took them) is timed once more in as many processes, after
-        // the rest of the suite, and its new repetitions are numbered on:
-        // compare reads the usual level from all of them, and more
-        // repetitions taken during the same episode would not help.
-        let shares = ResultFile.usualLevelShares(of: spreadRows)
-        for benchmark in spread {
-            guard let share = shares[benchmark.name], share < BenchmarkSchema.usualLevelMinimumShare else { continue }
-            print("[\(benchmark.name)] kept \(Int((share * 100).rounded())) % of its repetitions at its usual level "
-                + "(fewer than \(Int((BenchmarkSchema.usualLevelMinimumShare * 100).rounded())) %): timed again in "
-                + "\(benchmark.processes) processes, its repetitions numbered on")
+        for benchmark in timedAgain {
+            print("[\(benchmark.name)] timed again in \(benchmark.processes) processes of its own")
             fflush(nil)
             do {
                 let again = try ForkedRun.runBenchmark(
@@ -308,9 +325,12 @@ struct Run: ParsableCommand {
         if rowsFile == nil && !isForking && !timingOnly {
             // The counting child's pass (beside the instruction pass) is what
             // this process planned as its counting stages.
-            let countedElsewhere = setup.child != nil ? Double(MeasureContext.now() &- timingEnded) / 1e9 : nil
-            (history ?? ProgressHistory()).updated(with: progress.history(countedElsewhere: countedElsewhere))
-                .save(path: historyPath)
+            // Without a child, the instruction pass ran alone after the
+            // timing: recorded as its own seconds.
+            let afterTiming = Double(MeasureContext.now() &- timingEnded) / 1e9
+            var record = progress.history(countedElsewhere: setup.child != nil ? afterTiming : nil)
+            if setup.child == nil && instructionRows != nil { record.instructionSeconds = afterTiming }
+            (history ?? ProgressHistory()).updated(with: record).save(path: historyPath)
         }
         let document = CSVWriter(environment: environment).document(rows)
         if let rowsFile {

@@ -86,6 +86,27 @@ final class ProgressHistoryTests: XCTestCase {
         XCTAssertEqual(ProgressReporter.pace(of: [1.75, 1, 1, 1]), 1, accuracy: 1e-12)
         XCTAssertEqual(ProgressReporter.pace(of: []), 1)
     }
+
+    /// A benchmark the run will time again after the suite (its hops missed
+    /// their usual level) is no stage of the suite's: reserved at what its
+    /// first timing took, it is in every time left from then on, the
+    /// suite's last lines included, where it was left out (a run whose
+    /// last minute said "~2s left").
+    func testWorkReservedAfterTheStagesIsInEveryTimeLeft() {
+        var state = ProgressReporter.State()
+        state.stages = [timing("a"): .init(planned: 10, estimatedDone: 10, actualDone: 10, priorRatio: 1)]
+        XCTAssertEqual(ProgressReporter.remainingByStage(of: state, now: 0, inner: nil).seconds, 0, accuracy: 1e-9)
+        state.secondsAfterStages = 45
+        XCTAssertEqual(ProgressReporter.remainingByStage(of: state, now: 0, inner: nil).seconds, 45, accuracy: 1e-9)
+        state.stages[timing("b")] = .init(planned: 20, priorRatio: 0.5)
+        XCTAssertEqual(ProgressReporter.remainingByStage(of: state, now: 0, inner: nil).seconds, 55, accuracy: 1e-9)
+
+        let reporter = ProgressReporter(style: .silent)
+        reporter.reserveAfterStages(seconds: 30)
+        reporter.reserveAfterStages(seconds: .nan)
+        reporter.begin(stageEstimates: [timing("c"): 8])
+        XCTAssertEqual(reporter.remainingSeconds(), 8 + 30, accuracy: 1e-9, "reserved before begin, kept by it")
+    }
     /// The history is kept in the results folder, one file per suite.
     func testTheHistoryIsKeptInTheResultsFolderPerSuite() {
         XCTAssertEqual(ProgressHistory.path(suite: "standard", in: "results"), "results/progress-standard.json")
@@ -128,5 +149,19 @@ final class ProgressHistoryTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(merged.ratio(of: counting("b"))), 1, accuracy: 1e-12)
         XCTAssertEqual(merged.ratio(of: timing("d")), 3)
         XCTAssertEqual(merged.ratio(of: counting("a")), 0.5)
+        // The instruction pass's own seconds (a run without a counting
+        // child) average the same way, and survive a run that did not record them.
+        var instructions = ProgressHistory()
+        instructions.instructionSeconds = 8
+        var averaged = merged.updated(with: instructions)
+        XCTAssertEqual(averaged.instructionSeconds, 8)
+        instructions.instructionSeconds = 2
+        averaged = averaged.updated(with: instructions)
+        XCTAssertEqual(try XCTUnwrap(averaged.instructionSeconds), 4, accuracy: 1e-12)
+        XCTAssertEqual(averaged.updated(with: ProgressHistory()).instructionSeconds, 4)
+        XCTAssertTrue(averaged.save(path: path))
+        XCTAssertEqual(ProgressHistory.load(path: path), averaged)
+        try #"{"ratios": {"a|timing": 0.5}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertEqual(ProgressHistory.load(path: path)?.ratio(of: timing("a")), 0.5, "a file without it still reads")
     }
 }

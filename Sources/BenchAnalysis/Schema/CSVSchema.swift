@@ -170,7 +170,8 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// Whether `compare` and `calibrate` read this benchmark's timed metrics
     /// (``MetricKind/measured``) from the repetitions at each run's usual
     /// level rather than from all of them: those within
-    /// ``usualLevelBand`` of the run's fastest repetition. For a benchmark
+    /// ``usualLevelBand`` of the run's tenth-fastest repetition
+    /// (``MetricComparisonRule/judgedValues(_:)``). For a benchmark
     /// whose repetitions each land in one of two levels the machine sets: a
     /// flood across two threads runs at its usual time or at about twice
     /// it, in episodes of seconds (one can take most of a run's repetitions)
@@ -178,13 +179,13 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// core each. The hypervisor chooses the level, not the code, and a
     /// run's share of slow repetitions moves its median between runs by
     /// more than a 20 % change of the code. Machine noise only ever adds
-    /// time, so the fastest repetition is at the usual level, and so is
-    /// everything within the band of it. A change that made only some
+    /// time, so the fastest repetitions are at the usual level, and so is
+    /// everything within the band of them. A change that made only some
     /// repetitions slower would not show; one that slows every repetition,
     /// as a change of the code does, moves the fastest and the band with it
     /// and shows in full (``MetricComparisonRule/readsUsualLevel``).
     let readsUsualLevel: Bool
-    /// How far above a run's fastest repetition (a time; below, for a rate)
+    /// How far above a run's fastest repetitions (a time; below, for a rate)
     /// a repetition still counts as the usual level: 1.25 times, above the
     /// usual level's own spread in a quiet run (its slowest repetition about
     /// 1.15 times its fastest) and below the machine's other levels (about

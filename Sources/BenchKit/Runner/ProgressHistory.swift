@@ -29,6 +29,12 @@ import Foundation
 package struct ProgressHistory: Sendable, Equatable, Codable {
     /// Per stage (`benchmark|phase`), real seconds over planned seconds.
     var ratios: [String: Double]
+    /// The seconds the instruction-count pass took after the timing, in a
+    /// run without a counting child (with one, the two passes run side by
+    /// side and the counting stages' ratios hold them): no stage's plan
+    /// holds it, so the next such run adds it to its time left. nil when
+    /// no such run recorded it.
+    package var instructionSeconds: Double?
 
     /// No stage recorded.
     package init() {
@@ -54,6 +60,9 @@ package struct ProgressHistory: Sendable, Equatable, Codable {
     package func updated(with newer: ProgressHistory) -> ProgressHistory {
         var merged = self
         merged.ratios.merge(newer.ratios) { old, new in (old * new).squareRoot() }
+        if let new = newer.instructionSeconds {
+            merged.instructionSeconds = instructionSeconds.map { ($0 * new).squareRoot() } ?? new
+        }
         return merged
     }
 

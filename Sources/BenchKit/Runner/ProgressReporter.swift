@@ -115,6 +115,9 @@ package final class ProgressReporter: @unchecked Sendable {
         /// taken at their estimate until measured, and left out of the
         /// ratio other stages of their phase borrow.
         var waitingForTimers: Set<Stage> = []
+        /// Seconds of work the run will do after this reporter's stages
+        /// (``reserveAfterStages(seconds:)``): added to the time left as they are.
+        var secondsAfterStages: Double = 0
         var startTime: UInt64 = 0
         var step: Step?
         var currentBenchmark = ""
@@ -140,6 +143,16 @@ package final class ProgressReporter: @unchecked Sendable {
     /// `.terminal` when standard output is a terminal, else `.lines`.
     package static func automatic() -> ProgressReporter {
         ProgressReporter(style: isatty(STDOUT_FILENO) != 0 ? .terminal : .lines)
+    }
+
+    /// Adds `seconds` to every time left this reporter prints: work the run
+    /// has decided to do after the stages it reports (a benchmark timed
+    /// again once the suite is done, at what its first timing took), which
+    /// no stage's plan holds. Reserve before ``begin(stageEstimates:waitingForTimers:history:)``
+    /// or after; it is not reset.
+    package func reserveAfterStages(seconds: Double) {
+        guard seconds.isFinite, seconds > 0 else { return }
+        state.withLock { $0.secondsAfterStages += seconds }
     }
 
     func begin(totalEstimatedSeconds: Double) {
@@ -246,7 +259,7 @@ package final class ProgressReporter: @unchecked Sendable {
         -> (seconds: Double, isGuess: Bool)
     {
         guard !state.stages.isEmpty else {
-            return (remaining(of: state, now: now, inner: inner), state.doneEstimate == 0)
+            return (remaining(of: state, now: now, inner: inner) + state.secondsAfterStages, state.doneEstimate == 0)
         }
         var phaseCosts: [Phase: (estimated: Double, actual: Double)] = [:]
         var stagePaces: [Double] = []
@@ -259,7 +272,7 @@ package final class ProgressReporter: @unchecked Sendable {
             }
         }
         let pace = Self.pace(of: stagePaces)
-        var seconds = 0.0
+        var seconds = state.secondsAfterStages
         var isGuess = false
         for (key, stage) in state.stages {
             var done = stage.estimatedDone
