@@ -219,30 +219,35 @@ struct Run: ParsableCommand {
         let progress = ProgressReporter.automatic()
         var rows: [CSVRow]
         var failure: SuiteFailure?
-        var spreadRows: [CSVRow] = []
+        // Each spread benchmark's rows, by pass (a second pass when it is
+        // timed again), and what its first pass took.
+        var spreadPasses: [(name: String, passes: [[CSVRow]], seconds: Double)] = []
         // A benchmark whose process fails loses its timing rows only, as a
         // failing plan does in one process; the run goes on and exits 1.
         var spreadFailures: [String] = []
-        var spreadSeconds: [String: Double] = [:]
+        func timeSpread(_ benchmark: (name: String, processes: Int, total: Int)) throws -> [CSVRow] {
+            try ForkedRun.runBenchmark(
+                benchmark.name, processes: benchmark.processes, total: benchmark.total,
+                options: options, runID: environment.runID,
+                progress: { line in
+                    print(line)
+                    fflush(nil)
+                })
+        }
         for benchmark in spread {
-            let spreadStarted = MeasureContext.now()
-            defer { spreadSeconds[benchmark.name] = Double(MeasureContext.now() &- spreadStarted) / 1e9 }
+            let started = MeasureContext.now()
             let shares = ForkedRun.repetitions(total: benchmark.total, forks: benchmark.processes)
             print("[\(benchmark.name)] timed in \(shares.count) processes of its own "
                 + "(\(shares.map(String.init).joined(separator: " + ")) repetitions), each with its own warm-up")
             fflush(nil)
+            var passes: [[CSVRow]] = []
             do {
-                spreadRows += try ForkedRun.runBenchmark(
-                    benchmark.name, processes: benchmark.processes, total: benchmark.total,
-                    options: options, runID: environment.runID,
-                    progress: { line in
-                        print(line)
-                        fflush(nil)
-                    })
+                passes.append(try timeSpread(benchmark))
             } catch {
                 progress.note("error: \(error); its times are missing, the run goes on")
                 spreadFailures.append("\(error)")
             }
+            spreadPasses.append((benchmark.name, passes, Double(MeasureContext.now() &- started) / 1e9))
         }
         // A benchmark read at its usual level whose processes kept too few
         // repetitions at that level (an episode of the machine's slower
@@ -251,21 +256,23 @@ struct Run: ParsableCommand {
         // compare reads the usual level from all of them, and more
         // repetitions taken during the same episode would not help. The
         // time left counts it from now, at what its first timing took.
-        let usualShares = ResultFile.usualLevelShares(of: spreadRows)
-        let timedAgain = spread.filter { benchmark in
-            usualShares[benchmark.name].map { $0 < BenchmarkSchema.usualLevelMinimumShare } ?? false
+        let usualShares = ResultFile.usualLevelShares(of: spreadPasses.flatMap { $0.passes.joined() })
+        let timedAgain = spread.indices.filter { index in
+            usualShares[spread[index].name].map { $0 < BenchmarkSchema.usualLevelMinimumShare } ?? false
         }
-        for benchmark in timedAgain {
+        for index in timedAgain {
+            let benchmark = spread[index]
             let share = usualShares[benchmark.name] ?? 0
             print("[\(benchmark.name)] kept \(Int((share * 100).rounded())) % of its repetitions at its usual level "
                 + "(fewer than \(Int((BenchmarkSchema.usualLevelMinimumShare * 100).rounded())) %): it is timed again "
                 + "in \(benchmark.processes) processes after the rest of the suite, its repetitions numbered on")
         }
         fflush(nil)
-        progress.reserveAfterStages(seconds: timedAgain.reduce(0) { $0 + (spreadSeconds[$1.name] ?? 0) })
+        progress.reserveAfterStages(seconds: timedAgain.reduce(0) { $0 + spreadPasses[$1].seconds })
+        let countsInstructions = instructions == .count && rowsFile == nil && !countsOnly
         // The instruction pass alone, when no counting child runs beside it
         // (its stages would hold both), at what it took in the last such run.
-        if instructions == .count && rowsFile == nil && !countsOnly && setup.child == nil {
+        if countsInstructions && setup.child == nil {
             progress.reserveAfterStages(seconds: history?.instructionSeconds ?? 0)
         }
         if isForking {
@@ -281,22 +288,17 @@ struct Run: ParsableCommand {
                 failure = suiteFailure
             }
         }
-        for benchmark in timedAgain {
-            print("[\(benchmark.name)] timed again in \(benchmark.processes) processes of its own")
+        for index in timedAgain {
+            print("[\(spread[index].name)] timed again in \(spread[index].processes) processes of its own")
             fflush(nil)
             do {
-                let again = try ForkedRun.runBenchmark(
-                    benchmark.name, processes: benchmark.processes, total: benchmark.total,
-                    options: options, runID: environment.runID,
-                    progress: { line in
-                        print(line)
-                        fflush(nil)
-                    })
-                spreadRows = ForkedRun.appending(again, to: spreadRows)
+                spreadPasses[index].passes.append(try timeSpread(spread[index]))
             } catch {
-                progress.note("note: timing \(benchmark.name) again failed (\(error)); its first processes' rows stand")
+                progress.note("note: timing \(spread[index].name) again failed (\(error)); its first processes' rows stand")
             }
         }
+        // Numbered on from pass to pass, as a fork's rows are from the previous fork's.
+        let spreadRows = spreadPasses.flatMap { ForkedRun.merge($0.passes) }
         rows = spreadRows + rows
         let timingEnded = MeasureContext.now()
         // Nothing is timed from here on, so the callgrind children count
@@ -306,7 +308,7 @@ struct Run: ParsableCommand {
         // taken in a process of their own, do not depend on what runs beside
         // it.
         var instructionRows: ThreadWork<[CSVRow]>?
-        if instructions == .count && rowsFile == nil && !countsOnly {
+        if countsInstructions {
             let plans = try runner.selectedPlans()
             let options = options
             let runID = environment.runID

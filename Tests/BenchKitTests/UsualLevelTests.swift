@@ -174,7 +174,7 @@ final class UsualLevelTests: XCTestCase {
             28.0 / 30, accuracy: 1e-9)
         XCTAssertNil(ResultFile.usualLevelShares(of: missed)["observeOn.latency"], "no rows, no share")
 
-        let both = ForkedRun.appending(rows(run(usual: 1, slow: 3)), to: missed)
+        let both = ForkedRun.merge([missed, rows(run(usual: 1, slow: 3))])
         XCTAssertEqual(both.count, 180)
         let fastPath = both.filter { $0.variant == "fast-path" }
         XCTAssertEqual(fastPath.map(\.repetition), Array(1...60), "numbered on from each series' own last repetition")

@@ -60,21 +60,7 @@ package struct ReferenceBound: Sendable, Equatable {
     /// Assesses the reference timing series of a run's rows (as written to
     /// its CSV; rows without a value are left out).
     package static func assess(rows: [CSVRow]) -> [ReferenceBound] {
-        var order: [ResultSeriesKey] = []
-        var values: [ResultSeriesKey: [Double]] = [:]
-        var units: [ResultSeriesKey: String] = [:]
-        for row in rows where !row.params.contains("tick=") {
-            guard let value = row.value else { continue }
-            let key = ResultSeriesKey(
-                benchmark: row.benchmark, variant: row.variant, params: row.params, metric: row.metric,
-                allocator: row.allocator ?? "")
-            if values[key] == nil {
-                order.append(key)
-                units[key] = row.unit
-            }
-            values[key, default: []].append(value)
-        }
-        return assess(order.map { ResultSeries(key: $0, unit: units[$0] ?? "", values: values[$0] ?? [], firstLine: 0) })
+        assess(ResultSeries.grouping(rows.filter { !$0.params.contains("tick=") }))
     }
 
     /// Assesses every reference timing series in `series`.

@@ -199,9 +199,7 @@ extension ResultFile {
     /// repetitions just spread wider (the actor executor's) keeps fewer of
     /// them in any run.
     var benchmarksMissingTheirUsualLevel: Set<String> {
-        let shares = Self.usualLevelShares(
-            of: series.map { ($0.key.benchmark, $0.key.variant, $0.key.metric, $0.values) })
-        return Set(shares.filter { $0.value < BenchmarkSchema.usualLevelMinimumShare }.keys)
+        Set(Self.usualLevelShares(of: series).filter { $0.value < BenchmarkSchema.usualLevelMinimumShare }.keys)
     }
 
     /// Per benchmark read at its usual level, the median share of its
@@ -210,31 +208,17 @@ extension ResultFile {
     /// reads of its own measurements before it writes them. A benchmark
     /// without such rows has no entry.
     package static func usualLevelShares(of rows: [CSVRow]) -> [String: Double] {
-        var values: [String: (benchmark: String, variant: String, metric: String, values: [Double])] = [:]
-        var order: [String] = []
-        for row in rows {
-            guard let value = row.value else { continue }
-            let key = [row.benchmark, row.variant, row.params, row.metric, row.allocator ?? ""].joined(separator: "\u{1F}")
-            if values[key] == nil {
-                values[key] = (row.benchmark, row.variant, row.metric, [])
-                order.append(key)
-            }
-            values[key]?.values.append(value)
-        }
-        return usualLevelShares(of: order.compactMap { values[$0] })
+        usualLevelShares(of: ResultSeries.grouping(rows))
     }
 
-    /// The median share of repetitions at the usual level over each
-    /// benchmark's judged timing series in `series`.
-    private static func usualLevelShares(
-        of series: [(benchmark: String, variant: String, metric: String, values: [Double])]
-    ) -> [String: Double] {
+    private static func usualLevelShares(of series: [ResultSeries]) -> [String: Double] {
         var shares: [String: [Double]] = [:]
         for series in series {
-            let rule = MetricComparisonRule(metric: series.metric, benchmark: series.benchmark, variant: series.variant)
-            guard rule.readsUsualLevel, !MachineDrift.isAnchor(variant: series.variant), !series.values.isEmpty
+            let rule = MetricComparisonRule(
+                metric: series.key.metric, benchmark: series.key.benchmark, variant: series.key.variant)
+            guard rule.readsUsualLevel, !MachineDrift.isAnchor(variant: series.key.variant), !series.values.isEmpty
             else { continue }
-            shares[series.benchmark, default: []].append(rule.usualLevelShare(series.values))
+            shares[series.key.benchmark, default: []].append(rule.usualLevelShare(series.values))
         }
         return shares.compactMapValues { Statistics.median($0) }
     }

@@ -22,3 +22,25 @@ public struct ResultSeries: Sendable, Equatable {
         self.firstLine = firstLine
     }
 }
+
+extension ResultSeries {
+    /// A run's rows (as written to its CSV) as series, one per key in the
+    /// order their first rows come; rows without a value are left out.
+    package static func grouping(_ rows: [CSVRow]) -> [ResultSeries] {
+        var order: [ResultSeriesKey] = []
+        var values: [ResultSeriesKey: [Double]] = [:]
+        var units: [ResultSeriesKey: String] = [:]
+        for row in rows {
+            guard let value = row.value else { continue }
+            let key = ResultSeriesKey(
+                benchmark: row.benchmark, variant: row.variant, params: row.params, metric: row.metric,
+                allocator: row.allocator ?? "")
+            if values[key] == nil {
+                order.append(key)
+                units[key] = row.unit
+            }
+            values[key, default: []].append(value)
+        }
+        return order.map { ResultSeries(key: $0, unit: units[$0] ?? "", values: values[$0] ?? [], firstLine: 0) }
+    }
+}

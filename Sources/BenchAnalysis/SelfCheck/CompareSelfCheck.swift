@@ -734,7 +734,7 @@ package enum CompareSelfCheck {
                 aa.append(try judge(base, new, into: &pair, asserted: true))
             }
         }
-        for base in names where !defaultPairRuns.contains(base) && !later.contains(base) {
+        for base in size == .full ? defaultCalibrationRuns : [] {
             for new in defaultPairRuns where sameHost(base, new) {
                 _ = try judge(base, new, into: &crossPair, asserted: true)
                 _ = try judge(new, base, into: &crossPair, asserted: true)

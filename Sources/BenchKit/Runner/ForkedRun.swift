@@ -61,7 +61,7 @@ package enum ForkedRun {
     /// Allocation-count rows (empty in a fork, which times only) are dropped,
     /// except fork `keepingCountsOf`'s when given (a run without any
     /// counting pass keeps its empty count rows, as one process writes them).
-    static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
+    package static func merge(_ forks: [[CSVRow]], keepingCountsOf kept: Int? = nil) -> [CSVRow] {
         var merged: [CSVRow] = []
         var offset = 0
         for (index, rows) in forks.enumerated() {
@@ -76,22 +76,6 @@ package enum ForkedRun {
             offset += highest
         }
         return merged
-    }
-
-    /// `later` (a benchmark's rows timed again after the rest of the run)
-    /// after `rows`: each series' repetitions numbered on from its own last
-    /// one in `rows`, as a fork's are from the previous fork's.
-    package static func appending(_ later: [CSVRow], to rows: [CSVRow]) -> [CSVRow] {
-        func key(_ row: CSVRow) -> [String] {
-            [row.benchmark, row.variant, row.params, row.metric, row.allocator ?? ""]
-        }
-        var highest: [[String]: Int] = [:]
-        for row in rows { highest[key(row)] = max(highest[key(row)] ?? 0, row.repetition) }
-        return rows + later.map { row in
-            var row = row
-            row.repetition += highest[key(row)] ?? 0
-            return row
-        }
     }
 
     /// Runs `forks` processes one after another with the parent's
