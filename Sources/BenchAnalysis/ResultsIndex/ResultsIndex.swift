@@ -26,7 +26,7 @@ import ToolSupport
 ///   a file none of whose series any suite writes is `other`.
 /// A file named `baseline-*.csv` is also a `baseline`. Plots (`.png`) name the
 /// run they were drawn from; `progress-<suite>.json` is a `progress history`
-/// (what each stage of the suite's newest run cost against its plan, which
+/// (what each stage of the suite's recent runs cost against its plan, which
 /// the next run's time left reads); other files are `text output`.
 ///
 /// A file is cited by a text file of the repository (any file outside build

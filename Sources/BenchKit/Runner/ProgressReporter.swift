@@ -99,8 +99,8 @@ package final class ProgressReporter: @unchecked Sendable {
         var estimatedDone: Double = 0
         /// Real seconds its finished measurements took.
         var actualDone: Double = 0
-        /// What the stage cost against its plan in the newest recorded run of
-        /// the suite (``ProgressHistory``): the ratio its time left is taken
+        /// What the stage cost against its plan in the recent recorded runs
+        /// of the suite (``ProgressHistory``): the ratio its time left is taken
         /// at (times this machine's pace) until its own measurements give one.
         var priorRatio: Double?
     }
@@ -161,8 +161,8 @@ package final class ProgressReporter: @unchecked Sendable {
 
     /// Starts the run with each stage's estimated seconds; `waitingForTimers`:
     /// the stages whose plans wait for timers (see ``State/waitingForTimers``).
-    /// `history`: what each stage cost against its plan in the newest
-    /// recorded run of the suite, if any.
+    /// `history`: what each stage cost against its plan in the recent
+    /// recorded runs of the suite, if any.
     func begin(stageEstimates: [Stage: Double], waitingForTimers: Set<Stage> = [], history: ProgressHistory? = nil) {
         begin(stageEstimates: stageEstimates, total: stageEstimates.values.reduce(0, +))
         state.withLock { state in
@@ -247,9 +247,9 @@ package final class ProgressReporter: @unchecked Sendable {
     /// warm-ups, repetitions by repetitions: a warm-up also pays a session's
     /// set-up, so its ratio would overstate a repetition's many times), or
     /// taken as estimated when none has one: a guess, which `isGuess` says.
-    /// A stage the newest run of the suite recorded (``StageCost/priorRatio``)
-    /// is taken at that run's ratio until measured, no guess, times this
-    /// machine's pace against that run's (``pace(of:)``, from the measured
+    /// A stage the recorded runs of the suite hold (``StageCost/priorRatio``)
+    /// is taken at their ratio until measured, no guess, times this
+    /// machine's pace against theirs (``pace(of:)``, from the measured
     /// stages that have a recorded ratio).
     /// A stage that waits for timers is taken as estimated until measured
     /// (not a guess: its ticks take what they take), and its own ratio is
