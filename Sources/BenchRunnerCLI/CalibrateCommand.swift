@@ -13,19 +13,21 @@ struct Calibrate: ParsableCommand {
             Give four or more result CSVs of one binary, made as the runs you will compare are made \
             (the same suite, e.g. --quick, and --forks, on a machine as quiet), e.g. \
             `for i in 1 2 3 4 5 6; do swift run -c release BenchRunner --quick; done`. Runs of several \
-            binaries (four or more of each: say one binary's quick runs and another's default runs) are \
-            calibrated binary by binary into one table, a row per series and binary; compare takes the row \
-            whose calibration runs had about as many repetitions of the series as the runs it compares. \
+            binaries or CPU models (four or more of each: say one binary's quick runs and another's default \
+            runs, or one binary's runs on two hosts) are calibrated group by group into one table, a row per \
+            series, binary and CPU model; compare judges two runs of one CPU model by that model's rows where \
+            the series has one, and takes the row whose calibration runs had about as many repetitions of the \
+            series as the runs it compares. \
             For each judged \
             timing series the spread of the runs' log medians, at its upper 90 % confidence bound, gives the \
             change that two runs exceed by chance with probability alpha/m (m calibrated series): its \
             resolution. compare calls a calibrated series worse or better only when its median also moved \
             beyond the larger of its threshold and its resolution, so two runs of one binary raise no false alarm, and prints the resolution it used. \
-            Exit status: 0 written, 2 bad input (fewer than four runs of a revision, a \
+            Exit status: 0 written, 2 bad input (fewer than four runs of a revision or of a revision on a CPU model, a \
             missing or malformed file).
             """)
 
-    @Argument(help: "Result CSVs: four or more of each binary (git revision).")
+    @Argument(help: "Result CSVs: four or more of each binary (git revision) on each CPU model.")
     var runs: [String]
 
     @Option(help: "Where to write the table.")
@@ -58,14 +60,15 @@ struct Calibrate: ParsableCommand {
         let resolutions = table.calibrated.values.joined().map(\.resolution).sorted()
         let median = resolutions[resolutions.count / 2]
         let sources = table.calibrations.map {
-            "\($0.series) from \($0.runs) runs of git \($0.revision) (\($0.repetitions) repetitions a series, median)"
+            "\($0.series) from \($0.runs) runs of git \($0.revision)\($0.cpu.isEmpty ? "" : " on \($0.cpu)") "
+                + "(\($0.repetitions) repetitions a series, median)"
         }
         print("calibrated \(table.entries.count) series, " + sources.joined(separator: ", ") + ": resolution from "
             + "\(NumberFormat.percentage(resolutions.first ?? 0)) to \(NumberFormat.percentage(resolutions.last ?? 0)), "
             + "median \(NumberFormat.percentage(median))")
         for key in table.calibrated.keys.sorted(by: { $0.description < $1.description }) {
             for entry in table.calibrated[key] ?? [] {
-                print("  \(key): \(NumberFormat.percentage(entry.resolution)) (git \(entry.revision), \(entry.repetitions) repetitions)")
+                print("  \(key): \(NumberFormat.percentage(entry.resolution)) (git \(entry.revision)\(entry.cpu.isEmpty ? "" : " on \(entry.cpu)"), \(entry.repetitions) repetitions)")
             }
         }
         print("wrote \(output)")

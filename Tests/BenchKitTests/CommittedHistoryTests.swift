@@ -25,8 +25,12 @@ final class CommittedHistoryTests: XCTestCase {
         return try committed.history(folder: results) { path throws(CompareInputError) in try ResultFile.load(path: path) }
     }
 
+    /// The committed runs, read once for every test here (reading 160 CSVs
+    /// takes seconds in a debug build, and minutes under a sanitizer).
+    private static let runs: Result<HistoryRuns, any Error> = Result { try committedRuns() }
+
     private static let report: Result<HistoryReport, any Error> = Result {
-        HistoryReport(runs: try committedRuns(), options: HistoryOptions())
+        HistoryReport(runs: try runs.get(), options: HistoryOptions())
     }
 
     private func changes(of description: String) throws -> [ChangePoint] {
@@ -150,7 +154,7 @@ final class CommittedHistoryTests: XCTestCase {
     /// queue's other mode: unconfirmed, exit status 3, as compare's
     /// `moved worse? (process-bound)`), never a regression.
     func testTenRunsOfOneBinaryHaveNoChangePoint() throws {
-        let runs = try Self.committedRuns().runs.filter { $0.revision == "787b90b3c765" }
+        let runs = try Self.runs.get().runs.filter { $0.revision == "787b90b3c765" }
         XCTAssertEqual(runs.count, 10)
         let apart = runs.map { run in
             HistoryRuns.Run(

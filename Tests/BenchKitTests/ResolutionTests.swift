@@ -26,7 +26,9 @@ final class ResolutionTests: XCTestCase {
         metric: "ns_per_element", allocator: "system")
 
     /// A run whose every series' repetitions sit at `level` times the series' base.
-    private static func run(_ index: Int, hop: Double, timer: Double, revision: String = "abc") -> ResultFile {
+    private static func run(_ index: Int, hop: Double, timer: Double, revision: String = "abc", cpu: String = "")
+        -> ResultFile
+    {
         func series(_ key: ResultSeriesKey, _ unit: String, _ center: Double) -> ResultSeries {
             ResultSeries(key: key, unit: unit, values: [center * 0.99, center, center * 1.01], firstLine: 2)
         }
@@ -35,7 +37,7 @@ final class ResolutionTests: XCTestCase {
             series: [
                 series(Self.hop, "ns", 14 * Foundation.exp(hop)), series(Self.timer, "us", 50 * Foundation.exp(timer)),
                 series(Self.count, "allocations", 0.001), series(Self.peer, "ns", 400 * Foundation.exp(hop)),
-            ], revisions: [revision])
+            ], revisions: [revision], facts: RunFacts(cpu: cpu))
     }
 
     /// Runs at the given log levels of the hop and the timer.
@@ -50,7 +52,7 @@ final class ResolutionTests: XCTestCase {
             runs: Self.runs(hopLevels: hopLevels, timerLevels: timerLevels), path: "out.csv")
         XCTAssertEqual(Set(table.entries.keys), [Self.hop, Self.timer], "counts and peers have no resolution")
         XCTAssertEqual(
-            table.calibrations, [ResolutionTable.Calibration(revision: "abc", runs: 6, repetitions: 3, series: 2)])
+            table.calibrations, [ResolutionTable.Calibration(revision: "abc", cpu: "", runs: 6, repetitions: 3, series: 2)])
         let hop = try XCTUnwrap(table.entries[Self.hop])
         // Six levels at ±0.02: sample standard deviation 0.02·√(6/5).
         XCTAssertEqual(hop.logDeviation, 0.02 * (6.0 / 5).squareRoot(), accuracy: 1e-9)
@@ -120,10 +122,145 @@ final class ResolutionTests: XCTestCase {
         XCTAssertEqual(
             table.calibrations,
             [
-                ResolutionTable.Calibration(revision: "abc", runs: 4, repetitions: 3, series: 2),
-                ResolutionTable.Calibration(revision: "def", runs: 5, repetitions: 3, series: 2),
+                ResolutionTable.Calibration(revision: "abc", cpu: "", runs: 4, repetitions: 3, series: 2),
+                ResolutionTable.Calibration(revision: "def", cpu: "", runs: 5, repetitions: 3, series: 2),
             ])
         XCTAssertEqual(try ResolutionTable.parse(text: table.csv(), path: "out.csv"), table)
+    }
+
+    /// One binary's runs on two CPU models: each model's spread is measured
+    /// among its own runs (the 2.5 times between the hosts is no part of
+    /// either), the rows name their model, and two runs of one model are
+    /// judged by that model's row, whichever is coarser; runs of a model no
+    /// calibration ran on, or of two models, by any row, and the summary
+    /// says when no calibration ran on the runs' model.
+    func testRunsOnTwoCPUModelsAreCalibratedModelByModelAndRunsOfOneModelTakeItsRows() throws {
+        let fast = (0..<4).map {
+            Self.run($0, hop: [-0.01, 0.01, -0.01, 0.01][$0], timer: 0.1 * Double($0 % 2), cpu: "AMD EPYC")
+        }
+        let slow = (0..<5).map {
+            Self.run(10 + $0, hop: Foundation.log(2.5) + [-0.06, 0.06, -0.06, 0.06, 0][$0], timer: 0, cpu: "Intel Xeon")
+        }
+        let table = try ResolutionTable.calibrate(runs: fast + slow, path: "out.csv")
+        let amd = try ResolutionTable.calibrate(runs: fast, path: "out.csv")
+        let intel = try ResolutionTable.calibrate(runs: slow, path: "out.csv")
+        XCTAssertEqual(
+            table.calibrations,
+            [
+                ResolutionTable.Calibration(revision: "abc", cpu: "AMD EPYC", runs: 4, repetitions: 3, series: 2),
+                ResolutionTable.Calibration(revision: "abc", cpu: "Intel Xeon", runs: 5, repetitions: 3, series: 2),
+            ])
+        let amdHop = try XCTUnwrap(amd.entries[Self.hop])
+        let intelHop = try XCTUnwrap(intel.entries[Self.hop])
+        XCTAssertLessThan(amdHop.resolution, intelHop.resolution)
+        XCTAssertLessThan(intelHop.resolution, 0.5, "the 2.5 times between the hosts is not read as spread")
+        XCTAssertEqual(table.calibrated[Self.hop], [intelHop, amdHop], "both models' entries, the coarser first")
+
+        let onAMD = table.onMachine(base: "AMD EPYC", new: "AMD EPYC")
+        XCTAssertEqual(onAMD.resolution(of: Self.hop, repetitions: 3), amdHop.resolution, "its own model's, though finer")
+        XCTAssertTrue(onAMD.calibratedOnMachine)
+        XCTAssertEqual(
+            table.onMachine(base: "Intel Xeon", new: "Intel Xeon").resolution(of: Self.hop, repetitions: 3),
+            intelHop.resolution)
+        for (base, new) in [("AMD EPYC", "Intel Xeon"), ("ARM", "ARM"), ("", "")] {
+            let other = table.onMachine(base: base, new: new)
+            XCTAssertEqual(other.resolution(of: Self.hop, repetitions: 3), intelHop.resolution, "\(base)/\(new): any row, the coarser")
+            XCTAssertFalse(other.calibratedOnMachine)
+        }
+        XCTAssertEqual(try ResolutionTable.parse(text: table.csv(), path: "out.csv"), table, "the cpu column reads back")
+
+        // compare narrows the table to the runs' model by itself, and says
+        // when the runs' model has no calibration.
+        func hopFile(_ name: String, _ center: Double, cpu: String) -> ResultFile {
+            let spread = [0.985, 0.99, 0.995, 1.0, 1.005, 1.01, 1.015]
+            return ResultFile(
+                path: name, series: [ResultSeries(key: Self.hop, unit: "ns", values: spread.map { $0 * center }, firstLine: 2)],
+                facts: RunFacts(cpu: cpu))
+        }
+        // +12 %: beyond the AMD host's resolution, within the Intel host's.
+        XCTAssertLessThan(amdHop.resolution, 0.12)
+        XCTAssertGreaterThan(intelHop.resolution, 0.12)
+        let onAMDRuns = try ComparisonReport(
+            base: hopFile("a.csv", 14, cpu: "AMD EPYC"), new: hopFile("b.csv", 14 * 1.12, cpu: "AMD EPYC"),
+            options: CompareOptions(resolution: table))
+        XCTAssertEqual(onAMDRuns.comparisons[0].verdict, .worse)
+        let summary = CompareReportFormatter(report: onAMDRuns).summary()
+        XCTAssertTrue(summary.contains("from 4 runs of git abc on AMD EPYC with 3 repetitions a series"), summary)
+        XCTAssertFalse(summary.contains("which no calibration ran on"), summary)
+        let onARM = try ComparisonReport(
+            base: hopFile("a.csv", 14, cpu: "ARM"), new: hopFile("b.csv", 14 * 1.12, cpu: "ARM"),
+            options: CompareOptions(resolution: table))
+        XCTAssertEqual(onARM.comparisons[0].verdict, .notShownEqual, "the coarser row's resolution holds it")
+        let armSummary = CompareReportFormatter(report: onARM).summary()
+        XCTAssertTrue(armSummary.contains("both runs ran on ARM, which no calibration ran on"), armSummary)
+
+        // A table written before rows named their model (and level) reads as
+        // calibrated on an unnamed machine: any runs take its rows, and no note.
+        let legacy = table.csv().split(separator: "\n").map { line in
+            line.split(separator: ",", omittingEmptySubsequences: false).dropLast(2).joined(separator: ",")
+        }.joined(separator: "\n")
+        let read = try ResolutionTable.parse(text: legacy, path: "old.csv")
+        XCTAssertEqual(Set(read.calibrations.map(\.cpu)), [""])
+        XCTAssertEqual(read.onMachine(base: "AMD EPYC", new: "AMD EPYC").resolution(of: Self.hop), intelHop.resolution)
+
+        // Fewer than four runs on one model: refused, naming it.
+        XCTAssertThrowsError(try ResolutionTable.calibrate(runs: fast + slow.prefix(2), path: "out.csv")) { error in
+            XCTAssertTrue("\(error)".contains("git abc on Intel Xeon: 2"), "\(error)")
+        }
+    }
+
+    /// A run the machine's slow level held throughout reads as at its own
+    /// usual level; the level the calibration runs of its CPU model measured
+    /// tells it. calibrate leaves such a run out of a series' spread, and
+    /// compare leaves a series unjudged (not at the usual level) when a run
+    /// of that CPU model sits beyond the band twice over: so a fast path
+    /// 40 % slower than a slow-throughout base no longer passes, while a
+    /// 20 % slower one against a base at the level is still worse. Runs of
+    /// a CPU model the table was not calibrated on are judged as before.
+    func testARunTheSlowLevelHeldThroughoutIsToldByItsCPUModelsCalibratedLevel() throws {
+        let offsets = [-0.02, 0.02, -0.01, 0.01, 0]
+        let calibration = offsets.enumerated().map { Self.run($0.offset, hop: $0.element, timer: 0, cpu: "Intel Xeon") }
+            + [Self.run(9, hop: Foundation.log(2.4), timer: 0, cpu: "Intel Xeon")]
+        let table = try ResolutionTable.calibrate(runs: calibration, path: "out.csv")
+        let hop = try XCTUnwrap(table.entries[Self.hop])
+        XCTAssertEqual(hop.runs, 5, "the run at 2.4 times is left out of the hop's spread")
+        XCTAssertEqual(hop.level, 14, accuracy: 0.01, "the geometric mean of the five runs' medians")
+        XCTAssertLessThan(hop.resolution, 0.2)
+        XCTAssertEqual(table.entries[Self.timer]?.runs, 6, "a series not read at its usual level keeps every run")
+        XCTAssertEqual(try ResolutionTable.parse(text: table.csv(), path: "out.csv"), table, "the level reads back")
+
+        func file(_ name: String, _ center: Double, cpu: String) -> ResultFile {
+            let spread = [0.985, 0.99, 0.995, 1.0, 1.005, 1.01, 1.015]
+            return ResultFile(
+                path: name, series: [ResultSeries(key: Self.hop, unit: "ns", values: spread.map { $0 * center }, firstLine: 2)],
+                facts: RunFacts(cpu: cpu))
+        }
+        func compare(_ base: Double, _ new: Double, cpu: String = "Intel Xeon") throws -> ComparisonReport {
+            try ComparisonReport(
+                base: file("base.csv", base, cpu: cpu), new: file("new.csv", new, cpu: cpu),
+                options: CompareOptions(resolution: table))
+        }
+        // A base the slow level held (2.4 times), a fast path 40 % slower
+        // than the level: 24 % faster than that base.
+        let slowBase = try compare(14 * 2.4, 14 * 1.4)
+        XCTAssertTrue(slowBase.comparisons[0].missedItsUsualLevel)
+        XCTAssertEqual(try XCTUnwrap(slowBase.comparisons[0].factorBeyondCalibratedLevel), 2.4, accuracy: 0.01)
+        XCTAssertEqual(slowBase.exitStatus, .notJudged)
+        let summary = CompareReportFormatter(report: slowBase).summary()
+        XCTAssertTrue(
+            summary.contains("Not at the usual level, 1 series (off the calibrated level): a run's median sits 2.4 times "
+                + "beyond the level the calibration runs on Intel Xeon measured"), summary)
+        // 20 % slower than a base at the level: worse, as without a level.
+        let slower = try compare(14, 14 * 1.2)
+        XCTAssertNil(slower.comparisons[0].factorBeyondCalibratedLevel)
+        XCTAssertEqual(slower.comparisons[0].verdict, .worse)
+        XCTAssertEqual(slower.exitStatus, .regression)
+        // Faster than the level is never off it.
+        XCTAssertNil(try compare(14 * 0.5, 14 * 0.5).comparisons[0].factorBeyondCalibratedLevel)
+        // Another CPU model: no level applies, the slow base is judged as the runs say.
+        let elsewhere = try compare(14 * 2.4, 14 * 1.4, cpu: "AMD EPYC")
+        XCTAssertFalse(elsewhere.comparisons[0].missedItsUsualLevel)
+        XCTAssertEqual(elsewhere.exitStatus, .noRegression)
     }
 
     /// A series the quick runs (7 repetitions) and the default runs (30)
@@ -158,7 +295,7 @@ final class ResolutionTests: XCTestCase {
             XCTAssertEqual((error as? CompareInputError)?.line, 1)
             XCTAssertTrue("\(error)".contains("header lacks"), "\(error)")
         }
-        let broken = table.csv() + "a,b,c,system,ns_per_element,two,0.1,0.2,0.01,abc,3\n"
+        let broken = table.csv() + "a,b,c,system,ns_per_element,two,0.1,0.2,0.01,abc,3,,0\n"
         XCTAssertThrowsError(try ResolutionTable.parse(text: broken, path: "r.csv")) { error in
             XCTAssertEqual((error as? CompareInputError)?.line, 4)
             XCTAssertTrue("\(error)".contains("BenchRunner calibrate"), "\(error)")

@@ -288,6 +288,35 @@ final class ResultsIndexTests: XCTestCase {
         XCTAssertEqual(try index().uncited.map(\.name), ["traces"])
     }
 
+    /// A file cites a name when its text holds it, whether the name is a
+    /// run's (found among the run names the file holds), begins with one (a
+    /// plot's) or is another (a baseline's): the same answer as searching
+    /// the text for each name.
+    func testAFileCitesExactlyTheNamesItsTextHolds() {
+        let text = """
+            results/20261207T071359Z-3928d02a8897.csv and 20261207T071944Z-3928d02a8897-latency.png;
+            x20261126T092931Z-787b90b3c765abc, baseline-quick.csv, 2026120T071359Z-3928d02a8897,
+            20261207T071359Z-3928D02A8897 and é20261101T000000Z-0123456789ab
+            """
+        let file = ResultsIndex.CitingFile(path: "docs/A.md", text: text)
+        XCTAssertEqual(
+            file.runNames,
+            [
+                "20261207T071359Z-3928d02a8897", "20261207T071944Z-3928d02a8897", "20261126T092931Z-787b90b3c765",
+                "20261101T000000Z-0123456789ab",
+            ])
+        let needles = [
+            "20261207T071359Z-3928d02a8897", "20261207T071944Z-3928d02a8897", "20261207T071944Z-3928d02a8897-latency.png",
+            "20261207T071944Z-3928d02a8897-drift.png", "20261207T071359Z-3928d02a8897-latency.png",
+            "20261126T092931Z-787b90b3c765", "20261101T000000Z-0123456789ab", "20261207T071359Z-3928D02A8897",
+            "20261208T000000Z-000000000000", "baseline-quick.csv", "baseline-counts.csv", "resolution.csv",
+        ]
+        for needle in needles {
+            XCTAssertEqual(file.cites(needle), text.contains(needle), needle)
+        }
+        XCTAssertEqual(needles.filter(file.cites).count, 7)
+    }
+
     // MARK: Prune on a copy of the repository
 
     /// `results prune --delete` on a copy of the repository without git (what

@@ -200,7 +200,8 @@ extension CompareReportFormatter {
         let gated = unjudged.filter(\.isGated).count
         var text = "Could not judge \(unjudged.count) series"
         text += gated == unjudged.count ? ":\n" : " (\(gated) of them gated):\n"
-        let missed = unjudged.filter(\.missedItsUsualLevel)
+        let missed = unjudged.filter { $0.missedItsUsualLevel && $0.factorBeyondCalibratedLevel == nil }
+        let offLevel = unjudged.filter { $0.factorBeyondCalibratedLevel != nil }
         let tooFew = unjudged.filter { $0.verdict == .tooFewRepetitions && !$0.missedItsUsualLevel }
         let keptShare = Self.usualLevelShare(of: unjudged)
         if !tooFew.isEmpty {
@@ -228,6 +229,21 @@ extension CompareReportFormatter {
                 run (Performance.md, "Hops across processes"), so it did not measure the usual level, and more \
                 repetitions would not either: make it again when the machine is quieter (nothing else running; \
                 the levels come and go over minutes).
+
+                """
+        }
+        if !offLevel.isEmpty, let machine = report.options.resolution?.machine {
+            let factors = offLevel.compactMap(\.factorBeyondCalibratedLevel)
+            let limit = (ResolutionTable.calibratedLevelLimit * 100).rounded() / 100
+            text += """
+                Not at the usual level, \(offLevel.count) series (off the calibrated level): a run's median sits \
+                \(NumberFormat.plain(((factors.min() ?? 0) * 100).rounded() / 100))\
+                \(factors.count > 1 ? "-\(NumberFormat.plain(((factors.max() ?? 0) * 100).rounded() / 100))" : "") \
+                times beyond the level the calibration runs on \(machine) measured (more than \
+                \(NumberFormat.plain(limit)) times: the machine's slow level, not its usual one). The slow \
+                level may have held that whole run, which its own repetitions cannot tell, or the code may be \
+                that much slower: make the run again when the machine is quieter; if it stays there, the code \
+                changed, and the table wants calibrating anew (BenchRunner calibrate).
 
                 """
         }
@@ -345,15 +361,21 @@ extension CompareReportFormatter {
         let calibrated = report.comparisons.filter { $0.worseTest != nil && entry($0) != nil }
         let raised = calibrated.filter { $0.threshold > $0.declaredThreshold }
         // The calibrations whose entries these runs' series use.
-        let used = Set(calibrated.compactMap { entry($0)?.revision })
-        let sources = table.calibrations.filter { used.isEmpty || used.contains($0.revision) }
-            .map { "\($0.runs) runs of git \($0.revision) with \($0.repetitions) repetitions a series" }
+        let used = Set(calibrated.compactMap { entry($0)?.calibration })
+        let sources = table.calibrations.filter { used.isEmpty || used.contains($0.key) }.map(\.described)
         var text = "Resolution: \(table.path), from " + sources.joined(separator: " and ") + ": "
         text += "a calibrated series is worse (or better) only when "
         text += "its median also moved beyond the larger of its threshold and the smallest change two such runs tell "
         text += "apart on that machine (the tests ask about the threshold alone) "
         text += "(\(calibrated.count) tested series calibrated, \(raised.count) of them with a threshold raised by it; "
         text += "column threshold). It holds for runs made like the calibration runs, on a machine as quiet.\n"
+        if let machine = table.machine, !table.calibratedOnMachine, !calibrated.isEmpty,
+            table.calibrations.allSatisfy({ !$0.cpu.isEmpty })
+        {
+            text += "Note: both runs ran on \(machine), which no calibration ran on: the resolution is another "
+            text += "machine's, whose levels and spreads may differ; calibrate on this one (BenchRunner calibrate, "
+            text += "four or more runs of one binary) for thresholds that hold here.\n"
+        }
         let counts = report.comparisons.compactMap { comparison -> Int? in
             guard comparison.worseTest != nil else { return nil }
             return max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)

@@ -24,6 +24,9 @@ package struct ComparisonReport: Sendable {
     init(base: ResultFile, new: ResultFile, options: CompareOptions) throws(CompareInputError) {
         basePath = base.path
         newPath = new.path
+        // Two runs of one CPU model are judged by its calibration where it has one.
+        var options = options
+        options.resolution = options.resolution?.onMachine(base: base.facts.cpu, new: new.facts.cpu)
         self.options = options
         var newByKey: [ResultSeriesKey: ResultSeries] = [:]
         for series in new.series {
@@ -41,10 +44,20 @@ package struct ComparisonReport: Sendable {
                     message: "unit \"\(counterpart.unit)\" of \(series.key) differs from \"\(series.unit)\" "
                         + "in \(base.path) line \(series.firstLine)")
             }
+            let counterpart = newByKey[series.key]
+            // A run the slow level held throughout, told by the calibration
+            // runs of its CPU model (``ResolutionTable/factorBeyondCalibratedLevel(of:values:repetitions:)``).
+            let repetitions = max(series.values.count, counterpart?.values.count ?? 0)
+            let beyond = [series.values, counterpart?.values].compactMap { values in
+                values.flatMap {
+                    options.resolution?.factorBeyondCalibratedLevel(of: series.key, values: $0, repetitions: repetitions)
+                }
+            }.max()
             comparisons.append(
                 SeriesComparison(
-                    base: series, new: newByKey[series.key], options: options,
-                    machineDrift: drift.factor(for: series.key), missedUsualLevel: missed.contains(series.key.benchmark)))
+                    base: series, new: counterpart, options: options,
+                    machineDrift: drift.factor(for: series.key), missedUsualLevel: missed.contains(series.key.benchmark),
+                    factorBeyondCalibratedLevel: beyond))
         }
         for series in new.series where !baseKeys.contains(series.key) {
             comparisons.append(SeriesComparison(base: nil, new: series, options: options))

@@ -92,6 +92,10 @@ package struct SeriesComparison: Sendable {
     /// not measure that level (``ResultFile/benchmarksMissingTheirUsualLevel``):
     /// not judged (`too few repetitions`), whatever else it shows.
     private(set) var missedItsUsualLevel = false
+    /// For a series that ``missedItsUsualLevel`` because a run's median sits
+    /// beyond the level its CPU model's calibration runs measured (rather
+    /// than a run that kept too few repetitions at its own), the factor.
+    private(set) var factorBeyondCalibratedLevel: Double?
     /// Whether the median moved beyond the threshold in the good direction,
     /// as measured and after the drift correction.
     private var movedBeneficially = false
@@ -141,10 +145,14 @@ package struct SeriesComparison: Sendable {
     /// verdict is that of the series tested alone; ``ComparisonReport``
     /// adjusts it for the run's other series.
     /// `missedUsualLevel`: whether either run did not measure the usual
-    /// level of this series' benchmark (``ResultFile/benchmarksMissingTheirUsualLevel``).
+    /// level of this series' benchmark (``ResultFile/benchmarksMissingTheirUsualLevel``);
+    /// `factorBeyondCalibratedLevel`: how far beyond the level the
+    /// calibration runs of the compared runs' CPU model measured the slower
+    /// run's median sits, when beyond the limit
+    /// (``ResolutionTable/factorBeyondCalibratedLevel(of:values:repetitions:)``).
     init(
         base: ResultSeries?, new: ResultSeries?, options: CompareOptions, machineDrift: Double? = nil,
-        missedUsualLevel: Bool = false
+        missedUsualLevel: Bool = false, factorBeyondCalibratedLevel: Double? = nil
     ) {
         guard let any = base ?? new else {
             preconditionFailure("base or new must be given")
@@ -228,7 +236,10 @@ package struct SeriesComparison: Sendable {
         repetitionsSuffice = repetitions.suffice
         // A run that spent most of its repetitions at the machine's slower
         // levels did not measure the usual level (``ResultFile/benchmarksMissingTheirUsualLevel``).
-        missedItsUsualLevel = seriesRule.readsUsualLevel && missedUsualLevel
+        // A run the slow level held throughout reads as at its own usual
+        // level; the calibration runs of its CPU model tell.
+        self.factorBeyondCalibratedLevel = missedUsualLevel ? nil : factorBeyondCalibratedLevel
+        missedItsUsualLevel = seriesRule.readsUsualLevel && (missedUsualLevel || factorBeyondCalibratedLevel != nil)
 
         // Judge against the machine: new values as if the machine had not drifted.
         let corrected = EvidenceSteps.corrected(new, drift: judgedDrift)

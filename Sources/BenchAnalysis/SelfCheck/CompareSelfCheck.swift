@@ -156,6 +156,27 @@ package enum CompareSelfCheck {
         "20261207T062153Z-4f7462a2550f",
     ]
 
+    /// The default runs made on the A/A pair's host, the pair's among them,
+    /// back to back in sets of one binary (two, three, two and five runs of
+    /// four binaries whose timing is the pair's): the self-check's
+    /// `default-pairs` reports every ordered pair of one binary among them.
+    /// No calibration ran on that host (docs/Compare.md, "The resolution",
+    /// says why the five were not made one).
+    package static let pairHostRuns: [String] = [
+        "20261207T063908Z-4f7462a2550f",
+        "20261207T064504Z-4f7462a2550f",
+        "20261207T070720Z-3928d02a8897",
+        "20261207T071359Z-3928d02a8897",
+        "20261207T071944Z-3928d02a8897",
+        "20261207T075632Z-997fc004797b",
+        "20261207T080301Z-997fc004797b",
+        "20261207T100348Z-b06f0dc2ee8d",
+        "20261207T101030Z-b06f0dc2ee8d",
+        "20261207T101627Z-b06f0dc2ee8d",
+        "20261207T102224Z-b06f0dc2ee8d",
+        "20261207T102827Z-b06f0dc2ee8d",
+    ]
+
     /// Every run `results/resolution.csv` comes from, as `BenchRunner
     /// calibrate` takes them: the quick runs, then the default runs.
     package static var resolutionRuns: [String] { calibrationRuns + defaultCalibrationRuns }
@@ -624,7 +645,8 @@ package enum CompareSelfCheck {
             return ResultSeries(
                 key: series.key, unit: series.unit, values: series.values.map { $0 * scale }, firstLine: series.firstLine)
         }
-        return ResultFile(path: run.path + " (fast path x\(factor))", series: series, revisions: run.revisions)
+        return ResultFile(
+            path: run.path + " (fast path x\(factor))", series: series, revisions: run.revisions, facts: run.facts)
     }
 
     /// The committed resolution table, as compare reads it by default.
@@ -681,11 +703,14 @@ package enum CompareSelfCheck {
     /// runs: their binary timed the trampoline otherwise. The
     /// resolution bounds false alarms only as far as the calibration runs
     /// saw every level a process takes (docs/Compare.md, "The resolution").
+    /// At full size also every ordered pair of one binary among the pair's
+    /// host's runs (``pairHostRuns``): reported, for what a user's pairs do
+    /// on that host.
     /// The smoke size checks the A/A pair alone.
     static func defaultPairs(root: URL, size: Size, into outcome: inout Outcome) throws {
         let options = try committedOptions(root: root)
         let later = size == .full ? laterDefaultRuns : []
-        let names = defaultPairRuns + later + (size == .full ? defaultCalibrationRuns : [])
+        let names = Array(Set(defaultPairRuns + later + (size == .full ? defaultCalibrationRuns + pairHostRuns : [])))
         let files = try loadOnce(root, names)
         func sameHost(_ base: String, _ new: String) -> Bool { files[base]!.facts.cpu == files[new]!.facts.cpu }
         struct Tally {
@@ -763,8 +788,24 @@ package enum CompareSelfCheck {
                 + among.summary + (bases.isEmpty ? "" : " (\(bases.joined(separator: ", ")))")
             outcome.lines.append(laterLine)
         }
+        // The pair's host: every ordered pair of its runs that one binary
+        // made, the A/A pair's included.
+        var pairHostLine = ""
+        if size == .full {
+            var among = Tally()
+            for base in pairHostRuns {
+                for new in pairHostRuns
+                where new != base && files[base]!.revisions == files[new]!.revisions && sameHost(base, new) {
+                    _ = try judge(base, new, into: &among, asserted: false)
+                }
+            }
+            pairHostLine = "default runs of one binary on the pair's host (\(pairHostRuns.count) runs of "
+                + "\(Set(pairHostRuns.map { files[$0]!.revisions }).count) binaries, \(files[pairHostRuns[0]]!.facts.cpu)), "
+                + "among themselves: " + among.summary
+            outcome.lines.append(pairHostLine)
+        }
         guard size == .full else { return }
-        for text in [line, laterLine] where !text.isEmpty {
+        for text in [line, laterLine, pairHostLine] where !text.isEmpty {
             if let failure = documentFailure(root: root, document: "docs/Compare.md", line: text) {
                 outcome.failures.append(failure)
             }
