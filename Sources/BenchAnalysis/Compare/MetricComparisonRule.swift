@@ -92,12 +92,24 @@ package struct MetricComparisonRule: Sendable, Equatable {
 
     /// The share of `values` at the usual level (1 for a rule that does not
     /// ``readsUsualLevel``): those within ``BenchmarkSchema/usualLevelBand``
-    /// of the best one (a time at most 1.25 times the lowest, a rate at
-    /// least the highest over 1.25). Whether a run measured its usual level
+    /// of the twentieth-best one (the k-th best, k a twentieth of the
+    /// repetitions rounded up: the best of up to 20, the second of 30, the
+    /// third of 60; a time at most 1.25 times it, a rate at least it over
+    /// 1.25; better ones count in). Whether a run measured its usual level
     /// is read from it (``ResultFile/benchmarksMissingTheirUsualLevel``).
+    ///
+    /// Not from the best alone: on a host whose hops run at one level with a
+    /// fast tail (an Intel Xeon host), one lone repetition 20-40 % below the
+    /// rest left a run that measured its level with a tenth of its
+    /// repetitions in the band, so it timed its hops again, compare left
+    /// them unjudged and calibrate left the run out. Not from the
+    /// tenth-best, as the band: where the slow level is 1.5 times the usual
+    /// one (an AMD EPYC host), a run that kept five of thirty repetitions at
+    /// the usual level then reached the quarter with three of the slow
+    /// level's fastest, and read as a run that measured it.
     func usualLevelShare(_ values: [Double]) -> Double {
         guard readsUsualLevel, preference != .informational, !values.isEmpty else { return 1 }
-        let best = anchor(values, rank: 1)
+        let best = anchor(values, rank: (values.count + 19) / 20)
         guard best > 0 else { return 1 }
         return Double(values.filter { isWithinBand($0, of: best) }.count) / Double(values.count)
     }
@@ -111,7 +123,8 @@ package struct MetricComparisonRule: Sendable, Equatable {
     /// repetition set the band so low that it kept only the run's fastest
     /// few, and a fast path made 20 % slower read as 14 %. A run that
     /// measured its usual level has a quarter or more of its repetitions
-    /// within the band of its best, so its tenth-best is at that level too.
+    /// within the band of its twentieth-best (``usualLevelShare(_:)``), so
+    /// its tenth-best is at that level too.
     func judgedValues(_ values: [Double]) -> [Double] {
         guard readsUsualLevel, preference != .informational, !values.isEmpty else { return values }
         let anchor = anchor(values, rank: (values.count + 9) / 10)
