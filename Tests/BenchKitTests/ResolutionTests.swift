@@ -171,25 +171,15 @@ final class ResolutionTests: XCTestCase {
 
         // compare narrows the table to the runs' model by itself, and says
         // when the runs' model has no calibration.
-        func hopFile(_ name: String, _ center: Double, cpu: String) -> ResultFile {
-            let spread = [0.985, 0.99, 0.995, 1.0, 1.005, 1.01, 1.015]
-            return ResultFile(
-                path: name, series: [ResultSeries(key: Self.hop, unit: "ns", values: spread.map { $0 * center }, firstLine: 2)],
-                facts: RunFacts(cpu: cpu))
-        }
         // +12 %: beyond the AMD host's resolution, within the Intel host's.
         XCTAssertLessThan(amdHop.resolution, 0.12)
         XCTAssertGreaterThan(intelHop.resolution, 0.12)
-        let onAMDRuns = try ComparisonReport(
-            base: hopFile("a.csv", 14, cpu: "AMD EPYC"), new: hopFile("b.csv", 14 * 1.12, cpu: "AMD EPYC"),
-            options: CompareOptions(resolution: table))
+        let onAMDRuns = try Self.compareHop(base: 14, new: 14 * 1.12, cpu: "AMD EPYC", table: table)
         XCTAssertEqual(onAMDRuns.comparisons[0].verdict, .worse)
         let summary = CompareReportFormatter(report: onAMDRuns).summary()
         XCTAssertTrue(summary.contains("from 4 runs of git abc on AMD EPYC with 3 repetitions a series"), summary)
         XCTAssertFalse(summary.contains("which no calibration ran on"), summary)
-        let onARM = try ComparisonReport(
-            base: hopFile("a.csv", 14, cpu: "ARM"), new: hopFile("b.csv", 14 * 1.12, cpu: "ARM"),
-            options: CompareOptions(resolution: table))
+        let onARM = try Self.compareHop(base: 14, new: 14 * 1.12, cpu: "ARM", table: table)
         XCTAssertEqual(onARM.comparisons[0].verdict, .notShownEqual, "the coarser row's resolution holds it")
         let armSummary = CompareReportFormatter(report: onARM).summary()
         XCTAssertTrue(armSummary.contains("both runs ran on ARM, which no calibration ran on"), armSummary)
@@ -229,16 +219,8 @@ final class ResolutionTests: XCTestCase {
         XCTAssertEqual(table.entries[Self.timer]?.runs, 6, "a series not read at its usual level keeps every run")
         XCTAssertEqual(try ResolutionTable.parse(text: table.csv(), path: "out.csv"), table, "the level reads back")
 
-        func file(_ name: String, _ center: Double, cpu: String) -> ResultFile {
-            let spread = [0.985, 0.99, 0.995, 1.0, 1.005, 1.01, 1.015]
-            return ResultFile(
-                path: name, series: [ResultSeries(key: Self.hop, unit: "ns", values: spread.map { $0 * center }, firstLine: 2)],
-                facts: RunFacts(cpu: cpu))
-        }
         func compare(_ base: Double, _ new: Double, cpu: String = "Intel Xeon") throws -> ComparisonReport {
-            try ComparisonReport(
-                base: file("base.csv", base, cpu: cpu), new: file("new.csv", new, cpu: cpu),
-                options: CompareOptions(resolution: table))
+            try Self.compareHop(base: base, new: new, cpu: cpu, table: table)
         }
         // A base the slow level held (2.4 times), a fast path 40 % slower
         // than the level: 24 % faster than that base.
@@ -305,14 +287,24 @@ final class ResolutionTests: XCTestCase {
         }
     }
 
-    /// Seven repetitions a side of the hop at `base` and `new` ns, a little spread.
-    private static func hopFiles(base: Double, new: Double) -> (ResultFile, ResultFile) {
+    /// Seven repetitions a side of the hop at `base` and `new` ns, a little
+    /// spread, both runs on CPU model `cpu`.
+    private static func hopFiles(base: Double, new: Double, cpu: String = "") -> (ResultFile, ResultFile) {
         let spread = [0.985, 0.99, 0.995, 1.0, 1.005, 1.01, 1.015]
         func file(_ center: Double, _ name: String) -> ResultFile {
             ResultFile(
-                path: name, series: [ResultSeries(key: Self.hop, unit: "ns", values: spread.map { $0 * center }, firstLine: 2)])
+                path: name, series: [ResultSeries(key: Self.hop, unit: "ns", values: spread.map { $0 * center }, firstLine: 2)],
+                facts: RunFacts(cpu: cpu))
         }
         return (file(base, "base.csv"), file(new, "new.csv"))
+    }
+
+    /// compare of the hop at `base` and `new` ns on CPU model `cpu` (``hopFiles(base:new:cpu:)``) with `table`.
+    private static func compareHop(base: Double, new: Double, cpu: String, table: ResolutionTable) throws
+        -> ComparisonReport
+    {
+        let (baseFile, newFile) = hopFiles(base: base, new: new, cpu: cpu)
+        return try ComparisonReport(base: baseFile, new: newFile, options: CompareOptions(resolution: table))
     }
 
     private static func table(resolution: Double) -> ResolutionTable {

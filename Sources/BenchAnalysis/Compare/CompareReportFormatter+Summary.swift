@@ -234,13 +234,14 @@ extension CompareReportFormatter {
         }
         if !offLevel.isEmpty, let machine = report.options.resolution?.machine {
             let factors = offLevel.compactMap(\.factorBeyondCalibratedLevel)
-            let limit = (ResolutionTable.calibratedLevelLimit * 100).rounded() / 100
+            func shown(_ factor: Double) -> String { NumberFormat.plain((factor * 100).rounded() / 100) }
+            let low = factors.min() ?? 0
+            let high = factors.max() ?? 0
             text += """
                 Not at the usual level, \(offLevel.count) series (off the calibrated level): a run's median sits \
-                \(NumberFormat.plain(((factors.min() ?? 0) * 100).rounded() / 100))\
-                \(factors.count > 1 ? "-\(NumberFormat.plain(((factors.max() ?? 0) * 100).rounded() / 100))" : "") \
+                \(shown(low))\(high > low ? "-\(shown(high))" : "") \
                 times beyond the level the calibration runs on \(machine) measured (more than \
-                \(NumberFormat.plain(limit)) times: the machine's slow level, not its usual one). The slow \
+                \(shown(ResolutionTable.calibratedLevelLimit)) times: the machine's slow level, not its usual one). The slow \
                 level may have held that whole run, which its own repetitions cannot tell, or the code may be \
                 that much slower: make the run again when the machine is quieter; if it stays there, the code \
                 changed, and the table wants calibrating anew (BenchRunner calibrate).

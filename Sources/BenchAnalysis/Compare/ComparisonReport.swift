@@ -44,20 +44,10 @@ package struct ComparisonReport: Sendable {
                     message: "unit \"\(counterpart.unit)\" of \(series.key) differs from \"\(series.unit)\" "
                         + "in \(base.path) line \(series.firstLine)")
             }
-            let counterpart = newByKey[series.key]
-            // A run the slow level held throughout, told by the calibration
-            // runs of its CPU model (``ResolutionTable/factorBeyondCalibratedLevel(of:values:repetitions:)``).
-            let repetitions = max(series.values.count, counterpart?.values.count ?? 0)
-            let beyond = [series.values, counterpart?.values].compactMap { values in
-                values.flatMap {
-                    options.resolution?.factorBeyondCalibratedLevel(of: series.key, values: $0, repetitions: repetitions)
-                }
-            }.max()
             comparisons.append(
                 SeriesComparison(
-                    base: series, new: counterpart, options: options,
-                    machineDrift: drift.factor(for: series.key), missedUsualLevel: missed.contains(series.key.benchmark),
-                    factorBeyondCalibratedLevel: beyond))
+                    base: series, new: newByKey[series.key], options: options,
+                    machineDrift: drift.factor(for: series.key), missedUsualLevel: missed.contains(series.key.benchmark)))
         }
         for series in new.series where !baseKeys.contains(series.key) {
             comparisons.append(SeriesComparison(base: nil, new: series, options: options))

@@ -170,9 +170,10 @@ package struct ResolutionTable: Sendable, Equatable {
     /// How far a series read at its usual level sits from that level on
     /// the slow side across runs: when both compared runs ran on
     /// ``machine`` and its calibration there measured the series' level,
-    /// the factor by which `values`' median (of those at the run's own
-    /// usual level) is beyond it in the harmful direction, if it is beyond
-    /// ``calibratedLevelLimit``; nil otherwise.
+    /// the factor by which a run's `median` (of its repetitions at its own
+    /// usual level, ``MetricComparisonRule/judgedValues(_:)``) is beyond it
+    /// in the harmful direction, if it is beyond ``calibratedLevelLimit``;
+    /// nil otherwise.
     ///
     /// Why: a run's usual level is read from its own repetitions, so a run
     /// the machine's slow level held from its first repetition to its last
@@ -180,12 +181,11 @@ package struct ResolutionTable: Sendable, Equatable {
     /// nothing in it tells the machine from a slower binary; against such a
     /// base a fast path made 40 % slower passed. The calibration runs on
     /// the same CPU model say where the level is.
-    func factorBeyondCalibratedLevel(of key: ResultSeriesKey, values: [Double], repetitions: Int?) -> Double? {
-        guard let machine else { return nil }
+    func factorBeyondCalibratedLevel(of key: ResultSeriesKey, median: Double, repetitions: Int?) -> Double? {
+        guard let machine, median > 0 else { return nil }
         let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
         guard rule.readsUsualLevel, rule.preference != .informational,
-            let entry = entry(for: key, repetitions: repetitions), entry.cpu == machine, entry.level > 0,
-            let median = Statistics.median(rule.judgedValues(values)), median > 0
+            let entry = entry(for: key, repetitions: repetitions), entry.cpu == machine, entry.level > 0
         else { return nil }
         let factor = rule.preference == .higherIsBetter ? entry.level / median : median / entry.level
         return factor > Self.calibratedLevelLimit ? factor : nil
@@ -409,7 +409,7 @@ package struct ResolutionTable: Sendable, Equatable {
     /// The log medians of a series read at its usual level without those of
     /// runs the machine's slow level held throughout: beyond
     /// ``calibratedLevelLimit`` of the runs' median on the slow side
-    /// (``factorBeyondCalibratedLevel(of:values:repetitions:)`` applies the
+    /// (``factorBeyondCalibratedLevel(of:median:repetitions:)`` applies the
     /// same limit to compared runs). Such a run reads as at its usual level
     /// by itself, and would set the spread to the machine's levels rather
     /// than the runs'.

@@ -145,14 +145,10 @@ package struct SeriesComparison: Sendable {
     /// verdict is that of the series tested alone; ``ComparisonReport``
     /// adjusts it for the run's other series.
     /// `missedUsualLevel`: whether either run did not measure the usual
-    /// level of this series' benchmark (``ResultFile/benchmarksMissingTheirUsualLevel``);
-    /// `factorBeyondCalibratedLevel`: how far beyond the level the
-    /// calibration runs of the compared runs' CPU model measured the slower
-    /// run's median sits, when beyond the limit
-    /// (``ResolutionTable/factorBeyondCalibratedLevel(of:values:repetitions:)``).
+    /// level of this series' benchmark (``ResultFile/benchmarksMissingTheirUsualLevel``).
     init(
         base: ResultSeries?, new: ResultSeries?, options: CompareOptions, machineDrift: Double? = nil,
-        missedUsualLevel: Bool = false, factorBeyondCalibratedLevel: Double? = nil
+        missedUsualLevel: Bool = false
     ) {
         guard let any = base ?? new else {
             preconditionFailure("base or new must be given")
@@ -185,10 +181,10 @@ package struct SeriesComparison: Sendable {
         let newMedian = judgedNew.flatMap { Statistics.median($0) }
         self.baseMedian = baseMedian
         self.newMedian = newMedian
+        let repetitionCount = max(base?.values.count ?? 0, new?.values.count ?? 0)
         threshold = EvidenceSteps.threshold(
             declared: declaredThreshold,
-            resolution: options.resolution?.resolution(
-                of: key, repetitions: max(base?.values.count ?? 0, new?.values.count ?? 0)),
+            resolution: options.resolution?.resolution(of: key, repetitions: repetitionCount),
             rule: rule,
             chanceCountMove: EvidenceSteps.chanceCountMove(metric: key.metric, baseMedian: baseMedian, newMedian: newMedian))
         interval = nil
@@ -237,8 +233,13 @@ package struct SeriesComparison: Sendable {
         // A run that spent most of its repetitions at the machine's slower
         // levels did not measure the usual level (``ResultFile/benchmarksMissingTheirUsualLevel``).
         // A run the slow level held throughout reads as at its own usual
-        // level; the calibration runs of its CPU model tell.
-        self.factorBeyondCalibratedLevel = missedUsualLevel ? nil : factorBeyondCalibratedLevel
+        // level; the calibration runs of its CPU model tell
+        // (``ResolutionTable/factorBeyondCalibratedLevel(of:median:repetitions:)``).
+        if !missedUsualLevel, let table = options.resolution {
+            factorBeyondCalibratedLevel = [baseMedian, newMedian].compactMap {
+                table.factorBeyondCalibratedLevel(of: key, median: $0, repetitions: repetitionCount)
+            }.max()
+        }
         missedItsUsualLevel = seriesRule.readsUsualLevel && (missedUsualLevel || factorBeyondCalibratedLevel != nil)
 
         // Judge against the machine: new values as if the machine had not drifted.

@@ -142,7 +142,22 @@ package struct ResultsIndex: Sendable {
     /// Whether `name` begins as BenchRunner names a run's file
     /// (`<yyyyMMdd>T<HHmmss>Z-`): unique enough to be cited without `.csv`.
     static func isRunName(_ name: String) -> Bool {
-        name.range(of: #"^[0-9]{8}T[0-9]{6}Z-"#, options: .regularExpression) != nil
+        hasRunStamp(Array(name.utf8.prefix(runStampLength)), at: 0)
+    }
+
+    /// The length of a run's start time as its name begins with it:
+    /// `<yyyyMMdd>T<HHmmss>Z-`.
+    static let runStampLength = 17
+
+    /// Whether `bytes` at `start` hold a run's start time as its name begins
+    /// with it (``isRunName(_:)``).
+    static func hasRunStamp(_ bytes: [UInt8], at start: Int) -> Bool {
+        guard start + runStampLength <= bytes.count, bytes[start + 8] == UInt8(ascii: "T"),
+            bytes[start + 15] == UInt8(ascii: "Z"), bytes[start + 16] == UInt8(ascii: "-")
+        else { return false }
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        return (0..<8).allSatisfy { digits.contains(bytes[start + $0]) }
+            && (9..<15).allSatisfy { digits.contains(bytes[start + $0]) }
     }
 
     /// The files `results prune` lists, committed or not: nothing cites
@@ -305,20 +320,18 @@ package struct ResultsIndex: Sendable {
             return text.contains(needle)
         }
 
-        /// The length of a run name: 8 digits, `T`, 6 digits, `Z-`, 12 hex digits.
-        static let runNameLength = 29
+        /// The length of a run name: its start time (``ResultsIndex/runStampLength``)
+        /// and 12 hex digits of its revision.
+        static let runNameLength = ResultsIndex.runStampLength + 12
 
         /// Whether `bytes` at `start` hold a run name.
         private static func isRunName(_ bytes: [UInt8], at start: Int) -> Bool {
-            guard start + runNameLength <= bytes.count, bytes[start + 8] == UInt8(ascii: "T"),
-                bytes[start + 15] == UInt8(ascii: "Z"), bytes[start + 16] == UInt8(ascii: "-")
-            else { return false }
-            func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-            func isHex(_ byte: UInt8) -> Bool { isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) }
-            for offset in 0..<8 where !isDigit(bytes[start + offset]) { return false }
-            for offset in 9..<15 where !isDigit(bytes[start + offset]) { return false }
-            for offset in 17..<runNameLength where !isHex(bytes[start + offset]) { return false }
-            return true
+            guard start + runNameLength <= bytes.count, ResultsIndex.hasRunStamp(bytes, at: start) else { return false }
+            let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+            let letters = UInt8(ascii: "a")...UInt8(ascii: "f")
+            return (ResultsIndex.runStampLength..<runNameLength).allSatisfy {
+                digits.contains(bytes[start + $0]) || letters.contains(bytes[start + $0])
+            }
         }
 
         /// The run name `name` begins with, if it begins with one.
@@ -333,8 +346,7 @@ package struct ResultsIndex: Sendable {
             var names: Set<String> = []
             var start = 0
             while start + runNameLength <= bytes.count {
-                // Every name has `T` 8 bytes in: most positions fail there at once.
-                if bytes[start + 8] == UInt8(ascii: "T"), isRunName(bytes, at: start) {
+                if isRunName(bytes, at: start) {
                     names.insert(String(decoding: bytes[start..<(start + runNameLength)], as: UTF8.self))
                 }
                 start += 1

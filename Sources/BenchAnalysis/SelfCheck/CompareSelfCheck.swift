@@ -772,36 +772,33 @@ package enum CompareSelfCheck {
             ? "; no calibration run on its host (\(files[defaultPairRuns[0]]!.facts.cpu))"
             : "; with the calibration runs of its host, \(crossPair.summary)"
         outcome.lines.append(line)
-        var laterLine = ""
-        if !later.isEmpty {
+        // Every ordered pair of `runs` that one binary made on one host,
+        // reported, with the bases a slowed fast path passed against.
+        func amongThemselves(_ runs: [String]) throws -> String {
             var among = Tally()
             var slowerPassedAgainst: [String: Int] = [:]
-            for base in later {
-                for new in later where new != base {
+            for base in runs {
+                for new in runs where new != base && files[base]!.revisions == files[new]!.revisions && sameHost(base, new) {
                     let before = among.slowerPassed
                     _ = try judge(base, new, into: &among, asserted: false)
                     if among.slowerPassed > before { slowerPassedAgainst[base, default: 0] += 1 }
                 }
             }
             let bases = slowerPassedAgainst.keys.sorted().map { "\($0) as the base in \(slowerPassedAgainst[$0]!)" }
+            return among.summary + (bases.isEmpty ? "" : " (\(bases.joined(separator: ", ")))")
+        }
+        var laterLine = ""
+        if !later.isEmpty {
             laterLine = "later default runs (\(later.count), \(files[later[0]]!.facts.cpu)), among themselves: "
-                + among.summary + (bases.isEmpty ? "" : " (\(bases.joined(separator: ", ")))")
+                + (try amongThemselves(later))
             outcome.lines.append(laterLine)
         }
-        // The pair's host: every ordered pair of its runs that one binary
-        // made, the A/A pair's included.
+        // The pair's host: its runs of one binary, the A/A pair's included.
         var pairHostLine = ""
         if size == .full {
-            var among = Tally()
-            for base in pairHostRuns {
-                for new in pairHostRuns
-                where new != base && files[base]!.revisions == files[new]!.revisions && sameHost(base, new) {
-                    _ = try judge(base, new, into: &among, asserted: false)
-                }
-            }
             pairHostLine = "default runs of one binary on the pair's host (\(pairHostRuns.count) runs of "
                 + "\(Set(pairHostRuns.map { files[$0]!.revisions }).count) binaries, \(files[pairHostRuns[0]]!.facts.cpu)), "
-                + "among themselves: " + among.summary
+                + "among themselves: " + (try amongThemselves(pairHostRuns))
             outcome.lines.append(pairHostLine)
         }
         guard size == .full else { return }
