@@ -1,5 +1,6 @@
 @testable import BenchAnalysis
 import BenchKit
+import ToolSupport
 import XCTest
 
 /// `observeOn.throughput` is judged on the repetitions at each run's usual
@@ -163,6 +164,35 @@ final class UsualLevelTests: XCTestCase {
         XCTAssertEqual(rule.usualLevelShare(sixty), 54.0 / 60, accuracy: 1e-9, "of 60, the third-fastest (34): all but the 43s")
         XCTAssertEqual(rule.judgedValues([30, 80, 81]), [30], "of up to ten repetitions, the band hangs from the best")
     }
+    /// A tail is not a level: on the Intel Xeon host the fast path's
+    /// repetitions sometimes fall 26 % below the rest, and in
+    /// `20261207T125704Z-99937e87098d` three of thirty did (reps 8, 14 and
+    /// 19), so the band of the third-fastest kept those and two more, the
+    /// run read 27.6 ns where its eight siblings read 36.7 to 38.4, and
+    /// the calibration of that host gave the fast path a resolution of
+    /// 114 %. The anchor moves up to the fastest repetition whose band
+    /// keeps a quarter, past faster ones that run on into it; a faster
+    /// group set apart by more than the band (the AMD EPYC host's usual
+    /// level, with the slow level twice it) stays the level, and such a
+    /// run misses it (``MetricComparisonRule/usualLevelShare(_:)``).
+    func testAFastTailOfFewerThanAQuarterIsNotTheLevelButALevelApartIs() throws {
+        let run: [Double] = [
+            36.6, 40.0, 37.6, 40.2, 39.2, 39.2, 35.4, 27.6, 38.6, 35.7, 39.5, 42.8, 37.5, 27.3, 36.8,
+            38.3, 37.9, 38.4, 27.6, 36.5, 36.8, 32.9, 34.1, 38.7, 37.4, 36.6, 37.4, 37.6, 37.3, 34.7,
+        ]
+        let rule = throughputTime
+        let judged = rule.judgedValues(run)
+        XCTAssertEqual(judged.count, 29, "within 1.25 times the fourth-fastest (32.9): all but the 42.8")
+        XCTAssertEqual(try XCTUnwrap(Statistics.median(judged)), 37.4, accuracy: 0.05)
+        XCTAssertEqual(run.filter { $0 <= 27.6 * 1.25 }.count, 5, "the third-fastest's band: the tail and two more")
+        let apart = [13.0, 13.4, 13.2, 13.6, 13.1] + (0..<25).map { 27 + Double($0 % 7) }
+        XCTAssertEqual(rule.judgedValues(apart), [13.0, 13.4, 13.2, 13.6, 13.1], "nothing within 1.25 times 13.6")
+        XCTAssertLessThan(rule.usualLevelShare(apart), BenchmarkSchema.usualLevelMinimumShare)
+        let rate = MetricComparisonRule(metric: "elements_per_s", benchmark: "observeOn.throughput", variant: "fast-path")
+        let rates = run.map { 1e9 / $0 }
+        XCTAssertEqual(rate.judgedValues(rates).count, 29, "a rate the same way up")
+    }
+
     /// A default run reads the share of its own rows at the usual level
     /// before it writes them (the rule compare applies to the file), and a
     /// benchmark below the minimum is timed again, its new repetitions

@@ -131,9 +131,10 @@ package enum CompareSelfCheck {
 
     /// Two default runs of one binary, back to back on a quiet machine,
     /// outside the calibration: the A/A pair a user makes. They were made on
-    /// another host of this kind than the calibration runs (an Intel Xeon,
-    /// the calibration runs' an AMD EPYC), so their pairs with the
-    /// calibration runs also measure how far two such machines differ.
+    /// the Intel Xeon host, whose calibration runs
+    /// (``pairHostCalibrationRuns``) came later, of a later binary whose
+    /// timing is theirs; their pairs with those runs are what a user's pairs
+    /// with an earlier run do there.
     package static let defaultPairRuns: [String] = [
         "20261207T071359Z-3928d02a8897",
         "20261207T071944Z-3928d02a8897",
@@ -159,9 +160,9 @@ package enum CompareSelfCheck {
     /// The default runs made on the A/A pair's host, the pair's among them,
     /// back to back in sets of one binary (two, three, two and five runs of
     /// four binaries whose timing is the pair's): the self-check's
-    /// `default-pairs` reports every ordered pair of one binary among them.
-    /// No calibration ran on that host (docs/Compare.md, "The resolution",
-    /// says why the five were not made one).
+    /// `default-pairs` reports every ordered pair of one binary among them,
+    /// judged by the calibration runs of that host made after them
+    /// (``pairHostCalibrationRuns``).
     package static let pairHostRuns: [String] = [
         "20261207T063908Z-4f7462a2550f",
         "20261207T064504Z-4f7462a2550f",
@@ -177,9 +178,29 @@ package enum CompareSelfCheck {
         "20261207T102827Z-b06f0dc2ee8d",
     ]
 
+    /// The default runs of one binary, back to back on an otherwise idle
+    /// Intel Xeon host (the A/A pair's and ``pairHostRuns``' host), that
+    /// calibrate the default suite's series for that CPU model in
+    /// `results/resolution.csv` (docs/Compare.md, "The resolution").
+    package static let pairHostCalibrationRuns: [String] = [
+        "20261207T123848Z-99937e87098d",
+        "20261207T124452Z-99937e87098d",
+        "20261207T125104Z-99937e87098d",
+        "20261207T125704Z-99937e87098d",
+        "20261207T130314Z-99937e87098d",
+        "20261207T130919Z-99937e87098d",
+        "20261207T131518Z-99937e87098d",
+        "20261207T132118Z-99937e87098d",
+        "20261207T132720Z-99937e87098d",
+    ]
+
     /// Every run `results/resolution.csv` comes from, as `BenchRunner
-    /// calibrate` takes them: the quick runs, then the default runs.
-    package static var resolutionRuns: [String] { calibrationRuns + defaultCalibrationRuns }
+    /// calibrate` takes them: the quick runs, then the default runs of each
+    /// host.
+    package static var resolutionRuns: [String] { calibrationRuns + defaultCalibrationRuns + pairHostCalibrationRuns }
+
+    /// The default runs that calibrate a host's series, of both hosts.
+    static var defaultCalibrationRunsOfEveryHost: [String] { defaultCalibrationRuns + pairHostCalibrationRuns }
 
     /// A judged timing series: its median, and the log-scale standard
     /// deviations of its level between processes and of its repetitions
@@ -710,7 +731,8 @@ package enum CompareSelfCheck {
     static func defaultPairs(root: URL, size: Size, into outcome: inout Outcome) throws {
         let options = try committedOptions(root: root)
         let later = size == .full ? laterDefaultRuns : []
-        let names = Array(Set(defaultPairRuns + later + (size == .full ? defaultCalibrationRuns + pairHostRuns : [])))
+        let names = Array(
+            Set(defaultPairRuns + later + (size == .full ? defaultCalibrationRunsOfEveryHost + pairHostRuns : [])))
         let files = try loadOnce(root, names)
         func sameHost(_ base: String, _ new: String) -> Bool { files[base]!.facts.cpu == files[new]!.facts.cpu }
         struct Tally {
@@ -759,7 +781,7 @@ package enum CompareSelfCheck {
                 aa.append(try judge(base, new, into: &pair, asserted: true))
             }
         }
-        for base in size == .full ? defaultCalibrationRuns : [] {
+        for base in size == .full ? defaultCalibrationRunsOfEveryHost : [] {
             for new in defaultPairRuns where sameHost(base, new) {
                 _ = try judge(base, new, into: &crossPair, asserted: true)
                 _ = try judge(new, base, into: &crossPair, asserted: true)
