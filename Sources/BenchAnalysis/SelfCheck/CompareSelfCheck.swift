@@ -194,6 +194,15 @@ package enum CompareSelfCheck {
         "20261207T132720Z-99937e87098d",
     ]
 
+    /// Default runs made on the Intel Xeon host after its calibration, back
+    /// to back, by a binary that judges the usual level as compare does now
+    /// (the calibration's binary timed as it does): what a user's next runs
+    /// do there, among themselves and against the calibration runs,
+    /// reported by the self-check's `default-pairs`, its slowed fast paths
+    /// asserted never to pass.
+    package static let newestDefaultRuns: [String] = [
+    ]
+
     /// Every run `results/resolution.csv` comes from, as `BenchRunner
     /// calibrate` takes them: the quick runs, then the default runs of each
     /// host.
@@ -726,13 +735,17 @@ package enum CompareSelfCheck {
     /// saw every level a process takes (docs/Compare.md, "The resolution").
     /// At full size also every ordered pair of one binary among the pair's
     /// host's runs (``pairHostRuns``): reported, for what a user's pairs do
-    /// on that host.
+    /// on that host; and the newest runs (``newestDefaultRuns``) among
+    /// themselves and with the calibration runs of their host, both ways:
+    /// reported, their slowed fast paths asserted never to pass.
     /// The smoke size checks the A/A pair alone.
     static func defaultPairs(root: URL, size: Size, into outcome: inout Outcome) throws {
         let options = try committedOptions(root: root)
         let later = size == .full ? laterDefaultRuns : []
         let names = Array(
-            Set(defaultPairRuns + later + (size == .full ? defaultCalibrationRunsOfEveryHost + pairHostRuns : [])))
+            Set(
+                defaultPairRuns + later
+                    + (size == .full ? defaultCalibrationRunsOfEveryHost + pairHostRuns + newestDefaultRuns : [])))
         let files = try loadOnce(root, names)
         func sameHost(_ base: String, _ new: String) -> Bool { files[base]!.facts.cpu == files[new]!.facts.cpu }
         struct Tally {
@@ -823,8 +836,28 @@ package enum CompareSelfCheck {
                 + "among themselves: " + (try amongThemselves(pairHostRuns))
             outcome.lines.append(pairHostLine)
         }
+        // The newest runs: among themselves and with the calibration runs
+        // of their host, both ways round; a slowed fast path never passes.
+        var newestLine = ""
+        if size == .full, let first = newestDefaultRuns.first {
+            var among = Tally()
+            var withCalibration = Tally()
+            for base in newestDefaultRuns {
+                for new in newestDefaultRuns where new != base {
+                    _ = try judge(base, new, into: &among, asserted: true)
+                }
+                for calibration in defaultCalibrationRunsOfEveryHost where sameHost(base, calibration) {
+                    _ = try judge(base, calibration, into: &withCalibration, asserted: true)
+                    _ = try judge(calibration, base, into: &withCalibration, asserted: true)
+                }
+            }
+            newestLine = "newest default runs (\(newestDefaultRuns.count) of git \(files[first]!.revisions.sorted().joined(separator: ", ")), "
+                + "\(files[first]!.facts.cpu)): among themselves, \(among.summary); with the calibration runs of "
+                + "their host, \(withCalibration.summary)"
+            outcome.lines.append(newestLine)
+        }
         guard size == .full else { return }
-        for text in [line, laterLine, pairHostLine] where !text.isEmpty {
+        for text in [line, laterLine, pairHostLine, newestLine] where !text.isEmpty {
             if let failure = documentFailure(root: root, document: "docs/Compare.md", line: text) {
                 outcome.failures.append(failure)
             }
