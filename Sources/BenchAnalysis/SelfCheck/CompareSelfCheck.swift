@@ -201,6 +201,8 @@ package enum CompareSelfCheck {
     /// reported by the self-check's `default-pairs`, its slowed fast paths
     /// asserted never to pass.
     package static let newestDefaultRuns: [String] = [
+        "20261207T141614Z-4f36735065a7",
+        "20261207T142213Z-4f36735065a7",
     ]
 
     /// Every run `results/resolution.csv` comes from, as `BenchRunner
@@ -803,9 +805,11 @@ package enum CompareSelfCheck {
         var line =
             "default runs: the A/A pair \(aa.joined(separator: " and ")); a 20 % slower fast path a regression in "
             + "\(pair.slowerCaught) of \(pair.pairs), and it and a 40 % drop never a pass"
-        line += crossPair.pairs == 0
-            ? "; no calibration run on its host (\(files[defaultPairRuns[0]]!.facts.cpu))"
-            : "; with the calibration runs of its host, \(crossPair.summary)"
+        if size == .full {
+            line += crossPair.pairs == 0
+                ? "; no calibration run on its host (\(files[defaultPairRuns[0]]!.facts.cpu))"
+                : "; with the calibration runs of its host, \(crossPair.summary)"
+        }
         outcome.lines.append(line)
         // Every ordered pair of `runs` that one binary made on one host,
         // reported, with the bases a slowed fast path passed against.
