@@ -796,11 +796,18 @@ package enum CompareSelfCheck {
                 aa.append(try judge(base, new, into: &pair, asserted: true))
             }
         }
-        for base in size == .full ? defaultCalibrationRunsOfEveryHost : [] {
-            for new in defaultPairRuns where sameHost(base, new) {
-                _ = try judge(base, new, into: &crossPair, asserted: true)
-                _ = try judge(new, base, into: &crossPair, asserted: true)
+        // Each of `runs` with each calibration run of its host, both ways
+        // round, a slowed fast path asserted never to pass.
+        func withCalibrationRuns(_ runs: [String], into tally: inout Tally) throws {
+            for calibration in defaultCalibrationRunsOfEveryHost {
+                for run in runs where sameHost(calibration, run) {
+                    _ = try judge(calibration, run, into: &tally, asserted: true)
+                    _ = try judge(run, calibration, into: &tally, asserted: true)
+                }
             }
+        }
+        if size == .full {
+            try withCalibrationRuns(defaultPairRuns, into: &crossPair)
         }
         var line =
             "default runs: the A/A pair \(aa.joined(separator: " and ")); a 20 % slower fast path a regression in "
@@ -813,13 +820,13 @@ package enum CompareSelfCheck {
         outcome.lines.append(line)
         // Every ordered pair of `runs` that one binary made on one host,
         // reported, with the bases a slowed fast path passed against.
-        func amongThemselves(_ runs: [String]) throws -> String {
+        func amongThemselves(_ runs: [String], asserted: Bool = false) throws -> String {
             var among = Tally()
             var slowerPassedAgainst: [String: Int] = [:]
             for base in runs {
                 for new in runs where new != base && files[base]!.revisions == files[new]!.revisions && sameHost(base, new) {
                     let before = among.slowerPassed
-                    _ = try judge(base, new, into: &among, asserted: false)
+                    _ = try judge(base, new, into: &among, asserted: asserted)
                     if among.slowerPassed > before { slowerPassedAgainst[base, default: 0] += 1 }
                 }
             }
@@ -844,20 +851,11 @@ package enum CompareSelfCheck {
         // of their host, both ways round; a slowed fast path never passes.
         var newestLine = ""
         if size == .full, let first = newestDefaultRuns.first {
-            var among = Tally()
             var withCalibration = Tally()
-            for base in newestDefaultRuns {
-                for new in newestDefaultRuns where new != base {
-                    _ = try judge(base, new, into: &among, asserted: true)
-                }
-                for calibration in defaultCalibrationRunsOfEveryHost where sameHost(base, calibration) {
-                    _ = try judge(base, calibration, into: &withCalibration, asserted: true)
-                    _ = try judge(calibration, base, into: &withCalibration, asserted: true)
-                }
-            }
+            try withCalibrationRuns(newestDefaultRuns, into: &withCalibration)
             newestLine = "newest default runs (\(newestDefaultRuns.count) of git \(files[first]!.revisions.sorted().joined(separator: ", ")), "
-                + "\(files[first]!.facts.cpu)): among themselves, \(among.summary); with the calibration runs of "
-                + "their host, \(withCalibration.summary)"
+                + "\(files[first]!.facts.cpu)): among themselves, \(try amongThemselves(newestDefaultRuns, asserted: true)); "
+                + "with the calibration runs of their host, \(withCalibration.summary)"
             outcome.lines.append(newestLine)
         }
         guard size == .full else { return }
