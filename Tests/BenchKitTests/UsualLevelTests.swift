@@ -193,6 +193,91 @@ final class UsualLevelTests: XCTestCase {
         XCTAssertEqual(rate.judgedValues(rates).count, 29, "a rate the same way up")
     }
 
+    /// `20261207T142213Z-4f36735065a7`'s fast path on an Intel Xeon host:
+    /// three repetitions in the fast tail (25.6-28.2 ns) and six of the
+    /// level's fastest (32.3-34.7) within 1.25 times the third, a quarter,
+    /// so without its host's level the run reads 33.2 ns, and as a base it
+    /// made one of that host's calibration runs (`20261207T130314Z`, 38.3
+    /// ns) a regression beyond the host's 10 % resolution. The calibration runs
+    /// of that CPU model measured the level at 37.6 ns, beyond the third's
+    /// band: a tail, so the band moves up to the fourth (32.3), and the run
+    /// reads 36.2. The level never makes a run read better: one at the
+    /// level, one 20 % slower with the same tail, one whose every
+    /// repetition is faster, and the AMD host's usual level apart from a
+    /// slow one read as without it.
+    func testATailBeyondTheBandOfTheCalibratedLevelIsNotTheLevel() throws {
+        let tailed: [Double] = [
+            35.2465, 35.1997, 37.5019, 37.7874, 38.8225, 47.4743, 32.2708, 39.7205, 42.635, 36.8529, 38.4921,
+            37.2266, 28.153, 38.1745, 36.4839, 38.0144, 37.3604, 33.1666, 35.8945, 35.5615, 37.6717, 39.5651,
+            39.3688, 26.9474, 25.5873, 34.5274, 34.1278, 34.0498, 34.6735, 35.3887,
+        ]
+        let sibling: [Double] = [
+            35.7594, 42.1631, 37.1699, 39.0069, 38.5512, 38.5973, 37.9828, 37.6111, 35.4173, 36.3837, 34.0005,
+            35.4609, 38.8493, 39.668, 35.3299, 37.8256, 37.3068, 34.6552, 33.1903, 33.9308, 37.4233, 34.1737, 37.133,
+            34.7994, 37.5249, 39.4127, 38.6093, 37.4434, 37.8394, 37.8347,
+        ]
+        let calibration: [Double] = [
+            35.1373, 42.7541, 37.3457, 44.2858, 38.6332, 38.0446, 37.4315, 37.0543, 41.1685, 37.5083, 37.4503,
+            41.6429, 38.3273, 38.9328, 38.2036, 34.4519, 44.1341, 38.0121, 37.674, 40.1389, 40.9152, 39.2405,
+            39.9629, 37.6074, 38.3592, 35.5654, 41.1347, 36.6541, 37.6045, 40.1547,
+        ]
+        let rule = throughputTime
+        let level = 37.6
+        func median(_ values: [Double], _ level: Double?) throws -> Double {
+            try XCTUnwrap(Statistics.median(rule.judgedValues(values, calibratedLevel: level)))
+        }
+        XCTAssertEqual(rule.judgedValues(tailed).count, 9)
+        XCTAssertEqual(try median(tailed, nil), 33.17, accuracy: 0.005)
+        XCTAssertEqual(rule.judgedValues(tailed, calibratedLevel: level).count, 28, "within 1.25 times 32.3")
+        XCTAssertEqual(try median(tailed, level), 36.19, accuracy: 0.005)
+        let slower = tailed.map { $0 * 1.2 }
+        let faster = sibling.map { $0 * 0.7 }
+        let apart = [13.0, 13.4, 13.2, 13.6, 13.1] + (0..<25).map { 27 + Double($0 % 7) }
+        for (values, level) in [(sibling, level), (slower, level), (faster, level), (apart, 13.6)] {
+            XCTAssertEqual(rule.judgedValues(values, calibratedLevel: level), rule.judgedValues(values), "\(values)")
+        }
+        let rate = MetricComparisonRule(metric: "elements_per_s", benchmark: "observeOn.throughput", variant: "fast-path")
+        XCTAssertEqual(rate.judgedValues(tailed.map { 1e9 / $0 }, calibratedLevel: 1e9 / level).count, 28, "a rate the same way up")
+
+        // compare takes the level of the runs' CPU model from its table.
+        let key = ResultSeriesKey(
+            benchmark: "observeOn.throughput", variant: "fast-path", params: "elements=100000",
+            metric: "ns_per_element", allocator: "system")
+        let entry = ResolutionTable.Entry(
+            runs: 9, logDeviation: 0.0133, resolution: 0.102, spread: 0.08, revision: "abc", repetitions: 30,
+            cpu: "Intel Xeon", level: level)
+        let table = ResolutionTable(path: "resolution.csv", entries: [key: entry])
+        // The generic path beside it, at the level in both runs: the
+        // benchmark measured its usual level (the median share over its
+        // series), as in the runs themselves.
+        let generic = ResultSeriesKey(
+            benchmark: "observeOn.throughput", variant: "generic", params: "elements=100000",
+            metric: "ns_per_element", allocator: "system")
+        func compare(on cpu: String) throws -> SeriesComparison {
+            func file(_ values: [Double], _ path: String) -> ResultFile {
+                ResultFile(
+                    path: path,
+                    series: [
+                        ResultSeries(key: key, unit: "ns", values: values, firstLine: 2),
+                        ResultSeries(key: generic, unit: "ns", values: sibling, firstLine: 32),
+                    ], facts: RunFacts(cpu: cpu))
+            }
+            let report = try ComparisonReport(
+                base: file(tailed, "base.csv"), new: file(calibration, "new.csv"),
+                options: CompareOptions(resolution: table))
+            return try XCTUnwrap(report.comparisons.first { $0.key == key })
+        }
+        let onItsHost = try compare(on: "Intel Xeon")
+        XCTAssertEqual(onItsHost.calibratedLevel, level)
+        XCTAssertFalse(onItsHost.missedItsUsualLevel)
+        XCTAssertTrue(onItsHost.verdict.isJudged, "\(onItsHost.verdict)")
+        XCTAssertNotEqual(onItsHost.verdict, .worse)
+        XCTAssertEqual(try XCTUnwrap(onItsHost.baseMedian), 36.19, accuracy: 0.005)
+        let elsewhere = try compare(on: "AMD EPYC")
+        XCTAssertNil(elsewhere.calibratedLevel, "another CPU model's level says nothing of this one")
+        XCTAssertEqual(elsewhere.verdict, .worse, "read from the tail, a run of one binary is a regression")
+    }
+
     /// A default run reads the share of its own rows at the usual level
     /// before it writes them (the rule compare applies to the file), and a
     /// benchmark below the minimum is timed again, its new repetitions

@@ -18,6 +18,11 @@ import ToolSupport
 ///   beyond the threshold: a local change at that N.
 /// - **the level moved**: the exponent agrees and every point moved alike.
 /// - **same**: neither.
+///
+/// A peer's or a reference's sweep (``MachineDrift/isAnchor(variant:)``) is
+/// read the same way and shown, but its worse growth is never a regression:
+/// it runs code this project does not change, so its growth moves only with
+/// the machine (its points are shown and never judged for the same reason).
 package struct GrowthComparison: Sendable {
     /// One sweep: a benchmark, variant, its parameters without `n`, and a metric.
     struct SweepKey: Hashable, Sendable, CustomStringConvertible {
@@ -51,8 +56,13 @@ package struct GrowthComparison: Sendable {
         let tolerance: Double
         let verdict: Verdict
 
-        /// Whether this sweep's growth got worse: a regression under `--gate all`.
-        var hasWorseGrowth: Bool { verdict == .growthChanged(worse: true) }
+        /// Whether the sweep's variant is a peer or a reference
+        /// (``MachineDrift/isAnchor(variant:)``): shown, never a regression.
+        var isAnchor: Bool { MachineDrift.isAnchor(variant: key.variant) }
+
+        /// Whether this sweep's growth got worse and the sweep is the
+        /// library's (not ``isAnchor``): a regression under `--gate all`.
+        var hasWorseGrowth: Bool { verdict == .growthChanged(worse: true) && !isAnchor }
 
         /// Both exponents, as `exponent 1.02 -> 1.31`.
         var exponents: String {
@@ -239,8 +249,9 @@ package struct GrowthComparison: Sendable {
             case .pointMoved(let n, let ratio):
                 lines.append("  \(sweep.key): one point moved (N=\(n), x\(NumberFormat.twoDecimals(ratio))), growth the same otherwise (\(exponents))")
             case .growthChanged(let worse):
+                let shown = sweep.isAnchor ? "; a peer's or reference's sweep, shown and never a regression" : ""
                 lines.append(
-                    "  \(sweep.key): the growth changed, \(worse ? "worse" : "better") (\(exponents), beyond ±\(Self.format(sweep.tolerance)) with any one point left out)")
+                    "  \(sweep.key): the growth changed, \(worse ? "worse" : "better") (\(exponents), beyond ±\(Self.format(sweep.tolerance)) with any one point left out\(shown))")
             }
         }
         lines.append("  \(same) of \(sweeps.count) sweeps: same growth and level.")

@@ -52,7 +52,7 @@ package struct MetricComparisonRule: Sendable, Equatable {
     let isProcessBound: Bool
     /// A time of a benchmark read from the repetitions at each run's usual
     /// level (``BenchmarkSchema/readsUsualLevel``): its medians, tests and
-    /// resolution are those of ``judgedValues(_:)``.
+    /// resolution are those of ``judgedValues(_:calibratedLevel:)``.
     let readsUsualLevel: Bool
 
     /// The rule for `metric` of `variant` in `benchmark`, from its declaration (see the type comment).
@@ -127,6 +127,17 @@ package struct MetricComparisonRule: Sendable, Equatable {
     /// the level however few it holds (such a run missed its usual level,
     /// ``usualLevelShare(_:)``).
     ///
+    /// `calibratedLevel`: the level the calibration runs of the compared
+    /// runs' CPU model measured for the series
+    /// (``ResolutionTable/calibratedLevel(of:repetitions:)``), when there is
+    /// one. Then a band that does not reach it (every repetition in it
+    /// better than the level by more than the band) is a tail too, however
+    /// many it keeps, and the band moves up in the same way, while the
+    /// next-best lies within it, to the first that reaches the level and
+    /// keeps a quarter. A run whose tenth-best is within the band of the
+    /// level, or worse than it, is judged as without it; and the band only
+    /// ever moves up, so no run reads better for the level.
+    ///
     /// Not of the best one: on a host whose hops run at one level with a
     /// fast tail, one lucky repetition set the band so low that it kept
     /// only the run's fastest few, and a fast path made 20 % slower read as
@@ -136,25 +147,30 @@ package struct MetricComparisonRule: Sendable, Equatable {
     /// read 26 % faster than the eight other runs of its binary and the
     /// fast path's resolution there came out at 114 % (10 % now). A level
     /// must hold a quarter of a run's repetitions to count as measured, so
-    /// a tail of fewer is not one.
-    func judgedValues(_ values: [Double]) -> [Double] {
+    /// a tail of fewer is not one. And a quarter is not enough where the
+    /// level is known: in a later run on that host three repetitions at
+    /// 25.6-28.2 ns and six of the level's fastest (32.3-34.7) made the
+    /// band of the third a quarter, the run read 33.2 ns against a
+    /// calibrated 37.6, and as a base it made six of the host's nine
+    /// calibration runs a regression.
+    func judgedValues(_ values: [Double], calibratedLevel: Double? = nil) -> [Double] {
         guard readsUsualLevel, preference != .informational, !values.isEmpty else { return values }
         let sorted = preference == .higherIsBetter ? values.sorted(by: >) : values.sorted()
         let quarter = Double(values.count) * BenchmarkSchema.usualLevelMinimumShare
         var rank = max((values.count + 9) / 10, 1)
         guard sorted[rank - 1] > 0 else { return values }
+        let level = calibratedLevel.flatMap { $0 > 0 ? $0 : nil }
         // `within` counts the sorted values in the band of the rank-th best;
         // a later anchor's band holds all of an earlier one's.
         var within = 0
         while true {
             while within < sorted.count, isWithinBand(sorted[within], of: sorted[rank - 1]) { within += 1 }
-            // A quarter kept, or the next-best is beyond the band: the
-            // faster repetitions are a level of their own, not a tail.
-            if Double(within) >= quarter || rank == sorted.count
-                || !isWithinBand(sorted[rank], of: sorted[rank - 1])
-            {
-                break
-            }
+            // The next-best is beyond the band: the faster repetitions are
+            // a level of their own, not a tail.
+            if rank == sorted.count || !isWithinBand(sorted[rank], of: sorted[rank - 1]) { break }
+            // A quarter kept, at the calibrated level where there is one.
+            let reachesTheLevel = level.map { isWithinBand($0, of: sorted[rank - 1]) } ?? true
+            if Double(within) >= quarter && reachesTheLevel { break }
             rank += 1
         }
         let anchor = sorted[rank - 1]

@@ -171,7 +171,7 @@ package struct ResolutionTable: Sendable, Equatable {
     /// the slow side across runs: when both compared runs ran on
     /// ``machine`` and its calibration there measured the series' level,
     /// the factor by which a run's `median` (of its repetitions at its own
-    /// usual level, ``MetricComparisonRule/judgedValues(_:)``) is beyond it
+    /// usual level, ``MetricComparisonRule/judgedValues(_:calibratedLevel:)``) is beyond it
     /// in the harmful direction, if it is beyond ``calibratedLevelLimit``;
     /// nil otherwise.
     ///
@@ -182,13 +182,24 @@ package struct ResolutionTable: Sendable, Equatable {
     /// base a fast path made 40 % slower passed. The calibration runs on
     /// the same CPU model say where the level is.
     func factorBeyondCalibratedLevel(of key: ResultSeriesKey, median: Double, repetitions: Int?) -> Double? {
-        guard let machine, median > 0 else { return nil }
+        guard median > 0, let level = calibratedLevel(of: key, repetitions: repetitions) else { return nil }
+        let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
+        let factor = rule.preference == .higherIsBetter ? level / median : median / level
+        return factor > Self.calibratedLevelLimit ? factor : nil
+    }
+
+    /// The level the calibration runs on ``machine`` measured for a series
+    /// read at its usual level (the geometric mean of their medians there),
+    /// when both compared runs ran on it and it has an entry; nil otherwise.
+    /// ``MetricComparisonRule/judgedValues(_:calibratedLevel:)`` reads a
+    /// run's fast tail against it.
+    func calibratedLevel(of key: ResultSeriesKey, repetitions: Int?) -> Double? {
+        guard let machine else { return nil }
         let rule = MetricComparisonRule(metric: key.metric, benchmark: key.benchmark, variant: key.variant)
         guard rule.readsUsualLevel, rule.preference != .informational,
             let entry = entry(for: key, repetitions: repetitions), entry.cpu == machine, entry.level > 0
         else { return nil }
-        let factor = rule.preference == .higherIsBetter ? entry.level / median : median / entry.level
-        return factor > Self.calibratedLevelLimit ? factor : nil
+        return entry.level
     }
 
     /// How far beyond its calibrated level a run's median of a series read

@@ -96,6 +96,11 @@ package struct SeriesComparison: Sendable {
     /// beyond the level its CPU model's calibration runs measured (rather
     /// than a run that kept too few repetitions at its own), the factor.
     private(set) var factorBeyondCalibratedLevel: Double?
+    /// For a series read at its usual level, the level the calibration runs
+    /// of the compared runs' CPU model measured, when there is one
+    /// (``ResolutionTable/calibratedLevel(of:repetitions:)``): both runs'
+    /// repetitions are judged with it (``judgedValues(_:)``).
+    let calibratedLevel: Double?
     /// Whether the median moved beyond the threshold in the good direction,
     /// as measured and after the drift correction.
     private var movedBeneficially = false
@@ -111,6 +116,13 @@ package struct SeriesComparison: Sendable {
 
     /// A gated `worse`.
     var isRegression: Bool { verdict == .worse && isGated }
+
+    /// The repetitions of `values` (either run's) this comparison judged:
+    /// ``MetricComparisonRule/judgedValues(_:calibratedLevel:)`` with
+    /// ``calibratedLevel``.
+    func judgedValues(_ values: [Double]) -> [Double] {
+        rule.judgedValues(values, calibratedLevel: calibratedLevel)
+    }
 
     /// A gated series that should have been judged but could not be.
     var isGatedUnjudged: Bool { verdict.isUnjudged && isGated }
@@ -174,14 +186,18 @@ package struct SeriesComparison: Sendable {
         // A benchmark read at its usual level is judged on it throughout:
         // medians, change, tests and interval (`baseValues` and `newValues`
         // keep every repetition, for the counts and spreads shown).
+        // A run's fast tail is read against the level its CPU model's
+        // calibration runs measured (``MetricComparisonRule/judgedValues(_:calibratedLevel:)``).
         let seriesRule = rule
-        let judgedBase = base.map { seriesRule.judgedValues($0.values) }
-        let judgedNew = new.map { seriesRule.judgedValues($0.values) }
+        let repetitionCount = max(base?.values.count ?? 0, new?.values.count ?? 0)
+        let level = options.resolution?.calibratedLevel(of: key, repetitions: repetitionCount)
+        calibratedLevel = level
+        let judgedBase = base.map { seriesRule.judgedValues($0.values, calibratedLevel: level) }
+        let judgedNew = new.map { seriesRule.judgedValues($0.values, calibratedLevel: level) }
         let baseMedian = judgedBase.flatMap { Statistics.median($0) }
         let newMedian = judgedNew.flatMap { Statistics.median($0) }
         self.baseMedian = baseMedian
         self.newMedian = newMedian
-        let repetitionCount = max(base?.values.count ?? 0, new?.values.count ?? 0)
         threshold = EvidenceSteps.threshold(
             declared: declaredThreshold,
             resolution: options.resolution?.resolution(of: key, repetitions: repetitionCount),

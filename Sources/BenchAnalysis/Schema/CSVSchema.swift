@@ -171,7 +171,7 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// (``MetricKind/measured``) from the repetitions at each run's usual
     /// level rather than from all of them: those within
     /// ``usualLevelBand`` of the run's tenth-fastest repetition
-    /// (``MetricComparisonRule/judgedValues(_:)``). For a benchmark
+    /// (``MetricComparisonRule/judgedValues(_:calibratedLevel:)``). For a benchmark
     /// whose repetitions each land in one of two levels the machine sets: a
     /// flood across two threads runs at its usual time or at about twice
     /// it, in episodes of seconds (one can take most of a run's repetitions)
