@@ -127,6 +127,51 @@ final class AdaptiveRepetitionsTests: XCTestCase {
         XCTAssertTrue(budgetFlag(rows).isEmpty)
     }
 
+    /// `scale.trampoline`'s sweep, read at its usual level, as a stand-in:
+    /// each round writes the next of `values` as the current-thread
+    /// scheduler's ns per action at one point.
+    private struct ScriptedSweep: NamedBenchmark {
+        static let name = TrampolineScaleBenchmark.name
+        static var schema: BenchmarkSchema { TrampolineScaleBenchmark.schema }
+        let values: [Double]
+        let counter = Scripted.Counter()
+
+        func plans(for configuration: SuiteConfiguration) -> [MeasurementPlan] {
+            let values = self.values
+            let counter = self.counter
+            return [
+                MeasurementPlan(
+                    benchmark: Self.name, variant: .currentThread, params: "points=1;n=1", estimatedSeconds: 0,
+                    warmUp: { _ in },
+                    measure: { _ in [MetricValue(.nanosecondsPerAction, values[counter.next() % values.count])] })
+            ]
+        }
+    }
+
+    /// A run of `20261207T160210Z-d9879a1ecbbe` on an Intel Xeon host: the
+    /// trampoline's sweep at the machine's usual level (184 ns at its first
+    /// point) in its first and last rounds, 1.5 times it in the twelve
+    /// between, and the run stopped at its budget with 4 of 18 at the
+    /// level, so compare judged none of its points. Narrow at its usual
+    /// level from three repetitions, the series would stop at the fewest
+    /// rounds; while fewer than a quarter are at the level, the benchmark
+    /// takes rounds on, and stops at the first that reaches a quarter.
+    func testABenchmarkThatMissedItsUsualLevelTakesRoundsOnUntilItHasIt() throws {
+        let values: [Double] = [184, 184.1, 184.05] + Array(repeating: 282, count: 10) + Array(repeating: 184, count: 10)
+        var configuration = SuiteConfiguration.tiny(recursionProbe: nil)
+        configuration.adaptive = AdaptiveRepetitions(minimum: 13, maximum: 30, budgetSeconds: 86_400)
+        let rows = try SuiteRunner(configuration: configuration, benchmarks: [ScriptedSweep(values: values)], counter: .disabled)
+            .run(progress: ProgressReporter(style: .silent))
+        let timed = rows.filter { $0.metric == "ns_per_action" }.compactMap(\.value)
+        XCTAssertEqual(timed.count, 14, "3 of 13 at the usual level go on; 4 of 14 are a quarter")
+        XCTAssertLessThan(ResultFile.usualLevelShares(of: Array(rows.prefix(13)))[ScriptedSweep.name] ?? 1, 0.25)
+        XCTAssertTrue(
+            RepetitionTarget.isNarrowEnough(
+                Array(values.prefix(13)), metric: "ns_per_action", benchmark: ScriptedSweep.name, variant: "current-thread"),
+            "narrow at thirteen: the usual level alone kept it going")
+        XCTAssertGreaterThanOrEqual(ResultFile.usualLevelShares(of: rows)[ScriptedSweep.name] ?? 0, 0.25)
+    }
+
     func testTheRuleOfContinuing() {
         let policy = AdaptiveRepetitions(minimum: 3, maximum: 6, budgetSeconds: 10)
         XCTAssertTrue(policy.continues(after: 2, elapsed: 100, anySeriesTooWide: false), "the fewest run whatever they take")
@@ -134,10 +179,17 @@ final class AdaptiveRepetitionsTests: XCTestCase {
         XCTAssertTrue(policy.continues(after: 3, elapsed: 6, anySeriesTooWide: true), "a fourth round of 2 s ends at 8 s")
         XCTAssertFalse(policy.continues(after: 4, elapsed: 9, anySeriesTooWide: true), "a fifth would end past 10 s")
         XCTAssertFalse(policy.continues(after: 6, elapsed: 0, anySeriesTooWide: true), "the most")
+        // A benchmark read at its usual level that missed it goes on, narrow
+        // or not, within twice its budget and its most rounds.
+        XCTAssertTrue(policy.continues(after: 3, elapsed: 1, anySeriesTooWide: false, missedUsualLevel: true))
+        XCTAssertTrue(policy.continues(after: 4, elapsed: 9, anySeriesTooWide: true, missedUsualLevel: true), "ends at 11.25 s")
+        XCTAssertFalse(policy.continues(after: 5, elapsed: 17, anySeriesTooWide: false, missedUsualLevel: true), "20.4 s")
+        XCTAssertFalse(policy.continues(after: 6, elapsed: 0, anySeriesTooWide: false, missedUsualLevel: true), "the most")
         XCTAssertTrue(policy.mayExceedMinimum)
         let fixed = AdaptiveRepetitions(minimum: 3, maximum: 30, budgetSeconds: 0)
         XCTAssertFalse(fixed.mayExceedMinimum)
         XCTAssertFalse(fixed.continues(after: 3, elapsed: 0, anySeriesTooWide: true), "no budget: the fewest only")
+        XCTAssertFalse(fixed.continues(after: 3, elapsed: 0, anySeriesTooWide: false, missedUsualLevel: true), "no budget")
         XCTAssertEqual(
             SuiteConfiguration.standard(recursionProbe: nil).adaptiveRepetitions(of: PeriodicDriftBenchmark())?.mayExceedMinimum,
             false)

@@ -184,7 +184,7 @@ package struct BenchmarkSchema: Sendable, Equatable {
     /// repetitions slower would not show; one that slows every repetition,
     /// as a change of the code does, moves the fastest and the band with it
     /// and shows in full (``MetricComparisonRule/readsUsualLevel``).
-    let readsUsualLevel: Bool
+    package let readsUsualLevel: Bool
     /// How far above a run's fastest repetitions (a time; below, for a rate)
     /// a repetition still counts as the usual level: 1.25 times, above the
     /// usual level's own spread in a quiet run (its slowest repetition about

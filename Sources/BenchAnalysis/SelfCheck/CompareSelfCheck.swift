@@ -195,14 +195,19 @@ package enum CompareSelfCheck {
     ]
 
     /// Default runs made on the Intel Xeon host after its calibration, back
-    /// to back, by a binary that judges the usual level as compare does now
-    /// (the calibration's binary timed as it does): what a user's next runs
-    /// do there, among themselves and against the calibration runs,
-    /// reported by the self-check's `default-pairs`, its slowed fast paths
-    /// asserted never to pass.
+    /// to back, by binaries that time as the calibration's did: two of
+    /// 4f36735 an hour after it, and four of d9879a1 (which reads a fast
+    /// tail against the calibrated level) three hours after it. What a
+    /// user's next runs do there, among themselves (each binary's runs)
+    /// and against the calibration runs, reported by the self-check's
+    /// `default-pairs`, their slowed fast paths asserted never to pass.
     package static let newestDefaultRuns: [String] = [
         "20261207T141614Z-4f36735065a7",
         "20261207T142213Z-4f36735065a7",
+        "20261207T155610Z-d9879a1ecbbe",
+        "20261207T160210Z-d9879a1ecbbe",
+        "20261207T160824Z-d9879a1ecbbe",
+        "20261207T161435Z-d9879a1ecbbe",
     ]
 
     /// Every run `results/resolution.csv` comes from, as `BenchRunner
@@ -853,7 +858,15 @@ package enum CompareSelfCheck {
         if size == .full, let first = newestDefaultRuns.first {
             var withCalibration = Tally()
             try withCalibrationRuns(newestDefaultRuns, into: &withCalibration)
-            newestLine = "newest default runs (\(newestDefaultRuns.count) of git \(files[first]!.revisions.sorted().joined(separator: ", ")), "
+            var perBinary: [String] = []
+            for run in newestDefaultRuns {
+                let revision = files[run]!.revisions.sorted().joined(separator: ", ")
+                if !perBinary.contains(revision) { perBinary.append(revision) }
+            }
+            let binaries = perBinary.map { revision in
+                "\(newestDefaultRuns.filter { files[$0]!.revisions.sorted().joined(separator: ", ") == revision }.count) of git \(revision)"
+            }
+            newestLine = "newest default runs (\(binaries.joined(separator: ", ")), "
                 + "\(files[first]!.facts.cpu)): among themselves, \(try amongThemselves(newestDefaultRuns, asserted: true)); "
                 + "with the calibration runs of their host, \(withCalibration.summary)"
             outcome.lines.append(newestLine)

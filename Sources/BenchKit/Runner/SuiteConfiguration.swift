@@ -85,11 +85,20 @@ package struct AdaptiveRepetitions: Sendable, Equatable {
     /// fewer than ``minimum`` ran always; else only while a series is too
     /// wide, fewer than ``maximum`` ran and one more round of the mean
     /// length so far ends within ``budgetSeconds`` (none with no budget).
-    func continues(after rounds: Int, elapsed: Double, anySeriesTooWide: Bool) -> Bool {
+    ///
+    /// `missedUsualLevel`: for a benchmark read at its usual level
+    /// (`BenchmarkSchema.readsUsualLevel`), whether its rounds so far keep
+    /// fewer than a quarter of their repetitions at that level (an episode
+    /// of the machine's slower levels took them). compare judges none of
+    /// such a run's series, so while it holds another round starts, narrow
+    /// or not, as long as fewer than ``maximum`` ran and the round ends
+    /// within twice ``budgetSeconds``: an episode that ends in time leaves
+    /// the run judged.
+    func continues(after rounds: Int, elapsed: Double, anySeriesTooWide: Bool, missedUsualLevel: Bool = false) -> Bool {
         if rounds < minimum { return true }
-        guard anySeriesTooWide, rounds < maximum, budgetSeconds > 0 else { return false }
+        guard anySeriesTooWide || missedUsualLevel, rounds < maximum, budgetSeconds > 0 else { return false }
         let perRound = rounds > 0 ? elapsed / Double(rounds) : 0
-        return elapsed + perRound <= budgetSeconds
+        return elapsed + perRound <= budgetSeconds * (missedUsualLevel ? 2 : 1)
     }
 }
 

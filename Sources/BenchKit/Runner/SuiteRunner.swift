@@ -178,6 +178,10 @@ package struct SuiteRunner: Sendable {
             var rounds = 0
             let started = MeasureContext.now()
             var tooWide: Set<Self.SeriesName> = []
+            // A benchmark read at its usual level takes rounds on while its
+            // repetitions so far missed that level (`AdaptiveRepetitions.continues`).
+            let readsUsualLevel = benchmarks.contains { $0.schema.name == benchmark && $0.schema.readsUsualLevel }
+            var missedUsualLevel = false
             repeat {
                 rounds += 1
                 for plan in group where plan.isTimed(inRepetition: rounds) {
@@ -202,9 +206,16 @@ package struct SuiteRunner: Sendable {
                 guard let adaptive else { continue }
                 if rounds >= adaptive.minimum {
                     tooWide = Self.seriesTooWide(timedRows, failed: failed)
+                    missedUsualLevel = readsUsualLevel
+                        && (ResultFile.usualLevelShares(of: timedRows)[benchmark] ?? 1)
+                            < BenchmarkSchema.usualLevelMinimumShare
                 }
                 let elapsed = Double(MeasureContext.now() &- started) / 1e9
-                guard adaptive.continues(after: rounds, elapsed: elapsed, anySeriesTooWide: !tooWide.isEmpty) else {
+                guard
+                    adaptive.continues(
+                        after: rounds, elapsed: elapsed, anySeriesTooWide: !tooWide.isEmpty,
+                        missedUsualLevel: missedUsualLevel)
+                else {
                     break
                 }
                 if rounds >= adaptive.minimum {
@@ -226,6 +237,14 @@ package struct SuiteRunner: Sendable {
                         by: adaptiveDone / adaptivePlanned)
                 }
                 rows += Self.budgetRows(timedRows, tooWide: tooWide, failed: failed)
+                if missedUsualLevel {
+                    let share = ResultFile.usualLevelShares(of: timedRows)[benchmark] ?? 0
+                    progress.note(
+                        "note: \(benchmark): \(Int((share * 100).rounded())) % of its \(rounds) repetitions at its usual "
+                            + "level (an episode of the machine's slower levels took the rest), fewer than "
+                            + "\(Int((BenchmarkSchema.usualLevelMinimumShare * 100).rounded())) % at twice its budget or its "
+                            + "most repetitions: compare will not judge its series")
+                }
                 let stopped = Self.budgetReached(tooWide)
                 if !stopped.isEmpty {
                     progress.note(
