@@ -196,8 +196,10 @@ package enum CompareSelfCheck {
 
     /// Default runs made on the Intel Xeon host after its calibration, back
     /// to back, by binaries that time as the calibration's did: two of
-    /// 4f36735 an hour after it, and four of d9879a1 (which reads a fast
-    /// tail against the calibrated level) three hours after it. What a
+    /// 4f36735 an hour after it, four of d9879a1 (which reads a fast tail
+    /// against the calibrated level) three hours after it, and two of
+    /// 23496f8 (which takes rounds on while a benchmark misses its usual
+    /// level) after those. What a
     /// user's next runs do there, among themselves (each binary's runs)
     /// and against the calibration runs, reported by the self-check's
     /// `default-pairs`, their slowed fast paths asserted never to pass.
@@ -208,6 +210,8 @@ package enum CompareSelfCheck {
         "20261207T160210Z-d9879a1ecbbe",
         "20261207T160824Z-d9879a1ecbbe",
         "20261207T161435Z-d9879a1ecbbe",
+        "20261207T163321Z-23496f8ffe90",
+        "20261207T163927Z-23496f8ffe90",
     ]
 
     /// Every run `results/resolution.csv` comes from, as `BenchRunner
