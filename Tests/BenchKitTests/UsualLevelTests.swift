@@ -203,8 +203,9 @@ final class UsualLevelTests: XCTestCase {
     /// band: a tail, so the band moves up to the fourth (32.3), and the run
     /// reads 36.2. The level never makes a run read better: one at the
     /// level, one 20 % slower with the same tail, one whose every
-    /// repetition is faster, and the AMD host's usual level apart from a
-    /// slow one read as without it.
+    /// repetition is faster, the AMD host's usual level apart from a slow
+    /// one, and the tail in a run whose median is far from the level read
+    /// as without it.
     func testATailBeyondTheBandOfTheCalibratedLevelIsNotTheLevel() throws {
         let tailed: [Double] = [
             35.2465, 35.1997, 37.5019, 37.7874, 38.8225, 47.4743, 32.2708, 39.7205, 42.635, 36.8529, 38.4921,
@@ -233,7 +234,12 @@ final class UsualLevelTests: XCTestCase {
         let slower = tailed.map { $0 * 1.2 }
         let faster = sibling.map { $0 * 0.7 }
         let apart = [13.0, 13.4, 13.2, 13.6, 13.1] + (0..<25).map { 27 + Double($0 % 7) }
-        for (values, level) in [(sibling, level), (slower, level), (faster, level), (apart, 13.6)] {
+        // The same tail in a run whose median is 40 % below the level (a
+        // binary that times the series otherwise, or a change beyond the
+        // band): the level says nothing of it.
+        let farFromTheLevel = tailed.map { $0 * 0.6 }
+        XCTAssertEqual(rule.judgedValues(farFromTheLevel).count, 9)
+        for (values, level) in [(sibling, level), (slower, level), (faster, level), (apart, 13.6), (farFromTheLevel, level)] {
             XCTAssertEqual(rule.judgedValues(values, calibratedLevel: level), rule.judgedValues(values), "\(values)")
         }
         let rate = MetricComparisonRule(metric: "elements_per_s", benchmark: "observeOn.throughput", variant: "fast-path")

@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// How `BenchRunner compare` judges one metric: which direction is better,
 /// and whether its values are exact counts or noisy measurements.
 ///
@@ -134,9 +136,12 @@ package struct MetricComparisonRule: Sendable, Equatable {
     /// better than the level by more than the band) is a tail too, however
     /// many it keeps, and the band moves up in the same way, while the
     /// next-best lies within it, to the first that reaches the level and
-    /// keeps a quarter. A run whose tenth-best is within the band of the
-    /// level, or worse than it, is judged as without it; and the band only
-    /// ever moves up, so no run reads better for the level.
+    /// keeps a quarter. The level applies to a run whose median lies within
+    /// the band of it either way: a run of a binary that times the series
+    /// otherwise, or one changed by more than the band, is judged as
+    /// without it, as is a run whose tenth-best is within the band of the
+    /// level or worse than it; and the band only ever moves up, so no run
+    /// reads better for the level.
     ///
     /// Not of the best one: on a host whose hops run at one level with a
     /// fast tail, one lucky repetition set the band so low that it kept
@@ -159,7 +164,15 @@ package struct MetricComparisonRule: Sendable, Equatable {
         let quarter = Double(values.count) * BenchmarkSchema.usualLevelMinimumShare
         var rank = max((values.count + 9) / 10, 1)
         guard sorted[rank - 1] > 0 else { return values }
-        let level = calibratedLevel.flatMap { $0 > 0 ? $0 : nil }
+        // The level speaks for a run at it: one whose median lies within
+        // the band of the level either way (not a binary that times the
+        // series otherwise, nor a change beyond the band).
+        let level = calibratedLevel.flatMap { level -> Double? in
+            guard level > 0, let median = Statistics.median(values),
+                isWithinBand(median, of: level), isWithinBand(level, of: median)
+            else { return nil }
+            return level
+        }
         // `within` counts the sorted values in the band of the rank-th best;
         // a later anchor's band holds all of an earlier one's.
         var within = 0
