@@ -311,8 +311,7 @@ extension CompareReportFormatter {
         var sizes: [String: Int] = [:]
         var order: [String] = []
         for comparison in comparisons {
-            let base = comparison.baseValues.map { comparison.judgedValues($0).count } ?? 0
-            let new = comparison.newValues.map { comparison.judgedValues($0).count } ?? 0
+            let (base, new) = comparison.judgedRepetitions
             let made = max(comparison.baseValues?.count ?? 0, comparison.newValues?.count ?? 0)
             let minimum = probability(
                 MannWhitneyUTest.minimumAchievablePValue(m: base, n: new, alternative: .secondGreater))

@@ -168,7 +168,8 @@ package struct MetricComparisonRule: Sendable, Equatable {
         // the band of the level either way (not a binary that times the
         // series otherwise, nor a change beyond the band).
         let level = calibratedLevel.flatMap { level -> Double? in
-            guard level > 0, let median = Statistics.median(values),
+            // `sorted` is in order, best first: its middle is the median either way round.
+            guard level > 0, let median = Statistics.median(sorted: sorted),
                 isWithinBand(median, of: level), isWithinBand(level, of: median)
             else { return nil }
             return level

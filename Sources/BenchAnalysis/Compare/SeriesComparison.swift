@@ -99,8 +99,13 @@ package struct SeriesComparison: Sendable {
     /// For a series read at its usual level, the level the calibration runs
     /// of the compared runs' CPU model measured, when there is one
     /// (``ResolutionTable/calibratedLevel(of:repetitions:)``): both runs'
-    /// repetitions are judged with it (``judgedValues(_:)``).
+    /// repetitions are judged with it.
     let calibratedLevel: Double?
+    /// How many of each run's repetitions were judged
+    /// (``MetricComparisonRule/judgedValues(_:calibratedLevel:)``; all of
+    /// them for a series not read at its usual level), 0 for a run without
+    /// the series.
+    let judgedRepetitions: (base: Int, new: Int)
     /// Whether the median moved beyond the threshold in the good direction,
     /// as measured and after the drift correction.
     private var movedBeneficially = false
@@ -116,13 +121,6 @@ package struct SeriesComparison: Sendable {
 
     /// A gated `worse`.
     var isRegression: Bool { verdict == .worse && isGated }
-
-    /// The repetitions of `values` (either run's) this comparison judged:
-    /// ``MetricComparisonRule/judgedValues(_:calibratedLevel:)`` with
-    /// ``calibratedLevel``.
-    func judgedValues(_ values: [Double]) -> [Double] {
-        rule.judgedValues(values, calibratedLevel: calibratedLevel)
-    }
 
     /// A gated series that should have been judged but could not be.
     var isGatedUnjudged: Bool { verdict.isUnjudged && isGated }
@@ -194,6 +192,7 @@ package struct SeriesComparison: Sendable {
         calibratedLevel = level
         let judgedBase = base.map { seriesRule.judgedValues($0.values, calibratedLevel: level) }
         let judgedNew = new.map { seriesRule.judgedValues($0.values, calibratedLevel: level) }
+        judgedRepetitions = (judgedBase?.count ?? 0, judgedNew?.count ?? 0)
         let baseMedian = judgedBase.flatMap { Statistics.median($0) }
         let newMedian = judgedNew.flatMap { Statistics.median($0) }
         self.baseMedian = baseMedian

@@ -862,15 +862,17 @@ package enum CompareSelfCheck {
         if size == .full, let first = newestDefaultRuns.first {
             var withCalibration = Tally()
             try withCalibrationRuns(newestDefaultRuns, into: &withCalibration)
-            var perBinary: [String] = []
+            // How many runs of each binary, in the order the list names them.
+            var binaries: [(revision: String, runs: Int)] = []
             for run in newestDefaultRuns {
                 let revision = files[run]!.revisions.sorted().joined(separator: ", ")
-                if !perBinary.contains(revision) { perBinary.append(revision) }
+                if let index = binaries.firstIndex(where: { $0.revision == revision }) {
+                    binaries[index].runs += 1
+                } else {
+                    binaries.append((revision, 1))
+                }
             }
-            let binaries = perBinary.map { revision in
-                "\(newestDefaultRuns.filter { files[$0]!.revisions.sorted().joined(separator: ", ") == revision }.count) of git \(revision)"
-            }
-            newestLine = "newest default runs (\(binaries.joined(separator: ", ")), "
+            newestLine = "newest default runs (\(binaries.map { "\($0.runs) of git \($0.revision)" }.joined(separator: ", ")), "
                 + "\(files[first]!.facts.cpu)): among themselves, \(try amongThemselves(newestDefaultRuns, asserted: true)); "
                 + "with the calibration runs of their host, \(withCalibration.summary)"
             outcome.lines.append(newestLine)

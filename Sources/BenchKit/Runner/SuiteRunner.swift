@@ -181,7 +181,9 @@ package struct SuiteRunner: Sendable {
             // A benchmark read at its usual level takes rounds on while its
             // repetitions so far missed that level (`AdaptiveRepetitions.continues`).
             let readsUsualLevel = benchmarks.contains { $0.schema.name == benchmark && $0.schema.readsUsualLevel }
-            var missedUsualLevel = false
+            // The share of its rounds' repetitions at that level, once the fewest ran.
+            var usualLevelShare: Double?
+            var missedUsualLevel: Bool { (usualLevelShare ?? 1) < BenchmarkSchema.usualLevelMinimumShare }
             repeat {
                 rounds += 1
                 for plan in group where plan.isTimed(inRepetition: rounds) {
@@ -206,9 +208,7 @@ package struct SuiteRunner: Sendable {
                 guard let adaptive else { continue }
                 if rounds >= adaptive.minimum {
                     tooWide = Self.seriesTooWide(timedRows, failed: failed)
-                    missedUsualLevel = readsUsualLevel
-                        && (ResultFile.usualLevelShares(of: timedRows)[benchmark] ?? 1)
-                            < BenchmarkSchema.usualLevelMinimumShare
+                    if readsUsualLevel { usualLevelShare = ResultFile.usualLevelShares(of: timedRows)[benchmark] }
                 }
                 let elapsed = Double(MeasureContext.now() &- started) / 1e9
                 guard
@@ -237,8 +237,7 @@ package struct SuiteRunner: Sendable {
                         by: adaptiveDone / adaptivePlanned)
                 }
                 rows += Self.budgetRows(timedRows, tooWide: tooWide, failed: failed)
-                if missedUsualLevel {
-                    let share = ResultFile.usualLevelShares(of: timedRows)[benchmark] ?? 0
+                if missedUsualLevel, let share = usualLevelShare {
                     progress.note(
                         "note: \(benchmark): \(Int((share * 100).rounded())) % of its \(rounds) repetitions at its usual "
                             + "level (an episode of the machine's slower levels took the rest), fewer than "
