@@ -35,6 +35,12 @@
 #   MUTANTS_SCHEDULES       explored schedules per scenario and strategy (default 300)
 #   MUTANTS_SECONDS         real-thread seconds per scenario (default 2)
 #   MUTANTS_SEED            seed of every run (default 1)
+#   MUTANTS_JOBS            mutants run at once (default: the cores). Each mutant's runs stay
+#                           one after another, in its own folder; what a mutant's runs find
+#                           is decided by their seed and budget (schedules for an explored
+#                           run, seconds on real threads), and a real-thread catch of the
+#                           catalog is a first-iteration or every-iteration outcome or a
+#                           ThreadSanitizer report, which a busier core does not hide
 #   MUTANTS_CLEAN           all (default): the clean run above, first; catches: after the
 #                           mutants, the correct library through each catch's scenario with
 #                           its strategy, seed and budget, which must be clean, so that every
@@ -51,6 +57,8 @@ seconds="${MUTANTS_SECONDS:-2}"
 seed="${MUTANTS_SEED:-1}"
 clean="${MUTANTS_CLEAN:-all}"
 [[ $clean == all || $clean == catches ]] || { echo "MUTANTS_CLEAN=$clean: give all or catches" >&2; exit 2; }
+jobs="${MUTANTS_JOBS:-$(nproc)}"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "MUTANTS_JOBS=$jobs: give a positive number" >&2; exit 2; }
 expected_file=scripts/mutants-expected.txt
 # A guard around every run, beyond the harness's own watchdog (--hang-seconds).
 run_timeout=120
@@ -148,11 +156,13 @@ done
 
 # Runs Stress once: $1 mutant ('' for the correct library), $2 strategy,
 # $3 comma-separated scenario filter, $4 'stop' to stop at the first
-# forbidden outcome. Sets run_status, run_csv, run_log, run_wall.
+# forbidden outcome. Sets run_status, run_csv, run_log, run_wall; its files
+# go in $slot (a folder of $work), one per job that runs at once.
+slot=$work
 run_stress() {
     local mutant=$1 strategy=$2 filter=$3 stop=$4 options
-    run_csv="$work/run.csv"
-    run_log="$work/run.log"
+    run_csv="$slot/run.csv"
+    run_log="$slot/run.log"
     rm -f "$run_csv"
     local args=(--filter "$filter" --seed "$seed" --csv "$run_csv" --hang-seconds 20)
     [[ $stop == stop ]] && args+=(--stop-at-first-forbidden)
@@ -207,18 +217,30 @@ fi
 cleaned=$(date +%s)
 [[ $clean_failed == 0 ]] || fail "the correct library is not clean on the catalog's scenarios (above): a catch would not mean anything"
 
-echo "== each mutant against the scenarios of its subsystem, stopping at the first catch"
-declare -A result_of row_of
-for name in "${selected[@]}"; do
+# Waits until fewer than $jobs background jobs run.
+wait_for_a_free_job() {
+    while (( $(jobs -rp | wc -l) >= jobs )); do wait -n || true; done
+}
+
+echo "== each mutant against the scenarios of its subsystem, stopping at the first catch ($jobs at once)"
+# One mutant: its runs one after another in $slot; writes its result, its
+# row and its line there (result, row, line), or why it could not run (error).
+score_mutant() {
+    local name=$1 scenarios scenario strategy outcome iterations secs
+    local result=missed row="-|-|-|-|-" mutant_started
     mapfile -t scenarios < <(scenarios_for "${filters_of[$name]}")
-    [[ ${#scenarios[@]} -gt 0 ]] || fail "$name: no scenario name contains ${filters_of[$name]}"
+    if [[ ${#scenarios[@]} == 0 ]]; then
+        echo "$name: no scenario name contains ${filters_of[$name]}" >"$slot/error"
+        return
+    fi
     mutant_started=$(date +%s)
-    result_of[$name]=missed
-    row_of[$name]="-|-|-|-|-"
     for strategy in "${strategies[@]}"; do
         for scenario in "${scenarios[@]}"; do
             run_stress "$name" "$strategy" "$scenario" stop
-            [[ $run_status == 2 ]] && fail "$name: Stress refused its command line: $(tail -n 3 "$run_log")"
+            if [[ $run_status == 2 ]]; then
+                echo "$name: Stress refused its command line: $(tail -n 3 "$run_log")" >"$slot/error"
+                return
+            fi
             [[ $run_status == 0 ]] && continue
             # A scenario whose name starts with this one's may have run too: only this one's rows count.
             outcome="" iterations="" secs=""
@@ -250,16 +272,52 @@ for name in "${selected[@]}"; do
             if [[ -z $secs ]] || awk -v s="$secs" 'BEGIN { exit !(s == 0) }'; then
                 secs=$run_wall
             fi
-            result_of[$name]=caught
-            row_of[$name]="$scenario|$(strategy_label "$strategy")|$outcome|$iterations|$(printf '%.2f' "$secs")"
+            result=caught
+            row="$scenario|$(strategy_label "$strategy")|$outcome|$iterations|$(printf '%.2f' "$secs")"
             break 2
         done
     done
-    echo "   $name: ${result_of[$name]} ($(( $(date +%s) - mutant_started )) s)"
+    echo "$result" >"$slot/result"
+    echo "$row" >"$slot/row"
+    echo "   $name: $result ($(( $(date +%s) - mutant_started )) s)" >"$slot/line"
+}
+declare -A result_of row_of
+for name in "${selected[@]}"; do
+    wait_for_a_free_job
+    slot="$work/mutant-$name"
+    mkdir -p "$slot"
+    score_mutant "$name" &
 done
+wait
+# In the catalog's order, whatever order they finished in.
+for name in "${selected[@]}"; do
+    slot="$work/mutant-$name"
+    [[ -f $slot/error ]] && fail "$(cat "$slot/error")"
+    [[ -f $slot/result ]] || fail "$name: its runs ended without a result"
+    result_of[$name]=$(cat "$slot/result")
+    row_of[$name]=$(cat "$slot/row")
+    cat "$slot/line"
+done
+slot=$work
 if [[ $clean == catches ]]; then
     echo "== the correct library through the scenario and strategy of each catch (seed $seed, same budget): it must be clean"
+    # One catch's run on the correct library, in $slot: its line there
+    # (line), and a file named failed when it was not clean.
+    check_catch() {
+        local scenario=$1 strategy=$2 strategy_shown=$3 name=$4
+        run_stress "" "$strategy" "$scenario" full
+        if [[ $run_status != 0 ]]; then
+            touch "$slot/failed"
+            {
+                echo "   $scenario, $strategy_shown: FAILED (exit $run_status) in ${run_wall} s: the catch of $name means nothing"
+                grep -E 'FORBIDDEN OUTCOME SEEN|FAILED|ThreadSanitizer: ' "$run_log" | head -n 20 | sed 's/^/     /'
+            } >"$slot/line"
+        else
+            echo "   $scenario, $strategy_shown: clean in ${run_wall} s" >"$slot/line"
+        fi
+    }
     declare -A checked=()
+    checks=()
     for name in "${selected[@]}"; do
         [[ ${result_of[$name]} == caught ]] || continue
         IFS='|' read -r scenario strategy_shown _ <<<"${row_of[$name]}"
@@ -268,15 +326,18 @@ if [[ $clean == catches ]]; then
         done
         [[ -z ${checked[$scenario/$strategy]:-} ]] || continue
         checked[$scenario/$strategy]=1
-        run_stress "" "$strategy" "$scenario" full
-        if [[ $run_status != 0 ]]; then
-            clean_failed=1
-            echo "   $scenario, $strategy_shown: FAILED (exit $run_status) in ${run_wall} s: the catch of $name means nothing"
-            grep -E 'FORBIDDEN OUTCOME SEEN|FAILED|ThreadSanitizer: ' "$run_log" | head -n 20 | sed 's/^/     /'
-        else
-            echo "   $scenario, $strategy_shown: clean in ${run_wall} s"
-        fi
+        wait_for_a_free_job
+        slot="$work/clean-${#checks[@]}"
+        checks+=("$slot")
+        mkdir -p "$slot"
+        check_catch "$scenario" "$strategy" "$strategy_shown" "$name" &
     done
+    wait
+    for slot in "${checks[@]}"; do
+        cat "$slot/line"
+        [[ -f $slot/failed ]] && clean_failed=1
+    done
+    slot=$work
 fi
 finished=$(date +%s)
 

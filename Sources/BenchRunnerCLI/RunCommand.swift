@@ -435,6 +435,7 @@ struct Run: ParsableCommand {
         options.filters = suite.filters
         options.repetitions = suite.repetitions
         options.minRepetitionMs = suite.minRepetitionMs
+        options.floods = suite.floods
         options.scale = suite.scale
         options.scaleN = suite.scaleN
         options.output = output

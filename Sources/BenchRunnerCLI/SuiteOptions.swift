@@ -43,6 +43,18 @@ struct SuiteOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Floods of each kind in a repetition of observeOn.busyQueue's flood series (default 30, or 5 in the default suite).",
+            discussion: """
+                The flood series time quiet floods, then as many right after a busy queue, and report their \
+                medians and the worst flood; fewer floods make it faster and its worst flood a rougher figure. \
+                The count is in the series' params (floods=<count>), so compare never judges runs of \
+                different counts against each other.
+                """,
+            valueName: "count"))
+    var floods: Int?
+
+    @Option(
+        help: ArgumentHelp(
             "How far the scale.* sweeps go: modest (default) or full (10^6 virtual-time actions, 10,000 timers, ...).",
             valueName: "modest|full"))
     var scale: ScaleExtent = .modest
@@ -66,6 +78,9 @@ struct SuiteOptions: ParsableArguments {
         if let minRepetitionMs, !minRepetitionMs.isFinite || !(0...10_000).contains(minRepetitionMs) {
             throw ValidationError("--min-repetition-ms must be between 0 and 10000 milliseconds, e.g. 50.")
         }
+        if let floods, !(1...1000).contains(floods) {
+            throw ValidationError("--floods must be between 1 and 1000, got \(floods).")
+        }
         if let scaleN {
             do {
                 try ScaleInput.check(
@@ -86,6 +101,7 @@ struct SuiteOptions: ParsableArguments {
         if let minRepetitionMs {
             configuration.minimumRepetitionSeconds = minRepetitionMs / 1000
         }
+        configuration.floodsOverride = floods
         return configuration
     }
 }

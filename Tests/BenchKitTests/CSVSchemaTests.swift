@@ -102,6 +102,27 @@ final class CSVSchemaTests: XCTestCase {
         }
     }
 
+    /// `--floods`: the count the series' params name, and what its repetition
+    /// runs and reports (a median and a worst of that many floods a kind).
+    func testFloodsSetsTheFloodSeriesCountAndItsPlannedTime() throws {
+        var configuration = SuiteConfiguration.quick(recursionProbe: nil)
+        let thirty = ObserveOnBusyQueueBenchmark().plans(for: configuration).filter { $0.params.contains("floods=") }
+        configuration.floodsOverride = 3
+        let three = ObserveOnBusyQueueBenchmark().plans(for: configuration).filter { $0.params.contains("floods=") }
+        XCTAssertEqual(three.map(\.variant), thirty.map(\.variant))
+        for (plan, full) in zip(three, thirty) {
+            XCTAssertTrue(plan.params.contains("floods=3"), plan.params)
+            XCTAssertFalse(plan.params.contains("floods=30"), plan.params)
+            XCTAssertEqual(plan.estimatedSeconds * 10, full.estimatedSeconds, accuracy: full.estimatedSeconds * 1e-9)
+            XCTAssertEqual(plan.timedRepetitions(of: 7), 1, "one repetition holds all the floods")
+        }
+        let other = ObserveOnBusyQueueBenchmark().plans(for: configuration).filter { !$0.params.contains("floods=") }
+        XCTAssertEqual(
+            other.map(\.params), ObserveOnBusyQueueBenchmark().plans(for: .quick(recursionProbe: nil)).filter {
+                !$0.params.contains("floods=")
+            }.map(\.params), "the count moves the flood series alone")
+    }
+
     func testAllocationMetricsAreExactCountsAndLowerIsBetter() {
         for benchmark in CSVSchema.benchmarks {
             for metric in benchmark.metrics where metric.name.hasPrefix("allocs_") || metric.name.hasPrefix("bytes_per") {

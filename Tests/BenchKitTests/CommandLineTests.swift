@@ -25,6 +25,14 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("--repetitions"), result.stderr)
     }
 
+    func testImpossibleFloodCountExitsWithStatus2AndSaysTheRange() throws {
+        for count in ["0", "1001"] {
+            let result = try BenchRunnerBinary.run(["--floods", count, "--output", NSTemporaryDirectory()])
+            XCTAssertEqual(result.status, 2, count)
+            XCTAssertTrue(result.stderr.contains("--floods must be between 1 and 1000, got \(count)"), result.stderr)
+        }
+    }
+
     func testImpossibleForksExitWithStatus2AndSayWhy() throws {
         let none = try BenchRunnerBinary.run(["--forks", "0"])
         XCTAssertEqual(none.status, 2)

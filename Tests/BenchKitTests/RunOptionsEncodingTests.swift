@@ -30,6 +30,7 @@ final class RunOptionsEncodingTests: XCTestCase {
         isolated.filters = ["observeOn.throughput,trampoline", "-odd"]
         isolated.repetitions = 9
         isolated.minRepetitionMs = 12.5
+        isolated.floods = 4
         isolated.scale = .full
         isolated.scaleN = "1000,1e4"
         isolated.output = "out dir"

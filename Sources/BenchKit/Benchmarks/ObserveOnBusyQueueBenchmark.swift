@@ -8,7 +8,8 @@
 ///
 /// Beside those rows, each variant's flood series (`BusyQueueFloods`):
 /// quiet floods then as many floods each after a busy queue (30 of each
-/// in the quick suite, 5 in the default: `BusyQueueFloods.floods(in:)`), in
+/// in the quick suite, 5 in the default: `BusyQueueFloods.floods(in:)`;
+/// `--floods` sets another count), in
 /// one process, timed by the process's CPU time, with the worst flood's
 /// ratio to the quiet median.
 ///

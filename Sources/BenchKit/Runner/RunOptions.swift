@@ -21,6 +21,8 @@ package struct RunOptions: Equatable, Sendable {
     package var repetitions: Int?
     /// `--min-repetition-ms`: the shortest a timing repetition may be.
     package var minRepetitionMs: Double?
+    /// `--floods`: floods of each kind in a repetition of the flood series.
+    package var floods: Int?
     /// `--scale`: how far the scale.* sweeps go.
     package var scale: ScaleExtent = .modest
     /// `--scale-n`: the sweeps' points, as given.
@@ -63,6 +65,7 @@ package struct RunOptions: Equatable, Sendable {
             .repeated("filter", \.filters),
             .optional("repetitions", \.repetitions),
             .optional("min-repetition-ms", \.minRepetitionMs),
+            .optional("floods", \.floods),
             .choice("scale", \.scale, default: .modest),
             .optional("scale-n", \.scaleN),
             .valued("output", \.output, default: "results"),

@@ -138,6 +138,11 @@ package struct SuiteConfiguration: Sendable {
     var maximumRunsPerRepetition = 25
     /// How far the `scale.*` sweeps go (`--scale`, `--scale-n`).
     package var scale = ScaleOptions()
+    /// Floods of each kind in a repetition of `observeOn.busyQueue`'s flood
+    /// series instead of the suite's (``BusyQueueFloods/floods(in:)``):
+    /// `--floods`. The count is in the series' params, so runs of different
+    /// counts are different series to compare.
+    package var floodsOverride: Int?
 
     /// 50 ms: long enough for a median over a dozen quick floods, short
     /// enough that the quick suite stays under two minutes.

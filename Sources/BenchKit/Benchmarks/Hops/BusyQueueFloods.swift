@@ -54,7 +54,7 @@ enum BusyQueueFloods {
     static func plans(benchmark: String, hops: [HopVariant], configuration: SuiteConfiguration, elements: Int)
         -> [MeasurementPlan]
     {
-        let floods = floods(in: configuration.size)
+        let floods = configuration.floodsOverride ?? floods(in: configuration.size)
         let params = formatParams(["elements": String(elements), "floods": String(floods)])
         return hops.map { hop -> MeasurementPlan in
             if let reason = hop.unavailableReason {
