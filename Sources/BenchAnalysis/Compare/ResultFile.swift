@@ -69,10 +69,12 @@ public struct ResultFile: Sendable {
                 metric: row["metric"], allocator: row["allocator"])
             if hasRevision {
                 let revision = row["git_rev"]
-                if !revision.isEmpty && !revisions.contains(revision) { revisions.append(revision) }
+                if !revision.isEmpty && revision != revisions.last && !revisions.contains(revision) {
+                    revisions.append(revision)
+                }
             }
             let unit = row["unit"]
-            let rawValue = row["value"].trimmingCharacters(in: .whitespaces)
+            let rawValue = row["value"].trimmedOfSpaces
             var value: Double?
             if !rawValue.isEmpty {
                 guard let number = Double(rawValue), number.isFinite else {
@@ -100,12 +102,25 @@ public struct ResultFile: Sendable {
                 series[position].values.append(value)
                 // A repetition that is not a whole number leaves the series without
                 // repetition numbers (`repetitions` then falls short of `values`).
-                if hasRepetition, let repetition = Int(row["repetition"].trimmingCharacters(in: .whitespaces)) {
+                if hasRepetition, let repetition = Int(row["repetition"].trimmedOfSpaces) {
                     series[position].repetitions.append(repetition)
                 }
             }
         }
         return ResultFile(path: path, series: series, revisions: revisions, facts: facts ?? RunFacts())
+    }
+}
+
+extension String {
+    /// The text without the spaces and tabs at either end, as
+    /// `trimmingCharacters(in: .whitespaces)` gives it; the text itself,
+    /// without that call, when neither end is whitespace (every field
+    /// BenchRunner writes).
+    var trimmedOfSpaces: String {
+        guard let first = unicodeScalars.first, let last = unicodeScalars.last,
+            first.properties.isWhitespace || last.properties.isWhitespace
+        else { return self }
+        return trimmingCharacters(in: .whitespaces)
     }
 }
 
@@ -151,7 +166,9 @@ enum CSVInput {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CompareInputError(file: path, line: nil, message: "cannot be read (check its permissions)")
         }
-        if data.contains(0) {
+        // Data's own search: a byte-by-byte loop over Data is slow in a
+        // debug build, which reads every committed run in the tests.
+        if data.range(of: Data([0])) != nil {
             throw CompareInputError(file: path, line: nil, message: "is a binary file, not a CSV file")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
