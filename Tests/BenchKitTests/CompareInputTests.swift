@@ -45,6 +45,18 @@ final class CompareInputTests: XCTestCase {
         XCTAssertTrue(swapped.diagnostics.contains(expected), swapped.diagnostics, file: file, line: line)
     }
 
+    /// A value or repetition with spaces or tabs at its ends is read as its
+    /// number (a file edited by hand); one with a blank inside is not a number.
+    func testBlanksAtTheEndsOfAValueAreTrimmedAndInsideItAreAnError() throws {
+        let lines = [header, row(value: " 1.5"), row(value: "2.5\t").replacingOccurrences(of: ",0,", with: ", 1 ,"), row(value: "3.5")]
+        let file = try ResultFile.parse(text: lines.joined(separator: "\n") + "\n", path: "blanks.csv")
+        XCTAssertEqual(file.series.map(\.values), [[1.5, 2.5, 3.5]])
+        XCTAssertEqual(file.series.map(\.repetitions), [[0, 1, 0]])
+        XCTAssertThrowsError(try ResultFile.parse(text: [header, row(value: "1 .5")].joined(separator: "\n"), path: "inside.csv")) {
+            XCTAssertTrue("\($0)".contains("value \"1 .5\""), "\($0)")
+        }
+    }
+
     func testMissingFileGivesStatusTwoNamingTheFile() {
         let path = fixture.directory.appendingPathComponent("absent.csv").path
         let outcome = CompareTool.run(basePath: path, newPath: goodPath, options: CompareOptions())
