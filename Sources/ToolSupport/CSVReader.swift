@@ -98,25 +98,6 @@ package enum CSVReader {
                 }
                 continue
             }
-            if field.isEmpty && byte != comma && byte != carriageReturn && byte != lineFeed && byte != quote {
-                // An unquoted field: decoded from the text's bytes up to the
-                // next separator at once, not byte by byte (reading the
-                // committed runs spends most of its time here).
-                let start = index
-                while index < bytes.count {
-                    let next = bytes[index]
-                    if next == comma || next == carriageReturn || next == lineFeed || next == quote { break }
-                    index += 1
-                }
-                if index < bytes.count && bytes[index] == quote {
-                    throw CSVReadError(
-                        line: line,
-                        message: "not a valid CSV file: a quote inside an unquoted field "
-                            + "(quote the whole field and double the quote)")
-                }
-                field.append(contentsOf: bytes[start..<index])
-                continue
-            }
             switch byte {
             case comma:
                 fields.append(String(decoding: field, as: UTF8.self))
@@ -138,8 +119,17 @@ package enum CSVReader {
                     message: "not a valid CSV file: a quote inside an unquoted field "
                         + "(quote the whole field and double the quote)")
             default:
-                field.append(byte)
+                // Unquoted bytes: taken up to the next separator or quote at
+                // once, not appended one by one (reading the committed runs
+                // spends most of its time here); a quote there is the case above.
+                let start = index
                 index += 1
+                while index < bytes.count {
+                    let next = bytes[index]
+                    if next == comma || next == carriageReturn || next == lineFeed || next == quote { break }
+                    index += 1
+                }
+                field.append(contentsOf: bytes[start..<index])
             }
         }
         if !field.isEmpty || !fields.isEmpty {

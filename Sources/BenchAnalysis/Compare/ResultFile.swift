@@ -69,9 +69,7 @@ public struct ResultFile: Sendable {
                 metric: row["metric"], allocator: row["allocator"])
             if hasRevision {
                 let revision = row["git_rev"]
-                if !revision.isEmpty && revision != revisions.last && !revisions.contains(revision) {
-                    revisions.append(revision)
-                }
+                if !revision.isEmpty && !revisions.contains(revision) { revisions.append(revision) }
             }
             let unit = row["unit"]
             let rawValue = row["value"].trimmedOfSpaces
@@ -112,10 +110,9 @@ public struct ResultFile: Sendable {
 }
 
 extension String {
-    /// The text without the spaces and tabs at either end, as
-    /// `trimmingCharacters(in: .whitespaces)` gives it; the text itself,
-    /// without that call, when neither end is whitespace (every field
-    /// BenchRunner writes).
+    /// `trimmingCharacters(in: .whitespaces)`, called only when an end of
+    /// the text is whitespace: the text itself otherwise (every field
+    /// BenchRunner writes), without Foundation's work per row.
     var trimmedOfSpaces: String {
         guard let first = unicodeScalars.first, let last = unicodeScalars.last,
             first.properties.isWhitespace || last.properties.isWhitespace
